@@ -1,0 +1,132 @@
+"""The contract between the plugin core and a benchmark.
+
+A benchmark is a folder under ``suites/`` (its ``suite.yaml``, a thin test module, small samples) plus one scorer
+module that implements :class:`Benchmark`. The core never contains benchmark-specific code: it loads cases through
+the benchmark, asks a backend for model output, and hands that output back to the benchmark's pure scorer.
+Everything that crosses a process boundary (xdist reports, cache rows, JSON results) is built from these plain,
+JSON-safe dataclasses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
+
+#: The error category every suite uses for model output that cannot be decoded at all.
+FORMAT_ERROR = "format_error"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One benchmark item, exactly as the benchmark defines it.
+
+    ``case_id`` is the benchmark's own id and becomes the pytest parameter id; ``payload`` holds everything the
+    scorer needs (question, tool docs, ground truth) as loaded from the upstream files; ``keywords`` become pytest
+    markers (besides the suite and category names) so ``-m``/``-k`` can select on them.
+    """
+
+    suite: str
+    case_id: str
+    category: str
+    payload: Mapping[str, Any]
+    keywords: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a backend must answer for one case: chat messages, plus the tools for native tool calling."""
+
+    messages: Sequence[Mapping[str, Any]]
+    tools: Sequence[Mapping[str, Any]] | None = None
+    max_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class Generation:
+    """A model's answer to one :class:`Request`; ``text`` is the raw output, special tokens included."""
+
+    text: str
+    finish_reason: str | None = None  # "stop", "length" (truncated), ...
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+    tool_calls: Sequence[Mapping[str, Any]] | None = None  # native-mode calls, already parsed by the backend
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == "length"
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Generation":
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass
+class Verdict:
+    """The scorer's judgement of one case. JSON-safe, so it can ride on a pytest report across xdist workers.
+
+    ``error_type`` uses the benchmark's own taxonomy (``format_error`` for undecodable output) and is ``None`` when
+    the case passed. ``counts`` holds per-case numbers that the benchmark aggregates over the run (e.g. micro
+    precision/recall numerators); ``details`` anything else the report should show.
+    """
+
+    passed: bool
+    error_type: str | None = None
+    explanation: str = ""
+    decoded: Any = None
+    expected: Any = None
+    counts: dict[str, float] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Verdict":
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One scored case as the aggregators see it (what the JSON results file holds per case)."""
+
+    suite: str
+    case_id: str
+    category: str
+    passed: bool
+    error_type: str | None
+    counts: Mapping[str, float]
+    output: str = ""
+    keywords: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One figure of a suite's summary: ``value`` in [0, 1] (or None when nothing ran), with its counts."""
+
+    name: str
+    value: float | None
+    correct: float | None = None
+    total: float | None = None
+    group: str = ""  # e.g. "category", "aggregate", "P/R/F1"
+    formula: str = ""  # how it is computed, shown in reports
+
+
+@runtime_checkable
+class Benchmark(Protocol):
+    """What a scorer module provides (as module-level functions or as an object with these methods)."""
+
+    def load_cases(self, data_dir: "Any", definition: Mapping[str, Any]) -> Iterable[Case]: ...
+
+    def build_request(self, case: Case) -> Request: ...
+
+    def gold_output(self, case: Case) -> str: ...
+
+    def score(self, case: Case, generation: Generation) -> Verdict: ...
+
+    def aggregate(self, results: Sequence[CaseResult]) -> list[Metric]: ...
