@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Generator, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 #: The error category every suite uses for model output that cannot be decoded at all.
 FORMAT_ERROR = "format_error"
@@ -80,6 +80,7 @@ class Verdict:
     decoded: Any = None
     expected: Any = None
     counts: dict[str, float] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)  # categorical labels the core tallies, e.g. tl_category
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -101,6 +102,7 @@ class CaseResult:
     passed: bool
     error_type: str | None
     counts: Mapping[str, float]
+    labels: Mapping[str, str] = field(default_factory=dict)
     output: str = ""
     keywords: tuple[str, ...] = ()
 
@@ -130,3 +132,45 @@ class Benchmark(Protocol):
     def score(self, case: Case, generation: Generation) -> Verdict: ...
 
     def aggregate(self, results: Sequence[CaseResult]) -> list[Metric]: ...
+
+
+#: An interactive benchmark (agent loops, multi-turn with tool execution) describes one case's conversation as a
+#: generator: it yields the next :class:`Request`, receives the model's :class:`Generation` for it, and finally
+#: returns a JSON-safe transcript. The core drives every live conversation in step-synchronous batched rounds and
+#: scores ``Generation(text=json.dumps(transcript))`` with the benchmark's ``score``.
+Conversation = Generator[Request, Generation, Any]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One request a backend must answer: the case it belongs to, the rendered request, and for interactive
+    suites the step index within the conversation (0 for single-shot suites)."""
+
+    case: Case
+    request: Request
+    step: int = 0
+
+
+class Backend(Protocol):
+    """Where model answers come from (gold, replay, vLLM, an OpenAI-compatible endpoint)."""
+
+    name: str
+
+    def fingerprint(self) -> dict[str, Any]:
+        """JSON-safe identity of the model and settings; part of every cache key."""
+        ...
+
+    def generate(self, tasks: Sequence[Task]) -> list[Generation]:
+        """Answer every task, in order."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class InteractiveBenchmark(Benchmark, Protocol):
+    """Optional extension: ``conversation(case)`` replaces the single ``build_request`` round, and
+    ``gold_reply(case, step, request)`` gives the reference answer for one step (the gold backend uses it)."""
+
+    def conversation(self, case: Case) -> Conversation: ...
+
+    def gold_reply(self, case: Case, step: int, request: Request) -> str: ...

@@ -1,0 +1,78 @@
+"""Reading benchmark data files with JSON Schema validation.
+
+Every file is validated when it is loaded, so a malformed file fails once with the file, the line and the field
+(``DataError``), never later as a confusing ``KeyError`` inside a scorer.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+from .errors import DataError
+
+
+@lru_cache(maxsize=None)
+def _validator(schema_json: str):
+    import jsonschema
+
+    schema = json.loads(schema_json)
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def validate(instance: Any, schema: Mapping[str, Any], path: Path | str, line: int | None = None) -> None:
+    """Raise ``DataError`` naming the first offending field (as a JSON path) if ``instance`` breaks ``schema``."""
+    validator = _validator(json.dumps(schema, sort_keys=True))
+    error = next(iter(sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))), None)
+    if error is not None:
+        field = "/".join(str(p) for p in error.absolute_path) or "<root>"
+        raise DataError(path, error.message, line=line, field=field)
+
+
+def load_jsonl(path: Path | str, schema: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Read a JSON Lines file (blank lines skipped), validating each record against ``schema``."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(path, "file not found")
+    records: list[dict[str, Any]] = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(path, f"invalid JSON ({exc.msg} at column {exc.colno})", line=number) from None
+            if schema is not None:
+                validate(record, schema, path, line=number)
+            records.append(record)
+    return records
+
+
+def load_json(path: Path | str, schema: Mapping[str, Any] | None = None) -> Any:
+    """Read a whole-file JSON document, validating it against ``schema``."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(path, "file not found")
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DataError(path, f"invalid JSON ({exc.msg} at column {exc.colno})", line=exc.lineno) from None
+    if schema is not None:
+        _validate_document(document, schema, path)
+    return document
+
+
+def _validate_document(document: Any, schema: Mapping[str, Any], path: Path) -> None:
+    """Validate a JSON array/object file; for arrays, report the offending element's index as its 'line'."""
+    try:
+        validate(document, schema, path)
+    except DataError as error:
+        if isinstance(document, list) and error.field and error.field.split("/")[0].isdigit():
+            index, _, rest = error.field.partition("/")
+            raise DataError(path, f"{error.message} (record {index})", line=None, field=rest or "<record>") from None
+        raise

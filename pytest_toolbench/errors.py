@@ -1,0 +1,22 @@
+"""Errors the plugin reports once, as a usage error, instead of as thousands of failing tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class ToolbenchError(Exception):
+    """Base class: a problem with the run's set-up (options, data, suite definitions), not with a model answer."""
+
+
+class DataError(ToolbenchError):
+    """A data file or suite definition that does not match its schema; names the file, the line and the field."""
+
+    def __init__(self, path: Path | str, message: str, line: int | None = None, field: str | None = None):
+        self.path = str(path)
+        self.line = line
+        self.field = field
+        self.message = message
+        where = self.path if line is None else f"{self.path}:{line}"
+        what = f"field '{field}': " if field else ""
+        super().__init__(f"{where}: {what}{message}")
