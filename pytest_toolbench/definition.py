@@ -1,0 +1,173 @@
+"""Suite definitions: the small ``suite.yaml`` beside each suite's test module, validated with JSON Schema."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from .data import validate
+from .errors import DataError
+
+IDENTIFIER = "^[A-Za-z_][A-Za-z0-9_]*$"
+
+SUITE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["name", "title", "scorer", "data", "categories", "generation"],
+    "additionalProperties": False,
+    "properties": {
+        "name": {"type": "string", "pattern": IDENTIFIER},
+        "title": {"type": "string", "minLength": 1},
+        "description": {"type": "string"},
+        "scorer": {"type": "string", "minLength": 1,
+                   "description": "dotted module path, or a name registered through pytest_toolbench_register"},
+        "data": {
+            "type": "object",
+            "required": ["folder"],
+            "additionalProperties": False,
+            "properties": {
+                "folder": {"type": "string", "minLength": 1},
+                "samples": {"type": "string"},
+                "license": {"type": "string"},
+                "upstream": {
+                    "type": "object",
+                    "required": ["repository", "commit"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "repository": {"type": "string"},
+                        "commit": {"type": "string", "pattern": "^[0-9a-f]{7,40}$"},
+                        "path": {"type": "string"},
+                        "base_url": {"type": "string", "pattern": "^https://"},
+                    },
+                },
+                "files": {
+                    "type": "object",
+                    "additionalProperties": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                },
+            },
+        },
+        "categories": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["name"],
+                "properties": {"name": {"type": "string", "pattern": IDENTIFIER}},
+            },
+        },
+        "generation": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "max_tokens": {"type": "integer", "minimum": 512},
+                "temperature": {"type": "number", "minimum": 0},
+            },
+        },
+        "metrics": {"type": "array", "items": {"type": "string"}},
+        "known_defects": {"type": "string"},
+        "options": {"type": "object"},
+    },
+}
+
+KNOWN_DEFECTS_SCHEMA: dict[str, Any] = {
+    "type": ["object", "null"],
+    "additionalProperties": {"type": "string", "minLength": 1},
+}
+
+
+@dataclass(frozen=True)
+class SuiteDefinition:
+    """A parsed and validated ``suite.yaml``."""
+
+    path: Path
+    raw: Mapping[str, Any]
+
+    @property
+    def name(self) -> str:
+        return self.raw["name"]
+
+    @property
+    def title(self) -> str:
+        return self.raw["title"]
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    @property
+    def scorer(self) -> str:
+        return self.raw["scorer"]
+
+    @property
+    def categories(self) -> list[str]:
+        return [c["name"] for c in self.raw["categories"]]
+
+    @property
+    def data_folder(self) -> str:
+        return self.raw["data"]["folder"]
+
+    @property
+    def samples_dir(self) -> Path:
+        return self.folder / self.raw["data"].get("samples", "samples")
+
+    @property
+    def upstream(self) -> Mapping[str, str]:
+        return self.raw["data"].get("upstream", {})
+
+    @property
+    def data_files(self) -> Mapping[str, str]:
+        return self.raw["data"].get("files", {})
+
+    @property
+    def max_tokens(self) -> int:
+        return int(self.raw["generation"].get("max_tokens", 1024))
+
+    def known_defects(self) -> dict[str, str]:
+        path = self.folder / self.raw.get("known_defects", "known_defects.yaml")
+        if not path.is_file():
+            return {}
+        return dict(load_yaml(path, KNOWN_DEFECTS_SCHEMA) or {})
+
+
+def load_yaml(path: Path, schema: Mapping[str, Any]) -> Any:
+    """Parse a YAML file and validate it; errors name the file, the line of the offending field and the field."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise DataError(path, f"invalid YAML: {getattr(exc, 'problem', exc)}",
+                        line=mark.line + 1 if mark else None) from None
+    try:
+        validate(document, schema, path)
+    except DataError as error:
+        raise DataError(path, error.message, line=_line_of(text, error.field), field=error.field) from None
+    return document
+
+
+def _line_of(text: str, field_path: str | None) -> int | None:
+    """Find the line of a JSON-path field in YAML source, walking composed nodes (they keep their marks)."""
+    node = yaml.compose(text)
+    if node is None:
+        return None
+    line = node.start_mark.line + 1
+    for part in (field_path or "").split("/"):
+        if part in ("", "<root>"):
+            continue
+        if isinstance(node, yaml.MappingNode):
+            match = next(((k, v) for k, v in node.value if k.value == part), None)
+            if match is None:
+                break
+            line, node = match[0].start_mark.line + 1, match[1]
+        elif isinstance(node, yaml.SequenceNode) and part.isdigit() and int(part) < len(node.value):
+            node = node.value[int(part)]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line
+
+
+def load_definition(path: Path) -> SuiteDefinition:
+    return SuiteDefinition(path=path, raw=load_yaml(path, SUITE_SCHEMA))

@@ -1,0 +1,194 @@
+"""Getting answers: batched pre-generation on the engine's owner, and per-case answering in the tests.
+
+Pre-generation takes every selected case, drops those already cached, sorts the rest longest-first (OOMs surface
+early, ETAs are upper bounds) and hands them to the backend in one call; the backend reports finished chunks, and each
+chunk is committed to the cache at once. Interactive suites run in step-synchronous rounds: step *k* of every live
+conversation is generated in one batch, tool calls execute on CPU, then the next round starts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+from .backends import MissingOutput
+from .cache import GenerationCache, request_key
+from .suite import Case, Generation, Request, Task
+
+
+def finalize_request(request: Request, suite_max_tokens: int, max_tokens_option: int | None) -> Request:
+    """The run's generation settings win over the suite's, which win over nothing: no hidden defaults."""
+    max_tokens = max_tokens_option or request.max_tokens or suite_max_tokens
+    return dataclasses.replace(request, max_tokens=max_tokens)
+
+
+@dataclass
+class Answerer:
+    """Answers one task at a time: from the cache for engine backends, from the backend itself otherwise.
+
+    ``backend`` is None on xdist workers running an engine backend: they only read what the controller generated.
+    """
+
+    backend: Any
+    cache: GenerationCache | None
+    fingerprint: dict[str, Any]
+    offline: bool = False
+
+    def __call__(self, task: Task) -> Generation:
+        cacheable = self.cache is not None and getattr(self.backend, "cacheable", True)
+        if cacheable:
+            key = request_key(self.fingerprint, task.request)
+            cached = self.cache.get(key)
+            if cached is not None:
+                return cached
+            if self.offline or self.backend is None:
+                why = "--toolbench-offline" if self.offline else "this process does not own the engine"
+                raise MissingOutput(f"no cached generation for {task.case.suite} case {task.case.case_id!r} "
+                                    f"(step {task.step}); {why}")
+            generation = self.backend.generate([task])[0]
+            if not self.cache.readonly:
+                self.cache.put_many([(key, generation)])
+            return generation
+        return self.backend.generate([task])[0]
+
+
+def run_case(case: Case, suite: Any, answer: Callable[[Task], Generation], max_tokens: int | None) -> Generation:
+    """The model's final output for a case: one answer, or the transcript of an interactive conversation."""
+    benchmark = suite.benchmark
+    limit = suite.definition.max_tokens
+    if not suite.interactive:
+        request = finalize_request(benchmark.build_request(case), limit, max_tokens)
+        return answer(Task(case, request, 0))
+    conversation = benchmark.conversation(case)
+    step = 0
+    stats = _Tally()
+    try:
+        request = next(conversation)
+        while True:
+            generation = answer(Task(case, finalize_request(request, limit, max_tokens), step))
+            stats.add(generation)
+            step += 1
+            request = conversation.send(generation)
+    except StopIteration as done:
+        return Generation(text=json.dumps(done.value, ensure_ascii=False, default=str),
+                          finish_reason="length" if stats.truncated else "stop",
+                          prompt_tokens=stats.prompt_tokens, output_tokens=stats.output_tokens)
+
+
+@dataclass
+class _Tally:
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    truncated: bool = False
+
+    def add(self, generation: Generation) -> None:
+        self.prompt_tokens += generation.prompt_tokens or 0
+        self.output_tokens += generation.output_tokens or 0
+        self.truncated = self.truncated or generation.truncated
+
+
+@dataclass
+class PregenerationStats:
+    requested: int = 0
+    cached: int = 0
+    generated: int = 0
+    rounds: int = 0
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    seconds: float = 0.0
+    backend: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["output_tokens_per_s"] = round(self.output_tokens / self.seconds, 1) if self.seconds else None
+        return data
+
+
+def _prompt_size(request: Request) -> int:
+    return len(json.dumps(list(request.messages), ensure_ascii=False)) + len(json.dumps(request.tools or []))
+
+
+def pregenerate(entries: Sequence[tuple[Any, Case]], backend: Any, cache: GenerationCache,
+                fingerprint: dict[str, Any], max_tokens: int | None,
+                progress: Callable[[str], None] = lambda line: None) -> PregenerationStats:
+    """Generate every missing answer for ``entries`` (pairs of loaded suite and case) into ``cache``."""
+    stats = PregenerationStats()
+    started = time.perf_counter()
+    static = [(s, c) for s, c in entries if not s.interactive]
+    interactive = [(s, c) for s, c in entries if s.interactive]
+
+    tasks = [Task(case, finalize_request(suite.benchmark.build_request(case), suite.definition.max_tokens,
+                                         max_tokens), 0) for suite, case in static]
+    _generate_missing(tasks, backend, cache, fingerprint, stats, progress)
+
+    if interactive:
+        _run_rounds(interactive, backend, cache, fingerprint, max_tokens, stats, progress)
+    stats.seconds = time.perf_counter() - started
+    if hasattr(backend, "stats"):
+        stats.backend = backend.stats()
+    return stats
+
+
+def _generate_missing(tasks: list[Task], backend: Any, cache: GenerationCache, fingerprint: dict[str, Any],
+                      stats: PregenerationStats, progress: Callable[[str], None]) -> dict[str, Generation]:
+    keys = [request_key(fingerprint, t.request) for t in tasks]
+    missing = cache.missing(keys)
+    stats.requested += len(tasks)
+    todo: dict[str, Task] = {}
+    for key, task in zip(keys, tasks):
+        if key in missing and key not in todo:
+            todo[key] = task
+    stats.cached += len(tasks) - len(todo)
+    if not todo:
+        return {}
+    order = sorted(todo, key=lambda k: _prompt_size(todo[k].request), reverse=True)
+    ordered_tasks = [todo[k] for k in order]
+    done: dict[str, Generation] = {}
+
+    def commit(chunk: Iterable[tuple[int, Generation]]) -> None:
+        rows = [(order[i], g) for i, g in chunk if order[i] not in done]
+        cache.put_many(rows)
+        done.update(rows)
+        progress(f"generated {len(done)}/{len(order)}")
+
+    generations = backend.generate(ordered_tasks, on_chunk=commit)
+    commit(enumerate(generations))
+    for generation in generations:
+        stats.generated += 1
+        stats.prompt_tokens += generation.prompt_tokens or 0
+        stats.output_tokens += generation.output_tokens or 0
+    return done
+
+
+def _run_rounds(entries: Sequence[tuple[Any, Case]], backend: Any, cache: GenerationCache,
+                fingerprint: dict[str, Any], max_tokens: int | None, stats: PregenerationStats,
+                progress: Callable[[str], None]) -> None:
+    """Step-synchronous rounds across all live conversations; every round is committed before the next."""
+    live: list[list[Any]] = []  # [suite, case, generator, pending request, step]
+    for suite, case in entries:
+        conversation = suite.benchmark.conversation(case)
+        try:
+            live.append([suite, case, conversation, next(conversation), 0])
+        except StopIteration:
+            continue
+    while live:
+        stats.rounds += 1
+        tasks = [Task(case, finalize_request(req, suite.definition.max_tokens, max_tokens), step)
+                 for suite, case, _, req, step in live]
+        _generate_missing(tasks, backend, cache, fingerprint, stats, lambda line: None)
+        still_live = []
+        for entry, task in zip(live, tasks):
+            generation = cache.get(request_key(fingerprint, task.request))
+            if generation is None:
+                raise MissingOutput(f"generation for {task.case.case_id} step {task.step} was not stored")
+            try:
+                entry[3] = entry[2].send(generation)
+                entry[4] += 1
+                still_live.append(entry)
+            except StopIteration:
+                pass
+        live = still_live
+        progress(f"round {stats.rounds}: {len(live)} conversations still running")

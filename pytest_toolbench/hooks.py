@@ -1,0 +1,27 @@
+"""Hooks pytest-toolbench declares, so a ``conftest.py`` can add suites or backends and read the final summary."""
+
+from __future__ import annotations
+
+import pytest
+
+hookspec = pytest.hookspec
+
+
+@hookspec
+def pytest_toolbench_register(registry):
+    """Add benchmarks or backends before collection.
+
+    ``registry.add_benchmark(name, obj)`` makes ``scorer: name`` in a ``suite.yaml`` resolve to ``obj`` (any object
+    or module with the Benchmark functions); ``registry.add_backend(name, factory)`` adds a ``--backend`` choice,
+    where ``factory(options)`` returns a Backend. See README, "Adding a suite".
+    """
+
+
+@hookspec(firstresult=True)
+def pytest_toolbench_data_dir(config, suite):
+    """Return the folder holding ``suite``'s data (a ``pathlib.Path``) to override the usual resolution."""
+
+
+@hookspec
+def pytest_toolbench_summary(config, summary):
+    """Called once, on the controller, with the run's final summary (a ``RunSummary``) before it is reported."""

@@ -1,0 +1,192 @@
+"""Command-line options and ini settings, in named groups (the pytest-benchmark style)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+BACKENDS = ("gold", "replay", "vllm", "openai")
+MODES = ("prompt", "native")
+DATA_ENV = "TOOLBENCH_DATA"
+
+
+def add_run_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("toolbench", "pytest-toolbench: tool-use benchmarks")
+    group.addoption("--model", dest="toolbench_model", default=None,
+                    help="HF model id or local path; runs the vLLM engine (implies --backend vllm).")
+    group.addoption("--backend", dest="toolbench_backend", default=None, choices=None,
+                    help=f"Where answers come from: {', '.join(BACKENDS)} (default: gold, or vllm with --model, "
+                         "replay with --toolbench-replay).")
+    group.addoption("--toolbench-replay", dest="toolbench_replay", default=None, metavar="PATH",
+                    help="Score saved outputs: a file or folder of the benchmarks' own result files.")
+    group.addoption("--toolbench-data", dest="toolbench_data", default=None, metavar="DIR",
+                    help=f"Folder with the upstream data (DIR/<suite>/...); also ini toolbench_data, env {DATA_ENV}.")
+    group.addoption("--toolbench-no-download", dest="toolbench_no_download", action="store_true", default=False,
+                    help="Never download data; without a data folder fall back to the shipped samples.")
+    group.addoption("--toolbench-limit", dest="toolbench_limit", type=int, default=None, metavar="N",
+                    help="Keep the first N cases of each category (smoke runs).")
+    group.addoption("--toolbench-cache", dest="toolbench_cache", default=None, metavar="DIR",
+                    help="Generation cache folder (default: .pytest_cache/d/toolbench).")
+    group.addoption("--toolbench-offline", dest="toolbench_offline", action="store_true", default=False,
+                    help="Fail on a generation-cache miss instead of generating (CPU-only jobs reusing a cache).")
+
+    gen = parser.getgroup("toolbench-generation", "pytest-toolbench: generation settings")
+    gen.addoption("--toolbench-mode", dest="toolbench_mode", default="prompt", choices=MODES,
+                  help="prompt: the benchmark's own prompt, answers in text; native: chat template with tools=.")
+    gen.addoption("--toolbench-tool-parser", dest="toolbench_tool_parser", default=None,
+                  help="Native-mode tool-call parser (hermes, llama3_json, mistral, pythonic); default: detected.")
+    gen.addoption("--max-tokens", dest="toolbench_max_tokens", type=int, default=None,
+                  help="Maximum output tokens (default: the suite's setting, never below 512).")
+    gen.addoption("--temperature", dest="toolbench_temperature", type=float, default=0.0,
+                  help="Sampling temperature (default 0: greedy).")
+    gen.addoption("--seed", dest="toolbench_seed", type=int, default=0, help="Sampling seed.")
+    gen.addoption("--tp", dest="toolbench_tp", type=int, default=1, help="vLLM tensor-parallel size.")
+    gen.addoption("--dtype", dest="toolbench_dtype", default="auto", help="vLLM dtype.")
+    gen.addoption("--max-model-len", dest="toolbench_max_model_len", type=int, default=None,
+                  help="vLLM max model length.")
+    gen.addoption("--gpu-memory-utilization", dest="toolbench_gpu_mem", type=float, default=None,
+                  help="vLLM GPU memory utilization.")
+    gen.addoption("--vllm-arg", dest="toolbench_vllm_args", action="append", default=[], metavar="KEY=VALUE",
+                  help="Extra vllm.LLM argument (repeatable; VALUE parsed as JSON when it can be).")
+    gen.addoption("--base-url", dest="toolbench_base_url", default=None,
+                  help="OpenAI-compatible endpoint for --backend openai.")
+    gen.addoption("--api-key-env", dest="toolbench_api_key_env", default="OPENAI_API_KEY",
+                  help="Environment variable holding the endpoint's API key.")
+
+    rep = parser.getgroup("toolbench-reporting", "pytest-toolbench: reporting")
+    rep.addoption("--toolbench-json", dest="toolbench_json", default=None, metavar="PATH",
+                  help="Write the run header, summary and one record per case as JSON "
+                       "(a bare file name goes to reports/).")
+
+    parser.addini("toolbench_data", "Folder with the upstream benchmark data (see --toolbench-data).", default=None)
+    parser.addini("toolbench_cache", "Generation cache folder (see --toolbench-cache).", default=None)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The resolved options of a run; built once in ``pytest_configure`` and shipped to xdist workers."""
+
+    backend: str
+    model: str | None = None
+    replay: str | None = None
+    data_dir: str | None = None
+    data_dir_origin: str = ""
+    download: bool = True
+    limit: int | None = None
+    cache_dir: str = ""
+    offline: bool = False
+    mode: str = "prompt"
+    tool_parser: str | None = None
+    max_tokens: int | None = None
+    temperature: float = 0.0
+    seed: int = 0
+    tensor_parallel_size: int = 1
+    dtype: str = "auto"
+    max_model_len: int | None = None
+    gpu_memory_utilization: float | None = None
+    vllm_args: dict[str, Any] = field(default_factory=dict)
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    json_path: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "RunOptions":
+        return cls(**data)
+
+    def sampling(self) -> dict[str, Any]:
+        return {"temperature": self.temperature, "seed": self.seed, "max_tokens": self.max_tokens}
+
+
+def _parse_vllm_args(pairs: list[str]) -> dict[str, Any]:
+    import json
+
+    parsed: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise pytest.UsageError(f"--vllm-arg expects KEY=VALUE, got {pair!r}")
+        try:
+            parsed[key.replace("-", "_")] = json.loads(value)
+        except ValueError:
+            parsed[key.replace("-", "_")] = value
+    return parsed
+
+
+def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -> RunOptions:
+    """Resolve options, ini and environment into ``RunOptions``; raise ``UsageError`` naming a bad option."""
+    get = config.getoption
+    model, replay = get("toolbench_model"), get("toolbench_replay")
+    backend = get("toolbench_backend") or ("replay" if replay else "vllm" if model else "gold")
+    if backend not in known_backends:
+        raise pytest.UsageError(f"--backend {backend!r}: unknown backend (choose from {', '.join(known_backends)})")
+    if backend == "replay" and not replay:
+        raise pytest.UsageError("--backend replay needs --toolbench-replay PATH")
+    if replay and not Path(replay).exists():
+        raise pytest.UsageError(f"--toolbench-replay {replay}: no such file or folder")
+    if backend == "vllm" and not model:
+        raise pytest.UsageError("--backend vllm needs --model <hf-id-or-path>")
+    if backend == "openai" and not (get("toolbench_base_url") and model):
+        raise pytest.UsageError("--backend openai needs --base-url URL and --model NAME")
+    limit = get("toolbench_limit")
+    if limit is not None and limit < 1:
+        raise pytest.UsageError("--toolbench-limit must be a positive number of cases")
+    max_tokens = get("toolbench_max_tokens")
+    if max_tokens is not None and max_tokens < 1:
+        raise pytest.UsageError("--max-tokens must be positive")
+
+    data_dir, origin = get("toolbench_data"), "--toolbench-data"
+    if not data_dir and config.getini("toolbench_data"):
+        data_dir, origin = config.getini("toolbench_data"), "ini toolbench_data"
+    if not data_dir and os.environ.get(DATA_ENV):
+        data_dir, origin = os.environ[DATA_ENV], DATA_ENV
+    if data_dir:
+        data_path = Path(data_dir)
+        if not data_path.is_absolute():
+            data_path = (config.invocation_params.dir / data_path)
+        if not data_path.is_dir():
+            raise pytest.UsageError(f"{origin}={data_dir}: no such folder")
+        data_dir = str(data_path.resolve())
+    else:
+        origin = ""
+
+    cache_dir = get("toolbench_cache") or config.getini("toolbench_cache")
+    if cache_dir:
+        cache_path = Path(cache_dir)
+        if not cache_path.is_absolute():
+            cache_path = config.invocation_params.dir / cache_path
+    else:
+        cache_path = Path(config.rootpath) / ".pytest_cache" / "d" / "toolbench"
+
+    json_path = get("toolbench_json")
+    if json_path:
+        json_path = str(report_path(config, json_path))
+
+    return RunOptions(
+        backend=backend, model=model, replay=str(Path(replay).resolve()) if replay else None,
+        data_dir=data_dir or None, data_dir_origin=origin, download=not get("toolbench_no_download"),
+        limit=limit, cache_dir=str(cache_path), offline=get("toolbench_offline"), mode=get("toolbench_mode"),
+        tool_parser=get("toolbench_tool_parser"), max_tokens=max_tokens, temperature=get("toolbench_temperature"),
+        seed=get("toolbench_seed"), tensor_parallel_size=get("toolbench_tp"), dtype=get("toolbench_dtype"),
+        max_model_len=get("toolbench_max_model_len"), gpu_memory_utilization=get("toolbench_gpu_mem"),
+        vllm_args=_parse_vllm_args(get("toolbench_vllm_args")), base_url=get("toolbench_base_url"),
+        api_key_env=get("toolbench_api_key_env"), json_path=json_path,
+    )
+
+
+def report_path(config: pytest.Config, given: str) -> Path:
+    """A bare file name lands in ``<rootdir>/reports/``; a path with a folder is taken as given (from the cwd)."""
+    path = Path(given)
+    if path.is_absolute():
+        return path
+    if path.parent == Path("."):
+        return Path(config.rootpath) / "reports" / path
+    return config.invocation_params.dir / path

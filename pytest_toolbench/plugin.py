@@ -1,0 +1,235 @@
+"""pytest entry point (``pytest11``): options, collection of suites into items, scoring, and the summary.
+
+Importing this module must stay cheap: no vllm, torch or transformers (engine backends import them lazily).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import hooks, options
+from .errors import ToolbenchError
+from .session import ToolbenchSession, fail_message, load_error
+
+SESSION_KEY = pytest.StashKey[ToolbenchSession]()
+RECORD_KEY = pytest.StashKey[dict]()
+SUITE_MARKER = "toolbench_suite"
+CASE_PARAM = "toolbench_case"
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(hooks)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    options.add_run_options(parser)
+
+
+def _role(config: pytest.Config) -> str:
+    if hasattr(config, "workerinput"):
+        return "worker"
+    if config.getoption("dist", "no") != "no" and not config.getoption("collectonly"):
+        return "controller"
+    return "single"
+
+
+def get_session(config: pytest.Config) -> ToolbenchSession | None:
+    return config.stash.get(SESSION_KEY, None)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"{SUITE_MARKER}(name): the benchmark suite a test module runs.")
+    if config.getoption("help", False) or config.getoption("version", False):
+        return
+    role = _role(config)
+    if role == "worker":
+        run_options = options.RunOptions.from_json(config.workerinput["toolbench"]["options"])
+    else:
+        run_options = options.resolve(config)
+    session = ToolbenchSession(config, run_options, role)
+    config.stash[SESSION_KEY] = session
+    if role != "worker":
+        config.pluginmanager.register(ResultCollector(session), "toolbench-results")
+    if role == "controller":
+        from .xdist import XdistHooks
+
+        config.pluginmanager.register(XdistHooks(session), "toolbench-xdist")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    session = config.stash.get(SESSION_KEY, None)
+    if session is not None:
+        session.close()
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    session = get_session(config)
+    if session is None:
+        return []
+    opts = session.options
+    if opts.backend == "gold":
+        what = "gold (reference answers; no --model given)"
+    elif opts.backend == "replay":
+        what = f"replay of {opts.replay}"
+    else:
+        what = f"{opts.backend}, model {opts.model}, mode {opts.mode}"
+    data = f"{opts.data_dir} ({opts.data_dir_origin})" if opts.data_dir else \
+        "none given: pinned upstream download, else the shipped samples"
+    return [f"toolbench: backend {what}", f"toolbench: data {data}"]
+
+
+# -- collection ------------------------------------------------------------------------------------------------
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if CASE_PARAM not in metafunc.fixturenames:
+        return
+    marker = metafunc.definition.get_closest_marker(SUITE_MARKER)
+    if marker is None or not marker.args:
+        raise pytest.UsageError(f"{metafunc.module.__file__}: a test taking {CASE_PARAM} needs "
+                                f"pytestmark = pytest.mark.{SUITE_MARKER}('<name>')")
+    session = get_session(metafunc.config)
+    definition_path = Path(metafunc.module.__file__).parent / "suite.yaml"
+    try:
+        suite = session.catalog.load(definition_path)
+    except ToolbenchError as error:
+        raise pytest.Collector.CollectError(load_error(error)) from None
+    if suite.name != marker.args[0]:
+        raise pytest.Collector.CollectError(
+            f"{definition_path}: suite name {suite.name!r} does not match the module's marker {marker.args[0]!r}")
+    gold = session.options.backend == "gold"
+    params = []
+    for case in suite.cases:
+        marks = [_mark(metafunc.config, name) for name in _marker_names(case)]
+        if gold and case.case_id in suite.known_defects:
+            marks.append(pytest.mark.xfail(reason=f"known upstream defect: {suite.known_defects[case.case_id]}",
+                                           strict=True))
+        params.append(pytest.param(case, id=case.case_id, marks=marks))
+    metafunc.parametrize(CASE_PARAM, params)
+
+
+def _marker_names(case) -> list[str]:
+    names = [case.suite, case.category, *case.keywords]
+    return list(dict.fromkeys(n for n in names if n.isidentifier()))
+
+
+def _mark(config: pytest.Config, name: str) -> pytest.MarkDecorator:
+    # Registering before use keeps --strict-markers happy for category and keyword markers.
+    config.addinivalue_line("markers", f"{name}: pytest-toolbench suite, category or keyword marker.")
+    return getattr(pytest.mark, name)
+
+
+def _selected_cases(session: ToolbenchSession, items: list[pytest.Item]):
+    entries = []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        case = callspec.params.get(CASE_PARAM) if callspec else None
+        if case is not None:
+            entries.append((session.catalog.by_name(case.suite), case))
+    return entries
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    config = session.config
+    toolbench = get_session(config)
+    if toolbench is None or config.getoption("collectonly") or not toolbench.uses_engine:
+        return
+    if toolbench.role == "worker":
+        from .xdist import write_manifest
+
+        write_manifest(config, _selected_cases(toolbench, session.items))
+        return
+    if toolbench.role == "single":
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        write_line = reporter.write_line if reporter else (lambda line: None)
+        run_pregeneration(toolbench, _selected_cases(toolbench, session.items), write_line)
+
+
+def run_pregeneration(toolbench: ToolbenchSession, entries, write_line) -> None:
+    """Generate once; a failure is reported once and stops the run, never as N test errors."""
+    try:
+        toolbench.pregenerate(entries, write_line)
+    except ToolbenchError as error:
+        pytest.exit(load_error(error), returncode=pytest.ExitCode.USAGE_ERROR)
+    except Exception as error:  # an engine crash: report once, the cache keeps what was committed
+        pytest.exit(f"pytest-toolbench: generation failed: {type(error).__name__}: {error}",
+                    returncode=pytest.ExitCode.INTERNAL_ERROR)
+
+
+# -- tests -----------------------------------------------------------------------------------------------------
+class CaseChecker:
+    """What a suite's test receives: ``toolbench.check(toolbench_case)`` scores the case and asserts."""
+
+    def __init__(self, session: ToolbenchSession, item: pytest.Item):
+        self._session = session
+        self._item = item
+
+    def check(self, case) -> None:
+        verdict, record = self._session.score(case)
+        record["nodeid"] = self._item.nodeid
+        self._item.stash[RECORD_KEY] = record
+        if not verdict.passed:
+            pytest.fail(fail_message(verdict, record["output"]), pytrace=False)
+
+
+@pytest.fixture
+def toolbench(request: pytest.FixtureRequest) -> CaseChecker:
+    """Scores the current benchmark case with its suite's official scorer."""
+    session = get_session(request.config)
+    if session is None:
+        pytest.skip("pytest-toolbench is not configured in this run")
+    return CaseChecker(session, request.node)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call):
+    report = yield
+    if call.when == "call" and RECORD_KEY in item.stash:
+        # A plain JSON-safe attribute: pytest serialises report.__dict__, so it reaches the xdist controller.
+        report.toolbench = item.stash[RECORD_KEY]
+    return report
+
+
+class ResultCollector:
+    """Controller-side (or single-process) collection of per-case records from test reports."""
+
+    def __init__(self, session: ToolbenchSession):
+        self.session = session
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        record = getattr(report, "toolbench", None)
+        if record is not None and report.when == "call":
+            self.session.records.append(record)
+
+
+# -- summary ---------------------------------------------------------------------------------------------------
+def build_summary(toolbench: ToolbenchSession):
+    from .summary import summarize
+
+    benchmarks: dict[str, Any] = {}
+    for record in toolbench.records:
+        if record["suite"] not in benchmarks:
+            benchmark = toolbench.registry.benchmark(record["scorer"], Path(record["definition"]))
+            benchmarks[record["suite"]] = (benchmark, record["title"])
+    return summarize(toolbench.records, benchmarks, toolbench.header())
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
+    toolbench = get_session(config)
+    if toolbench is None or toolbench.role == "worker" or not toolbench.records:
+        return
+    from .report import json_results, terminal
+
+    summary = build_summary(toolbench)
+    config.hook.pytest_toolbench_summary(config=config, summary=summary)
+    terminalreporter.section("toolbench summary")
+    for line in terminal.render(summary):
+        terminalreporter.write_line(line)
+    if toolbench.options.json_path:
+        path = Path(toolbench.options.json_path)
+        json_results.write(path, summary, toolbench.records)
+        terminalreporter.write_line(f"toolbench: results written to {path}")

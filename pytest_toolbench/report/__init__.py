@@ -1,0 +1,1 @@
+"""Reporting: terminal table and JSON results (controller side only)."""

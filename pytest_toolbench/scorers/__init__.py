@@ -1,0 +1,1 @@
+"""One scorer module per benchmark: pure functions implementing the Benchmark protocol."""

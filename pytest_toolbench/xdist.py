@@ -1,0 +1,74 @@
+"""xdist: the controller owns the engine and generates once; workers only read the cache and score.
+
+Registered on the controller only (as syrupy and pytest-randomly do), so nothing here runs without xdist.
+Facts relied on (pytest-xdist 3.x): ``pytest_configure_node`` fills ``workerinput`` before a worker starts; the
+controller never collects; ``pytest_xdist_node_collection_finished`` runs before scheduling, so generating there
+delays dispatch without any worker timing out. Workers send their selection through a manifest file written in
+``pytest_collection_finish`` before xdist reports their collected ids.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .session import ToolbenchSession
+
+
+def write_manifest(config: pytest.Config, entries) -> None:
+    """Worker side: the selected cases (after -k/-m/--lf), for the controller to generate."""
+    info = config.workerinput["toolbench"]
+    path = Path(info["manifest_dir"]) / f"{config.workerinput['workerid']}.json"
+    rows = [{"definition": str(suite.definition.path), "case_id": case.case_id} for suite, case in entries]
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(rows), encoding="utf-8")
+    tmp.replace(path)
+
+
+class XdistHooks:
+    def __init__(self, session: ToolbenchSession):
+        self.session = session
+        self.manifest_dir = Path(tempfile.mkdtemp(prefix="toolbench-manifest-"))
+        self.generated = False
+
+    def pytest_configure_node(self, node: Any) -> None:
+        payload: dict[str, Any] = {"options": self.session.options.to_json(),
+                                   "manifest_dir": str(self.manifest_dir)}
+        if self.session.uses_engine:
+            payload["fingerprint"] = self.session.fingerprint()
+        node.workerinput["toolbench"] = payload
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        if self.generated or not self.session.uses_engine:
+            return
+        self.generated = True
+        manifest = self.manifest_dir / f"{node.workerinput['workerid']}.json"
+        rows = json.loads(manifest.read_text(encoding="utf-8")) if manifest.exists() else []
+        entries = []
+        for row in rows:
+            suite = self.session.catalog.load(Path(row["definition"]))
+            entries.append((suite, suite.case(row["case_id"])))
+        reporter = self.session.config.pluginmanager.get_plugin("terminalreporter")
+        from .plugin import run_pregeneration
+
+        def write_line(line: str) -> None:
+            if reporter is not None:
+                reporter.write_line(line)
+
+        run_pregeneration(self.session, entries, write_line)
+        # Workers read the cache from here on; the controller needs neither the engine nor a writer any more.
+        self.session.close()
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        for path in self.manifest_dir.glob("*"):
+            path.unlink(missing_ok=True)
+        try:
+            os.rmdir(self.manifest_dir)
+        except OSError:
+            pass
