@@ -362,7 +362,7 @@ def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
     for result in results:
         by_category[result.category].append(result)
     metrics: list[Metric] = []
-    curves: dict[str, dict[str, float | None]] = defaultdict(dict)
+    curves: dict[str, dict[str, float]] = defaultdict(dict)
     ordered = [f"{TURNS[t]}_{lv}" for t in TURNS for lv in LEVELS]
     for category in ordered + sorted(set(by_category) - set(ordered)):
         rows = by_category.get(category, [])
@@ -392,11 +392,10 @@ def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
             if level in curve:
                 metrics.append(Metric(name=f"{turn_key} CF @ {level}", value=curve[level], group="robustness",
                                       formula="CF of the environment, in order of increasing noise"))
-        values = [v for v in curve.values() if v is not None]
-        if values:
-            metrics.append(Metric(name=f"{turn_key} mean CF over environments", value=sum(values) / len(values),
-                                  correct=None, total=len(values), group="aggregate",
-                                  formula="mean of the per-environment CF (ToLeaP's representative metric)"))
+    for turn_key, curve in curves.items():
+        metrics.append(Metric(name=f"{turn_key} mean CF over environments", value=sum(curve.values()) / len(curve),
+                              total=len(curve), group="aggregate",
+                              formula="mean of the per-environment CF (ToLeaP's representative metric)"))
     if results:
         passed = sum(1 for r in results if r.passed)
         metrics.append(Metric(name="CF (all items)", value=passed / len(results), correct=passed,
