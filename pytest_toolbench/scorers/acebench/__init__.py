@@ -2,8 +2,9 @@
 
 Upstream: chenchen0103/ACEBench @ 56dd66cf6439b0d9655ee1b353e4cd745c6f664e (spec: shared/specs/acebench.md).
 Case ids are ``<lang>-<upstream id>`` (e.g. ``en-normal_atom_bool_3``; Normal multi-turn items are single turns,
-``en-normal_multi_turn_user_adjust_0_1``). Agent cases are interactive (``conversation``); agent_multi_turn needs a
-simulated user, asked through the same Request mechanism and marked ``needs_user_model``.
+``en-normal_multi_turn_user_adjust_0_1``). Agent cases are scored from a run transcript (final sandbox state +
+executed calls), as written by ACEBench itself (replay) or by the gold backend; the live sandbox loop
+(``conversation``) is not implemented yet. agent_multi_turn cases carry ``needs_user_model``.
 """
 
 from __future__ import annotations
@@ -27,8 +28,6 @@ __all__ = [
     "score",
     "aggregate",
     "replay_outputs",
-    "conversation",
-    "gold_reply",
     "NEEDS_USER_MODEL",
 ]
 
@@ -119,17 +118,3 @@ def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
 
 def replay_outputs(path: Path) -> dict[str, str]:
     return _replay_outputs(Path(path))
-
-
-def conversation(case: Case):
-    """Interactive protocol: agent cases run the sandbox loop; other cases are a single request."""
-    if _is_agent(case):
-        return (yield from _agent_module().conversation(case))
-    generation = yield build_request(case)
-    return generation.text
-
-
-def gold_reply(case: Case, step: int, request: Request) -> str:
-    if _is_agent(case):
-        return _agent_module().gold_reply(case, step, request)
-    return gold_output(case)
