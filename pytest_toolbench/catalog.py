@@ -22,12 +22,17 @@ class Registry:
     def __init__(self) -> None:
         self.benchmarks: dict[str, Any] = {}
         self.backends: dict[str, Callable[..., Any]] = {}
+        self.engine_backends: set[str] = set()
 
     def add_benchmark(self, name: str, benchmark: Any) -> None:
         self.benchmarks[name] = benchmark
 
-    def add_backend(self, name: str, factory: Callable[..., Any]) -> None:
+    def add_backend(self, name: str, factory: Callable[..., Any], engine: bool = True) -> None:
+        """``factory(options)`` builds the backend; an ``engine`` backend is pre-generated into the cache once,
+        by the process that owns it, while a non-engine one answers on the spot wherever a test runs."""
         self.backends[name] = factory
+        if engine:
+            self.engine_backends.add(name)
 
     def benchmark(self, reference: str, definition_path: Path) -> Any:
         if reference in self.benchmarks:

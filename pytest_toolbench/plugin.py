@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from . import hooks, options
+from .catalog import Registry
 from .errors import ToolbenchError
 from .session import ToolbenchSession, fail_message, load_error
 
@@ -46,11 +47,13 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("help", False) or config.getoption("version", False):
         return
     role = _role(config)
+    registry = Registry()
+    config.hook.pytest_toolbench_register(registry=registry)
     if role == "worker":
         run_options = options.RunOptions.from_json(config.workerinput["toolbench"]["options"])
     else:
-        run_options = options.resolve(config)
-    session = ToolbenchSession(config, run_options, role)
+        run_options = options.resolve(config, known_backends=options.BACKENDS + tuple(registry.backends))
+    session = ToolbenchSession(config, run_options, role, registry)
     config.stash[SESSION_KEY] = session
     if role != "worker":
         config.pluginmanager.register(ResultCollector(session), "toolbench-results")
@@ -58,6 +61,10 @@ def pytest_configure(config: pytest.Config) -> None:
         from .xdist import XdistHooks
 
         config.pluginmanager.register(XdistHooks(session), "toolbench-xdist")
+    elif role == "worker" and session.uses_engine:
+        from .xdist import WorkerManifest
+
+        config.pluginmanager.register(WorkerManifest(session), "toolbench-manifest")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -121,7 +128,7 @@ def _mark(config: pytest.Config, name: str) -> pytest.MarkDecorator:
     return getattr(pytest.mark, name)
 
 
-def _selected_cases(session: ToolbenchSession, items: list[pytest.Item]):
+def selected_cases(session: ToolbenchSession, items: list[pytest.Item]):
     entries = []
     for item in items:
         callspec = getattr(item, "callspec", None)
@@ -137,15 +144,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     toolbench = get_session(config)
     if toolbench is None or config.getoption("collectonly") or not toolbench.uses_engine:
         return
-    if toolbench.role == "worker":
-        from .xdist import write_manifest
-
-        write_manifest(config, _selected_cases(toolbench, session.items))
-        return
     if toolbench.role == "single":
         reporter = config.pluginmanager.get_plugin("terminalreporter")
         write_line = reporter.write_line if reporter else (lambda line: None)
-        run_pregeneration(toolbench, _selected_cases(toolbench, session.items), write_line)
+        run_pregeneration(toolbench, selected_cases(toolbench, session.items), write_line)
 
 
 def run_pregeneration(toolbench: ToolbenchSession, entries, write_line) -> None:
@@ -217,19 +219,29 @@ def build_summary(toolbench: ToolbenchSession):
     return summarize(toolbench.records, benchmarks, toolbench.header())
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Aggregate once, on the controller, before any terminal output; conftests see it through a hook."""
+    toolbench = get_session(session.config)
+    if toolbench is None or toolbench.role == "worker" or not toolbench.records:
+        return
+    from .report import json_results
+
+    toolbench.summary = build_summary(toolbench)
+    session.config.hook.pytest_toolbench_summary(config=session.config, summary=toolbench.summary)
+    if toolbench.options.json_path:
+        json_results.write(Path(toolbench.options.json_path), toolbench.summary, toolbench.records)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
     toolbench = get_session(config)
-    if toolbench is None or toolbench.role == "worker" or not toolbench.records:
+    if toolbench is None or toolbench.summary is None:
         return
-    from .report import json_results, terminal
+    from .report import terminal
 
-    summary = build_summary(toolbench)
-    config.hook.pytest_toolbench_summary(config=config, summary=summary)
     terminalreporter.section("toolbench summary")
-    for line in terminal.render(summary):
+    for line in terminal.render(toolbench.summary):
         terminalreporter.write_line(line)
     if toolbench.options.json_path:
-        path = Path(toolbench.options.json_path)
-        json_results.write(path, summary, toolbench.records)
-        terminalreporter.write_line(f"toolbench: results written to {path}")
+        terminalreporter.write_line(f"toolbench: results written to {toolbench.options.json_path}")

@@ -23,18 +23,18 @@ EXPLANATION_LIMIT = 20_000
 
 
 class ToolbenchSession:
-    def __init__(self, config: pytest.Config, options: RunOptions, role: str):
+    def __init__(self, config: pytest.Config, options: RunOptions, role: str, registry: Registry):
         self.config = config
         self.options = options
         self.role = role  # "single", "controller" or "worker"
-        self.registry = Registry()
-        config.hook.pytest_toolbench_register(registry=self.registry)
+        self.registry = registry
         self.catalog = Catalog(
             self.registry, options.data_dir, options.data_dir_origin,
             download_root=Path(options.cache_dir) / "data", allow_download=options.download, limit=options.limit,
             data_dir_hook=lambda name: config.hook.pytest_toolbench_data_dir(config=config, suite=name))
         self.records: list[dict[str, Any]] = []
         self.pregeneration: dict[str, Any] | None = None
+        self.summary: Any = None  # the RunSummary, built once at session finish
         self._backend: Any = None
         self._cache: GenerationCache | None = None
         self._fingerprint: dict[str, Any] | None = None
@@ -44,7 +44,7 @@ class ToolbenchSession:
     # -- backend and cache -------------------------------------------------------------------------------------
     @property
     def uses_engine(self) -> bool:
-        return self.options.backend in ENGINE_BACKENDS
+        return self.options.backend in ENGINE_BACKENDS or self.options.backend in self.registry.engine_backends
 
     def backend(self) -> Any:
         if self._backend is None:

@@ -20,14 +20,25 @@ import pytest
 from .session import ToolbenchSession
 
 
-def write_manifest(config: pytest.Config, entries) -> None:
-    """Worker side: the selected cases (after -k/-m/--lf), for the controller to generate."""
-    info = config.workerinput["toolbench"]
-    path = Path(info["manifest_dir"]) / f"{config.workerinput['workerid']}.json"
-    rows = [{"definition": str(suite.definition.path), "case_id": case.case_id} for suite, case in entries]
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(rows), encoding="utf-8")
-    tmp.replace(path)
+class WorkerManifest:
+    """Worker side: writes the selected cases (after -k/-m/--lf) for the controller to generate. ``tryfirst``
+    so the file exists before xdist's own ``pytest_collection_finish`` reports this worker's ids."""
+
+    def __init__(self, session: ToolbenchSession):
+        self.session = session
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        from .plugin import selected_cases
+
+        config = session.config
+        info = config.workerinput["toolbench"]
+        path = Path(info["manifest_dir"]) / f"{config.workerinput['workerid']}.json"
+        rows = [{"definition": str(suite.definition.path), "case_id": case.case_id}
+                for suite, case in selected_cases(self.session, session.items)]
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(rows), encoding="utf-8")
+        tmp.replace(path)
 
 
 class XdistHooks:

@@ -1,0 +1,218 @@
+"""The plugin core, exercised end to end on the example ``echo`` suite (the README's "Adding a suite")."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLE_SUITE
+
+COUNTING_BACKEND = '''
+import json, os, signal
+from pytest_toolbench.suite import Generation
+
+
+class CountingBackend:
+    """A deterministic local "engine": answers correctly except for texts containing 'bye'. Logs every batch."""
+    name = "counting"
+
+    def __init__(self, options):
+        self.log = os.environ["COUNTING_LOG"]
+
+    def fingerprint(self):
+        return {"backend": "counting", "version": 1}
+
+    def generate(self, tasks, on_chunk=None, **_):
+        with open(self.log, "a") as handle:
+            handle.write(json.dumps({"pid": os.getpid(), "n": len(tasks)}) + "\\n")
+        out = []
+        for index, task in enumerate(tasks):
+            text = task.request.messages[-1]["content"].removeprefix("Echo this: ")
+            answer = "not json" if "bye" in text else json.dumps({"name": "echo", "arguments": {"text": text}})
+            out.append(Generation(text=answer, finish_reason="stop", prompt_tokens=5, output_tokens=7))
+            if on_chunk is not None:
+                on_chunk([(index, out[-1])])
+            if os.environ.get("COUNTING_KILL_AFTER") == str(index + 1):
+                os.kill(os.getpid(), signal.SIGKILL)
+        return out
+
+    def close(self):
+        pass
+
+
+_register_echo = pytest_toolbench_register
+
+
+def pytest_toolbench_register(registry):
+    _register_echo(registry)
+    registry.add_backend("counting", CountingBackend)
+'''
+
+
+@pytest.fixture
+def echo(pytester: pytest.Pytester) -> pytest.Pytester:
+    shutil.copytree(EXAMPLE_SUITE, pytester.path, dirs_exist_ok=True)
+    pytester.syspathinsert()
+    return pytester
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("suites", "--toolbench-data", "data", "-p", "no:randomly", *args)
+
+
+def test_gold_run_passes_every_case_and_prints_the_summary(echo):
+    result = run(echo, "-v")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["*suites/echo/test_echo.py::test_case?echo_0? PASSED*",
+                                 "*toolbench summary*", "backend: gold", "echo: Echo (example suite)*3/3*",
+                                 "*overall*100.00%*3/3*"])
+    assert "toolbench: backend gold (reference answers; no --model given)" in result.stdout.str()
+
+
+def test_selection_by_keyword_marker_and_limit(echo):
+    assert "1/3 tests collected" in run(echo, "--collect-only", "-q", "-k", "long").stdout.str()
+    run(echo, "-m", "echo and short").assert_outcomes(passed=2)
+    limited = run(echo, "--toolbench-limit", "1", "--collect-only", "-q").stdout.str()
+    assert "echo_0" in limited and "echo_1" in limited and "echo_2" not in limited
+
+
+def test_replay_scores_saved_outputs_and_names_missing_ones(echo):
+    saved = echo.path / "saved.jsonl"
+    saved.write_text(json.dumps({"id": "echo_0", "result": '{"name": "echo", "arguments": {"text": "hello"}}'})
+                     + "\n" + json.dumps({"id": "echo_1", "result": "[echo(text='nope')]"}) + "\n")
+    result = run(echo, "--toolbench-replay", str(saved))
+    result.assert_outcomes(passed=1, failed=2)
+    out = result.stdout.str()
+    assert "format_error: output is not an echo call" in out
+    assert "missing_output: no saved output for echo case 'echo_2'" in out
+    assert "toolbench: backend replay of" in out
+
+
+def test_malformed_data_file_is_one_error_naming_file_line_and_field(echo):
+    cases = echo.path / "data" / "echo" / "cases.jsonl"
+    lines = cases.read_text().splitlines()
+    lines[1] = json.dumps({"id": "echo_1", "text": 5})
+    cases.write_text("\n".join(lines) + "\n")
+    result = run(echo)
+    assert result.ret != 0
+    out = result.stdout.str()
+    assert out.count("cases.jsonl:2: field 'text': 5 is not of type 'string'") == 1
+    assert "Traceback" not in out
+
+
+def test_malformed_suite_definition_names_its_line(echo):
+    definition = echo.path / "suites" / "echo" / "suite.yaml"
+    definition.write_text(definition.read_text().replace("max_tokens: 512", "max_tokens: 100"))
+    result = run(echo)
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*suite.yaml:10: field 'generation/max_tokens': 100 is less than the minimum of 512*"])
+
+
+def test_unknown_backend_is_a_usage_error(echo):
+    result = run(echo, "--backend", "nonsense")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--backend 'nonsense': unknown backend*"])
+
+
+def test_json_results_hold_header_summary_and_every_case(echo):
+    result = run(echo, "--toolbench-json", "out.json")
+    result.assert_outcomes(passed=3)
+    document = json.loads((echo.path / "reports" / "out.json").read_text())
+    assert document["header"]["backend"] == "gold"
+    assert document["suites"]["echo"]["passed"] == 3
+    assert [c["case_id"] for c in document["cases"]] == ["echo_0", "echo_1", "echo_2"]
+    assert {c["category"] for c in document["cases"]} == {"short", "long"}
+    assert document["suites"]["echo"]["data_source"]["kind"] == "folder"
+
+
+def test_xdist_gives_the_same_summary_as_a_serial_run(echo):
+    run(echo, "--toolbench-json", "serial.json")
+    run(echo, "-n", "2", "--toolbench-json", "parallel.json").assert_outcomes(passed=3)
+    serial = json.loads((echo.path / "reports" / "serial.json").read_text())
+    parallel = json.loads((echo.path / "reports" / "parallel.json").read_text())
+    assert serial["suites"] == parallel["suites"]
+    assert [c["case_id"] for c in serial["cases"]] == [c["case_id"] for c in parallel["cases"]]
+
+
+def _batches(log: Path) -> list[dict]:
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+@pytest.fixture
+def counting(echo, monkeypatch):
+    (echo.path / "conftest.py").write_text((echo.path / "conftest.py").read_text() + "\n" +
+                                           textwrap.dedent(COUNTING_BACKEND))
+    log = echo.path / "calls.log"
+    monkeypatch.setenv("COUNTING_LOG", str(log))
+    return echo, log
+
+
+def test_engine_backend_pregenerates_once_then_reuses_the_cache(counting):
+    echo, log = counting
+    first = run(echo, "--backend", "counting", "--toolbench-cache", "cache")
+    first.assert_outcomes(passed=2, failed=1)
+    assert [b["n"] for b in _batches(log)] == [3]  # one batch for every selected case
+    assert "pre-generating answers for 3 cases" in first.stdout.str()
+    second = run(echo, "--backend", "counting", "--toolbench-cache", "cache")
+    second.assert_outcomes(passed=2, failed=1)
+    assert len(_batches(log)) == 1  # nothing generated again
+
+
+def test_engine_backend_generates_only_the_selection(counting):
+    echo, log = counting
+    run(echo, "--backend", "counting", "--toolbench-cache", "cache", "-k", "echo_1").assert_outcomes(passed=1)
+    assert [b["n"] for b in _batches(log)] == [1]
+
+
+def test_under_xdist_only_the_controller_generates(counting):
+    echo, log = counting
+    result = run(echo, "--backend", "counting", "--toolbench-cache", "cache", "-n", "2")
+    result.assert_outcomes(passed=2, failed=1)
+    batches = _batches(log)
+    assert [b["n"] for b in batches] == [3]
+    rerun = run(echo, "--backend", "counting", "--toolbench-cache", "cache", "-n", "2")
+    rerun.assert_outcomes(passed=2, failed=1)
+    assert len(_batches(log)) == 1
+
+
+def test_offline_run_fails_cache_misses_clearly(counting):
+    echo, _ = counting
+    result = run(echo, "--backend", "counting", "--toolbench-cache", "cache", "--toolbench-offline")
+    result.assert_outcomes(failed=3)
+    assert "no cached generation for echo case 'echo_0'" in result.stdout.str()
+
+
+def test_a_run_killed_mid_generation_resumes_from_the_cache(counting, monkeypatch):
+    echo, log = counting
+    monkeypatch.setenv("COUNTING_KILL_AFTER", "2")
+    killed = run(echo, "--backend", "counting", "--toolbench-cache", "cache")
+    assert killed.ret != 0
+    monkeypatch.delenv("COUNTING_KILL_AFTER")
+    resumed = run(echo, "--backend", "counting", "--toolbench-cache", "cache")
+    resumed.assert_outcomes(passed=2, failed=1)
+    assert [b["n"] for b in _batches(log)] == [3, 1]  # the rerun generated only the missing request
+
+
+def test_conftest_hooks_see_the_summary(echo):
+    echo.makeconftest((echo.path / "conftest.py").read_text() + textwrap.dedent('''
+        def pytest_terminal_summary(terminalreporter, config):
+            terminalreporter.write_line(f"summary seen for {getattr(config, '_echo_summary_seen', None)}")
+        '''))
+    result = run(echo)
+    result.stdout.fnmatch_lines(["summary seen for ['echo']"])
+
+
+def test_importing_the_plugin_and_help_import_no_engine():
+    code = ("import sys, pytest, contextlib, io\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    pytest.main(['--help'])\n"
+            "import pytest_toolbench.plugin\n"
+            "print(sorted(m for m in ('vllm', 'torch', 'transformers') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
