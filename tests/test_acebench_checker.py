@@ -247,3 +247,15 @@ def test_aggregation_formulas():
     assert metrics["en/overall_without_agent_multi_turn"].value == pytest.approx(0.578 * 0.5 + 0.2676)
     assert metrics["combined/special_irrelevant"].value == 0.5
     assert "zh/overall" not in metrics
+
+
+def test_samples_load_and_pass_under_gold():
+    from pathlib import Path
+
+    samples = Path(__file__).resolve().parents[1] / "suites" / "acebench" / "samples"
+    cases = acebench.load_cases(samples, {})
+    assert len(cases) >= 17
+    assert {c.case_id.split("-")[0] for c in cases} == {"en"}
+    for case in cases:
+        assert acebench.score(case, Generation(text=acebench.gold_output(case))).passed, case.case_id
+        acebench.build_request(case)
