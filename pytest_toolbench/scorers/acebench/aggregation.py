@@ -126,7 +126,9 @@ def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
             per_language[language] = {m.name.split("/", 1)[1]: m for m in language_metrics}
     if len(per_language) == len(LANGUAGES):
         first, second = (per_language[lang] for lang in LANGUAGES)
-        for name, metric in first.items():
+        group_order = {"category": 0, "turns": 1, "process": 2, "aggregate": 3}
+        ordered = sorted(first.items(), key=lambda item: group_order.get(item[1].group, 4))
+        for name, metric in ordered:
             other = second.get(name)
             if other is None or metric.value is None or other.value is None:
                 continue

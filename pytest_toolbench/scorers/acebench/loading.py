@@ -162,12 +162,13 @@ def _load_category(folder: Path, language: str, category: str) -> list[Case]:
 
 
 def load_all(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
-    """Every case of the selected languages and categories (``languages`` / ``categories`` in suite.yaml).
+    """Every case of the selected languages and categories (``options.languages`` / ``categories`` in suite.yaml).
 
     A language folder that is absent is skipped (so the samples may carry fewer files); inside a present folder a
     prompt file without its ground truth, or an id without an answer, is a DataError."""
     data_dir = Path(data_dir)
-    languages: Sequence[str] = definition.get("languages") or LANGUAGES
+    options = definition.get("options") or {}
+    languages: Sequence[str] = options.get("languages") or definition.get("languages") or LANGUAGES
     categories = _selected_categories(definition)
     cases: list[Case] = []
     for language in languages:
