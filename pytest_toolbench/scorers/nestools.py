@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import heapq
 import json
 import math
 import random
@@ -282,7 +283,7 @@ def structure_key(calls: Sequence[Mapping[str, Any]]) -> int | None:
 REBUILD_DISTRACTORS_PER_TOOL = 5
 REBUILD_WINDOW = 99
 REBUILD_SEED = "nestools-rebuilt-v1"
-REBUILD_RETRIEVER = "tfidf-cosine(name,description,parameter names,response names)"
+REBUILD_RETRIEVER = "tfidf-cosine(name,description,parameter names,response names; df>25% dropped)"
 LEVENSHTEIN_THRESHOLD = 0.2
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -297,6 +298,15 @@ def levenshtein(a: str, b: str) -> int:
             current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b)))
         previous = current
     return previous[-1]
+
+
+def too_similar(gold_name: str, name: str) -> bool:
+    """``Levenshtein.distance(gold, name) / len(gold) < 0.2``; the length difference bounds the distance from
+    below, which settles most pairs without the quadratic computation."""
+    limit = LEVENSHTEIN_THRESHOLD * len(gold_name)
+    if abs(len(gold_name) - len(name)) >= limit:
+        return False
+    return levenshtein(gold_name, name) / len(gold_name) < LEVENSHTEIN_THRESHOLD
 
 
 def _tool_tokens(api: Mapping[str, Any]) -> list[str]:
@@ -331,15 +341,21 @@ class _LexicalIndex:
         return {t: w / norm for t, w in vector.items()}
 
     def ranked(self, tool_id: int, limit: int) -> list[int]:
-        """Pool ids by decreasing similarity to ``tool_id`` (ties by id), the tool itself normally first."""
+        """Pool ids by decreasing similarity to ``tool_id`` (ties by id), the tool itself normally first.
+
+        Tokens in more than a quarter of the pool (stop words) are left out of the dot product, for speed."""
         scores: dict[int, float] = {}
+        ceiling = max(1, len(self.ids) // 4)
         for token, weight in self.vectors[tool_id].items():
-            for other, other_weight in self.postings[token]:
+            postings = self.postings[token]
+            if len(postings) > ceiling:
+                continue
+            for other, other_weight in postings:
                 scores[other] = scores.get(other, 0.0) + weight * other_weight
-        order = sorted(scores, key=lambda other: (-round(scores[other], 12), other))
+        order = heapq.nsmallest(limit, scores, key=lambda other: (-round(scores[other], 12), other))
         if len(order) < limit:
             order += [other for other in self.ids if other not in scores][: limit - len(order)]
-        return order[:limit]
+        return order
 
 
 @lru_cache(maxsize=4)
@@ -381,7 +397,7 @@ def rebuilt_candidates(data_dir: Path | str, test_id: int) -> list[dict[str, Any
         added = 0
         for other in neighbours:
             name = pool[other]["api_name"]
-            if all(levenshtein(gold, name) / len(gold) >= LEVENSHTEIN_THRESHOLD for gold in gold_names):
+            if not any(too_similar(gold, name) for gold in gold_names):
                 candidates.append(_with_id(pool[other], other))
                 added += 1
                 if added == REBUILD_DISTRACTORS_PER_TOOL:
@@ -971,13 +987,15 @@ def _tool_error(gold, predicted, matches, offered: set[Any], counts: Mapping[str
     return "param_partial_credit"
 
 
-def _failure_type(result: Mapping[str, Any], gold, offered: set[Any]) -> str:
+def _failure_type(result: Mapping[str, Any], tool_error: str | None) -> str:
+    """The error type of a failed case: format failure, else the dominant upstream parameter-error counter, else
+    the tool-level label (when no counter fired: wrong/extra/missing calls, order, partial credit)."""
     if not result["correct_format_num"]:
         return FORMAT_ERROR
     worst = max(_ERROR_PRIORITY, key=lambda key: (result[key], -_ERROR_PRIORITY.index(key)))
     if result[worst] > 0:
         return ERROR_TYPE_NAMES[worst]
-    return _tool_error(gold, result["predicted"], result["matches"], offered, result)
+    return tool_error or "other"
 
 
 def _explain(result: Mapping[str, Any], gold, error_type: str | None) -> str:
@@ -1006,14 +1024,20 @@ def score(case: Case, generation: Generation) -> Verdict:
     gold = gold_calls(case.payload)
     result = evaluate(gold, case.payload["task"], generation.text)
     passed = bool(result["tree_acc"])
-    offered = set() if passed or not result["correct_format_num"] else {_hashable(i) for i in candidate_ids(case)}
-    error_type = None if passed else _failure_type(result, gold, offered)
+    tool_error = None
+    if not passed and result["correct_format_num"]:
+        offered = {_hashable(i) for i in candidate_ids(case)}
+        tool_error = _tool_error(gold, result["predicted"], result["matches"], offered, result)
+    error_type = None if passed else _failure_type(result, tool_error)
     counts = {"all_num": 1.0, "correct_format_num": float(result["correct_format_num"]),
               "tree_acc": float(result["tree_acc"])}
     counts.update({key: float(result[key]) for key in COUNT_KEYS})
     counts.update({key: float(result[key]) for key in ERROR_KEYS})
     depth = case.payload.get("depth") or max_depth(gold)
     structure = case.payload.get("structure_key")
+    labels = {"depth": str(depth), "structure": "other" if structure is None else str(structure)}
+    if tool_error:
+        labels["tool_error"] = tool_error
     return Verdict(
         passed=passed,
         error_type=error_type,
@@ -1021,7 +1045,7 @@ def score(case: Case, generation: Generation) -> Verdict:
         decoded=_json_safe(result["predicted"]),
         expected=_json_safe(gold),
         counts=counts,
-        labels={"depth": str(depth), "structure": "other" if structure is None else str(structure)},
+        labels=labels,
         details={"matches": result["matches"], "truncated": generation.truncated,
                  "prompt_source": case.payload.get("prompt_source")},
     )
