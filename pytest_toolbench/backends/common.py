@@ -1,0 +1,110 @@
+"""Pieces shared by the model backends: run statistics, callbacks, engine-argument parsing, Generation building.
+
+Nothing here imports vllm, torch or transformers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any, Callable, Mapping, Sequence
+
+from pytest_toolbench.suite import Generation
+
+#: ``on_progress(done, total)``: called as requests finish (done counts requests of this ``generate`` call).
+ProgressCallback = Callable[[int, int], None]
+#: ``on_chunk([(index, generation), ...])``: a finished group of results, indices into the ``tasks`` argument, so the
+#: caller can commit them to its cache before the rest of the run finishes.
+ChunkCallback = Callable[[list[tuple[int, Generation]]], None]
+
+_GENERATION_FIELDS = {f.name for f in dataclasses.fields(Generation)}
+
+
+def make_generation(
+    text: str,
+    finish_reason: str | None,
+    prompt_tokens: int | None,
+    output_tokens: int | None,
+    tool_calls: Sequence[Mapping[str, Any]] | None = None,
+    parse_error: str | None = None,
+) -> Generation:
+    """Build a Generation; a native-mode parse failure leaves ``tool_calls`` as None and, where the contract has a
+    ``parse_error`` field, records the parser's message there (scorers report it as ``format_error``)."""
+    values: dict[str, Any] = {
+        "text": text,
+        "finish_reason": finish_reason,
+        "prompt_tokens": prompt_tokens,
+        "output_tokens": output_tokens,
+        "tool_calls": None if tool_calls is None else [dict(call) for call in tool_calls],
+    }
+    if parse_error is not None and "parse_error" in _GENERATION_FIELDS:
+        values["parse_error"] = parse_error
+    return Generation(**values)
+
+
+@dataclass
+class GenerationStats:
+    """Accumulated over every ``generate`` call of one backend."""
+
+    requests: int = 0
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    generation_seconds: float = 0.0  # wall time inside generate calls
+    engine_start_seconds: float | None = None  # in-process engines only
+    truncated: int = 0
+    calls: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def add(self, generations: Sequence[Generation], seconds: float) -> None:
+        self.calls += 1
+        self.requests += len(generations)
+        self.prompt_tokens += sum(g.prompt_tokens or 0 for g in generations)
+        self.output_tokens += sum(g.output_tokens or 0 for g in generations)
+        self.truncated += sum(1 for g in generations if g.truncated)
+        self.generation_seconds += seconds
+
+    def as_dict(self) -> dict[str, Any]:
+        seconds = self.generation_seconds
+        data = dataclasses.asdict(self)
+        data["output_tokens_per_second"] = self.output_tokens / seconds if seconds > 0 else None
+        data["total_tokens_per_second"] = (self.prompt_tokens + self.output_tokens) / seconds if seconds > 0 else None
+        return data
+
+
+class Stopwatch:
+    def __enter__(self) -> "Stopwatch":
+        self.start = time.perf_counter()
+        self.seconds = 0.0
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds = time.perf_counter() - self.start
+
+
+def parse_engine_args(items: Sequence[str]) -> dict[str, Any]:
+    """``["KEY=VALUE", ...]`` (repeated ``--vllm-arg``) to keyword arguments; values are read as JSON when they parse
+    (``4``, ``true``, ``0.5``, ``{"a": 1}``) and kept as strings otherwise; dashes in keys become underscores."""
+    result: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key.isidentifier():
+            raise ValueError(f"engine argument {item!r} is not KEY=VALUE")
+        try:
+            result[key] = json.loads(raw)
+        except ValueError:
+            result[key] = raw
+    return result
+
+
+def package_version(*distributions: str) -> str | None:
+    """Installed version of the first distribution found, read from metadata (the package is not imported)."""
+    for name in distributions:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return None

