@@ -386,9 +386,15 @@ def rebuilt_candidates(data_dir: Path | str, test_id: int) -> list[dict[str, Any
     distractors are not de-duplicated across the gold tools of a case (the spec suggested de-duplicating; the
     upstream code does not, and upstream wins).
     """
-    records, api_ids = _load_test_data(str(data_dir))
+    return json.loads(_rebuilt_candidates_json(str(data_dir), test_id))
+
+
+@lru_cache(maxsize=4096)
+def _rebuilt_candidates_json(data_dir: str, test_id: int) -> str:
+    """Cached as JSON text so every caller gets its own copy."""
+    records, api_ids = _load_test_data(data_dir)
     record = next(r for r in records if r["test_id"] == test_id)
-    pool, index = _rebuild_pool(str(data_dir))
+    pool, index = _rebuild_pool(data_dir)
     gold_ids = api_ids[test_id]
     candidates = [_with_id(api, api_id) for api, api_id in zip(record["api"], gold_ids)]
     gold_names = [api["api_name"] for api in record["api"]]
@@ -406,7 +412,7 @@ def rebuilt_candidates(data_dir: Path | str, test_id: int) -> list[dict[str, Any
     rng = random.Random(f"{REBUILD_SEED}:{test_id}")
     for _ in range(5):
         rng.shuffle(candidates)
-    return candidates
+    return json.dumps(candidates, ensure_ascii=False)
 
 
 _PROMPT_API_ID = re.compile(r"'api_id': (-?\d+)")
