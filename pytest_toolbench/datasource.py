@@ -62,7 +62,7 @@ def _sha256(path: Path) -> str:
 
 def _verified(target: Path, definition: SuiteDefinition) -> bool:
     return all((target / rel).is_file() and _sha256(target / rel) == digest
-               for rel, digest in definition.data_files.items())
+               for rel, (digest, _) in definition.data_files.items())
 
 
 def _download(target: Path, definition: SuiteDefinition) -> bool:
@@ -72,10 +72,10 @@ def _download(target: Path, definition: SuiteDefinition) -> bool:
         return False
     staging = Path(tempfile.mkdtemp(prefix="toolbench-dl-"))
     try:
-        for rel, digest in definition.data_files.items():
+        for rel, (digest, source) in definition.data_files.items():
             dest = staging / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
-            with urllib.request.urlopen(base + rel, timeout=DOWNLOAD_TIMEOUT_S) as response:
+            with urllib.request.urlopen(base + source, timeout=DOWNLOAD_TIMEOUT_S) as response:
                 dest.write_bytes(response.read())
             if _sha256(dest) != digest:
                 return False

@@ -39,12 +39,21 @@ SUITE_SCHEMA: dict[str, Any] = {
                         "repository": {"type": "string"},
                         "commit": {"type": "string", "pattern": "^[0-9a-f]{7,40}$"},
                         "path": {"type": "string"},
-                        "base_url": {"type": "string", "pattern": "^https://"},
+                        "base_url": {"type": "string", "pattern": "^https?://"},
                     },
                 },
                 "files": {
                     "type": "object",
-                    "additionalProperties": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                    "description": "local relative path -> sha256, or {sha256, source} when the upstream path "
+                                   "(relative to base_url) differs from the local one",
+                    "additionalProperties": {
+                        "oneOf": [
+                            {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                            {"type": "object", "required": ["sha256", "source"], "additionalProperties": False,
+                             "properties": {"sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                                            "source": {"type": "string", "minLength": 1}}},
+                        ],
+                    },
                 },
             },
         },
@@ -117,8 +126,15 @@ class SuiteDefinition:
         return self.raw["data"].get("upstream", {})
 
     @property
-    def data_files(self) -> Mapping[str, str]:
-        return self.raw["data"].get("files", {})
+    def data_files(self) -> dict[str, tuple[str, str]]:
+        """Local relative path -> (sha256, upstream path relative to ``base_url``)."""
+        files = {}
+        for local, entry in self.raw["data"].get("files", {}).items():
+            if isinstance(entry, str):
+                files[local] = (entry, local)
+            else:
+                files[local] = (entry["sha256"], entry["source"])
+        return files
 
     @property
     def max_tokens(self) -> int:

@@ -117,6 +117,7 @@ class Metric:
     total: float | None = None
     group: str = ""  # e.g. "category", "aggregate", "P/R/F1"
     formula: str = ""  # how it is computed, shown in reports
+    unit: str = "%"  # "%": a rate shown as a percentage; "": a plain number (e.g. a mean reward in [-2, 1])
 
 
 @runtime_checkable

@@ -328,5 +328,5 @@ def tl_metrics(results: Sequence[CaseResult]) -> list[Metric]:
     if rewards and labelled:
         metrics.append(Metric(name="TL mean reward", value=sum(rewards) / len(rewards), correct=sum(rewards),
                               total=len(rewards), group="tl_reward",
-                              formula="mean TL-Training reward (−2 … +1; passed cases +1)"))
+                              formula="mean TL-Training reward (−2 … +1; passed cases +1)", unit=""))
     return metrics

@@ -5,8 +5,10 @@ from __future__ import annotations
 from ..summary import RunSummary
 
 
-def _format_value(value: float | None) -> str:
-    return "N/A" if value is None else f"{100 * value:6.2f}%"
+def _format_value(value: float | None, unit: str = "%") -> str:
+    if value is None:
+        return "N/A"
+    return f"{100 * value:6.2f}%" if unit == "%" else f"{value:7.3f}"
 
 
 def _format_count(number: float | None) -> str:
@@ -35,7 +37,7 @@ def render(summary: RunSummary) -> list[str]:
             if metric.total is not None:
                 counts = f"{_format_count(metric.correct)}/{_format_count(metric.total)}"
             formula = f"  {metric.formula}" if metric.formula else ""
-            lines.append(f"    {metric.name:<{width}}{_format_value(metric.value):>8}  {counts:>11}{formula}")
+            lines.append(f"    {metric.name:<{width}}{_format_value(metric.value, metric.unit):>8}  {counts:>11}{formula}")
         if suite.error_types:
             lines.append("  [failures by error type]")
             for error_type, count in suite.error_types.items():
