@@ -49,7 +49,8 @@ def resolve(definition: SuiteDefinition, data_dir: str | None, origin: str, down
             return DataSource(target, "download", f"{upstream['repository']}@{upstream['commit'][:12]} (downloaded)")
     reason = "no data folder given" if not data_dir else f"{data_dir} has no '{definition.data_folder}' folder"
     return DataSource(definition.samples_dir, "samples",
-                      f"SHIPPED SAMPLES ONLY ({reason}; download unavailable) - not the benchmark's numbers")
+                      f"{definition.samples_dir}: SHIPPED SAMPLES ONLY ({reason}; download unavailable)"
+                      " - not the benchmark's numbers")
 
 
 def _sha256(path: Path) -> str:
