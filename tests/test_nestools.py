@@ -540,6 +540,21 @@ def test_differential_against_official_dev_verdicts(full_cases):
     assert not disagreements, f"{len(disagreements)}/{len(rows)} disagree: {disagreements[:10]}"
 
 
+def test_rebuilt_prompt_has_the_official_layout_when_the_official_file_is_available():
+    data = _data_dir()
+    if data is None or not (data / nestools.OFFICIAL_PROMPT_FILE).is_file():
+        pytest.skip("the official inference/test_prompt.jsonl is not in the data folder")
+    official = {c.case_id: c for c in nestools.load_cases(data, {"name": "nestools"})}
+    case = official["1"]
+    rebuilt = nestools.render_prompt(nestools.rebuilt_candidates(data, 1), case.payload["task"])
+    text = nestools.build_request(case).messages[0]["content"]
+    head = nestools.BASE_PROMPT + "[{'api_name': "
+    tail = nestools.TASK_HEADER + case.payload["task"] + nestools.ANSWER_HEADER
+    assert text.startswith(head) and rebuilt.startswith(head)
+    assert text.endswith(tail) and rebuilt.endswith(tail)
+    assert set(case.payload["api_ids"]) <= nestools.candidate_ids(case)
+
+
 def test_replay_of_the_official_prediction_files_matches_the_verdicts(full_cases):
     folder = _verdicts_dir()
     if folder is None:

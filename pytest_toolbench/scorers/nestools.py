@@ -589,8 +589,6 @@ def _rouge_sentences(text: str) -> list[str]:
 
 def _lcs_words(reference: list[str], hypothesis: list[str]) -> list[str]:
     """The LCS of two token lists, reconstructed with rouge 1.0.1's tie-breaking (which fixes the word set)."""
-    if max(len(reference), len(hypothesis)) >= _ROUGE_RECON_BUDGET:
-        raise _ScoreFailure("rouge recursion limit")
     rows, cols = len(reference), len(hypothesis)
     table = [[0] * (cols + 1) for _ in range(rows + 1)]
     for i in range(1, rows + 1):
@@ -1072,11 +1070,13 @@ def _sums(results: Iterable[CaseResult]) -> dict[str, float]:
     return dict(totals)
 
 
-def _family_metrics(totals: Mapping[str, float], prefix: str, group: str, with_nest: bool = True) -> list[Metric]:
+def _family_metrics(totals: Mapping[str, float], prefix: str, group: str, with_nest: bool = True,
+                    f1_only: bool = False) -> list[Metric]:
     """P/R/F1 per family (micro: sums first), Avg of the four F1s, Format and Tree accuracy.
 
     Upstream gives P = 0 when nothing was predicted and F1 = 0 when P + R = 0; R with no gold raises upstream, here
     it is None. QUIRK: for a depth-1-only view ``eval.py`` skips the nested family and prints no Average.
+    ``f1_only`` keeps the views short (the paper's figures plot F1).
     """
     metrics: list[Metric] = []
     f1s: list[float | None] = []
@@ -1094,11 +1094,13 @@ def _family_metrics(totals: Mapping[str, float], prefix: str, group: str, with_n
             f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
         f1s.append(f1)
         name = FAMILY_NAMES[family]
-        metrics += [
-            Metric(f"{prefix}{name} P", precision, correct, predicted, group, f"correct_{family}/predicted_{family}"),
-            Metric(f"{prefix}{name} R", recall, correct, gold, group, f"correct_{family}/gold_{family}"),
-            Metric(f"{prefix}{name} F1", f1, None, None, group, "2PR/(P+R)"),
-        ]
+        if not f1_only:
+            metrics += [
+                Metric(f"{prefix}{name} P", precision, correct, predicted, group,
+                       f"correct_{family}/predicted_{family}"),
+                Metric(f"{prefix}{name} R", recall, correct, gold, group, f"correct_{family}/gold_{family}"),
+            ]
+        metrics.append(Metric(f"{prefix}{name} F1", f1, None, None, group, "2PR/(P+R), micro"))
     if with_nest:
         average = None if any(f is None for f in f1s) else sum(f1s) / len(f1s)
         metrics.append(Metric(f"{prefix}Avg", average, None, None, group if prefix else "aggregate",
@@ -1138,12 +1140,12 @@ def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
     for label, depths in (("depth 1", {1}), ("depth 2", {2}), ("depth 3-5", {3, 4, 5})):
         members = [r for r in results if _depth_of(r) in depths]
         if members:
-            metrics += _family_metrics(_sums(members), f"{label}: ", "depth", with_nest=depths != {1})
+            metrics += _family_metrics(_sums(members), f"{label}: ", "depth", with_nest=depths != {1}, f1_only=True)
     # The structure views of the paper's Fig. 5 (--structure_key 0 / 2 / 3 / 7).
     for key in FIGURE_STRUCTURES:
         members = [r for r in results if _structure_of(r) == str(key)]
         if members:
-            metrics += _family_metrics(_sums(members), f"structure {key}: ", "structure")
+            metrics += _family_metrics(_sums(members), f"structure {key}: ", "structure", f1_only=True)
     return metrics
 
 
