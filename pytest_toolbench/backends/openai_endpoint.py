@@ -132,7 +132,29 @@ class OpenAIEndpointBackend:
             "extra_body": self.extra_body,
         }
 
-    def generate(self, tasks: Sequence[Task]) -> list[Generation]:
+    @classmethod
+    def from_options(cls, options: Any) -> "OpenAIEndpointBackend":
+        """From the plugin's resolved ``RunOptions`` (``--base-url``, ``--model``, ``--api-key-env`` ...)."""
+        return cls(
+            options.base_url,
+            options.model,
+            mode=options.mode,
+            api_key_env=options.api_key_env,
+            temperature=options.temperature,
+            seed=options.seed,
+            max_tokens=options.max_tokens or 512,
+        )
+
+    def generate(
+        self,
+        tasks: Sequence[Task],
+        *,
+        on_chunk: ChunkCallback | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> list[Generation]:
+        """Answer every task, in input order; finished results go to ``on_chunk`` every ``chunk_size`` of them."""
+        on_chunk = on_chunk or self.on_chunk
+        on_progress = on_progress or self.on_progress
         results: list[Generation | None] = [None] * len(tasks)
         pending_chunk: list[tuple[int, Generation]] = []
         done = 0
@@ -156,10 +178,10 @@ class OpenAIEndpointBackend:
                         pending_chunk.append((index, results[index]))
                         done += 1
                         submit_next()
-                    if self.on_progress:
-                        self.on_progress(done, len(tasks))
-                    if self.on_chunk and len(pending_chunk) >= self.chunk_size:
-                        self.on_chunk(pending_chunk)
+                    if on_progress:
+                        on_progress(done, len(tasks))
+                    if on_chunk and len(pending_chunk) >= self.chunk_size:
+                        on_chunk(pending_chunk)
                         pending_chunk = []
             except BaseException:
                 for future in futures:
@@ -167,8 +189,8 @@ class OpenAIEndpointBackend:
                 raise
             finally:
                 # Results that did finish are handed over even when another request failed, so they are not lost.
-                if self.on_chunk and pending_chunk:
-                    self.on_chunk(pending_chunk)
+                if on_chunk and pending_chunk:
+                    on_chunk(pending_chunk)
         generations = [g for g in results if g is not None]
         self._stats.add(generations, watch.seconds)
         return generations

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import json
 import os
 import time
 from pathlib import Path
@@ -165,6 +166,78 @@ def _progress_factory(on_progress: ProgressCallback, offset: int, grand_total: i
     return factory
 
 
+class _GenerationRun:
+    """One ``generate`` call's bookkeeping: results by input index, progress and chunk hand-over."""
+
+    def __init__(self, backend: "VllmBackend", parser: Any, results: list[Generation | None], total: int,
+                 on_chunk: ChunkCallback | None, on_progress: ProgressCallback | None,
+                 early: list[tuple[int, Generation]]):
+        self.backend = backend
+        self.parser = parser
+        self.results = results
+        self.total = total
+        self.on_chunk = on_chunk
+        self.on_progress = on_progress
+        self.pending = list(early)
+        self.done = len(early)
+
+    def _finish(self, index: int, output: Any) -> None:
+        generation = self.backend._to_generation(output, self.parser)
+        self.results[index] = generation
+        self.pending.append((index, generation))
+
+    def _flush(self) -> None:
+        if self.on_chunk is not None and self.pending:
+            chunk, self.pending = self.pending, []
+            self.on_chunk(chunk)
+
+    def batched(self, llm: Any, order: list[int], prompts: list[Any], params: list[Any]) -> None:
+        """``LLM.generate`` over everything (or over ``chunk_size`` slices when chunks are wanted but the engine
+        has no ``enqueue``)."""
+        size = (self.backend.chunk_size if self.on_chunk is not None else None) or max(len(order), 1)
+        for start in range(0, len(order), size):
+            use_tqdm: Any = False
+            if self.on_progress is not None:
+                use_tqdm = _progress_factory(self.on_progress, self.done, self.total)
+            outputs = llm.generate(prompts[start:start + size], params[start:start + size], use_tqdm=use_tqdm)
+            for index, output in zip(order[start:start + size], outputs):
+                self._finish(index, output)
+            self.done += len(outputs)
+            self._flush()
+
+    def stream(self, llm: Any, order: list[int], prompts: list[Any], params: list[Any]) -> None:
+        """Enqueue all, step the engine, hand over finished results as they accumulate."""
+        request_ids = [str(r) for r in llm.enqueue(prompts, params, use_tqdm=False)]
+        position = dict(zip(request_ids, order))
+        # enqueue returns the engine's internal ids ("<external>-<8 random chars>" in vLLM >= 0.11) while outputs
+        # carry the external id; accept either.
+        internal = {rid.rsplit("-", 1)[0]: rid for rid in request_ids if "-" in rid}
+        engine = llm.llm_engine
+        every = self.backend.chunk_size or 256
+        last_flush = time.perf_counter()
+        try:
+            while engine.has_unfinished_requests():
+                for output in engine.step():
+                    if not getattr(output, "finished", False):
+                        continue
+                    request_id = str(output.request_id)
+                    self._finish(position.pop(request_id if request_id in position else internal[request_id]), output)
+                    self.done += 1
+                    if self.on_progress is not None:
+                        self.on_progress(self.done, self.total)
+                now = time.perf_counter()
+                if len(self.pending) >= every or (self.pending and now - last_flush >= self.backend.commit_seconds):
+                    self._flush()
+                    last_flush = now
+        except BaseException:
+            if position:  # leave the engine clean for the next call
+                engine.abort_request(list(position))
+            raise
+        if position:
+            raise ToolbenchError(f"vLLM finished without answering {len(position)} requests")
+        self._flush()
+
+
 class VllmBackend:
     """Generates every task with one in-process ``vllm.LLM``, created on the first :meth:`generate` call."""
 
@@ -184,13 +257,17 @@ class VllmBackend:
         tensor_parallel_size: int = 1,
         dtype: str = "auto",
         max_model_len: int | None = None,
-        gpu_memory_utilization: float = 0.9,
+        gpu_memory_utilization: float | None = None,
         enable_prefix_caching: bool = True,
         engine_args: Mapping[str, Any] | None = None,
         chunk_size: int | None = None,
+        commit_seconds: float = 60.0,
         on_progress: ProgressCallback | None = None,
         on_chunk: ChunkCallback | None = None,
+        llm: Any = None,
     ):
+        """``chunk_size``: results per ``on_chunk`` hand-over (default 256); ``llm``: an already started
+        ``vllm.LLM`` to reuse (tests, benchmarks), in which case the engine arguments here are not applied."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if tool_parser is not None:
@@ -211,13 +288,33 @@ class VllmBackend:
         self.enable_prefix_caching = enable_prefix_caching
         self.engine_args = dict(engine_args or {})
         self.chunk_size = chunk_size
+        self.commit_seconds = commit_seconds
         self.on_progress = on_progress
         self.on_chunk = on_chunk
         self._requested_parser = tool_parser
         self._tokenizer_obj: Any = None
-        self._llm: Any = None
+        self._chat_template: str | None = None
+        self._llm: Any = llm
+        self._owns_engine = llm is None
         self._fingerprint: dict[str, Any] | None = None
         self._stats = GenerationStats()
+
+    @classmethod
+    def from_options(cls, options: Any) -> "VllmBackend":
+        """From the plugin's resolved ``RunOptions`` (``--model``, ``--toolbench-mode``, ``--vllm-arg`` ...)."""
+        return cls(
+            options.model,
+            mode=options.mode,
+            tool_parser=options.tool_parser,
+            temperature=options.temperature,
+            seed=options.seed,
+            max_tokens=options.max_tokens or 512,
+            tensor_parallel_size=options.tensor_parallel_size,
+            dtype=options.dtype,
+            max_model_len=options.max_model_len,
+            gpu_memory_utilization=options.gpu_memory_utilization,
+            engine_args=options.vllm_args,
+        )
 
     # -- tokenizer, template, parser (no engine needed) ----------------------------------------------------------------
 
@@ -239,12 +336,52 @@ class VllmBackend:
         return self._tokenizer_obj
 
     def chat_template(self) -> str:
-        template = self.engine_args.get("chat_template") or getattr(self.tokenizer(), "chat_template", None)
-        if isinstance(template, Mapping):  # named templates: the tool-use one when it exists
+        """The template used for rendering (and hashed into the fingerprint): ``--vllm-arg chat_template=...``, else
+        the checkpoint's own, read from its files when they are at hand (no transformers import, so a fully cached
+        rerun stays cheap), else from the loaded tokenizer."""
+        if self._chat_template is None:
+            template = self.engine_args.get("chat_template") or self._template_from_files()
+            if template is None:
+                template = getattr(self.tokenizer(), "chat_template", None)
+            template = self._pick_named_template(template)
+            if not isinstance(template, str) or not template:
+                raise ToolbenchError(
+                    f"model {self.model!r} has no chat template; pass one with --vllm-arg chat_template=..."
+                )
+            self._chat_template = template
+        return self._chat_template
+
+    def _pick_named_template(self, template: Any) -> Any:
+        # Several named templates (a dict, or a list of {name, template} in tokenizer_config.json): prefer
+        # "tool_use" in native mode, as transformers does when tools are passed.
+        if isinstance(template, list):
+            template = {t.get("name"): t.get("template") for t in template if isinstance(t, Mapping)}
+        if isinstance(template, Mapping):
             template = (template.get("tool_use") if self.mode == "native" else None) or template.get("default")
-        if not isinstance(template, str) or not template:
-            raise ToolbenchError(f"model {self.model!r} has no chat template; pass one with --vllm-arg chat_template=...")
         return template
+
+    def _template_from_files(self) -> Any:
+        if "tokenizer" in self.engine_args:
+            return None  # a separate tokenizer: let transformers resolve it
+        local = self._local_model_dir
+        if local is not None:
+            jinja, config = local / "chat_template.jinja", local / "tokenizer_config.json"
+        else:
+            try:
+                from huggingface_hub import try_to_load_from_cache
+            except ImportError:
+                return None
+            found = [try_to_load_from_cache(self.model, name, revision=self.revision)
+                     for name in ("chat_template.jinja", "tokenizer_config.json")]
+            jinja, config = (Path(f) if isinstance(f, str) else None for f in found)
+        if jinja is not None and jinja.is_file():
+            return jinja.read_text(encoding="utf-8")
+        if config is not None and config.is_file():
+            try:
+                return json.loads(config.read_text(encoding="utf-8")).get("chat_template")
+            except ValueError:
+                return None
+        return None
 
     @property
     def tool_parser(self) -> str | None:
@@ -261,8 +398,7 @@ class VllmBackend:
         kwargs: dict[str, Any] = {"add_generation_prompt": True, "tokenize": False}
         if self.mode == "native" and request.tools:
             kwargs["tools"] = [dict(tool) for tool in request.tools]
-        if "chat_template" in self.engine_args:
-            kwargs["chat_template"] = self.engine_args["chat_template"]
+        kwargs["chat_template"] = self.chat_template()
         try:
             return self.tokenizer().apply_chat_template([dict(m) for m in request.messages], **kwargs)
         except Exception as exc:  # noqa: BLE001 - a template error names the case once, as a usage error
@@ -323,20 +459,34 @@ class VllmBackend:
                 "revision": self.revision,
                 "tensor_parallel_size": self.tensor_parallel_size,
                 "dtype": self.dtype,
-                "gpu_memory_utilization": self.gpu_memory_utilization,
                 "enable_prefix_caching": self.enable_prefix_caching,
                 "seed": self.seed if self.seed is not None else 0,
             }
             if self.max_model_len is not None:
                 kwargs["max_model_len"] = self.max_model_len
+            if self.gpu_memory_utilization is not None:
+                kwargs["gpu_memory_utilization"] = self.gpu_memory_utilization
             kwargs.update({k: v for k, v in self.engine_args.items() if k != "chat_template"})
             with Stopwatch() as watch:
                 self._llm = LLM(**kwargs)
             self._stats.engine_start_seconds = watch.seconds
         return self._llm
 
-    def generate(self, tasks: Sequence[Task]) -> list[Generation]:
-        """Answer every task, in input order, longest prompt first, in one ``LLM.generate`` call per chunk."""
+    def generate(
+        self,
+        tasks: Sequence[Task],
+        *,
+        on_chunk: ChunkCallback | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> list[Generation]:
+        """Answer every task, returned in input order; the engine sees them longest prompt first.
+
+        Without ``on_chunk``: one ``LLM.generate`` call over all tasks. With it: all tasks are enqueued at once and
+        the engine is stepped here, handing finished results to ``on_chunk`` every ``chunk_size`` results (or every
+        ``commit_seconds``), so the caller commits while the batch stays full (no drain at chunk boundaries).
+        """
+        on_chunk = on_chunk or self.on_chunk
+        on_progress = on_progress or self.on_progress
         if not tasks:
             return []
         parser = get_parser(self.tool_parser) if self.mode == "native" else None
@@ -347,43 +497,37 @@ class VllmBackend:
 
         context = llm.llm_engine.model_config.max_model_len
         results: list[Generation | None] = [None] * len(tasks)
+        early: list[tuple[int, Generation]] = []
         runnable: list[int] = []
         for index, ids in enumerate(token_ids):
             if len(ids) >= context:
                 # vLLM rejects the whole batch for one over-long prompt; this case alone is answered "truncated".
                 results[index] = make_generation("", "length", len(ids), 0, [] if parser else None)
+                early.append((index, results[index]))
             else:
                 runnable.append(index)
         runnable.sort(key=lambda i: (-len(token_ids[i]), i))
-        chunk = self.chunk_size or max(len(runnable), 1)
-        done = len(tasks) - len(runnable)
+        prompts = [{"prompt_token_ids": token_ids[i]} for i in runnable]
+        params = [
+            SamplingParams(
+                temperature=self.temperature,
+                top_p=self.top_p,
+                seed=self.seed,
+                max_tokens=max(1, min(tasks[i].request.max_tokens or self.max_tokens, context - len(token_ids[i]))),
+                skip_special_tokens=False,
+                spaces_between_special_tokens=False,
+            )
+            for i in runnable
+        ]
+        run = _GenerationRun(self, parser, results, len(tasks), on_chunk, on_progress, early)
         with Stopwatch() as watch:
-            for start in range(0, len(runnable), chunk):
-                order = runnable[start : start + chunk]
-                params = [
-                    SamplingParams(
-                        temperature=self.temperature,
-                        top_p=self.top_p,
-                        seed=self.seed,
-                        max_tokens=min(tasks[i].request.max_tokens or self.max_tokens, context - len(token_ids[i])),
-                        skip_special_tokens=False,
-                        spaces_between_special_tokens=False,
-                    )
-                    for i in order
-                ]
-                use_tqdm: Any = False
-                if self.on_progress is not None:
-                    use_tqdm = _progress_factory(self.on_progress, done, len(tasks))
-                outputs = llm.generate(
-                    [{"prompt_token_ids": token_ids[i]} for i in order], params, use_tqdm=use_tqdm
-                )
-                finished = [(i, self._to_generation(output, parser)) for i, output in zip(order, outputs)]
-                for i, generation in finished:
-                    results[i] = generation
-                done += len(order)
-                if self.on_chunk is not None:
-                    self.on_chunk(finished)
+            if on_chunk is not None and hasattr(llm, "enqueue"):
+                run.stream(llm, runnable, prompts, params)
+            else:
+                run.batched(llm, runnable, prompts, params)
         generations = [g for g in results if g is not None]
+        if len(generations) != len(tasks):
+            raise ToolbenchError(f"vLLM returned {len(generations)} of {len(tasks)} generations")
         self._stats.add(generations, watch.seconds)
         return generations
 
@@ -412,7 +556,7 @@ class VllmBackend:
         """Drop the engine. vLLM does not reliably free accelerator memory in-process (vllm #1908), so callers that
         need the memory back should run the engine in a child process and let it exit."""
         llm, self._llm = self._llm, None
-        if llm is None:
+        if llm is None or not self._owns_engine:
             return
         engine_core = getattr(getattr(llm, "llm_engine", None), "engine_core", None)
         if engine_core is not None and hasattr(engine_core, "shutdown"):
