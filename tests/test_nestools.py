@@ -341,6 +341,15 @@ def test_rouge_l_matches_the_rouge_package(hypothesis, reference, expected):
     assert nestools.rouge_l_f(hypothesis, reference) == expected
 
 
+def test_rouge_recursion_limit_of_the_official_scorer_scores_zero():
+    # An LCS walk of 988 steps overflows rouge 1.0.1's recursive reconstruction under eval.py (CPython 3.11).
+    assert nestools.value_score("zzz", " ".join(f"w{i}" for i in range(987))) == 0.0  # no error yet
+    tail = " ".join(f"w{i}" for i in range(986))
+    assert nestools.value_score("zzz", tail + " zzz") > 0  # 987 words, the match at the end
+    with pytest.raises(Exception):
+        nestools.value_score("zzz", " ".join(f"w{i}" for i in range(988)))
+
+
 def test_parameter_error_kinds():
     prediction = _gold_prediction()
     prediction[0]["parameters"]["tracking"] = "2Y000"  # extraction: the gold value is in the task
