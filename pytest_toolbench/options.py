@@ -14,6 +14,28 @@ MODES = ("prompt", "native")
 DATA_ENV = "TOOLBENCH_DATA"
 
 
+def add_report_options(parser: pytest.Parser) -> None:
+    """Reporting and CI gates; read on the controller only (``pytest_toolbench.report.settings``), never shipped
+    to workers, so they stay off ``RunOptions``."""
+    rep = parser.getgroup("toolbench-reporting", "pytest-toolbench: reporting")
+    rep.addoption("--toolbench-md", dest="toolbench_md", default=None, metavar="PATH",
+                  help="Write the per-suite summary as GitHub Markdown tables, fit for a pull-request comment "
+                       "(a bare file name goes to reports/).")
+    rep.addoption("--toolbench-baseline", dest="toolbench_baseline", default=None, metavar="PATH",
+                  help="A previous --toolbench-json file: show per-metric deltas and the cases that newly fail "
+                       "or newly pass.")
+    rep.addoption("--toolbench-fail-under", dest="toolbench_fail_under", action="append", default=[],
+                  metavar="SUITE.METRIC=VALUE",
+                  help="Gate: exit non-zero when the metric is below VALUE (repeatable). VALUE: '85%%' or '85' "
+                       "(a percentage; any number above 1) or '0.85' (a fraction, at most 1).")
+    rep.addoption("--toolbench-max-drop", dest="toolbench_max_drop", type=float, default=None, metavar="POINTS",
+                  help="Gate: exit non-zero when any percentage metric falls more than POINTS percentage points "
+                       "below --toolbench-baseline.")
+    rep.addoption("--toolbench-strict", dest="toolbench_strict", action="store_true", default=False,
+                  help="Exit non-zero when benchmark cases fail (pytest's usual status). By default failing cases "
+                       "are the measurement and a run exits 0 unless a gate is missed.")
+
+
 def add_run_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("toolbench", "pytest-toolbench: tool-use benchmarks")
     group.addoption("--model", dest="toolbench_model", default=None,
@@ -61,6 +83,8 @@ def add_run_options(parser: pytest.Parser) -> None:
     rep.addoption("--toolbench-json", dest="toolbench_json", default=None, metavar="PATH",
                   help="Write the run header, summary and one record per case as JSON "
                        "(a bare file name goes to reports/).")
+
+    add_report_options(parser)
 
     parser.addini("toolbench_data", "Folder with the upstream benchmark data (see --toolbench-data).", default=None)
     parser.addini("toolbench_cache", "Generation cache folder (see --toolbench-cache).", default=None)

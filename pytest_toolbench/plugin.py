@@ -29,6 +29,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     options.add_run_options(parser)
 
 
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    from .report.settings import place_html_report
+
+    place_html_report(config)  # before pytest-html's pytest_configure opens the file
+
+
 def _role(config: pytest.Config) -> str:
     if hasattr(config, "workerinput"):
         return "worker"
@@ -57,6 +63,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SESSION_KEY] = session
     if role != "worker":
         config.pluginmanager.register(ResultCollector(session), "toolbench-results")
+        _register_reports(config, session)
     if role == "controller":
         from .xdist import XdistHooks
 
@@ -65,6 +72,19 @@ def pytest_configure(config: pytest.Config) -> None:
         from .xdist import WorkerManifest
 
         config.pluginmanager.register(WorkerManifest(session), "toolbench-manifest")
+
+
+def _register_reports(config: pytest.Config, session: ToolbenchSession) -> None:
+    from .report import settings
+    from .report.run import RUN_KEY, ReportRun
+
+    run = ReportRun(settings.resolve(config))
+    config.stash[RUN_KEY] = run
+    config.pluginmanager.register(run, "toolbench-report")
+    if config.pluginmanager.hasplugin("html") and config.getoption("htmlpath", None):
+        from .report.html import HtmlReport
+
+        config.pluginmanager.register(HtmlReport(session, run), "toolbench-html")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -223,25 +243,37 @@ def build_summary(toolbench: ToolbenchSession):
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Aggregate once, on the controller, before any terminal output; conftests see it through a hook."""
     toolbench = get_session(session.config)
-    if toolbench is None or toolbench.role == "worker" or not toolbench.records:
+    if toolbench is None or toolbench.role == "worker":
         return
-    from .report import json_results
+    from .report.run import RUN_KEY
 
-    toolbench.summary = build_summary(toolbench)
-    session.config.hook.pytest_toolbench_summary(config=session.config, summary=toolbench.summary)
-    if toolbench.options.json_path:
-        json_results.write(Path(toolbench.options.json_path), toolbench.summary, toolbench.records)
+    if toolbench.records:
+        toolbench.summary = build_summary(toolbench)
+        session.config.hook.pytest_toolbench_summary(config=session.config, summary=toolbench.summary)
+    run = session.config.stash.get(RUN_KEY, None)
+    if run is not None:  # baseline, gates, JSON and Markdown files, and the exit status
+        run.finish(session, toolbench.summary, toolbench.records, toolbench.options)
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
     toolbench = get_session(config)
-    if toolbench is None or toolbench.summary is None:
+    if toolbench is None or toolbench.role == "worker":
         return
     from .report import terminal
+    from .report.run import RUN_KEY
 
-    terminalreporter.section("toolbench summary")
-    for line in terminal.render(toolbench.summary):
-        terminalreporter.write_line(line)
-    if toolbench.options.json_path:
-        terminalreporter.write_line(f"toolbench: results written to {toolbench.options.json_path}")
+    run = config.stash.get(RUN_KEY, None)
+    if toolbench.summary is not None:
+        terminalreporter.section("toolbench summary")
+        for line in terminal.render(toolbench.summary, run):
+            terminalreporter.write_line(line)
+    if run is None:
+        return
+    for what, path in run.written:
+        terminalreporter.write_line(f"toolbench: {what} written to {path}")
+    for line in terminal.gate_lines(run):
+        terminalreporter.write_line(line, red=line.startswith("toolbench gate missed"), bold=True)
+    note = run.status_note()
+    if note:
+        terminalreporter.write_line(note)

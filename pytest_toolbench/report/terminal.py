@@ -1,49 +1,91 @@
-"""The end-of-run terminal table: one per suite, per-category and official aggregate figures."""
+"""The end-of-run terminal summary: one block per suite, with counts, 95% intervals and baseline deltas."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..summary import RunSummary
+from .compare import baseline_label
+from .stats import count_interval, format_counts, format_delta, format_interval, format_value
+
+if TYPE_CHECKING:
+    from .run import ReportRun
+
+LISTED_CASES = 10
 
 
-def _format_value(value: float | None, unit: str = "%") -> str:
-    if value is None:
-        return "N/A"
-    return f"{100 * value:6.2f}%" if unit == "%" else f"{value:7.3f}"
+def _case_list(ids: list[str]) -> str:
+    shown = ", ".join(ids[:LISTED_CASES])
+    return shown + (f", ... and {len(ids) - LISTED_CASES} more" if len(ids) > LISTED_CASES else "")
 
 
-def _format_count(number: float | None) -> str:
-    if number is None:
-        return ""
-    return str(int(number)) if float(number).is_integer() else f"{number:.2f}"
-
-
-def render(summary: RunSummary) -> list[str]:
+def render(summary: RunSummary, run: "ReportRun | None" = None) -> list[str]:
+    comparison = run.comparison if run else None
     lines: list[str] = []
     header = summary.header
     lines.append(f"backend: {header.get('backend')}" + (f"  model: {header['model']}" if header.get("model") else ""))
+    if comparison is not None:
+        lines.append(f"baseline: {comparison.path} ({baseline_label(comparison.header)}); "
+                     "deltas in percentage points")
+    lines.append("intervals: 95% Wilson score intervals, for figures that are correct/total counts")
     for suite in summary.suites:
+        suite_comparison = comparison.suites.get(suite.name) if comparison else None
         lines.append("")
         lines.append(f"{suite.name}: {suite.title}  ({suite.passed}/{suite.total} cases passed)")
         lines.append(f"  data: {suite.data_source.get('description', '?')}")
+        for key, value in (suite.data_source.get("info") or {}).items():
+            lines.append(f"  {key}: {value}")
         if suite.is_sample:
             lines.append("  !!! SAMPLE DATA ONLY: these figures are not the benchmark's published numbers !!!")
-        width = max([len(m.name) for m in suite.metrics] + [6]) + 2
+        if suite_comparison is not None and not suite_comparison.in_baseline:
+            lines.append("  (not in the baseline)")
+        names = [m.name for m in suite.metrics] + list(suite.error_types) + list(suite.error_types_by_category)
+        names += [str(value) for tally in suite.labels.values() for value in tally]
+        width = min(max([len(n) for n in names] + [6]), 48) + 2
         group = None
         for metric in suite.metrics:
             if metric.group != group:
                 group = metric.group
                 lines.append(f"  [{group or 'metrics'}]")
-            counts = ""
-            if metric.total is not None:
-                counts = f"{_format_count(metric.correct)}/{_format_count(metric.total)}"
+            unit = getattr(metric, "unit", "%")
+            interval = format_interval(count_interval(metric))
+            interval = f"[{interval}]" if interval else ""
+            delta = ""
+            if suite_comparison is not None:
+                found = suite_comparison.delta(metric)
+                delta = format_delta(found.delta, unit) if found and found.delta is not None else "new"
             formula = f"  {metric.formula}" if metric.formula else ""
-            lines.append(f"    {metric.name:<{width}}{_format_value(metric.value, metric.unit):>8}  {counts:>11}{formula}")
+            row = f"    {metric.name:<{width}}{format_value(metric.value, unit):>8}  {format_counts(metric):>11}"
+            row += f"  {interval:>13}"
+            if suite_comparison is not None:
+                row += f"  {delta:>7}"
+            lines.append(row + formula)
         if suite.error_types:
             lines.append("  [failures by error type]")
             for error_type, count in suite.error_types.items():
                 lines.append(f"    {error_type:<{width}}{count:>8}")
+        if suite.error_types_by_category:
+            lines.append("  [failures by category]")
+            for category, tally in suite.error_types_by_category.items():
+                detail = ", ".join(f"{error_type} {count}" for error_type, count in tally.items())
+                lines.append(f"    {category:<{width}}{sum(tally.values()):>8}  {detail}")
         for label, tally in suite.labels.items():
             lines.append(f"  [{label}]")
             for value, count in tally.items():
                 lines.append(f"    {value:<{width}}{count:>8}")
+        if suite_comparison is not None and suite_comparison.in_baseline:
+            lines.append(f"  vs baseline ({suite_comparison.compared_cases} cases in both): "
+                         f"{len(suite_comparison.newly_failing)} newly failing, "
+                         f"{len(suite_comparison.newly_passing)} newly passing")
+            if suite_comparison.newly_failing:
+                lines.append(f"    newly failing: {_case_list(suite_comparison.newly_failing)}")
+            if suite_comparison.newly_passing:
+                lines.append(f"    newly passing: {_case_list(suite_comparison.newly_passing)}")
     return lines
+
+
+def gate_lines(run: "ReportRun") -> list[str]:
+    """One line per gate: missed gates first, each naming the metric, its value and the bound."""
+    missed = [f"toolbench gate missed: {gate.message} ({gate.gate})" for gate in run.gates if not gate.passed]
+    passed = [f"toolbench gate passed: {gate.message}" for gate in run.gates if gate.passed]
+    return missed + passed

@@ -1,0 +1,161 @@
+"""Baseline comparison (per-metric deltas, newly failing and newly passing cases) and CI gates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from ..summary import RunSummary, SuiteSummary
+from .settings import ReportSettings, Threshold
+from .stats import format_counts, format_value, is_percentage, metric_field
+
+
+@dataclass(frozen=True)
+class MetricDelta:
+    group: str
+    name: str
+    unit: str
+    current: float | None
+    baseline: float | None
+
+    @property
+    def delta(self) -> float | None:
+        if self.current is None or self.baseline is None:
+            return None
+        return self.current - self.baseline
+
+
+@dataclass
+class SuiteComparison:
+    name: str
+    in_baseline: bool
+    metrics: dict[tuple[str, str], MetricDelta] = field(default_factory=dict)
+    newly_failing: list[str] = field(default_factory=list)
+    newly_passing: list[str] = field(default_factory=list)
+    compared_cases: int = 0
+
+    def delta(self, metric: Any) -> MetricDelta | None:
+        return self.metrics.get((metric_field(metric, "group", ""), metric_field(metric, "name")))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "in_baseline": self.in_baseline, "compared_cases": self.compared_cases,
+            "newly_failing": self.newly_failing, "newly_passing": self.newly_passing,
+            "metrics": [{"group": d.group, "name": d.name, "current": d.current, "baseline": d.baseline,
+                         "delta": d.delta} for d in self.metrics.values()],
+        }
+
+
+@dataclass
+class Comparison:
+    path: str
+    header: Mapping[str, Any]
+    suites: dict[str, SuiteComparison]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "header": dict(self.header),
+                "suites": {name: s.to_json() for name, s in self.suites.items()}}
+
+
+def baseline_label(header: Mapping[str, Any]) -> str:
+    what = header.get("model") or header.get("backend") or "?"
+    return f"{what} ({header.get('backend', '?')})"
+
+
+def compare(summary: RunSummary, records: Iterable[Mapping[str, Any]], baseline: Mapping[str, Any],
+            path: Path | str) -> Comparison:
+    baseline_suites: Mapping[str, Any] = baseline.get("suites") or {}
+    baseline_passed: dict[tuple[str, str], bool] = {
+        (c.get("suite"), c.get("case_id")): bool(c.get("passed")) for c in baseline.get("cases") or []}
+    by_suite: dict[str, list[Mapping[str, Any]]] = {}
+    for record in records:
+        by_suite.setdefault(record["suite"], []).append(record)
+    suites: dict[str, SuiteComparison] = {}
+    for suite in summary.suites:
+        old = baseline_suites.get(suite.name)
+        comparison = SuiteComparison(suite.name, in_baseline=old is not None)
+        old_metrics = {(m.get("group", ""), m.get("name")): m for m in (old or {}).get("metrics", [])}
+        for metric in suite.metrics:
+            key = (metric.group, metric.name)
+            if key in old_metrics:
+                comparison.metrics[key] = MetricDelta(metric.group, metric.name, getattr(metric, "unit", "%"),
+                                                      metric.value, old_metrics[key].get("value"))
+        for record in sorted(by_suite.get(suite.name, []), key=lambda r: r.get("order", 0)):
+            before = baseline_passed.get((record["suite"], record["case_id"]))
+            if before is None:
+                continue
+            comparison.compared_cases += 1
+            if before and not record["passed"]:
+                comparison.newly_failing.append(record["case_id"])
+            elif record["passed"] and not before:
+                comparison.newly_passing.append(record["case_id"])
+        suites[suite.name] = comparison
+    return Comparison(str(path), baseline.get("header") or {}, suites)
+
+
+# -- gates -----------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GateResult:
+    gate: str
+    passed: bool
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"gate": self.gate, "passed": self.passed, "message": self.message}
+
+
+def find_metric(suite: SuiteSummary, name: str) -> Any:
+    """Exact name; when several groups share it, the "aggregate" row wins, else the first."""
+    matches = [m for m in suite.metrics if m.name == name]
+    if not matches:
+        return None
+    return next((m for m in matches if m.group == "aggregate"), matches[0])
+
+
+def _threshold_gate(summary: RunSummary, threshold: Threshold) -> GateResult:
+    gate = f"--toolbench-fail-under {threshold.given}"
+    suite = next((s for s in summary.suites if s.name == threshold.suite), None)
+    if suite is None:
+        ran = ", ".join(s.name for s in summary.suites) or "none"
+        return GateResult(gate, False, f"{threshold.label}: suite {threshold.suite!r} did not run (ran: {ran})")
+    metric = find_metric(suite, threshold.metric)
+    if metric is None:
+        names = ", ".join(dict.fromkeys(m.name for m in suite.metrics if m.group == "aggregate")) or \
+            ", ".join(dict.fromkeys(m.name for m in suite.metrics[:8]))
+        return GateResult(gate, False, f"{threshold.label}: no such metric in {suite.name} (e.g. {names})")
+    unit = getattr(metric, "unit", "%")
+    # A plain-number metric (a mean reward, say) is compared with the number as written, never as a percentage.
+    limit = threshold.value if unit == "%" else threshold.raw
+    shown = f"{format_value(metric.value, unit)}" + (f" ({format_counts(metric)})" if metric.total is not None
+                                                   else "")
+    if metric.value is None:
+        return GateResult(gate, False, f"{threshold.label}: no value (nothing ran)")
+    if metric.value + 1e-12 < limit:
+        return GateResult(gate, False, f"{threshold.label} = {shown}, below the required {format_value(limit, unit)}")
+    return GateResult(gate, True, f"{threshold.label} = {shown}, at least {format_value(limit, unit)}")
+
+
+def _drop_gates(comparison: Comparison, max_drop: float) -> list[GateResult]:
+    gate = f"--toolbench-max-drop {max_drop:g}"
+    results = []
+    for suite_name, suite in comparison.suites.items():
+        for metric in suite.metrics.values():
+            if metric.delta is None or not is_percentage({"unit": metric.unit}):
+                continue
+            drop = -100 * metric.delta
+            if drop > max_drop + 1e-9:
+                results.append(GateResult(gate, False, (
+                    f"{suite_name}.{metric.name} fell {drop:.2f} points "
+                    f"({format_value(metric.baseline)} → {format_value(metric.current)}), "
+                    f"more than the allowed {max_drop:g}")))
+    if not any(not r.passed for r in results):
+        results.append(GateResult(gate, True, f"no percentage metric fell more than {max_drop:g} points"))
+    return results
+
+
+def evaluate_gates(summary: RunSummary, comparison: Comparison | None, settings: ReportSettings) -> list[GateResult]:
+    results = [_threshold_gate(summary, threshold) for threshold in settings.thresholds]
+    if settings.max_drop is not None and comparison is not None:
+        results.extend(_drop_gates(comparison, settings.max_drop))
+    return results

@@ -1,0 +1,49 @@
+"""The run header every report shows: what answered, how it was prompted and parsed, on which data, with what."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Mapping
+
+from ..summary import RunSummary
+
+
+def _package_version(name: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
+
+
+def run_facts(summary: RunSummary, options: Any = None) -> list[tuple[str, str]]:
+    header: Mapping[str, Any] = summary.header
+    fingerprint: Mapping[str, Any] = header.get("fingerprint") or {}
+    backend = header.get("backend") or "?"
+    model = header.get("model") or fingerprint.get("model")
+    if not model:
+        model = {"gold": "none (gold reference answers)", "replay": f"replayed outputs: {header.get('replay')}"
+                 }.get(backend, "?")
+    mode = header.get("mode") or "?"
+    parser = fingerprint.get("tool_parser") or getattr(options, "tool_parser", None)
+    if not parser:
+        parser = "detected from the chat template" if mode == "native" else "none (prompt mode: the suite's decoder)"
+    sources = sorted({s.data_source.get("description", "?") for s in summary.suites})
+    versions = [f"pytest-toolbench {header.get('plugin', '?')}", f"pytest {header.get('pytest', '?')}",
+                f"Python {header.get('python', '?')}"]
+    for name, value in sorted((fingerprint.get("versions") or {}).items()):
+        if value:
+            versions.append(f"{name} {value}")
+    facts = [("Model", str(model)), ("Backend", str(backend)), ("Mode", str(mode)), ("Tool parser", str(parser)),
+             ("Data", "; ".join(sources) or "?")]
+    sampling = header.get("sampling") or {}
+    if sampling and backend not in ("gold", "replay"):
+        facts.append(("Sampling", ", ".join(f"{k}={v}" for k, v in sampling.items() if v is not None)))
+    if header.get("limit"):
+        facts.append(("Limit", f"first {header['limit']} cases per category (smoke run)"))
+    facts.append(("Versions", ", ".join(versions)))
+    if header.get("started") and header.get("finished"):
+        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(header["started"]))
+        facts.append(("Run", f"{started}, {header['finished'] - header['started']:.1f}s"))
+    return facts

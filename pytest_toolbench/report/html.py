@@ -1,0 +1,332 @@
+"""pytest-html integration: a benchmark summary at the top, suite/category/error columns, per-case details.
+
+Registered on the controller only, and only when pytest-html is active (``--html``). Everything is built from the
+JSON-safe records that ride on the test reports, so a ``-n 2`` run gives the same page as a serial one. Per-case
+HTML lives in each row's ``extras`` (pytest-html embeds all rows as one JSON blob), so texts are cut to a few
+kilobytes with their full length shown, which keeps a 10,000-row page usable.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from html import escape
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping
+from urllib.parse import quote
+
+import pytest
+
+from ..summary import RunSummary, SuiteSummary
+from .charts import CHART_CSS, Bar, bar_chart
+from .compare import SuiteComparison, baseline_label
+from .facts import run_facts
+from .stats import count_interval, format_counts, format_delta, format_interval, format_value
+
+if TYPE_CHECKING:
+    from ..session import ToolbenchSession
+    from .run import ReportRun
+
+#: Characters kept per text field: failed cases are read closely, passed ones only glanced at.
+FAILED_LIMIT = 3000
+PASSED_LIMIT = 400
+MESSAGE_LIMIT = {True: 300, False: 1200}  # per request message, by "passed"
+DIFF_LINES = 60
+LISTED_CASES = 200
+PRIMARY_GROUPS = ("aggregate", "category")
+CHART_BARS = 60
+
+
+def clip(text: str, limit: int) -> str:
+    """Escaped text, cut at ``limit`` characters with the full length stated."""
+    if len(text) <= limit:
+        return escape(text)
+    return escape(text[:limit]) + f'<i class="tb-cut">… [{limit:,} of {len(text):,} characters shown]</i>'
+
+
+def pretty(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True, default=str)
+
+
+def diff_html(expected: Any, decoded: Any) -> str:
+    lines = list(difflib.unified_diff(pretty(expected).splitlines(), pretty(decoded).splitlines(),
+                                      "expected", "parsed", n=2, lineterm=""))
+    if not lines:
+        return ""
+    shown = []
+    for line in lines[:DIFF_LINES]:
+        kind = "a" if line.startswith("+") else "d" if line.startswith("-") else "h" if line.startswith("@@") else ""
+        text = escape(line if len(line) <= 400 else line[:400] + "…")
+        shown.append(f'<span class="tb-{kind}">{text}</span>' if kind else text)
+    if len(lines) > DIFF_LINES:
+        shown.append(f'<i class="tb-cut">… [{DIFF_LINES} of {len(lines)} diff lines shown]</i>')
+    return "\n".join(shown)
+
+
+def _block(title: str, body: str, is_open: bool, css: str = "") -> str:
+    return (f'<details{" open" if is_open else ""}><summary>{escape(title)}</summary>'
+            f'<pre{f" class={css}" if css else ""}>{body}</pre></details>')
+
+
+def request_text(request: Any, passed: bool) -> tuple[str, str]:
+    """(title, escaped body): each message cut on its own, tools listed by name only."""
+    limit = MESSAGE_LIMIT[passed]
+    parts = []
+    for message in request.messages:
+        content = message.get("content")
+        content = content if isinstance(content, str) else pretty(content)
+        parts.append(f"<b>[{escape(str(message.get('role', '?')))}]</b>\n{clip(content or '', limit)}")
+    tools = list(request.tools or [])
+    names = [str((t.get("function") or t).get("name", "?")) if isinstance(t, Mapping) else "?" for t in tools]
+    if tools:
+        listed = ", ".join(names[:20]) + (f", … ({len(names)} in all)" if len(names) > 20 else "")
+        parts.append(f"<b>[tools]</b>\n{escape(listed)}")
+    title = f"Request ({len(request.messages)} messages" + (f", {len(tools)} tools)" if tools else ")")
+    return title, "\n\n".join(parts)
+
+
+def case_details(record: Mapping[str, Any], request: Any = None) -> str:
+    passed = bool(record.get("passed"))
+    limit = PASSED_LIMIT if passed else FAILED_LIMIT
+    output = record.get("output") or ""
+    parts = [f'<div class="tb-case">']
+    verdict = "passed" if passed else escape(record.get("error_type") or "failed")
+    explanation = record.get("explanation") or ""
+    parts.append(f'<p class="tb-why"><b class="tb-{"ok" if passed else "ko"}">{verdict}</b> '
+                 f'{clip(explanation, limit)}</p>')
+    if request is not None:
+        title, body = request_text(request, passed)
+        parts.append(_block(title, body, False))
+    finish = record.get("finish_reason")
+    parts.append(_block(f"Raw model output ({len(output):,} characters"
+                        + (f", finish: {finish})" if finish else ")"), clip(output, limit), not passed))
+    decoded, expected = record.get("decoded"), record.get("expected")
+    if decoded is not None:
+        parts.append(_block("Parsed calls", clip(pretty(decoded), limit), not passed))
+    if expected is not None:
+        parts.append(_block("Expected", clip(pretty(expected), limit), not passed))
+    if not passed and decoded is not None and expected is not None:
+        diff = diff_html(expected, decoded)
+        if diff:
+            parts.append(_block("Diff (expected → parsed)", diff, True, "tb-diff"))
+    parts.append("</div>")
+    return "".join(parts)
+
+
+# -- summary section -------------------------------------------------------------------------------------------
+def _metric_table(suite: SuiteSummary, metrics: list[Any], comparison: SuiteComparison | None) -> str:
+    head = "<tr><th>Group</th><th>Metric</th><th>Value</th><th>Correct/Total</th><th>95% CI</th>"
+    if comparison is not None:
+        head += "<th>Baseline</th><th>Δ points</th>"
+    rows = [head + "</tr>"]
+    for metric in metrics:
+        unit = getattr(metric, "unit", "%")
+        cells = [escape(metric.group or ""), escape(metric.name), format_value(metric.value, unit),
+                 format_counts(metric), format_interval(count_interval(metric))]
+        row = "".join(f"<td>{c}</td>" for c in cells[:2]) + "".join(f'<td class="tb-n">{c}</td>' for c in cells[2:])
+        if comparison is not None:
+            found = comparison.delta(metric)
+            if found is None or found.delta is None:
+                row += '<td class="tb-n">–</td><td class="tb-n">new</td>' if found is None else \
+                    f'<td class="tb-n">{format_value(found.baseline, unit)}</td><td class="tb-n">–</td>'
+            else:
+                css = "tb-up" if found.delta > 1e-12 else "tb-down" if found.delta < -1e-12 else ""
+                row += (f'<td class="tb-n">{format_value(found.baseline, unit)}</td>'
+                        f'<td class="tb-n {css}">{format_delta(found.delta, unit)}</td>')
+        title = f' title="{escape(metric.formula)}"' if metric.formula else ""
+        rows.append(f"<tr{title}>{row}</tr>")
+    return f'<table class="tb-table tb-metrics">{"".join(rows)}</table>'
+
+
+def _chart(suite: SuiteSummary, comparison: SuiteComparison | None) -> str:
+    rates = [m for m in suite.metrics if getattr(m, "unit", "%") == "%" and m.value is not None]
+    picked = [m for m in rates if m.group == "category"] or [m for m in rates if m.group == "aggregate"] or rates
+    if not picked:
+        return ""
+    bars = []
+    for metric in picked[:CHART_BARS]:
+        interval = count_interval(metric)
+        found = comparison.delta(metric) if comparison is not None else None
+        bars.append(Bar(metric.name, metric.value, found.baseline if found else None,
+                        interval[0] if interval else None, interval[1] if interval else None,
+                        format_counts(metric)))
+    group = picked[0].group or "metrics"
+    title = f"{suite.name}: {group} figures" + (f" (first {CHART_BARS} of {len(picked)})"
+                                                  if len(picked) > CHART_BARS else "")
+    return bar_chart(bars, title, with_baseline=comparison is not None)
+
+
+def _failure_table(suite: SuiteSummary) -> str:
+    if not suite.error_types_by_category:
+        return ""
+    error_types = list(suite.error_types)
+    head = "<tr><th>Category</th><th>Failed</th>" + "".join(f"<th>{escape(e)}</th>" for e in error_types) + "</tr>"
+    rows = [head]
+    for category, tally in suite.error_types_by_category.items():
+        rows.append(f"<tr><td>{escape(category)}</td><td class=\"tb-n\">{sum(tally.values())}</td>"
+                    + "".join(f'<td class="tb-n">{tally.get(e, "") or ""}</td>' for e in error_types) + "</tr>")
+    rows.append(f'<tr class="tb-total"><td>all</td><td class="tb-n">{sum(suite.error_types.values())}</td>'
+                + "".join(f'<td class="tb-n">{suite.error_types[e]}</td>' for e in error_types) + "</tr>")
+    return (f'<h4>Failures by category and error type</h4><table class="tb-table tb-failures">{"".join(rows)}'
+            "</table>")
+
+
+def _case_links(suite: SuiteSummary, ids: list[str], nodeids: Mapping[tuple[str, str], str]) -> str:
+    links = []
+    for case_id in ids[:LISTED_CASES]:
+        nodeid = nodeids.get((suite.name, case_id))
+        links.append(f'<a href="#{escape(quote(nodeid, safe="/:[]"))}">{escape(case_id)}</a>' if nodeid
+                     else escape(case_id))
+    more = f" … and {len(ids) - LISTED_CASES} more" if len(ids) > LISTED_CASES else ""
+    return ", ".join(links) + more
+
+
+def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
+                   nodeids: Mapping[tuple[str, str], str]) -> str:
+    compared = comparison if comparison is not None and comparison.in_baseline else None
+    parts = [f'<div class="tb-suite" id="tb-suite-{escape(suite.name)}">',
+             f"<h3>{escape(suite.name)}: {escape(suite.title)}</h3>",
+             f"<p><b>{suite.passed}/{suite.total}</b> cases passed · data: "
+             f"{escape(suite.data_source.get('description', '?'))}</p>"]
+    if suite.is_sample:
+        parts.append('<p class="tb-warn">Sample data only: these figures are not the benchmark\'s published '
+                     "numbers.</p>")
+    if comparison is not None and not comparison.in_baseline:
+        parts.append("<p>Not in the baseline.</p>")
+    primary = [m for m in suite.metrics if m.group in PRIMARY_GROUPS] or list(suite.metrics)
+    rest = [m for m in suite.metrics if m not in primary]
+    parts.append(f'<div class="tb-flex"><div>{_metric_table(suite, primary, compared)}')
+    if rest:
+        groups = ", ".join(dict.fromkeys(m.group or "metrics" for m in rest))
+        parts.append(f"<details><summary>{len(rest)} more metrics ({escape(groups)})</summary>"
+                     f"{_metric_table(suite, rest, compared)}</details>")
+    parts.append(f'</div><div>{_chart(suite, compared)}</div></div>')
+    parts.append(_failure_table(suite))
+    if compared is not None:
+        parts.append(f"<p>Against the baseline ({compared.compared_cases} cases in both runs): "
+                     f"<b>{len(compared.newly_failing)} newly failing</b>, "
+                     f"<b>{len(compared.newly_passing)} newly passing</b>.</p>")
+        if compared.newly_failing:
+            parts.append(f'<p class="tb-list tb-down">Newly failing: '
+                         f"{_case_links(suite, compared.newly_failing, nodeids)}</p>")
+        if compared.newly_passing:
+            parts.append(f'<p class="tb-list tb-up">Newly passing: '
+                         f"{_case_links(suite, compared.newly_passing, nodeids)}</p>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+SUMMARY_CSS = CHART_CSS + """
+#toolbench-summary{margin:0 0 16px 0;max-width:100%}
+#toolbench-summary h3{margin:18px 0 4px 0}
+#toolbench-summary h4{margin:10px 0 4px 0}
+.tb-table{border-collapse:collapse;font-size:12px;margin:4px 0}
+.tb-table th,.tb-table td{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top;color:#222}
+.tb-table th{background:#f2f2f2}
+.tb-table td.tb-n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.tb-total td{font-weight:bold}
+.tb-flex{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}
+.tb-up{color:#18794e}.tb-down{color:#c62828}
+.tb-warn{color:#c62828;font-weight:bold}
+.tb-gates{border:1px solid #ddd;padding:6px 10px;margin:8px 0}
+.tb-gates.tb-missed{border-color:#c62828;background:#fff4f4}
+.tb-list{font-size:12px}
+.tb-case{font-size:12px}
+.tb-case pre{white-space:pre-wrap;word-break:break-word;background:#f8f8f8;border:1px solid #e6e6e6;
+ padding:4px 6px;margin:2px 0 6px 0;max-height:360px;overflow:auto}
+.tb-case summary{cursor:pointer;font-weight:bold}
+.tb-why{margin:4px 0}
+.tb-ok{color:#18794e}.tb-ko{color:#c62828}
+.tb-cut{color:#888}
+.tb-diff .tb-a{color:#18794e;background:#e9f7ef}
+.tb-diff .tb-d{color:#c62828;background:#fdecea}
+.tb-diff .tb-h{color:#6a4fb3}
+"""
+
+
+def summary_html(summary: RunSummary, run: "ReportRun | None", options: Any,
+                 nodeids: Mapping[tuple[str, str], str]) -> str:
+    comparison = run.comparison if run else None
+    parts = [f"<style>{SUMMARY_CSS}</style>", '<section id="toolbench-summary">', "<h2>Tool-use benchmarks</h2>"]
+    facts = run_facts(summary, options)
+    parts.append('<table class="tb-table tb-facts">' + "".join(
+        f"<tr><th>{escape(label)}</th><td>{escape(value)}</td></tr>" for label, value in facts) + "</table>")
+    if comparison is not None:
+        parts.append(f"<p>Baseline: <code>{escape(comparison.path)}</code> "
+                     f"({escape(baseline_label(comparison.header))}); Δ in percentage points.</p>")
+    if run is not None and run.gates:
+        missed = run.missed_gates
+        items = "".join(f'<li class="{"tb-up" if g.passed else "tb-down"}">{"passed" if g.passed else "MISSED"}: '
+                        f"{escape(g.message)}</li>" for g in sorted(run.gates, key=lambda g: g.passed))
+        parts.append(f'<div class="tb-gates{" tb-missed" if missed else ""}"><b>Gates: '
+                     f'{f"{len(missed)} missed" if missed else "all passed"}</b><ul>{items}</ul></div>')
+    parts.append("<p>95% CI: Wilson score interval, for figures that are correct/total of whole counts. "
+                 "Hover a chart bar or a metric row for its exact figures or formula.</p>")
+    for suite in summary.suites:
+        parts.append(_suite_section(suite, comparison.suites.get(suite.name) if comparison else None, nodeids))
+    parts.append("</section>")
+    return "".join(parts)
+
+
+# -- the pytest-html plugin ------------------------------------------------------------------------------------
+class HtmlReport:
+    """pytest-html hooks (only registered when pytest-html is active, so the hook names are known)."""
+
+    def __init__(self, session: "ToolbenchSession", run: "ReportRun"):
+        self.session = session
+        self.run = run
+        self.nodeids: dict[tuple[str, str], str] = {}
+        self._suites: dict[str, Any] = {}
+
+    def _request(self, record: Mapping[str, Any]) -> Any:
+        """The case's request, rebuilt on the controller from the catalog (records stay small on the wire)."""
+        try:
+            definition = record["definition"]
+            if definition not in self._suites:
+                self._suites[definition] = self.session.catalog.load(Path(definition))
+            suite = self._suites[definition]
+            return suite.benchmark.build_request(suite.case(record["case_id"]))
+        except Exception:  # an interactive suite without build_request, data gone: show no request
+            return None
+
+    def pytest_html_report_title(self, report: Any) -> None:
+        options = self.session.options
+        report.title = f"pytest-toolbench: {options.model or options.backend}"
+
+    def pytest_html_results_table_header(self, cells: list[str]) -> None:
+        cells[2:2] = ['<th class="sortable" data-column-type="suite">Suite</th>',
+                      '<th class="sortable" data-column-type="category">Category</th>',
+                      '<th class="sortable" data-column-type="errortype">Error category</th>']
+
+    def pytest_html_results_table_row(self, report: Any, cells: list[str]) -> None:
+        record = getattr(report, "toolbench", None) or {}
+        values = [record.get("suite") or "", record.get("category") or "",
+                  "" if record.get("passed", True) else record.get("error_type") or "failed"]
+        cells[2:2] = [f'<td class="col-suite">{escape(values[0])}</td>',
+                      f'<td class="col-category">{escape(values[1])}</td>',
+                      f'<td class="col-errortype">{escape(values[2])}</td>']
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        record = getattr(report, "toolbench", None)
+        if record is None or report.when != "call":
+            return
+        self.nodeids[(record["suite"], record["case_id"])] = report.nodeid
+        from pytest_html import extras
+
+        details = case_details(record, self._request(record))
+        report.extras = list(getattr(report, "extras", None) or []) + [extras.html(details)]
+
+    def pytest_html_results_table_html(self, report: Any, data: list[str]) -> None:
+        # The details block already shows the scorer's explanation and the output: drop pytest's copy of them.
+        if getattr(report, "toolbench", None) is not None and report.when == "call":
+            longrepr = escape(report.longreprtext) if report.longreprtext else None
+            data[:] = [entry for entry in data if entry != "No log output captured."
+                       and not (longrepr and entry.startswith(longrepr))]
+
+    def pytest_html_results_summary(self, prefix: list[str], summary: list[str], postfix: list[str],
+                                    session: pytest.Session) -> None:
+        if self.session.summary is not None:
+            prefix.append(summary_html(self.session.summary, self.run, self.session.options, self.nodeids))

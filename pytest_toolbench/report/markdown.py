@@ -1,0 +1,124 @@
+"""``--toolbench-md``: the summary as GitHub-flavoured Markdown, fit to paste as a pull-request comment.
+
+Plain pipe tables and lists only (no HTML), so it renders the same in a comment, a job summary or a terminal.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+from ..summary import RunSummary, SuiteSummary
+from .compare import SuiteComparison, baseline_label
+from .facts import run_facts
+from .stats import count_interval, format_counts, format_delta, format_interval, format_value
+
+if TYPE_CHECKING:
+    from .run import ReportRun
+
+#: GitHub refuses comments over 65,536 characters; beyond this budget only aggregate and category rows are kept.
+COMMENT_BUDGET = 60_000
+LISTED_CASES = 25
+
+
+def cell(text: Any) -> str:
+    """One table cell: pipes escaped, line breaks flattened, and no raw angle brackets (GitHub would read HTML)."""
+    value = str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    return value.replace("<", "&lt;").replace(">", "&gt;")
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence[int] = ()) -> list[str]:
+    align = ["---:" if index in right else "---" for index in range(len(headers))]
+    lines = ["| " + " | ".join(cell(h) for h in headers) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return lines
+
+
+def _code_list(ids: list[str]) -> str:
+    shown = ", ".join(f"`{cell(case_id).replace('`', '')}`" for case_id in ids[:LISTED_CASES])
+    return shown + (f" … and {len(ids) - LISTED_CASES} more" if len(ids) > LISTED_CASES else "")
+
+
+def _metric_rows(suite: SuiteSummary, comparison: SuiteComparison | None, groups: set[str] | None):
+    rows = []
+    for metric in suite.metrics:
+        if groups is not None and metric.group not in groups:
+            continue
+        unit = getattr(metric, "unit", "%")
+        row = [metric.group or "-", metric.name, format_value(metric.value, unit), format_counts(metric) or "-",
+               format_interval(count_interval(metric)) or "-"]
+        if comparison is not None:
+            found = comparison.delta(metric)
+            if found is None or found.baseline is None:
+                row += ["-", "new" if found is None else "-"]
+            else:
+                row += [format_value(found.baseline, unit), format_delta(found.delta, unit)]
+        rows.append(row)
+    return rows
+
+
+def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None, groups: set[str] | None) -> list[str]:
+    lines = [f"### {cell(suite.name)}: {cell(suite.title)}", "",
+             f"**{suite.passed}/{suite.total}** cases passed · data: {cell(suite.data_source.get('description', '?'))}",
+             ""]
+    if suite.is_sample:
+        lines += ["> **Sample data only**: these figures are not the benchmark's published numbers.", ""]
+    with_baseline = comparison is not None and comparison.in_baseline
+    headers = ["Group", "Metric", "Value", "Correct/Total", "95% CI"]
+    right = [2, 3]
+    if with_baseline:
+        headers += ["Baseline", "Δ (points)"]
+        right += [5, 6]
+    lines += table(headers, _metric_rows(suite, comparison if with_baseline else None, groups), right)
+    if groups is not None:
+        hidden = sum(1 for m in suite.metrics if m.group not in groups)
+        if hidden:
+            lines += ["", f"_{hidden} more metric rows in the JSON and HTML reports._"]
+    if suite.error_types_by_category:
+        error_types = list(suite.error_types)
+        rows = [[category, sum(tally.values()), *[tally.get(e, 0) or "" for e in error_types]]
+                for category, tally in suite.error_types_by_category.items()]
+        rows.append(["**all**", sum(suite.error_types.values()), *[suite.error_types[e] for e in error_types]])
+        lines += ["", "Failures by category and error type:", ""]
+        lines += table(["Category", "Failed", *error_types], rows, right=range(1, len(error_types) + 2))
+    if with_baseline:
+        lines += ["", f"Against the baseline ({comparison.compared_cases} cases in both runs): "
+                      f"**{len(comparison.newly_failing)} newly failing**, "
+                      f"**{len(comparison.newly_passing)} newly passing**."]
+        if comparison.newly_failing:
+            lines += ["", f"- Newly failing: {_code_list(comparison.newly_failing)}"]
+        if comparison.newly_passing:
+            lines += ["", f"- Newly passing: {_code_list(comparison.newly_passing)}"]
+    elif comparison is not None:
+        lines += ["", "_Not in the baseline._"]
+    return lines + [""]
+
+
+def render(summary: RunSummary, run: "ReportRun | None" = None, options: Any = None) -> str:
+    text = _render(summary, run, options, groups=None)
+    if len(text) > COMMENT_BUDGET:
+        text = _render(summary, run, options, groups={"aggregate", "category"})
+    return text
+
+
+def _render(summary: RunSummary, run: "ReportRun | None", options: Any, groups: set[str] | None) -> str:
+    comparison = run.comparison if run else None
+    facts = run_facts(summary, options)
+    model = dict(facts)["Model"]
+    lines = [f"## pytest-toolbench: {cell(model)}", ""]
+    lines += table(["Run", ""], facts)
+    lines.append("")
+    if comparison is not None:
+        lines += [f"Baseline: `{cell(comparison.path)}` ({cell(baseline_label(comparison.header))}); "
+                  "Δ in percentage points.", ""]
+    if run is not None and run.gates:
+        missed = run.missed_gates
+        lines.append(f"**Gates: {len(missed)} missed**" if missed else "**Gates: all passed**")
+        lines.append("")
+        lines += [f"- {'❌ missed' if not gate.passed else '✅ passed'}: {cell(gate.message)}" for gate in
+                  sorted(run.gates, key=lambda g: g.passed)]
+        lines.append("")
+    for suite in summary.suites:
+        suite_comparison = comparison.suites.get(suite.name) if comparison else None
+        lines += _suite_section(suite, suite_comparison, groups)
+    lines.append("_95% CI: Wilson score interval, shown where a figure is correct/total of whole counts._")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,101 @@
+"""One run's reporting on the controller: failure tally, baseline comparison, gates, files and the exit status.
+
+Failing benchmark cases are the measurement, not a broken run: when every failure of a run is a scored toolbench
+case, the run exits 0 (``--toolbench-strict`` restores pytest's status). Anything else that fails (a collection
+error, a crashed worker, a fixture error, an ordinary test, a known defect that unexpectedly passes) keeps
+pytest's status. Missed gates make the run fail whatever the cases did. The status is changed in
+``pytest_sessionfinish`` through ``session.exitstatus``, the way syrupy does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..summary import RunSummary
+from .compare import Comparison, GateResult, compare, evaluate_gates
+from .settings import ReportSettings
+
+RUN_KEY = pytest.StashKey["ReportRun"]()
+
+
+class ReportRun:
+    """Registered as a plugin on the controller (or the single process); never on xdist workers."""
+
+    def __init__(self, settings: ReportSettings):
+        self.settings = settings
+        self.case_failures = 0
+        self.other_failures = 0
+        self.comparison: Comparison | None = None
+        self.gates: list[GateResult] = []
+        self.original_status: int | None = None
+        self.final_status: int | None = None
+        self.written: list[tuple[str, Path]] = []
+
+    # -- tally -------------------------------------------------------------------------------------------------
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not report.failed:
+            return
+        record = getattr(report, "toolbench", None)
+        if report.when == "call" and record is not None and not record.get("passed"):
+            self.case_failures += 1
+        else:
+            self.other_failures += 1
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.other_failures += 1
+
+    # -- session finish ----------------------------------------------------------------------------------------
+    @property
+    def missed_gates(self) -> list[GateResult]:
+        return [gate for gate in self.gates if not gate.passed]
+
+    def finish(self, session: pytest.Session, summary: RunSummary | None, records: list[dict[str, Any]],
+               options: Any) -> None:
+        from . import json_results, markdown
+
+        settings = self.settings
+        if summary is not None and settings.baseline is not None:
+            self.comparison = compare(summary, records, settings.baseline, settings.baseline_path or "")
+        if summary is not None or settings.thresholds:
+            self.gates = evaluate_gates(summary or RunSummary(header={}), self.comparison, settings)
+        self.original_status = int(session.exitstatus)
+        self.final_status = int(self.exit_status(session.exitstatus))
+        session.exitstatus = self.final_status
+        if summary is None:
+            return
+        if settings.json_path:
+            json_results.write(settings.json_path, summary, records, self)
+            self.written.append(("results", settings.json_path))
+        if settings.markdown_path:
+            settings.markdown_path.parent.mkdir(parents=True, exist_ok=True)
+            settings.markdown_path.write_text(markdown.render(summary, self, options), encoding="utf-8")
+            self.written.append(("Markdown summary", settings.markdown_path))
+
+    def exit_status(self, status: int) -> int:
+        if self.missed_gates and status in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+            return pytest.ExitCode.TESTS_FAILED
+        if (status == pytest.ExitCode.TESTS_FAILED and not self.settings.strict and self.case_failures
+                and not self.other_failures):
+            return pytest.ExitCode.OK
+        return status
+
+    def status_note(self) -> str | None:
+        """Why the exit status differs from pytest's, in one line (None when it does not)."""
+        if self.original_status == pytest.ExitCode.TESTS_FAILED and self.final_status == pytest.ExitCode.OK:
+            return (f"toolbench: {self.case_failures} failing benchmark cases are the measurement, not a broken "
+                    "run: exit status 0 (--toolbench-strict restores pytest's status)")
+        if self.missed_gates:
+            return f"toolbench: {len(self.missed_gates)} gate(s) missed: exit status {self.final_status}"
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "baseline": self.comparison.to_json() if self.comparison else None,
+            "gates": [gate.to_json() for gate in self.gates],
+            "exit_status": self.final_status,
+            "failures": {"cases": self.case_failures, "other": self.other_failures},
+        }

@@ -1,0 +1,81 @@
+"""Figures as reports show them: percentages, counts, and Wilson score intervals for count-backed rates."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+#: Two-sided 95% normal quantile.
+Z95 = 1.959963984540054
+
+
+def wilson_interval(correct: float, total: float, z: float = Z95) -> tuple[float, float] | None:
+    """The Wilson score interval for a binomial proportion (stays inside [0, 1], sensible at 0/n and n/n)."""
+    if not total or total <= 0:
+        return None
+    p = correct / total
+    z2 = z * z
+    denominator = 1 + z2 / total
+    center = (p + z2 / (2 * total)) / denominator
+    half = z * math.sqrt(p * (1 - p) / total + z2 / (4 * total * total)) / denominator
+    return max(0.0, center - half), min(1.0, center + half)
+
+
+def metric_field(metric: Any, name: str, default: Any = None) -> Any:
+    """Metrics arrive as ``Metric`` objects (this run) or dicts (a baseline file)."""
+    if isinstance(metric, Mapping):
+        return metric.get(name, default)
+    return getattr(metric, name, default)
+
+
+def is_percentage(metric: Any) -> bool:
+    return (metric_field(metric, "unit", "%") or "") == "%"
+
+
+def is_whole(number: Any) -> bool:
+    return isinstance(number, (int, float)) and not isinstance(number, bool) and float(number).is_integer()
+
+
+def count_interval(metric: Any) -> tuple[float, float] | None:
+    """A 95% Wilson interval when the figure is exactly correct/total of whole-number counts, else None
+    (F1 scores, means over categories and plain numbers have no binomial interval)."""
+    value, correct, total = (metric_field(metric, k) for k in ("value", "correct", "total"))
+    if value is None or not is_percentage(metric) or not (is_whole(correct) and is_whole(total)):
+        return None
+    if total <= 0 or not 0 <= correct <= total or abs(value - correct / total) > 1e-9:
+        return None
+    return wilson_interval(float(correct), float(total))
+
+
+def format_value(value: float | None, unit: str = "%") -> str:
+    if value is None:
+        return "N/A"
+    return f"{100 * value:.2f}%" if unit == "%" else f"{value:.3f}"
+
+
+def format_count(number: float | None) -> str:
+    if number is None:
+        return ""
+    return str(int(number)) if is_whole(number) else f"{number:.2f}"
+
+
+def format_counts(metric: Any) -> str:
+    total = metric_field(metric, "total")
+    if total is None:
+        return ""
+    return f"{format_count(metric_field(metric, 'correct'))}/{format_count(total)}"
+
+
+def format_interval(interval: tuple[float, float] | None) -> str:
+    if interval is None:
+        return ""
+    return f"{100 * interval[0]:.1f}–{100 * interval[1]:.1f}"
+
+
+def format_delta(delta: float | None, unit: str = "%") -> str:
+    """A difference in percentage points (or plain units), always signed."""
+    if delta is None:
+        return ""
+    if unit == "%":
+        return f"{100 * delta:+.2f}"
+    return f"{delta:+.3f}"
