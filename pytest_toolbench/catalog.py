@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -114,6 +115,9 @@ class Catalog:
         else:
             source = datasource.resolve(definition, self.data_dir, self.data_origin, self.download_root,
                                         self.allow_download)
+        run_info = getattr(benchmark, "run_info", None)
+        if callable(run_info):
+            source = dataclasses.replace(source, info=tuple(sorted(run_info(source.path).items())))
         cases = list(benchmark.load_cases(source.path, dict(definition.raw)))
         unknown = sorted({c.category for c in cases} - set(definition.categories))
         if unknown:

@@ -14,6 +14,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .definition import SuiteDefinition
 
@@ -30,8 +31,10 @@ class DataSource:
     def is_sample(self) -> bool:
         return self.kind == "samples"
 
-    def to_json(self) -> dict[str, str]:
-        return {"path": str(self.path), "kind": self.kind, "description": self.description}
+    info: tuple[tuple[str, str], ...] = ()  # the benchmark's own notes on this data (run_info), e.g. prompt variant
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": str(self.path), "kind": self.kind, "description": self.description, "info": dict(self.info)}
 
 
 def resolve(definition: SuiteDefinition, data_dir: str | None, origin: str, download_root: Path,

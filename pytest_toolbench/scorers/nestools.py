@@ -159,6 +159,14 @@ def prompt_source(data_dir: Path | str) -> str:
     return PROMPT_SOURCE_OFFICIAL if (Path(data_dir) / OFFICIAL_PROMPT_FILE).is_file() else PROMPT_SOURCE_REBUILT
 
 
+def run_info(data_dir: Path | str) -> dict[str, str]:
+    """Shown in the run header and results: which prompt variant this run's numbers rest on."""
+    source = prompt_source(data_dir)
+    note = ("official inference/test_prompt.jsonl" if source == PROMPT_SOURCE_OFFICIAL else
+            "rebuilt offline (test_prompt.jsonl absent): candidate lists differ from the paper's")
+    return {"prompts": note}
+
+
 @lru_cache(maxsize=4)
 def _load_test_data(data_dir: str) -> tuple[list[dict[str, Any]], dict[int, list[int]]]:
     folder = Path(data_dir)
