@@ -1,0 +1,588 @@
+"""A small Java parser standing in for upstream's tree-sitter-java decoding of Java call syntax.
+
+BFCL (bfcl-eval 2026.3.23, ``bfcl_eval/model_handler/parser/java_parser.py`` at gorilla commit
+6ea57973c7a6097fd7c5915698c54c17c5b1b6c8) parses the text between the outer brackets with tree-sitter-java and
+fails the output when the syntax tree contains an ERROR node. It then takes the *first* method invocation of the tree
+(pre-order) and turns every ``name=value`` argument into ``{name: text}``, where the text is rebuilt from the value's
+syntax tree: string and char literals lose their quotes at the top level, identifiers, class literals, type names and
+method invocations keep their source text, ``new T[]{...}`` and ``new T(...)`` are rebuilt (an anonymous class body
+is dropped), and every other node is the concatenation of its tokens **without whitespace** (``1 + 2`` -> ``1+2``).
+Bare identifiers and class literals passed positionally land under the key ``None``; other positional values are
+dropped; a repeated name fails the output.
+
+Deviation (documented): tree-sitter's error recovery cannot be reproduced in general. This parser accepts a
+sequence of expression statements (each ending with ``;``) and rejects everything else. tree-sitter recovers a
+missing ``;`` after the last statement with a MISSING token, except when the program is one statement of at most
+10 bytes on one line, where its cost model prefers an ERROR node (measured against tree-sitter-java 0.21); this
+rule is reproduced. Local variable declarations, statements other than expression statements, and the contents of
+anonymous class bodies and lambda blocks are not validated.
+"""
+
+from __future__ import annotations
+
+from .syntax_common import DecodeError, Node, Token, TokenStream, inner, leaf
+
+_OPERATORS = sorted(
+    """>>>= <<= >>= >>> ... -> :: ++ -- && || == != <= >= += -= *= /= %= &= |= ^= << >>
+    + - * / % = < > ! ~ ? : ; , . ( ) [ ] { } @ &  | ^""".split(),
+    key=len,
+    reverse=True,
+)
+_PRIMITIVES = {"byte", "short", "int", "long", "char", "float", "double", "boolean", "void"}
+_LITERAL_WORDS = {"true": "true", "false": "false", "null": "null_literal"}
+_RESERVED = _PRIMITIVES | set(_LITERAL_WORDS) | {"new", "this", "super", "instanceof", "class"}
+_ASSIGNMENT_OPERATORS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", ">>>="}
+_BINARY_PRECEDENCE = {
+    "||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6,
+    "<": 7, ">": 7, "<=": 7, ">=": 7, "instanceof": 7,
+    "<<": 8, ">>": 8, ">>>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
+}
+_VERBATIM_TYPES = {"identifier", "class_literal", "type_identifier", "method_invocation"}
+
+
+def tokenize(source: str) -> list[Token]:
+    tokens: list[Token] = []
+    position = 0
+    length = len(source)
+    newline = False
+    while position < length:
+        char = source[position]
+        if char in " \t\r\f\n":
+            newline = newline or char == "\n"
+            position += 1
+            continue
+        if source.startswith("//", position):
+            end = source.find("\n", position)
+            position = length if end < 0 else end
+            continue
+        if source.startswith("/*", position):
+            end = source.find("*/", position + 2)
+            if end < 0:
+                raise DecodeError("unterminated comment")
+            newline = newline or "\n" in source[position:end]
+            position = end + 2
+            continue
+        start = position
+        if char.isalpha() or char in "_$" or ord(char) > 127 and char.isidentifier():
+            while position < length and (source[position].isalnum() or source[position] in "_$"):
+                position += 1
+            kind = "name"
+        elif char.isdigit() or (char == "." and position + 1 < length and source[position + 1].isdigit()):
+            position = _scan_number(source, position)
+            kind = "number"
+        elif source.startswith('"""', position):
+            end = source.find('"""', position + 3)
+            if end < 0:
+                raise DecodeError("unterminated text block")
+            position = end + 3
+            kind = "string"
+        elif char in "\"'":
+            position = _scan_quoted(source, position, char)
+            kind = "string" if char == '"' else "char"
+        else:
+            for operator_text in _OPERATORS:
+                if source.startswith(operator_text, position):
+                    position += len(operator_text)
+                    break
+            else:
+                raise DecodeError(f"unexpected character {char!r}")
+            kind = "op"
+        tokens.append(Token(kind, source[start:position], start, position, newline))
+        newline = False
+    tokens.append(Token("eof", "", length, length, newline))
+    return tokens
+
+
+def _scan_number(source: str, position: int) -> int:
+    length = len(source)
+    if source.startswith(("0x", "0X", "0b", "0B"), position):
+        position += 2
+        while position < length and (source[position].isalnum() or source[position] == "_"):
+            position += 1
+        return position
+    while position < length and (source[position].isdigit() or source[position] == "_"):
+        position += 1
+    if position < length and source[position] == "." and position + 1 <= length:
+        nxt = source[position + 1] if position + 1 < length else ""
+        if not (nxt.isalpha() and nxt not in "eEfFdD"):
+            position += 1
+            while position < length and (source[position].isdigit() or source[position] == "_"):
+                position += 1
+    if position < length and source[position] in "eE":
+        probe = position + 1
+        if probe < length and source[probe] in "+-":
+            probe += 1
+        if probe < length and source[probe].isdigit():
+            position = probe
+            while position < length and source[position].isdigit():
+                position += 1
+    if position < length and source[position] in "lLfFdD":
+        position += 1
+    if position < length and (source[position].isalnum() or source[position] == "_"):
+        raise DecodeError("malformed number literal")
+    return position
+
+
+def _scan_quoted(source: str, position: int, quote: str) -> int:
+    position += 1
+    while position < len(source):
+        char = source[position]
+        if char == "\\":
+            position += 2
+            continue
+        if char == "\n":
+            break
+        if char == quote:
+            return position + 1
+        position += 1
+    raise DecodeError("unterminated literal")
+
+
+class _Parser:
+    def __init__(self, source: str):
+        self.source = source
+        self.stream = TokenStream(tokenize(source))
+
+    # ---- statements -------------------------------------------------------------------------------------------
+    def program(self) -> list[Node]:
+        statements: list[Node] = []
+        stream = self.stream
+        while stream.current.kind != "eof":
+            if stream.at(";"):
+                stream.advance()
+                continue
+            expression = self.expression()
+            if stream.at(";"):
+                stream.advance()
+                statements.append(expression)
+                continue
+            if stream.current.kind == "eof":
+                # tree-sitter inserts a MISSING ';' unless the whole program is one short one-line statement.
+                span = self.source[expression.start:expression.end]
+                if not statements and len(span.encode("utf-8")) <= 10 and "\n" not in span:
+                    raise DecodeError("missing ';' (tree-sitter reports an ERROR for this short program)")
+                statements.append(expression)
+                break
+            raise DecodeError(f"unexpected {stream.current.text!r} after a statement")
+        return statements
+
+    # ---- expressions ------------------------------------------------------------------------------------------
+    def expression(self) -> Node:
+        stream = self.stream
+        if self._lambda_ahead():
+            return self.lambda_expression()
+        left = self.ternary()
+        if stream.current.kind == "op" and stream.current.text in _ASSIGNMENT_OPERATORS:
+            if left.type not in ("identifier", "field_access", "array_access"):
+                raise DecodeError("invalid assignment target")
+            operator_node = leaf(stream.advance())
+            right = self.expression()
+            return inner("assignment_expression", [left, operator_node, right], left=left, right=right)
+        return left
+
+    def _lambda_ahead(self) -> bool:
+        stream = self.stream
+        if stream.current.kind == "name" and stream.peek().text == "->":
+            return True
+        if not stream.at("("):
+            return False
+        depth = 0
+        offset = 0
+        while True:
+            token = stream.peek(offset)
+            if token.kind == "eof":
+                return False
+            if token.text == "(":
+                depth += 1
+            elif token.text == ")":
+                depth -= 1
+                if depth == 0:
+                    return stream.peek(offset + 1).text == "->"
+            offset += 1
+
+    def lambda_expression(self) -> Node:
+        stream = self.stream
+        start_token = stream.current
+        parts: list[Node] = []
+        if stream.current.kind == "name":
+            parts.append(leaf(stream.advance(), "identifier"))
+        else:
+            open_token = stream.advance()
+            pieces = [leaf(open_token)]
+            while not stream.at(")"):
+                token = stream.advance()
+                if token.kind == "eof":
+                    raise DecodeError("unterminated lambda parameters")
+                pieces.append(leaf(token, "identifier" if token.kind == "name" else None))
+            pieces.append(leaf(stream.advance()))
+            parts.append(inner("formal_parameters", pieces))
+        parts.append(leaf(stream.expect("->")))
+        if stream.at("{"):
+            parts.append(self.balanced_block("block"))
+        else:
+            parts.append(self.expression())
+        del start_token
+        return inner("lambda_expression", parts)
+
+    def balanced_block(self, node_type: str) -> Node:
+        # The inside of a block is kept as tokens, unvalidated (deviation, see module docstring).
+        stream = self.stream
+        pieces = [leaf(stream.expect("{"))]
+        depth = 1
+        while depth:
+            token = stream.advance()
+            if token.kind == "eof":
+                raise DecodeError("unbalanced braces")
+            if token.text == "{":
+                depth += 1
+            elif token.text == "}":
+                depth -= 1
+            node_type_of_token = {"string": "string_literal", "char": "character_literal"}.get(token.kind)
+            pieces.append(leaf(token, node_type_of_token))
+        return inner(node_type, pieces)
+
+    def ternary(self) -> Node:
+        condition = self.binary(1)
+        stream = self.stream
+        if stream.at("?"):
+            question = leaf(stream.advance())
+            consequence = self.expression()
+            colon = leaf(stream.expect(":"))
+            alternative = self.expression() if not self._lambda_ahead() else self.lambda_expression()
+            return inner("ternary_expression", [condition, question, consequence, colon, alternative])
+        return condition
+
+    def binary(self, minimum: int) -> Node:
+        left = self.unary()
+        stream = self.stream
+        while True:
+            token = stream.current
+            precedence = _BINARY_PRECEDENCE.get(token.text) if token.kind in ("op", "name") else None
+            if precedence is None or precedence < minimum:
+                return left
+            operator_node = leaf(stream.advance())
+            if token.text == "instanceof":
+                right = self.type_node()
+                left = inner("instanceof_expression", [left, operator_node, right])
+                continue
+            right = self.binary(precedence + 1)
+            left = inner("binary_expression", [left, operator_node, right])
+
+    def unary(self) -> Node:
+        stream = self.stream
+        if stream.at("+", "-", "!", "~"):
+            operator_node = leaf(stream.advance())
+            operand = self.unary()
+            return inner("unary_expression", [operator_node, operand])
+        if stream.at("++", "--"):
+            operator_node = leaf(stream.advance())
+            operand = self.unary()
+            return inner("update_expression", [operator_node, operand])
+        if stream.at("(") and self._cast_ahead():
+            open_node = leaf(stream.advance())
+            type_node = self.type_node()
+            close_node = leaf(stream.expect(")"))
+            operand = self.unary()
+            return inner("cast_expression", [open_node, type_node, close_node, operand])
+        node = self.postfix()
+        return node
+
+    def _cast_ahead(self) -> bool:
+        stream = self.stream
+        first = stream.peek(1)
+        if first.kind == "name" and first.text in _PRIMITIVES:
+            offset = 2
+            while stream.peek(offset).text == "[" and stream.peek(offset + 1).text == "]":
+                offset += 2
+            return stream.peek(offset).text == ")"
+        if first.kind != "name" or first.text in _RESERVED:
+            return False
+        offset = 2
+        while stream.peek(offset).text == "." and stream.peek(offset + 1).kind == "name":
+            offset += 2
+        while stream.peek(offset).text == "[" and stream.peek(offset + 1).text == "]":
+            offset += 2
+        if stream.peek(offset).text != ")":
+            return False
+        following = stream.peek(offset + 1)
+        if following.kind in ("number", "string", "char"):
+            return True
+        if following.kind == "name":
+            return following.text not in ("instanceof",)
+        return following.text in ("(", "!", "~")
+
+    def postfix(self) -> Node:
+        node = self.primary()
+        stream = self.stream
+        while True:
+            if stream.at("."):
+                dot = leaf(stream.advance())
+                token = stream.current
+                if token.kind != "name":
+                    raise DecodeError("expected a member name after '.'")
+                if token.text == "class":
+                    keyword = leaf(stream.advance())
+                    node = inner("class_literal", [node, dot, keyword])
+                    continue
+                if token.text in _RESERVED and token.text != "this":
+                    raise DecodeError(f"unexpected keyword {token.text!r} after '.'")
+                name = leaf(stream.advance(), "identifier")
+                if stream.at("("):
+                    arguments = self.argument_list()
+                    node = inner("method_invocation", [node, dot, name, arguments],
+                                 object=node, name=name, arguments=arguments)
+                else:
+                    node = inner("field_access", [node, dot, name])
+            elif stream.at("["):
+                open_node = leaf(stream.advance())
+                index = self.expression()
+                close_node = leaf(stream.expect("]"))
+                node = inner("array_access", [node, open_node, index, close_node])
+            elif stream.at("::"):
+                colons = leaf(stream.advance())
+                token = stream.current
+                if token.kind != "name":
+                    raise DecodeError("expected a method name after '::'")
+                name = leaf(stream.advance(), "identifier")
+                node = inner("method_reference", [node, colons, name])
+            elif stream.at("++", "--"):
+                node = inner("update_expression", [node, leaf(stream.advance())])
+            else:
+                return node
+
+    def primary(self) -> Node:
+        stream = self.stream
+        token = stream.current
+        if token.kind == "number":
+            stream.advance()
+            kind = "decimal_floating_point_literal" if any(c in token.text for c in ".eEfFdD") and not \
+                token.text.lower().startswith("0x") else "decimal_integer_literal"
+            return leaf(token, kind)
+        if token.kind == "string":
+            stream.advance()
+            return leaf(token, "string_literal")
+        if token.kind == "char":
+            stream.advance()
+            return leaf(token, "character_literal")
+        if token.kind == "name":
+            if token.text in _LITERAL_WORDS:
+                stream.advance()
+                return leaf(token, _LITERAL_WORDS[token.text])
+            if token.text == "new":
+                return self.creation()
+            if token.text in ("this", "super"):
+                stream.advance()
+                node = leaf(token, token.text)
+                if stream.at("("):
+                    arguments = self.argument_list()
+                    return inner("explicit_constructor_invocation", [node, arguments])
+                return node
+            if token.text in _PRIMITIVES:
+                type_node = self.type_node()
+                if stream.at(".") and stream.peek().text == "class":
+                    dot = leaf(stream.advance())
+                    keyword = leaf(stream.advance())
+                    return inner("class_literal", [type_node, dot, keyword])
+                raise DecodeError(f"unexpected type {token.text!r} in an expression")
+            if token.text in _RESERVED:
+                raise DecodeError(f"unexpected keyword {token.text!r}")
+            name = leaf(stream.advance(), "identifier")
+            if stream.at("("):
+                arguments = self.argument_list()
+                return inner("method_invocation", [name, arguments], name=name, arguments=arguments)
+            return name
+        if token.text == "(":
+            open_node = leaf(stream.advance())
+            expression = self.expression()
+            close_node = leaf(stream.expect(")"))
+            return inner("parenthesized_expression", [open_node, expression, close_node])
+        raise DecodeError(f"unexpected {token.text or 'end of input'!r}")
+
+    def argument_list(self) -> Node:
+        stream = self.stream
+        pieces = [leaf(stream.expect("("))]
+        if not stream.at(")"):
+            while True:
+                pieces.append(self.expression())
+                if stream.at(","):
+                    pieces.append(leaf(stream.advance()))
+                    continue
+                break
+        pieces.append(leaf(stream.expect(")")))
+        return inner("argument_list", pieces)
+
+    def type_node(self) -> Node:
+        stream = self.stream
+        token = stream.current
+        if token.kind != "name" or token.text in _RESERVED - _PRIMITIVES:
+            raise DecodeError("expected a type")
+        stream.advance()
+        if token.text in _PRIMITIVES:
+            node = Node("integral_type", token.start, token.end, [leaf(token)])
+        else:
+            node = leaf(token, "type_identifier")
+            while stream.at(".") and stream.peek().kind == "name":
+                dot = leaf(stream.advance())
+                name = leaf(stream.advance(), "type_identifier")
+                node = inner("scoped_type_identifier", [node, dot, name])
+            if stream.at("<"):
+                node = inner("generic_type", [node, self.type_arguments()])
+        while stream.at("[") and stream.peek().text == "]":
+            open_node = leaf(stream.advance())
+            close_node = leaf(stream.advance())
+            node = inner("array_type", [node, inner("dimensions", [open_node, close_node])])
+        return node
+
+    def type_arguments(self) -> Node:
+        stream = self.stream
+        pieces = [leaf(stream.expect("<"))]
+        while True:
+            if self._close_angle(pieces):
+                return inner("type_arguments", pieces)
+            if stream.at("?"):
+                wildcard = [leaf(stream.advance())]
+                if stream.at("extends", "super"):
+                    wildcard.append(leaf(stream.advance()))
+                    wildcard.append(self.type_node())
+                pieces.append(inner("wildcard", wildcard))
+            else:
+                pieces.append(self.type_node())
+            if stream.at(","):
+                pieces.append(leaf(stream.advance()))
+                continue
+            if not self._close_angle(pieces):
+                raise DecodeError("expected '>' closing type arguments")
+            return inner("type_arguments", pieces)
+
+    def _close_angle(self, pieces: list[Node]) -> bool:
+        # '>>' and '>>>' close several type-argument lists at once: split the token.
+        stream = self.stream
+        token = stream.current
+        if token.kind != "op" or not token.text.startswith(">") or set(token.text) - {">", "="}:
+            return False
+        if "=" in token.text:
+            return False
+        pieces.append(Node(">", token.start, token.start + 1))
+        if len(token.text) == 1:
+            stream.advance()
+        else:
+            stream.tokens[stream.index] = Token("op", token.text[1:], token.start + 1, token.end)
+        return True
+
+    def creation(self) -> Node:
+        stream = self.stream
+        new_node = leaf(stream.advance())
+        type_node = self.type_node() if not stream.at("<") else None
+        if type_node is None:
+            raise DecodeError("unsupported generic constructor call")
+        if type_node.type == "array_type" or stream.at("["):
+            # ``new T[]{...}`` or ``new T[n]``; T[] already consumed its empty dimensions.
+            element_type = type_node
+            pieces = [new_node, type_node]
+            while element_type.type == "array_type":
+                element_type = element_type.children[0]
+            while stream.at("["):
+                open_node = leaf(stream.advance())
+                if stream.at("]"):
+                    pieces.append(inner("dimensions", [open_node, leaf(stream.advance())]))
+                else:
+                    size = self.expression()
+                    pieces.append(inner("dimensions_expr", [open_node, size, leaf(stream.expect("]"))]))
+            value = self.array_initializer() if stream.at("{") else None
+            if value is not None:
+                pieces.append(value)
+            fields = {"type": element_type}
+            if value is not None:
+                fields["value"] = value
+            return inner("array_creation_expression", pieces, **fields)
+        if not stream.at("("):
+            raise DecodeError("expected constructor arguments")
+        arguments = self.argument_list()
+        pieces = [new_node, type_node, arguments]
+        if stream.at("{"):
+            pieces.append(self.balanced_block("class_body"))
+        return inner("object_creation_expression", pieces, type=type_node, arguments=arguments)
+
+    def array_initializer(self) -> Node:
+        stream = self.stream
+        pieces = [leaf(stream.expect("{"))]
+        while not stream.at("}"):
+            if stream.at("{"):
+                pieces.append(self.array_initializer())
+            else:
+                pieces.append(self.expression())
+            if stream.at(","):
+                pieces.append(leaf(stream.advance()))
+                continue
+            break
+        pieces.append(leaf(stream.expect("}")))
+        return inner("array_initializer", pieces)
+
+
+def _flat_text(node: Node, source: str) -> str:
+    """tree-sitter-based text rebuild used by BFCL for nested values (see module docstring)."""
+    if node.type in ("string_literal", "character_literal") or node.type in _VERBATIM_TYPES:
+        return node.text(source)
+    if node.type == "array_creation_expression":
+        value = node.fields.get("value")
+        if value is None:
+            # Upstream reads the missing initializer and crashes: the output does not decode.
+            raise DecodeError("array creation without an initializer")
+        return f"new {_flat_text(node.fields['type'], source)}[]{_flat_text(value, source)}"
+    if node.type == "object_creation_expression":
+        arguments = [
+            _flat_text(child, source)
+            for child in node.fields["arguments"].children
+            if child.type not in (",", "(", ")")
+        ]
+        return f"new {_flat_text(node.fields['type'], source)}({', '.join(arguments)})"
+    if node.children:
+        return "".join(_flat_text(child, source) for child in node.children)
+    return node.text(source)
+
+
+def _top_value(node: Node, source: str) -> str:
+    if node.type in ("string_literal", "character_literal"):
+        return node.text(source)[1:-1]
+    return _flat_text(node, source)
+
+
+def _first_invocation(node: Node) -> Node | None:
+    if node.type == "method_invocation":
+        return node
+    for child in node.children:
+        found = _first_invocation(child)
+        if found is not None:
+            return found
+    return None
+
+
+def parse_java_calls(source: str) -> list[dict] | dict:
+    """Decode the text between the outer brackets; ``{}`` (not a list) when there is no method invocation."""
+    try:
+        statements = _Parser(source).program()
+    except RecursionError:
+        raise DecodeError("expression nested too deeply") from None
+    for statement in statements:
+        invocation = _first_invocation(statement)
+        if invocation is None:
+            continue
+        name_node = invocation.fields["name"]
+        object_node = invocation.fields.get("object")
+        name = name_node.text(source)
+        if object_node is not None:
+            name = f"{object_node.text(source)}.{name}"
+        arguments: dict = {}
+        for child in invocation.fields["arguments"].children:
+            if child.type == "assignment_expression":
+                key = child.children[0].text(source)
+                value = _top_value(child.children[2], source)
+            elif child.type in ("identifier", "class_literal"):
+                key, value = None, _top_value(child, source)
+            else:
+                continue
+            if key in arguments:
+                raise DecodeError("multiple arguments with the same name")
+            arguments[key] = value
+        return [{name: arguments}]
+    return {}

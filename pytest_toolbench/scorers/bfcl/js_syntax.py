@@ -1,0 +1,582 @@
+"""A small JavaScript parser standing in for upstream's tree-sitter-javascript decoding of JS call syntax.
+
+BFCL (bfcl-eval 2026.3.23, ``bfcl_eval/model_handler/parser/js_parser.py`` at gorilla commit
+6ea57973c7a6097fd7c5915698c54c17c5b1b6c8) parses the text between the outer brackets with tree-sitter-javascript,
+fails the output when the tree holds an ERROR node, and then looks at the program's top-level expression
+statements in order: the first one whose expression *is* a call yields ``[{callee source text: arguments}]``; when
+there is none the decoder returns ``None`` (which the checker reports as a wrong output format). Each ``name=value``
+argument becomes ``{name: value source text}`` with one pair of matching outer quotes removed; a positional bare
+identifier or a positional ``true`` (not ``false``) lands under the key ``None``; other positional values are
+dropped; a repeated name fails the output.
+
+Automatic semicolon insertion is honoured at line breaks, so ``javascript\\nf(a=1)`` is two statements.
+
+Deviation (documented): tree-sitter's error recovery cannot be reproduced in general; this parser accepts the
+common expression grammar and rejects everything else. Function and block bodies are checked for balanced braces
+only.
+"""
+
+from __future__ import annotations
+
+from .syntax_common import DecodeError, Node, Token, TokenStream, inner, leaf
+
+_OPERATORS = sorted(
+    """>>>= ... === !== **= <<= >>= >>> &&= ||= ??= => == != <= >= && || ?? ?. ++ -- += -= *= /= %= &= |= ^= ** << >>
+    + - * / % = < > ! ~ ? : ; , . ( ) [ ] { } & | ^ @ #""".split(),
+    key=len,
+    reverse=True,
+)
+_RESERVED = {
+    "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else",
+    "export", "extends", "finally", "for", "function", "if", "import", "in", "instanceof", "new", "return",
+    "switch", "throw", "try", "typeof", "var", "void", "while", "with", "null", "true", "false", "this", "super",
+}
+_ASSIGNMENT_OPERATORS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", ">>>=", "**=",
+                         "&&=", "||=", "??="}
+_BINARY_PRECEDENCE = {
+    "??": 1, "||": 2, "&&": 3, "|": 4, "^": 5, "&": 6, "==": 7, "!=": 7, "===": 7, "!==": 7,
+    "<": 8, ">": 8, "<=": 8, ">=": 8, "instanceof": 8, "in": 8,
+    "<<": 9, ">>": 9, ">>>": 9, "+": 10, "-": 10, "*": 11, "/": 11, "%": 11, "**": 12,
+}
+_REGEX_ALLOWED_AFTER = set("( , = : [ ! & | ? { } ; + - * % < > ~ ^".split()) | {
+    "=>", "==", "===", "!=", "!==", "&&", "||", "??", "return", "typeof", "in", "of", "new", "delete", "void",
+}
+
+
+def tokenize(source: str) -> list[Token]:
+    tokens: list[Token] = []
+    position = 0
+    length = len(source)
+    newline = False
+    while position < length:
+        char = source[position]
+        if char in " \t\r\f\v\u00a0\ufeff" or char in "\n\u2028\u2029":
+            newline = newline or char in "\n\u2028\u2029"
+            position += 1
+            continue
+        if source.startswith("//", position):
+            end = source.find("\n", position)
+            position = length if end < 0 else end
+            continue
+        if source.startswith("/*", position):
+            end = source.find("*/", position + 2)
+            if end < 0:
+                raise DecodeError("unterminated comment")
+            newline = newline or "\n" in source[position:end]
+            position = end + 2
+            continue
+        start = position
+        previous = tokens[-1] if tokens else None
+        if char.isalpha() or char in "_$" or (ord(char) > 127 and char.isidentifier()):
+            while position < length and (source[position].isalnum() or source[position] in "_$"
+                                         or (ord(source[position]) > 127 and source[position].isidentifier())):
+                position += 1
+            kind = "name"
+        elif char.isdigit() or (char == "." and position + 1 < length and source[position + 1].isdigit()):
+            position = _scan_number(source, position)
+            kind = "number"
+        elif char in "\"'":
+            position = _scan_string(source, position, char)
+            kind = "string"
+        elif char == "`":
+            position = _scan_template(source, position)
+            kind = "template"
+        elif char == "/" and (previous is None or (previous.kind in ("op", "name") and previous.text in
+                                                    _REGEX_ALLOWED_AFTER)):
+            position = _scan_regex(source, position)
+            kind = "regex"
+        else:
+            for operator_text in _OPERATORS:
+                if source.startswith(operator_text, position):
+                    # ``?.`` followed by a digit is a conditional and a number, not optional chaining.
+                    if operator_text == "?." and position + 2 < length and source[position + 2].isdigit():
+                        continue
+                    position += len(operator_text)
+                    break
+            else:
+                raise DecodeError(f"unexpected character {char!r}")
+            kind = "op"
+        tokens.append(Token(kind, source[start:position], start, position, newline))
+        newline = False
+    tokens.append(Token("eof", "", length, length, newline))
+    return tokens
+
+
+def _scan_number(source: str, position: int) -> int:
+    length = len(source)
+    if source.startswith(("0x", "0X", "0b", "0B", "0o", "0O"), position):
+        position += 2
+        while position < length and (source[position].isalnum() or source[position] == "_"):
+            position += 1
+        return position
+    while position < length and (source[position].isdigit() or source[position] == "_"):
+        position += 1
+    if position < length and source[position] == ".":
+        position += 1
+        while position < length and (source[position].isdigit() or source[position] == "_"):
+            position += 1
+    if position < length and source[position] in "eE":
+        probe = position + 1
+        if probe < length and source[probe] in "+-":
+            probe += 1
+        if probe < length and source[probe].isdigit():
+            position = probe
+            while position < length and source[position].isdigit():
+                position += 1
+    if position < length and source[position] == "n":
+        position += 1
+    if position < length and (source[position].isalnum() or source[position] in "_$"):
+        raise DecodeError("malformed number literal")
+    return position
+
+
+def _scan_string(source: str, position: int, quote: str) -> int:
+    position += 1
+    while position < len(source):
+        char = source[position]
+        if char == "\\":
+            position += 2
+            continue
+        if char == "\n":
+            break
+        if char == quote:
+            return position + 1
+        position += 1
+    raise DecodeError("unterminated string")
+
+
+def _scan_template(source: str, position: int) -> int:
+    position += 1
+    while position < len(source):
+        char = source[position]
+        if char == "\\":
+            position += 2
+            continue
+        if char == "`":
+            return position + 1
+        if source.startswith("${", position):
+            depth = 1
+            position += 2
+            while position < len(source) and depth:
+                if source[position] == "{":
+                    depth += 1
+                elif source[position] == "}":
+                    depth -= 1
+                elif source[position] in "\"'`":
+                    position = (_scan_template if source[position] == "`" else
+                                lambda s, p: _scan_string(s, p, s[p]))(source, position) - 1
+                position += 1
+            continue
+        position += 1
+    raise DecodeError("unterminated template string")
+
+
+def _scan_regex(source: str, position: int) -> int:
+    position += 1
+    in_class = False
+    while position < len(source):
+        char = source[position]
+        if char == "\\":
+            position += 2
+            continue
+        if char == "\n":
+            break
+        if char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char == "/" and not in_class:
+            position += 1
+            while position < len(source) and source[position].isalpha():
+                position += 1
+            return position
+        position += 1
+    raise DecodeError("unterminated regular expression")
+
+
+class _Parser:
+    def __init__(self, source: str):
+        self.source = source
+        self.stream = TokenStream(tokenize(source))
+
+    def program(self) -> list[Node]:
+        """Top-level statements: expression statements are parsed, others are refused (deviation)."""
+        statements: list[Node] = []
+        stream = self.stream
+        while stream.current.kind != "eof":
+            if stream.at(";"):
+                stream.advance()
+                continue
+            if stream.at("{"):
+                self.balanced("{", "}")
+                statements.append(Node("statement_block", 0, 0))
+                continue
+            if stream.current.kind == "name" and stream.current.text in ("var", "let", "const"):
+                self.declaration()
+                statements.append(Node("lexical_declaration", 0, 0))
+                continue
+            expression = self.sequence()
+            self.end_statement()
+            statements.append(Node("expression_statement", expression.start, expression.end, [expression]))
+        return statements
+
+    def end_statement(self) -> None:
+        stream = self.stream
+        if stream.at(";"):
+            stream.advance()
+        elif stream.current.kind == "eof" or stream.current.newline_before or stream.at("}"):
+            return  # automatic semicolon insertion
+        else:
+            raise DecodeError(f"unexpected {stream.current.text!r} after an expression")
+
+    def declaration(self) -> None:
+        stream = self.stream
+        stream.advance()
+        while True:
+            if stream.current.kind != "name" or stream.current.text in _RESERVED:
+                raise DecodeError("expected a variable name")
+            stream.advance()
+            if stream.at("="):
+                stream.advance()
+                self.assignment()
+            if stream.at(","):
+                stream.advance()
+                continue
+            break
+        self.end_statement()
+
+    def balanced(self, open_text: str, close_text: str) -> Node:
+        stream = self.stream
+        first = stream.expect(open_text)
+        depth = 1
+        last = first
+        while depth:
+            last = stream.advance()
+            if last.kind == "eof":
+                raise DecodeError("unbalanced brackets")
+            if last.text in ("{", "(", "["):
+                depth += 1
+            elif last.text in ("}", ")", "]"):
+                depth -= 1
+        return Node("statement_block", first.start, last.end)
+
+    def sequence(self) -> Node:
+        first = self.assignment()
+        if not self.stream.at(","):
+            return first
+        pieces = [first]
+        while self.stream.at(","):
+            pieces.append(leaf(self.stream.advance()))
+            pieces.append(self.assignment())
+        return inner("sequence_expression", pieces)
+
+    def assignment(self) -> Node:
+        stream = self.stream
+        arrow = self.arrow_function()
+        if arrow is not None:
+            return arrow
+        if stream.at("yield", "await") and stream.peek().kind != "op":
+            keyword = leaf(stream.advance())
+            return inner("await_expression", [keyword, self.assignment()])
+        left = self.conditional()
+        token = stream.current
+        if token.kind == "op" and token.text in _ASSIGNMENT_OPERATORS:
+            if left.type not in ("identifier", "member_expression", "subscript_expression", "object", "array"):
+                raise DecodeError("invalid assignment target")
+            operator_node = leaf(stream.advance())
+            right = self.assignment()
+            node_type = "assignment_expression" if token.text == "=" else "augmented_assignment_expression"
+            return inner(node_type, [left, operator_node, right])
+        return left
+
+    def arrow_function(self) -> Node | None:
+        stream = self.stream
+        start = stream.index
+        is_async = stream.at("async") and stream.peek().text in ("(",) or (
+            stream.at("async") and stream.peek().kind == "name" and stream.peek(2).text == "=>")
+        offset = 1 if is_async else 0
+        token = stream.peek(offset) if offset else stream.current
+        if token.kind == "name" and token.text not in _RESERVED and stream.peek(offset + 1).text == "=>":
+            for _ in range(offset + 2):
+                stream.advance()
+        elif token.text == "(":
+            depth = 0
+            probe = offset
+            while True:
+                candidate = stream.peek(probe)
+                if candidate.kind == "eof":
+                    return None
+                if candidate.text in ("(", "[", "{"):
+                    depth += 1
+                elif candidate.text in (")", "]", "}"):
+                    depth -= 1
+                    if depth == 0:
+                        break
+                probe += 1
+            after = stream.peek(probe + 1)
+            if after.text != "=>" or after.newline_before:
+                return None
+            for _ in range(probe + 2):
+                stream.advance()
+        else:
+            return None
+        first = stream.tokens[start]
+        if stream.at("{"):
+            body = self.balanced("{", "}")
+        else:
+            body = self.assignment()
+        return Node("arrow_function", first.start, body.end)
+
+    def conditional(self) -> Node:
+        condition = self.binary(1)
+        stream = self.stream
+        if stream.at("?"):
+            stream.advance()
+            self.assignment()
+            stream.expect(":")
+            alternative = self.assignment()
+            return Node("ternary_expression", condition.start, alternative.end)
+        return condition
+
+    def binary(self, minimum: int) -> Node:
+        left = self.unary()
+        stream = self.stream
+        while True:
+            token = stream.current
+            precedence = _BINARY_PRECEDENCE.get(token.text) if token.kind in ("op", "name") else None
+            if precedence is None or precedence < minimum:
+                return left
+            stream.advance()
+            right = self.binary(precedence if token.text == "**" else precedence + 1)
+            left = Node("binary_expression", left.start, right.end)
+
+    def unary(self) -> Node:
+        stream = self.stream
+        if stream.at("+", "-", "!", "~", "typeof", "void", "delete", "await"):
+            token = stream.advance()
+            operand = self.unary()
+            return Node("unary_expression", token.start, operand.end)
+        if stream.at("++", "--"):
+            token = stream.advance()
+            operand = self.unary()
+            return Node("update_expression", token.start, operand.end)
+        node = self.call_member()
+        if stream.at("++", "--") and not stream.current.newline_before:
+            token = stream.advance()
+            node = Node("update_expression", node.start, token.end)
+        return node
+
+    def call_member(self) -> Node:
+        stream = self.stream
+        if stream.at("new"):
+            new_token = stream.advance()
+            if stream.at("."):
+                stream.advance()
+                target = stream.advance()
+                node = Node("meta_property", new_token.start, target.end)
+            else:
+                constructor = self.member_only()
+                end = constructor.end
+                if stream.at("("):
+                    end = self.arguments().end
+                node = Node("new_expression", new_token.start, end)
+        else:
+            node = self.primary()
+        while True:
+            if stream.at("."):
+                stream.advance()
+                name = stream.advance()
+                if name.kind != "name" and name.text != "#":
+                    raise DecodeError("expected a property name after '.'")
+                node = Node("member_expression", node.start, name.end, [node])
+            elif stream.at("?."):
+                stream.advance()
+                if stream.at("("):
+                    arguments = self.arguments()
+                    chain = Node("optional_chain", arguments.start, arguments.start)
+                    node = Node("call_expression", node.start, arguments.end, [node, chain, arguments])
+                elif stream.at("["):
+                    close = self.balanced("[", "]")
+                    node = Node("subscript_expression", node.start, close.end, [node])
+                else:
+                    name = stream.advance()
+                    if name.kind != "name":
+                        raise DecodeError("expected a property name after '?.'")
+                    node = Node("member_expression", node.start, name.end, [node])
+            elif stream.at("["):
+                stream.advance()
+                self.sequence()
+                close = stream.expect("]")
+                node = Node("subscript_expression", node.start, close.end, [node])
+            elif stream.at("("):
+                arguments = self.arguments()
+                node = Node("call_expression", node.start, arguments.end, [node, arguments])
+            elif stream.current.kind == "template":
+                template = stream.advance()
+                node = Node("call_expression", node.start, template.end,
+                            [node, Node("template_string", template.start, template.end)])
+            else:
+                return node
+
+    def member_only(self) -> Node:
+        stream = self.stream
+        node = self.primary()
+        while stream.at(".", "["):
+            if stream.at("."):
+                stream.advance()
+                name = stream.advance()
+                if name.kind != "name":
+                    raise DecodeError("expected a property name after '.'")
+                node = Node("member_expression", node.start, name.end)
+            else:
+                stream.advance()
+                self.sequence()
+                close = stream.expect("]")
+                node = Node("subscript_expression", node.start, close.end)
+        return node
+
+    def arguments(self) -> Node:
+        stream = self.stream
+        open_token = stream.expect("(")
+        children = [leaf(open_token)]
+        while not stream.at(")"):
+            if stream.at("..."):
+                spread = stream.advance()
+                value = self.assignment()
+                children.append(Node("spread_element", spread.start, value.end))
+            else:
+                children.append(self.assignment())
+            if stream.at(","):
+                children.append(leaf(stream.advance()))
+                continue
+            break
+        close = stream.expect(")")
+        children.append(leaf(close))
+        return Node("arguments", open_token.start, close.end, children)
+
+    def primary(self) -> Node:
+        stream = self.stream
+        token = stream.current
+        if token.kind in ("number", "string", "template", "regex"):
+            stream.advance()
+            return leaf(token, {"number": "number", "string": "string", "template": "template_string",
+                                "regex": "regex"}[token.kind])
+        if token.kind == "name":
+            if token.text in ("true", "false", "null", "this", "super"):
+                stream.advance()
+                return leaf(token, token.text)
+            if token.text in ("function", "async") and (token.text == "function" or stream.peek().text == "function"):
+                return self.function_expression()
+            if token.text == "class":
+                raise DecodeError("class expressions are not supported")
+            if token.text in _RESERVED:
+                raise DecodeError(f"unexpected keyword {token.text!r}")
+            stream.advance()
+            return leaf(token, "identifier")
+        if token.text == "(":
+            stream.advance()
+            expression = self.sequence()
+            close = stream.expect(")")
+            return Node("parenthesized_expression", token.start, close.end, [expression])
+        if token.text == "[":
+            return self.array()
+        if token.text == "{":
+            return self.object()
+        raise DecodeError(f"unexpected {token.text or 'end of input'!r}")
+
+    def function_expression(self) -> Node:
+        stream = self.stream
+        first = stream.advance()
+        if first.text == "async":
+            stream.expect("function")
+        if stream.at("*"):
+            stream.advance()
+        if stream.current.kind == "name" and not stream.at("("):
+            stream.advance()
+        self.balanced("(", ")")
+        body = self.balanced("{", "}")
+        return Node("function_expression", first.start, body.end)
+
+    def array(self) -> Node:
+        stream = self.stream
+        open_token = stream.expect("[")
+        while not stream.at("]"):
+            if stream.at(","):
+                stream.advance()
+                continue
+            if stream.at("..."):
+                stream.advance()
+            self.assignment()
+            if stream.at(","):
+                stream.advance()
+                continue
+            break
+        close = stream.expect("]")
+        return Node("array", open_token.start, close.end)
+
+    def object(self) -> Node:
+        stream = self.stream
+        open_token = stream.expect("{")
+        while not stream.at("}"):
+            if stream.at("..."):
+                stream.advance()
+                self.assignment()
+            else:
+                key = stream.current
+                if key.kind in ("name", "string", "number"):
+                    stream.advance()
+                elif key.text == "[":
+                    stream.advance()
+                    self.assignment()
+                    stream.expect("]")
+                else:
+                    raise DecodeError("expected a property key")
+                if stream.at(":"):
+                    stream.advance()
+                    self.assignment()
+                elif stream.at("("):
+                    self.balanced("(", ")")
+                    self.balanced("{", "}")
+                elif key.kind != "name" or key.text in _RESERVED:
+                    raise DecodeError("expected ':' after a property key")
+            if stream.at(","):
+                stream.advance()
+                continue
+            break
+        close = stream.expect("}")
+        return Node("object", open_token.start, close.end)
+
+
+def _strip_quotes(value: str) -> str:
+    if (value.startswith('"') and value.endswith('"')) or (value.startswith("'") and value.endswith("'")):
+        return value[1:-1]
+    return value
+
+
+def parse_js_calls(source: str) -> list[dict] | None:
+    """Decode the text between the outer brackets; ``None`` when no top-level statement is a call."""
+    try:
+        statements = _Parser(source).program()
+    except RecursionError:
+        raise DecodeError("expression nested too deeply") from None
+    for statement in statements:
+        if statement.type != "expression_statement":
+            continue
+        expression = statement.children[0]
+        if expression.type != "call_expression":
+            continue
+        callee, argument_node = expression.children[0], expression.children[1]
+        arguments: dict = {}
+        for child in argument_node.children:
+            if child.type == "assignment_expression":
+                key = child.children[0].text(source)
+                value = _strip_quotes(child.children[2].text(source))
+            elif child.type in ("identifier", "true"):
+                key, value = None, child.text(source)
+            else:
+                continue
+            if key in arguments:
+                raise DecodeError("multiple arguments with the same name")
+            arguments[key] = value
+        return [{callee.text(source): arguments}]
+    return None
