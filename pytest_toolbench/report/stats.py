@@ -18,7 +18,10 @@ def wilson_interval(correct: float, total: float, z: float = Z95) -> tuple[float
     denominator = 1 + z2 / total
     center = (p + z2 / (2 * total)) / denominator
     half = z * math.sqrt(p * (1 - p) / total + z2 / (4 * total * total)) / denominator
-    return max(0.0, center - half), min(1.0, center + half)
+    # At 0/n and n/n the bound is exactly 0 or 1; rounding would otherwise leave 0.9999999999999999.
+    low = 0.0 if correct <= 0 else max(0.0, center - half)
+    high = 1.0 if correct >= total else min(1.0, center + half)
+    return low, high
 
 
 def metric_field(metric: Any, name: str, default: Any = None) -> Any:
