@@ -1,0 +1,163 @@
+"""pytest-html: the benchmark summary, extra columns and per-case details; serial and xdist give the same page;
+the page renders in headless Chromium (skipped when no Chromium is installed: Debian package ``chromium``)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from test_report import echo, run, worse  # noqa: F401  (the echo fixture)
+
+pytest.importorskip("pytest_html")
+
+SUMMARY = re.compile(r'<section id="toolbench-summary">.*?</section>', re.S)
+
+
+def report_data(page: Path) -> dict:
+    blob = re.search(r'data-jsonblob="([^"]*)"', page.read_text(encoding="utf-8")).group(1)
+    return json.loads(html.unescape(blob))
+
+
+def summary_section(page: Path) -> str:
+    section = SUMMARY.search(html.unescape(page.read_text(encoding="utf-8"))).group(0)
+    return re.sub(r"<tr><th>Run</th><td>[^<]*</td></tr>", "", section)  # start time and duration differ
+
+
+def rows(page: Path) -> dict[str, dict]:
+    return {nodeid: entries[-1] for nodeid, entries in report_data(page)["tests"].items()}
+
+
+def cell(entry: dict, column: str) -> str:
+    found = [c for c in entry["resultsTableRow"] if f'class="col-{column}"' in c]
+    return re.sub(r"<[^>]+>", "", found[0]) if found else ""
+
+
+def test_html_report_has_summary_columns_and_case_details(echo):
+    run(echo, "--toolbench-json", "gold.json")
+    result = worse(echo, "--html", "page.html", "--self-contained-html", "--toolbench-baseline", "reports/gold.json")
+    assert result.ret == 0
+    page = echo.path / "reports" / "page.html"
+    section = summary_section(page)
+    assert "<h3>echo: Echo (example suite)</h3>" in section
+    assert "<td>aggregate</td><td>overall</td>" in section and "6.1–79.2" in section
+    assert section.count('<svg class="tb-chart"') == 1 and 'class="tb-bar tb-base"' in section  # baseline bars
+    assert "Failures by category and error type" in section
+    assert 'href="#suites/echo/test_echo.py::test_case[echo_1]"' in section  # newly failing, linked to its row
+
+    entries = rows(page)
+    failed = entries["suites/echo/test_echo.py::test_case[echo_1]"]
+    assert (cell(failed, "suite"), cell(failed, "category"), cell(failed, "errortype")) == \
+        ("echo", "long", "wrong_text")
+    details = failed["extras"][-1]["content"]
+    for part in ("Request (2 messages)", "Raw model output", "Parsed calls", "Expected",
+                 "Diff (expected → parsed)", "expected &#x27;hello world, this is a longer text&#x27;"):
+        assert part in details
+    assert failed["log"] == ""  # the explanation lives in the details, not twice
+    passed = entries["suites/echo/test_echo.py::test_case[echo_0]"]
+    assert cell(passed, "errortype") == "" and "Diff" not in passed["extras"][-1]["content"]
+
+
+def test_long_texts_are_cut_with_their_length_shown(echo):
+    long_output = "x" * 50_000
+    (echo.path / "long.jsonl").write_text(json.dumps({"id": "echo_2", "result": long_output}) + "\n")
+    worse_run = run(echo, "--toolbench-replay", "long.jsonl", "-k", "echo_2", "--html", "page.html")
+    assert worse_run.ret == 0
+    details = rows(echo.path / "reports" / "page.html")["suites/echo/test_echo.py::test_case[echo_2]"]
+    content = details["extras"][-1]["content"]
+    assert "Raw model output (50,000 characters" in content and "[3,000 of 50,000 characters shown]" in content
+    assert len(content) < 6_000
+
+
+def test_xdist_report_holds_every_case_and_the_same_summary(echo):
+    run(echo, "--toolbench-json", "gold.json")
+    common = ("--toolbench-replay", "worse.jsonl", "--toolbench-baseline", "reports/gold.json")
+    run(echo, *common, "--html", "serial.html")
+    run(echo, *common, "-n", "2", "--html", "parallel.html").assert_outcomes(passed=1, failed=2)
+    serial, parallel = echo.path / "reports" / "serial.html", echo.path / "reports" / "parallel.html"
+    assert summary_section(serial) == summary_section(parallel)
+    serial_rows, parallel_rows = rows(serial), rows(parallel)
+    assert sorted(serial_rows) == sorted(parallel_rows) and len(parallel_rows) == 3
+    for nodeid, entry in serial_rows.items():
+        assert parallel_rows[nodeid]["extras"][-1]["content"] == entry["extras"][-1]["content"]
+        assert parallel_rows[nodeid]["resultsTableRow"][2:5] == entry["resultsTableRow"][2:5]
+
+
+# -- headless Chromium -----------------------------------------------------------------------------------------
+CHECK_SCRIPT = """<script>
+(function () {
+  const out = {loadMs: performance.now()};
+  const metrics = document.querySelector('#toolbench-summary table.tb-metrics');
+  out.metricRows = metrics ? metrics.querySelectorAll('tr').length : 0;
+  out.metricsHeight = metrics ? metrics.getBoundingClientRect().height : 0;
+  const chart = document.querySelector('#toolbench-summary svg.tb-chart');
+  out.chartHeight = chart ? chart.getBoundingClientRect().height : 0;
+  out.barWidths = [...document.querySelectorAll('svg.tb-chart rect.tb-bar.tb-now')].map(r => r.getBBox().width);
+  const failed = document.querySelector('tbody.failed');
+  out.failedShown = !!failed && !failed.querySelector('.extras-row').classList.contains('hidden');
+  const failedCase = failed && failed.querySelector('.tb-case');
+  out.failedDetailsHeight = failedCase ? failedCase.getBoundingClientRect().height : 0;
+  out.failedDetailsText = failedCase ? failedCase.innerText : '';
+  const request = failed && failed.querySelector('.tb-case details:not([open])');
+  out.requestClosed = !!request;
+  if (request) { request.open = true; out.requestText = request.querySelector('pre').innerText; }
+  const passedId = document.querySelector('tbody.passed').id;
+  out.passedHiddenBefore = document.querySelector('tbody.passed .extras-row').classList.contains('hidden');
+  document.querySelector('tbody.passed .collapsible td.col-result').click();
+  const passedAfter = document.getElementById(passedId);
+  out.passedHiddenAfter = passedAfter.querySelector('.extras-row').classList.contains('hidden');
+  out.passedDetailsHeight = passedAfter.querySelector('.tb-case').getBoundingClientRect().height;
+  out.rows = document.querySelectorAll('#results-table tbody.results-table-row').length;
+  document.body.setAttribute('data-toolbench-check', JSON.stringify(out));
+})();
+</script>"""
+
+
+def chromium() -> str | None:
+    return next((path for path in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if path),
+                None)
+
+
+def run_chromium(binary: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                           "--disable-dev-shm-usage", "--window-size=1400,1800", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def check_in_browser(binary: str, page: Path) -> dict:
+    """Append a small inline script that records what rendered and clicks a passed row open, then dump the DOM."""
+    probe = page.with_name(page.stem + ".probe.html")
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", CHECK_SCRIPT + "</body>"),
+                     encoding="utf-8")
+    dom = run_chromium(binary, "--virtual-time-budget=5000", "--dump-dom", probe.as_uri()).stdout
+    found = re.search(r'data-toolbench-check="([^"]*)"', dom)
+    assert found, f"the check script did not run; chromium printed {dom[:500]!r}"
+    return json.loads(html.unescape(found.group(1)))
+
+
+def test_report_renders_in_headless_chromium(echo):
+    binary = chromium()
+    if binary is None:
+        pytest.skip("chromium is not installed (Debian package: chromium)")
+    run(echo, "--toolbench-json", "gold.json")
+    worse(echo, "--html", "page.html", "--self-contained-html", "--toolbench-baseline", "reports/gold.json")
+    page = echo.path / "reports" / "page.html"
+
+    shot = echo.path / "page.png"
+    run_chromium(binary, f"--screenshot={shot}", page.as_uri())
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+    seen = check_in_browser(binary, page)
+    assert seen["metricRows"] == 4 and seen["metricsHeight"] > 40  # header + long, short, overall
+    assert seen["chartHeight"] > 40
+    assert seen["barWidths"] == [pytest.approx(0), pytest.approx(150)]  # long 0/1, short 1/2
+    assert seen["failedShown"] and seen["failedDetailsHeight"] > 100
+    assert "Diff (expected → parsed)" in seen["failedDetailsText"]
+    assert seen["requestClosed"] and "Echo this:" in seen["requestText"]
+    assert seen["passedHiddenBefore"] and not seen["passedHiddenAfter"] and seen["passedDetailsHeight"] > 20
+    assert seen["rows"] == 3
