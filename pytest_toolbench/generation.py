@@ -55,11 +55,21 @@ class Answerer:
         return self.backend.generate([task])[0]
 
 
+def converses(suite: Any, case: Case, backend: Any = None) -> bool:
+    """Whether a case runs as a conversation: its suite is interactive, the benchmark's optional
+    ``is_interactive(case)`` agrees (a suite may mix single-shot and agent cases), and the backend does not hand out
+    finished outputs (``final_outputs``, e.g. replayed transcripts)."""
+    if not suite.interactive or getattr(backend, "final_outputs", False):
+        return False
+    decide = getattr(suite.benchmark, "is_interactive", None)
+    return bool(decide(case)) if callable(decide) else True
+
+
 def run_case(case: Case, suite: Any, answer: Callable[[Task], Generation], max_tokens: int | None) -> Generation:
     """The model's final output for a case: one answer, or the transcript of an interactive conversation."""
     benchmark = suite.benchmark
     limit = suite.definition.max_tokens
-    if not suite.interactive:
+    if not converses(suite, case, getattr(answer, "backend", None)):
         request = finalize_request(benchmark.build_request(case), limit, max_tokens)
         return answer(Task(case, request, 0))
     conversation = benchmark.conversation(case)
@@ -117,8 +127,8 @@ def pregenerate(entries: Sequence[tuple[Any, Case]], backend: Any, cache: Genera
     """Generate every missing answer for ``entries`` (pairs of loaded suite and case) into ``cache``."""
     stats = PregenerationStats()
     started = time.perf_counter()
-    static = [(s, c) for s, c in entries if not s.interactive]
-    interactive = [(s, c) for s, c in entries if s.interactive]
+    static = [(s, c) for s, c in entries if not converses(s, c, backend)]
+    interactive = [(s, c) for s, c in entries if converses(s, c, backend)]
 
     tasks = [Task(case, finalize_request(suite.benchmark.build_request(case), suite.definition.max_tokens,
                                          max_tokens), 0) for suite, case in static]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..generation import converses
 from ..suite import Generation, Task
 
 
@@ -26,7 +27,7 @@ class GoldBackend:
         for task in tasks:
             suite = self.catalog.by_name(task.case.suite)
             benchmark = suite.benchmark
-            if suite.interactive and task.step is not None and hasattr(benchmark, "gold_reply"):
+            if converses(suite, task.case) and task.step is not None and hasattr(benchmark, "gold_reply"):
                 text = benchmark.gold_reply(task.case, task.step, task.request)
             else:
                 text = benchmark.gold_output(task.case)

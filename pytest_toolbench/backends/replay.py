@@ -12,6 +12,7 @@ from . import MissingOutput
 class ReplayBackend:
     name = "replay"
     cacheable = False
+    final_outputs = True  # saved outputs are finished answers (agent transcripts included), never one step
 
     def __init__(self, catalog: Any, path: str):
         self.catalog = catalog

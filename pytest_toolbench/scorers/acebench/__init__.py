@@ -2,9 +2,11 @@
 
 Upstream: chenchen0103/ACEBench @ 56dd66cf6439b0d9655ee1b353e4cd745c6f664e (spec: shared/specs/acebench.md).
 Case ids are ``<lang>-<upstream id>`` (e.g. ``en-normal_atom_bool_3``; Normal multi-turn items are single turns,
-``en-normal_multi_turn_user_adjust_0_1``). Agent cases are scored from a run transcript (final sandbox state +
-executed calls), as written by ACEBench itself (replay) or by the gold backend; the live sandbox loop
-(``conversation``) is not implemented yet. agent_multi_turn cases carry ``needs_user_model``.
+``en-normal_multi_turn_user_adjust_0_1``). Agent cases run live through ``conversation`` (``loop.py``: the sandbox
+in ``sandbox/``, the model's calls executed and fed back, the simulated user's turns asked of the same backend) and
+are scored from the run transcript (final sandbox state + executed calls), which replayed ACEBench results also
+provide. agent_multi_turn cases carry ``needs_user_model``: upstream's user is gpt-4o, so a run that lets the engine's
+own model play the user is not comparable with published agent_multi_turn numbers.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ __all__ = [
     "score",
     "aggregate",
     "replay_outputs",
+    "conversation",
+    "gold_reply",
+    "is_interactive",
     "NEEDS_USER_MODEL",
 ]
 
@@ -55,6 +60,27 @@ def build_request(case: Case) -> Request:
         return _agent_module().first_request(case)
     messages = single_turn_messages(case.payload["language"], case.category, case.payload)
     return Request(messages=messages, tools=None, max_tokens=MAX_TOKENS)
+
+
+def _loop_module():
+    from . import loop
+
+    return loop
+
+
+def is_interactive(case: Case) -> bool:
+    """Only agent cases are conversations; Normal and Special cases are one request each."""
+    return _is_agent(case)
+
+
+def conversation(case: Case):
+    return _loop_module().conversation(case)
+
+
+def gold_reply(case: Case, step: int, request: Request) -> str:
+    if _is_agent(case):
+        return _loop_module().gold_reply(case, step, request)
+    return gold_output(case)
 
 
 def gold_output(case: Case) -> str:
