@@ -1,0 +1,221 @@
+"""The OpenAI endpoint backend against a scripted local ``http.server`` on 127.0.0.1: retries with exponential
+backoff on 429/5xx, no retry on other 4xx, request bodies, tool-call decoding, order under concurrency.
+Standard library only, so these always run."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from pytest_toolbench.backends.openai_endpoint import EndpointError, OpenAIEndpointBackend, openai_tools
+from pytest_toolbench.suite import Case, Request, Task
+
+
+def completion(content: str | None = "ok", *, tool_calls=None, finish_reason="stop", prompt_tokens=7, completion_tokens=3):
+    message = {"role": "assistant", "content": content}
+    if tool_calls is not None:
+        message["tool_calls"] = tool_calls
+    return {
+        "id": "cmpl-1",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens},
+    }
+
+
+class ScriptedServer:
+    """Answers POST /v1/chat/completions from ``script`` (a list of (status, body, headers)); once the script is
+    used up, ``default(body)`` answers. Records every request body and the peak number of requests in flight."""
+
+    def __init__(self, script=None, default=None, delay=lambda body: 0.0):
+        self.script = list(script or [])
+        self.default = default or (lambda body: (200, completion(), {}))
+        self.delay = delay
+        self.bodies: list[dict] = []
+        self.headers: list[dict] = []
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with server.lock:
+                    server.bodies.append(body)
+                    server.headers.append(dict(self.headers))
+                    server.in_flight += 1
+                    server.peak_in_flight = max(server.peak_in_flight, server.in_flight)
+                    status, payload, headers = server.script.pop(0) if server.script else server.default(body)
+                try:
+                    time.sleep(server.delay(body))
+                    data = json.dumps(payload).encode() if not isinstance(payload, bytes) else payload
+                    self.send_response(status)
+                    for key, value in headers.items():
+                        self.send_header(key, value)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                finally:
+                    with server.lock:
+                        server.in_flight -= 1
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=10)
+
+
+def task(text: str, *, tools=None, max_tokens=None) -> Task:
+    return Task(Case("s", text, "c", {}), Request([{"role": "user", "content": text}], tools=tools, max_tokens=max_tokens))
+
+
+def backend(url: str, sleeps: list[float] | None = None, **kwargs) -> OpenAIEndpointBackend:
+    kwargs.setdefault("api_key_env", None)
+    kwargs.setdefault("backoff_initial_s", 1.0)
+    return OpenAIEndpointBackend(url, "m", sleep=(sleeps.append if sleeps is not None else (lambda s: None)), **kwargs)
+
+
+def test_retries_429_with_exponential_backoff_then_succeeds():
+    script = [(429, {"error": "slow down"}, {}), (429, {"error": "slow down"}, {}), (200, completion("fine"), {})]
+    sleeps: list[float] = []
+    with ScriptedServer(script) as server:
+        client = backend(server.url, sleeps)
+        [generation] = client.generate([task("hi")])
+    assert generation.text == "fine" and generation.finish_reason == "stop"
+    assert len(server.bodies) == 3
+    assert client.stats()["extra"]["retries"] == 2
+    # Attempt k waits initial * 2**k, with jitter in [0.5, 1].
+    assert 0.5 <= sleeps[0] <= 1.0 and 1.0 <= sleeps[1] <= 2.0
+
+
+def test_retry_after_header_is_honoured_up_to_the_cap():
+    script = [(503, {"error": "busy"}, {"Retry-After": "3"}), (429, {}, {"Retry-After": "999"}), (200, completion(), {})]
+    sleeps: list[float] = []
+    with ScriptedServer(script) as server:
+        backend(server.url, sleeps, backoff_initial_s=0.01, backoff_max_s=20).generate([task("hi")])
+    assert sleeps[0] == 3.0
+    assert sleeps[1] == 20.0
+
+
+def test_client_errors_are_not_retried():
+    with ScriptedServer([(400, {"error": "bad tools"}, {})]) as server:
+        with pytest.raises(EndpointError, match="HTTP 400.*bad tools"):
+            backend(server.url).generate([task("hi")])
+        assert len(server.bodies) == 1
+
+
+def test_gives_up_after_max_retries():
+    sleeps: list[float] = []
+    with ScriptedServer(default=lambda body: (500, {"error": "down"}, {})) as server:
+        with pytest.raises(EndpointError, match="giving up after 3 attempts"):
+            backend(server.url, sleeps, max_retries=2).generate([task("hi")])
+        assert len(server.bodies) == 3 and len(sleeps) == 2
+
+
+def test_request_body_tools_and_api_key(monkeypatch):
+    monkeypatch.setenv("TOOLBENCH_TEST_KEY", "sk-test")
+    bare_doc = {"name": "get_weather", "description": "d", "parameters": {"type": "object", "properties": {}}}
+    with ScriptedServer() as server:
+        client = backend(server.url, api_key_env="TOOLBENCH_TEST_KEY", mode="native", max_tokens=64, seed=3,
+                         extra_body={"top_k": 1})
+        client.generate([task("a", tools=[bare_doc], max_tokens=9), task("b")])
+        prompt_client = backend(server.url, mode="prompt")
+        prompt_client.generate([task("c", tools=[bare_doc])])
+    first, second, third = sorted(server.bodies, key=lambda b: b["messages"][0]["content"])
+    assert first["tools"] == [{"type": "function", "function": bare_doc}]
+    assert first["max_tokens"] == 9 and second["max_tokens"] == 64
+    assert first["seed"] == 3 and first["temperature"] == 0.0 and first["top_k"] == 1 and first["model"] == "m"
+    assert "tools" not in second and "tools" not in third
+    assert all(h.get("Authorization") == "Bearer sk-test" for h in server.headers[:2])
+    assert "Authorization" not in server.headers[2]
+    assert "sk-test" not in json.dumps(client.fingerprint())
+
+
+def test_openai_tools_keeps_wrapped_entries():
+    wrapped = {"type": "function", "function": {"name": "f"}}
+    assert openai_tools([wrapped, {"name": "g"}]) == [wrapped, {"type": "function", "function": {"name": "g"}}]
+
+
+def test_native_tool_calls_are_decoded():
+    calls = [
+        {"id": "1", "type": "function", "function": {"name": "f", "arguments": '{"x": 1}'}},
+        {"id": "2", "type": "function", "function": {"name": "g", "arguments": ""}},
+    ]
+    with ScriptedServer([(200, completion(None, tool_calls=calls, finish_reason="tool_calls"), {})]) as server:
+        [generation] = backend(server.url, mode="native").generate([task("hi", tools=[{"name": "f"}])])
+    assert generation.text == ""
+    assert generation.tool_calls == [{"name": "f", "arguments": {"x": 1}}, {"name": "g", "arguments": {}}]
+    assert generation.finish_reason == "tool_calls" and generation.prompt_tokens == 7 and generation.output_tokens == 3
+
+
+def test_undecodable_native_arguments_leave_tool_calls_unset():
+    calls = [{"id": "1", "type": "function", "function": {"name": "f", "arguments": '{"x": 1'}}]
+    with ScriptedServer([(200, completion("", tool_calls=calls), {})]) as server:
+        [generation] = backend(server.url, mode="native").generate([task("hi")])
+    assert generation.tool_calls is None
+    if hasattr(generation, "parse_error"):
+        assert "not JSON" in generation.parse_error
+
+
+def test_prompt_mode_ignores_tool_calls_field():
+    calls = [{"id": "1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]
+    with ScriptedServer([(200, completion("[f()]", tool_calls=calls), {})]) as server:
+        [generation] = backend(server.url, mode="prompt").generate([task("hi")])
+    assert generation.text == "[f()]" and generation.tool_calls is None
+
+
+def test_order_kept_and_concurrency_bounded():
+    def echo(body):
+        text = body["messages"][0]["content"]
+        return 200, completion(f"echo {text}"), {}
+
+    # Later requests answer sooner, so completion order differs from input order.
+    with ScriptedServer(default=echo, delay=lambda body: 0.05 / (1 + int(body["messages"][0]["content"]))) as server:
+        chunks, progress = [], []
+        client = backend(server.url, concurrency=3, chunk_size=4)
+        generations = client.generate(
+            [task(str(i)) for i in range(12)], on_chunk=chunks.append, on_progress=lambda d, t: progress.append(d)
+        )
+    assert [g.text for g in generations] == [f"echo {i}" for i in range(12)]
+    assert server.peak_in_flight <= 3
+    assert sorted(i for chunk in chunks for i, _ in chunk) == list(range(12))
+    assert progress[-1] == 12
+
+
+def test_finished_results_are_handed_over_when_a_later_request_fails():
+    def answer(body):
+        text = body["messages"][0]["content"]
+        return (400, {"error": "no"}, {}) if text == "bad" else (200, completion(text), {})
+
+    chunks = []
+    with ScriptedServer(default=answer, delay=lambda body: 0.2 if body["messages"][0]["content"] == "bad" else 0) as server:
+        with pytest.raises(EndpointError):
+            backend(server.url, concurrency=2, chunk_size=100).generate(
+                [task("a"), task("bad"), task("b")], on_chunk=chunks.append
+            )
+    handed = {i: g.text for chunk in chunks for i, g in chunk}
+    assert handed == {0: "a", 2: "b"}
+
+
+def test_invalid_settings_are_rejected():
+    with pytest.raises(ValueError):
+        OpenAIEndpointBackend("http://x", "m", mode="chat")
+    with pytest.raises(ValueError):
+        OpenAIEndpointBackend("http://x", "m", concurrency=0)
