@@ -5,8 +5,8 @@ A finished run is a JSON transcript ``{"final_state": [{Class: {attr: value}}, .
 ``agent_eval`` / ``agent_checker`` / ``agent_eval_process`` (chenchen0103/ACEBench @ 56dd66cf, ``eval_main.py``,
 ``model_eval/checker.py``), quirks included.
 
-Not implemented yet: the sandbox scenario classes and the live agent loop (``conversation``). Agent cases are
-therefore scored from gold or replayed transcripts only; see the suite's report.
+Live runs come from ``loop.py`` (the agent loop on the ``sandbox/`` scenario classes), whose transcript adds the
+dialogue to these two fields; gold and replayed transcripts are scored the same way.
 """
 
 from __future__ import annotations

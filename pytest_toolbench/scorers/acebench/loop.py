@@ -447,7 +447,7 @@ def _run_plan(case: Case, plan: Sequence[str]) -> Sandbox:
     return sandbox
 
 
-_GOLD_PLANS: dict[tuple[str, str], list[str]] = {}
+_GOLD_PLANS: dict[tuple[str, str, str], list[str]] = {}
 
 
 def _decodes(text: str) -> bool:
@@ -467,7 +467,8 @@ def gold_plan(case: Case) -> list[str]:
     Milestones upstream cannot decode are left out (in agent_multi_turn such a message would go to the user). When
     the milestones delete or send other messages than the final inbox shows, the path is retried without its inbox
     calls and the repair does them in the target's order. The first candidate whose final state passes wins."""
-    key = (case.suite, case.case_id)
+    # Keyed by content too: the samples reuse upstream ids with other scenarios.
+    key = (case.suite, case.case_id, json.dumps(case.payload, sort_keys=True, ensure_ascii=False, default=str))
     if key not in _GOLD_PLANS:
         from .agent import end_to_end  # deferred: agent imports this module's neighbours lazily
 
