@@ -145,24 +145,48 @@ class _Parser:
 
     # ---- statements -------------------------------------------------------------------------------------------
     def program(self) -> list[Node]:
+        stream = self.stream
+        self.missing_tokens = 0
+        statements = self.statements(top_level=True)
+        if self.missing_tokens and len(statements) <= 1:
+            # tree-sitter recovers with MISSING tokens (no ERROR node) unless the program is one short one-line
+            # statement: its cost model then prefers an ERROR node (measured on tree-sitter-java 0.21).
+            span = self.source.strip(" \t\r\n\f")
+            if len(span.encode("utf-8")) <= 10 and "\n" not in span:
+                raise DecodeError("short program needing error recovery (tree-sitter reports an ERROR node)")
+        del stream
+        return statements
+
+    def statements(self, top_level: bool) -> list[Node]:
         statements: list[Node] = []
         stream = self.stream
-        while stream.current.kind != "eof":
+        while stream.current.kind != "eof" and (top_level or not stream.at("}")):
             if stream.at(";"):
                 stream.advance()
                 continue
-            expression = self.expression()
+            if stream.at("{"):
+                open_node = leaf(stream.advance())
+                inside = self.statements(top_level=False)
+                close_node = leaf(stream.expect("}"))
+                statements.append(inner("block", [open_node, *inside, close_node]))
+                continue
+            if stream.at("["):
+                # ``[call(...)]``: tree-sitter inserts a MISSING identifier and reads an array access.
+                self.missing_tokens += 1
+                open_node = leaf(stream.advance())
+                index = self.expression()
+                close_node = leaf(stream.expect("]"))
+                expression = inner("array_access", [open_node, index, close_node])
+            else:
+                expression = self.expression()
             if stream.at(";"):
                 stream.advance()
                 statements.append(expression)
                 continue
-            if stream.current.kind == "eof":
-                # tree-sitter inserts a MISSING ';' unless the whole program is one short one-line statement.
-                span = self.source[expression.start:expression.end]
-                if not statements and len(span.encode("utf-8")) <= 10 and "\n" not in span:
-                    raise DecodeError("missing ';' (tree-sitter reports an ERROR for this short program)")
+            if stream.current.kind == "eof" or (not top_level and stream.at("}")):
+                self.missing_tokens += 1  # MISSING ';'
                 statements.append(expression)
-                break
+                continue
             raise DecodeError(f"unexpected {stream.current.text!r} after a statement")
         return statements
 

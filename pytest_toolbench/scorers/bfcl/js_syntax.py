@@ -18,6 +18,8 @@ only.
 
 from __future__ import annotations
 
+import re
+
 from .syntax_common import DecodeError, Node, Token, TokenStream, inner, leaf
 
 _OPERATORS = sorted(
@@ -444,6 +446,12 @@ class _Parser:
                 spread = stream.advance()
                 value = self.assignment()
                 children.append(Node("spread_element", spread.start, value.end))
+            elif len(children) == 1 and stream.at("**", "*"):
+                # ``f(**opts, a=1)``: tree-sitter inserts a MISSING left operand for a leading ``**``/``*`` in the
+                # first argument (measured); later in the list the same text yields an ERROR node.
+                operator_token = stream.advance()
+                operand = self.binary(_BINARY_PRECEDENCE[operator_token.text])
+                children.append(Node("binary_expression", operator_token.start, operand.end))
             else:
                 children.append(self.assignment())
             if stream.at(","):
@@ -482,7 +490,21 @@ class _Parser:
             return self.array()
         if token.text == "{":
             return self.object()
+        if token.text == "<":
+            return self.jsx()
         raise DecodeError(f"unexpected {token.text or 'end of input'!r}")
+
+    def jsx(self) -> Node:
+        """A JSX element (tree-sitter-javascript parses XML-like text as JSX): scanned on characters, then the
+        token cursor skips past it."""
+        start = self.stream.current.start
+        end = _jsx_element_end(self.source, start)
+        stream = self.stream
+        while stream.current.kind != "eof" and stream.current.start < end:
+            stream.advance()
+        if stream.current.start < end:
+            raise DecodeError("unterminated JSX element")
+        return Node("jsx_element", start, end)
 
     def function_expression(self) -> Node:
         stream = self.stream
@@ -545,6 +567,82 @@ class _Parser:
             break
         close = stream.expect("}")
         return Node("object", open_token.start, close.end)
+
+
+_JSX_NAME = re.compile(r"[A-Za-z_$][\w$\-:.]*")
+
+
+def _jsx_skip_space(source: str, position: int) -> int:
+    while position < len(source) and source[position] in " \t\r\n":
+        position += 1
+    return position
+
+
+def _jsx_braces_end(source: str, position: int) -> int:
+    depth = 0
+    while position < len(source):
+        char = source[position]
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return position + 1
+        elif char in "\"'`":
+            position = (_scan_template(source, position) if char == "`" else _scan_string(source, position, char)) - 1
+        position += 1
+    raise DecodeError("unbalanced braces in JSX")
+
+
+def _jsx_element_end(source: str, position: int) -> int:
+    if not source.startswith("<", position):
+        raise DecodeError("expected a JSX element")
+    position += 1
+    name_match = _JSX_NAME.match(source, position)
+    name = name_match.group(0) if name_match else ""
+    position = name_match.end() if name_match else position
+    while True:
+        position = _jsx_skip_space(source, position)
+        if source.startswith("/>", position):
+            if not name:
+                raise DecodeError("empty JSX tag")
+            return position + 2
+        if source.startswith(">", position):
+            position += 1
+            break
+        attribute = _JSX_NAME.match(source, position)
+        if not attribute or not name:
+            raise DecodeError("malformed JSX attribute")
+        position = _jsx_skip_space(source, attribute.end())
+        if source.startswith("=", position):
+            position = _jsx_skip_space(source, position + 1)
+            if position < len(source) and source[position] in "\"'":
+                closing = source.find(source[position], position + 1)
+                if closing < 0:
+                    raise DecodeError("unterminated JSX attribute")
+                position = closing + 1
+            elif source.startswith("{", position):
+                position = _jsx_braces_end(source, position)
+            elif source.startswith("<", position):
+                position = _jsx_element_end(source, position)
+            else:
+                raise DecodeError("malformed JSX attribute value")
+    while True:
+        if position >= len(source):
+            raise DecodeError("unterminated JSX element")
+        if source.startswith("</", position):
+            close = _JSX_NAME.match(source, position + 2)
+            close_name = close.group(0) if close else ""
+            position = _jsx_skip_space(source, close.end() if close else position + 2)
+            if close_name != name or not source.startswith(">", position):
+                raise DecodeError("mismatched JSX closing tag")
+            return position + 1
+        if source[position] == "<":
+            position = _jsx_element_end(source, position)
+        elif source[position] == "{":
+            position = _jsx_braces_end(source, position)
+        else:
+            position += 1
 
 
 def _strip_quotes(value: str) -> str:
