@@ -162,9 +162,17 @@ def _generate_missing(tasks: list[Task], backend: Any, cache: GenerationCache, f
         rows = [(order[i], g) for i, g in chunk if order[i] not in done]
         cache.put_many(rows)
         done.update(rows)
-        progress(f"generated {len(done)}/{len(order)}")
 
-    generations = backend.generate(ordered_tasks, on_chunk=commit)
+    shown = [-1]
+
+    def report_progress(finished: int, total: int) -> None:
+        # A line per tenth keeps logs readable; the controller's xdist status line is frozen meanwhile.
+        tenth = (10 * finished) // max(total, 1)
+        if tenth > shown[0]:
+            shown[0] = tenth
+            progress(f"generating: {finished}/{total} requests ({100 * finished // max(total, 1)}%)")
+
+    generations = backend.generate(ordered_tasks, on_chunk=commit, on_progress=report_progress)
     commit(enumerate(generations))
     for generation in generations:
         stats.generated += 1

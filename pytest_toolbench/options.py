@@ -53,6 +53,8 @@ def add_run_options(parser: pytest.Parser) -> None:
                     help="Keep the first N cases of each category (smoke runs).")
     group.addoption("--toolbench-cache", dest="toolbench_cache", default=None, metavar="DIR",
                     help="Generation cache folder (default: .pytest_cache/d/toolbench).")
+    group.addoption("--toolbench-commit-every", dest="toolbench_commit_every", type=int, default=None, metavar="N",
+                    help="Commit generations to the cache every N finished requests (default: the backend's, 256).")
     group.addoption("--toolbench-offline", dest="toolbench_offline", action="store_true", default=False,
                     help="Fail on a generation-cache miss instead of generating (CPU-only jobs reusing a cache).")
 
@@ -116,6 +118,7 @@ class RunOptions:
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     json_path: str | None = None
+    commit_every: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         from dataclasses import asdict
@@ -163,6 +166,9 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
     limit = get("toolbench_limit")
     if limit is not None and limit < 1:
         raise pytest.UsageError("--toolbench-limit must be a positive number of cases")
+    commit_every = get("toolbench_commit_every")
+    if commit_every is not None and commit_every < 1:
+        raise pytest.UsageError("--toolbench-commit-every must be a positive number of requests")
     max_tokens = get("toolbench_max_tokens")
     if max_tokens is not None and max_tokens < 1:
         raise pytest.UsageError("--max-tokens must be positive")
@@ -202,7 +208,7 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
         seed=get("toolbench_seed"), tensor_parallel_size=get("toolbench_tp"), dtype=get("toolbench_dtype"),
         max_model_len=get("toolbench_max_model_len"), gpu_memory_utilization=get("toolbench_gpu_mem"),
         vllm_args=_parse_vllm_args(get("toolbench_vllm_args")), base_url=get("toolbench_base_url"),
-        api_key_env=get("toolbench_api_key_env"), json_path=json_path,
+        api_key_env=get("toolbench_api_key_env"), json_path=json_path, commit_every=commit_every,
     )
 
 

