@@ -35,6 +35,8 @@ DIFF_LINES = 60
 LISTED_CASES = 200
 PRIMARY_GROUPS = ("aggregate", "category")
 CHART_BARS = 60
+LISTED_GATES = 12
+OPEN_LIST = 30
 
 
 def text(value: str) -> str:
@@ -223,19 +225,25 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
         parts.append(f"<p>Against the baseline ({compared.compared_cases} cases in both runs): "
                      f"<b>{len(compared.newly_failing)} newly failing</b>, "
                      f"<b>{len(compared.newly_passing)} newly passing</b>.</p>")
-        if compared.newly_failing:
-            parts.append(f'<p class="tb-list tb-down">Newly failing: '
-                         f"{_case_links(suite, compared.newly_failing, nodeids)}</p>")
-        if compared.newly_passing:
-            parts.append(f'<p class="tb-list tb-up">Newly passing: '
-                         f"{_case_links(suite, compared.newly_passing, nodeids)}</p>")
+        for label, ids, css in (("Newly failing", compared.newly_failing, "tb-down"),
+                                ("Newly passing", compared.newly_passing, "tb-up")):
+            if not ids:
+                continue
+            links = _case_links(suite, ids, nodeids)
+            if len(ids) > OPEN_LIST:  # a long list stays one click away, the summary above says how many
+                parts.append(f'<details class="tb-list {css}"><summary>{label} ({len(ids)})</summary>'
+                             f"<p>{links}</p></details>")
+            else:
+                parts.append(f'<p class="tb-list {css}">{label}: {links}</p>')
     parts.append("</div>")
     return "".join(parts)
 
 
 SUMMARY_CSS = CHART_CSS + """
 #toolbench-summary{margin:0 0 16px 0;max-width:100%}
-#toolbench-summary h3{margin:18px 0 4px 0}
+#toolbench-summary h3{margin:18px 0 4px 0;color:#222}
+#toolbench-summary b{color:inherit}
+.tb-gates b{color:#222}
 #toolbench-summary h4{margin:10px 0 4px 0}
 .tb-table{border-collapse:collapse;font-size:12px;margin:4px 0}
 .tb-table th,.tb-table td{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top;color:#222}
@@ -273,8 +281,11 @@ def summary_html(summary: RunSummary, run: "ReportRun | None", options: Any,
                      f"({escape(baseline_label(comparison.header))}); Δ in percentage points.</p>")
     if run is not None and run.gates:
         missed = run.missed_gates
+        ordered = sorted(run.gates, key=lambda g: g.passed)
         items = "".join(f'<li class="{"tb-up" if g.passed else "tb-down"}">{"passed" if g.passed else "MISSED"}: '
-                        f"{escape(g.message)}</li>" for g in sorted(run.gates, key=lambda g: g.passed))
+                        f"{escape(g.message)}</li>" for g in ordered[:LISTED_GATES])
+        if len(ordered) > LISTED_GATES:
+            items += f"<li>… and {len(ordered) - LISTED_GATES} more (all in the terminal and the JSON)</li>"
         parts.append(f'<div class="tb-gates{" tb-missed" if missed else ""}"><b>Gates: '
                      f'{f"{len(missed)} missed" if missed else "all passed"}</b><ul>{items}</ul></div>')
     parts.append("<p>95% CI: Wilson score interval, for figures that are correct/total of whole counts. "

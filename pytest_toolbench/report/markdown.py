@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 #: GitHub refuses comments over 65,536 characters; beyond this budget only aggregate and category rows are kept.
 COMMENT_BUDGET = 60_000
 LISTED_CASES = 25
+LISTED_GATES = 12
 
 
 def cell(text: Any) -> str:
@@ -114,8 +115,11 @@ def _render(summary: RunSummary, run: "ReportRun | None", options: Any, groups: 
         missed = run.missed_gates
         lines.append(f"**Gates: {len(missed)} missed**" if missed else "**Gates: all passed**")
         lines.append("")
-        lines += [f"- {'❌ missed' if not gate.passed else '✅ passed'}: {cell(gate.message)}" for gate in
-                  sorted(run.gates, key=lambda g: g.passed)]
+        ordered = sorted(run.gates, key=lambda g: g.passed)
+        lines += [f"- {'❌ missed' if not gate.passed else '✅ passed'}: {cell(gate.message)}"
+                  for gate in ordered[:LISTED_GATES]]
+        if len(ordered) > LISTED_GATES:
+            lines.append(f"- … and {len(ordered) - LISTED_GATES} more (all in the job log and the JSON results)")
         lines.append("")
     for suite in summary.suites:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
