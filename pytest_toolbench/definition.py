@@ -40,6 +40,7 @@ SUITE_SCHEMA: dict[str, Any] = {
                         "commit": {"type": "string", "pattern": "^[0-9a-f]{7,40}$"},
                         "path": {"type": "string"},
                         "base_url": {"type": "string", "pattern": "^https?://"},
+                        "package": {"type": "string", "description": "the official scorer's package, for the record"},
                     },
                 },
                 "files": {

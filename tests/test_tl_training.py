@@ -89,10 +89,10 @@ def test_python_call_parser_folds_arithmetic_only():
 
 
 def test_rotbench_clean_keeps_official_rules(sample_cases):
-    weather = sample_cases["rotbench-clean-0"]
+    weather = sample_cases["rot-clean-0"]
     assert _score(weather, '<tool_call>{"name": "get_weather_forecast", "arguments": '
                            '{"city": "Lyon", "days": "3", "api_key": "anything"}}</tool_call>').passed
-    finish = sample_cases["rotbench-clean-2"]
+    finish = sample_cases["rot-clean-2"]
     assert finish.payload["messages"] == [{"role": "user", "content": "Say hello to me and end the conversation."}]
     assert _score(finish, "finish(answer='Bye')").passed  # finish is exempt from the value check
     empty = _score(weather, "get_weather_forecast()")
@@ -136,8 +136,8 @@ def test_shared_data_gold_run(shared_data):
     counts = {}
     for case in cases:
         counts[case.category] = counts.get(case.category, 0) + 1
-    assert counts == {"rotbench_clean": 105, "bfcl_exec_simple": 100, "bfcl_exec_multiple": 50,
-                      "bfcl_exec_parallel": 50, "bfcl_exec_parallel_multiple": 40, "toolalpaca_real": 114}
+    assert counts == {"rot_clean": 105, "exec_simple": 100, "exec_multiple": 50,
+                      "exec_parallel": 50, "exec_parallel_multiple": 40, "toolalpaca_real": 114}
     failing = {c.case_id for c in cases if not _score(c, tltraining.gold_output(c)).passed}
     assert failing == set(yaml.safe_load((SUITE_DIR / "known_defects.yaml").read_text()))
     json.dumps([c.payload for c in cases])  # payloads are JSON-safe

@@ -8,10 +8,10 @@ ones (``pytest_toolbench.scorers.rotbench``).
 
 Datasets (categories), all read from the shared data root (suite.yaml ``data.folder: "."``):
 
-* ``rotbench_clean``: RoTBench ``First_Turn/clean.json`` (105), with RoTBench's rules unchanged: any gold alternative,
+* ``rot_clean``: RoTBench ``First_Turn/clean.json`` (105), with RoTBench's rules unchanged: any gold alternative,
   ``"None"`` values unchecked, finish/ask_to_user by position and exempt from values, and (option
   ``empty_input_fails``, default true as upstream) a call with empty arguments fails every stage;
-* ``bfcl_exec_simple|multiple|parallel|parallel_multiple``: BFCL's 240 retired executable cases (the paper's
+* ``exec_simple|multiple|parallel|parallel_multiple``: BFCL's 240 retired executable cases (the paper's
   "239"); the gold call strings are parsed into calls (literal values; numeric expressions such as ``1/6`` are
   folded). The paper does not say how several calls are scored: here predicted and gold calls must pair up one to
   one (a multiset), and a stage holds when some pairing satisfies it for every pair;
@@ -52,6 +52,9 @@ from . import rotbench
 SUITE = "tltraining"
 BFCL_CATEGORIES = ("simple", "multiple", "parallel", "parallel_multiple")
 DATASETS = {"rotbench_clean": "RoTBench Clean", "bfcl_exec": "BFCL-v3 executable", "toolalpaca_real": "ToolAlpaca"}
+# Item names must not contain another suite's name: `pytest -k rotbench` / `-k bfcl` select those suites alone, and
+# -k matches substrings of ids, categories and keywords. Hence `rot_clean` and `exec_*` here.
+CATEGORY_DATASETS = {"rot_clean": "rotbench_clean", "toolalpaca_real": "toolalpaca_real"}
 
 NO_OUTPUT = "no_output"
 WRONG_TOOL = "wrong_tool"
@@ -220,8 +223,8 @@ def _rotbench_cases(folder: Path) -> list[Case]:
         # RoTBench's user message ends with its own ReAct cue "\nBegin!\n"; the TL protocol sends the bare query.
         query = query[:-len("\nBegin!\n")] if query.endswith("\nBegin!\n") else query
         cases.append(Case(
-            suite=SUITE, case_id=f"rotbench-clean-{payload['index']}", category="rotbench_clean",
-            keywords=("rotbench", payload["scenario"].lower()),
+            suite=SUITE, case_id=f"rot-clean-{payload['index']}", category="rot_clean",
+            keywords=("rot", payload["scenario"].lower()),
             payload={"dataset": "rotbench_clean", "messages": [{"role": "user", "content": query}],
                      "tools": payload["tools"], "rotbench_gold": payload["gold"],
                      "gold": [[{"name": n, "arguments": a}] for n, a in rotbench.gold_alternatives(source)]}))
@@ -243,7 +246,7 @@ def _bfcl_cases(folder: Path, category: str) -> list[Case]:
         except ValueError as exc:
             raise DataError(answer_path, f"{question['id']}: ground truth is not a call ({exc})") from None
         cases.append(Case(
-            suite=SUITE, case_id=question["id"], category=f"bfcl_exec_{category}", keywords=("bfcl",),
+            suite=SUITE, case_id=question["id"], category=f"exec_{category}", keywords=("berkeley",),
             payload={"dataset": "bfcl_exec", "messages": [dict(m) for m in question["question"][0]],
                      "tools": question["function"], "gold": [gold]}))
     return cases
@@ -498,10 +501,11 @@ def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
     """TS / PI / CF per dataset (and per BFCL category), count / all cases, then the TL-Training tallies."""
     groups: dict[str, list[CaseResult]] = defaultdict(list)
     for result in results:
-        dataset = "bfcl_exec" if result.category.startswith("bfcl_exec") else result.category
+        dataset = CATEGORY_DATASETS.get(result.category, "bfcl_exec" if result.category.startswith("exec_")
+                                        else result.category)
         groups[dataset].append(result)
         if dataset == "bfcl_exec":
-            groups[result.category].append(result)
+            groups[f"bfcl_{result.category}"].append(result)
     metrics: list[Metric] = []
     order = ["toolalpaca_real", "rotbench_clean", "bfcl_exec"] + [f"bfcl_exec_{c}" for c in BFCL_CATEGORIES]
     for name in order + sorted(set(groups) - set(order)):

@@ -1,0 +1,122 @@
+"""The real vLLM engine driven through the plugin: one engine, one generation pass, cache reuse, resume after a
+kill, and CPU-only xdist workers. Uses the tiny random-weight model (answers are wrong; mechanics are exercised).
+
+Skipped when vllm cannot be imported (install it with scripts/setup-dev.sh).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("vllm") is None, reason="vllm is not installed")
+
+# A -p plugin that records, per process, whether heavy engine modules were imported (workers must stay light).
+IMPORT_PROBE = '''
+import json, os, sys
+
+def pytest_sessionfinish(session):
+    config = session.config
+    role = config.workerinput["workerid"] if hasattr(config, "workerinput") else "controller"
+    heavy = sorted(m for m in ("vllm", "torch", "transformers") if m in sys.modules)
+    with open(os.environ["IMPORT_PROBE_LOG"], "a") as handle:
+        handle.write(json.dumps({"role": role, "heavy": heavy}) + "\\n")
+'''
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory) -> Path:
+    from pytest_toolbench.backends.vllm_engine import apply_cpu_environment
+
+    apply_cpu_environment()
+    try:
+        from tiny_model import build_tiny_model
+    except Exception as exc:  # noqa: BLE001
+        pytest.skip(f"cannot build the tiny model: {exc}")
+    return build_tiny_model(tmp_path_factory.mktemp("models") / "tiny-qwen2")
+
+
+@pytest.fixture
+def probe(tmp_path, monkeypatch) -> Path:
+    (tmp_path / "import_probe.py").write_text(IMPORT_PROBE)
+    log = tmp_path / "imports.log"
+    monkeypatch.setenv("IMPORT_PROBE_LOG", str(log))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    return log
+
+
+def plugin_run(shared_data: Path, model: Path, tmp_path: Path, *extra: str, wait: bool = True):
+    args = [sys.executable, "-m", "pytest", str(REPO / "suites"), "-k", "bfcl", "-p", "import_probe",
+            "-p", "no:cacheprovider", "-q", f"--model={model}", "--toolbench-data", str(shared_data),
+            "--toolbench-cache", str(tmp_path / "cache"), "--toolbench-json", str(tmp_path / "run.json"),
+            "--max-tokens", "24", "--vllm-arg", "enforce_eager=true", "--vllm-arg", "dtype=float32",
+            "--vllm-arg", "max_model_len=4096", "--vllm-arg", f"kv_cache_memory_bytes={256 << 20}", *extra]
+    if not wait:
+        return subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    return subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+
+
+def generation_stats(tmp_path: Path) -> dict:
+    return json.loads((tmp_path / "run.json").read_text())["header"]["generation"]
+
+
+def test_one_engine_generates_once_and_workers_only_score(shared_data, tiny_model, tmp_path, probe):
+    first = plugin_run(shared_data, tiny_model, tmp_path, "--toolbench-limit", "5", "-n", "2")
+    assert "pre-generating answers for 65 cases" in first.stdout, first.stdout[-3000:]
+    stats = generation_stats(tmp_path)
+    assert (stats["generated"], stats["cached"]) == (65, 0)
+    document = json.loads((tmp_path / "run.json").read_text())
+    assert len(document["cases"]) == 65 and document["suites"]["bfcl"]["total"] == 65
+    assert document["header"]["fingerprint"]["backend"] == "vllm"
+    roles = [json.loads(line) for line in probe.read_text().splitlines()]
+    assert {r["role"] for r in roles} == {"controller", "gw0", "gw1"}
+    assert all(r["heavy"] == [] for r in roles if r["role"] != "controller"), roles
+
+    second = plugin_run(shared_data, tiny_model, tmp_path, "--toolbench-limit", "5", "-n", "2")
+    assert "65 from cache" in second.stdout or generation_stats(tmp_path)["cached"] == 65
+    stats = generation_stats(tmp_path)
+    assert (stats["generated"], stats["cached"]) == (0, 65)
+    assert json.loads((tmp_path / "run.json").read_text())["suites"] == document["suites"]
+
+
+def _committed(cache: Path) -> int:
+    path = cache / "generations.sqlite"
+    if not path.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1) as db:
+            return db.execute("SELECT COUNT(*) FROM generations").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def test_a_run_killed_during_generation_resumes_with_only_the_missing_requests(shared_data, tiny_model, tmp_path,
+                                                                                probe):
+    running = plugin_run(shared_data, tiny_model, tmp_path, "--toolbench-limit", "3", "--toolbench-commit-every",
+                         "4", "--max-tokens", "200", wait=False)
+    deadline = time.monotonic() + 300
+    while _committed(tmp_path / "cache") < 4 and running.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(running.pid, signal.SIGKILL)
+    running.wait()
+    committed = _committed(tmp_path / "cache")
+    assert 4 <= committed < 39, f"kill came too late or too early ({committed} committed)"
+
+    plugin_run(shared_data, tiny_model, tmp_path, "--toolbench-limit", "3", "--max-tokens", "200")
+    stats = generation_stats(tmp_path)
+    assert stats["cached"] == committed
+    assert stats["generated"] == 39 - committed
