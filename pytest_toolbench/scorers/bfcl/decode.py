@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 from typing import Any
 
 from .syntax_common import DecodeError
@@ -192,7 +193,27 @@ def _evaluate_constant_expression(node: ast.AST) -> Any:
             }
         except TypeError:
             raise DecodeError("unhashable dict key") from None
+    if isinstance(node, ast.JoinedStr):
+        return "".join(_format_piece(piece) for piece in node.values)
     raise DecodeError(f"binary operation over non-constant syntax ({type(node).__name__})")
+
+
+def _format_piece(piece: ast.AST) -> str:
+    """One part of an f-string inside a constant expression (``f'{1}' + 'a'`` evaluates upstream)."""
+    if isinstance(piece, ast.Constant):
+        return str(piece.value)
+    if not isinstance(piece, ast.FormattedValue):
+        raise DecodeError("unsupported f-string part")
+    value = _evaluate_constant_expression(piece.value)
+    converters = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}
+    try:
+        value = converters[piece.conversion](value)
+        spec = _evaluate_constant_expression(piece.format_spec) if piece.format_spec is not None else ""
+        if any(len(run) > 6 for run in re.findall(r"\d+", spec)):
+            raise DecodeError("f-string format width too large to evaluate safely")
+        return format(value, spec)
+    except (TypeError, ValueError, KeyError, OverflowError) as exc:
+        raise DecodeError(f"f-string formatting failed: {exc}") from None
 
 
 def _int_bits(value: Any) -> int:

@@ -10,12 +10,12 @@ is dropped), and every other node is the concatenation of its tokens **without w
 Bare identifiers and class literals passed positionally land under the key ``None``; other positional values are
 dropped; a repeated name fails the output.
 
-Deviation (documented): tree-sitter's error recovery cannot be reproduced in general. This parser accepts a
-sequence of expression statements (each ending with ``;``) and rejects everything else. tree-sitter recovers a
-missing ``;`` after the last statement with a MISSING token, except when the program is one statement of at most
-10 bytes on one line, where its cost model prefers an ERROR node (measured against tree-sitter-java 0.21); this
-rule is reproduced. Local variable declarations, statements other than expression statements, and the contents of
-anonymous class bodies and lambda blocks are not validated.
+Deviation (documented): tree-sitter's error recovery cannot be reproduced in general. This parser accepts
+expression statements, ``return`` statements, local variable declarations and blocks, and rejects everything else.
+Two recoveries of tree-sitter are reproduced: a MISSING ``;`` at the end of a statement and a MISSING identifier
+before a statement that starts with ``[`` (``[call(...)]`` reads as an array access), except when the program is one
+statement of at most 10 bytes on one line, where tree-sitter's cost model prefers an ERROR node (measured against
+tree-sitter-java 0.21). The contents of anonymous class bodies and lambda blocks are not validated.
 """
 
 from __future__ import annotations
@@ -170,7 +170,13 @@ class _Parser:
                 close_node = leaf(stream.expect("}"))
                 statements.append(inner("block", [open_node, *inside, close_node]))
                 continue
-            if stream.at("["):
+            if stream.at("return"):
+                keyword = leaf(stream.advance())
+                parts = [keyword] if stream.at(";") else [keyword, self.expression()]
+                expression = inner("return_statement", parts)
+            elif self._declaration_ahead():
+                expression = self.local_variable_declaration()
+            elif stream.at("["):
                 # ``[call(...)]``: tree-sitter inserts a MISSING identifier and reads an array access.
                 self.missing_tokens += 1
                 open_node = leaf(stream.advance())
@@ -189,6 +195,39 @@ class _Parser:
                 continue
             raise DecodeError(f"unexpected {stream.current.text!r} after a statement")
         return statements
+
+    def _declaration_ahead(self) -> bool:
+        stream = self.stream
+        token = stream.current
+        if token.kind != "name" or (token.text in _RESERVED and token.text not in _PRIMITIVES):
+            return False
+        saved = stream.index
+        saved_tokens = list(stream.tokens)
+        try:
+            self.type_node()
+            return stream.current.kind == "name" and stream.current.text not in _RESERVED and \
+                stream.peek().text in ("=", ";", ",")
+        except DecodeError:
+            return False
+        finally:
+            stream.index = saved
+            stream.tokens = saved_tokens
+
+    def local_variable_declaration(self) -> Node:
+        stream = self.stream
+        parts = [self.type_node()]
+        while True:
+            name = leaf(stream.advance(), "identifier")
+            declarator = [name]
+            if stream.at("="):
+                declarator.append(leaf(stream.advance()))
+                declarator.append(self.array_initializer() if stream.at("{") else self.expression())
+            parts.append(inner("variable_declarator", declarator))
+            if not stream.at(","):
+                return inner("local_variable_declaration", parts)
+            parts.append(leaf(stream.advance()))
+            if stream.current.kind != "name" or stream.current.text in _RESERVED:
+                raise DecodeError("expected a variable name")
 
     # ---- expressions ------------------------------------------------------------------------------------------
     def expression(self) -> Node:

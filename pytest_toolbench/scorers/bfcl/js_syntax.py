@@ -45,9 +45,8 @@ _REGEX_ALLOWED_AFTER = set("( , = : [ ! & | ? { } ; + - * % < > ~ ^".split()) | 
 }
 
 
-def tokenize(source: str) -> list[Token]:
+def tokenize(source: str, position: int = 0) -> list[Token]:
     tokens: list[Token] = []
-    position = 0
     length = len(source)
     newline = False
     while position < length:
@@ -84,8 +83,8 @@ def tokenize(source: str) -> list[Token]:
             position = _scan_template(source, position)
             kind = "template"
         elif char == "/" and (previous is None or (previous.kind in ("op", "name") and previous.text in
-                                                    _REGEX_ALLOWED_AFTER)):
-            position = _scan_regex(source, position)
+                                                    _REGEX_ALLOWED_AFTER)) and _regex_end(source, position):
+            position = _regex_end(source, position)
             kind = "regex"
         else:
             for operator_text in _OPERATORS:
@@ -171,6 +170,14 @@ def _scan_template(source: str, position: int) -> int:
             continue
         position += 1
     raise DecodeError("unterminated template string")
+
+
+def _regex_end(source: str, position: int) -> int:
+    """End of a regex literal starting here, or 0 when there is none (then '/' is an operator, e.g. in JSX)."""
+    try:
+        return _scan_regex(source, position)
+    except DecodeError:
+        return 0
 
 
 def _scan_regex(source: str, position: int) -> int:
@@ -475,8 +482,18 @@ class _Parser:
                 return leaf(token, token.text)
             if token.text in ("function", "async") and (token.text == "function" or stream.peek().text == "function"):
                 return self.function_expression()
+            if token.text == "import" and stream.peek().text == "(":
+                stream.advance()
+                return leaf(token, "import")
             if token.text == "class":
-                raise DecodeError("class expressions are not supported")
+                stream.advance()
+                if stream.current.kind == "name" and stream.current.text not in _RESERVED:
+                    stream.advance()
+                if stream.at("extends"):
+                    stream.advance()
+                    self.call_member()
+                body = self.balanced("{", "}")
+                return Node("class", token.start, body.end)
             if token.text in _RESERVED:
                 raise DecodeError(f"unexpected keyword {token.text!r}")
             stream.advance()
@@ -500,10 +517,8 @@ class _Parser:
         start = self.stream.current.start
         end = _jsx_element_end(self.source, start)
         stream = self.stream
-        while stream.current.kind != "eof" and stream.current.start < end:
-            stream.advance()
-        if stream.current.start < end:
-            raise DecodeError("unterminated JSX element")
+        # The text inside the element was tokenized as script; tokenize again from the element's end.
+        stream.tokens = stream.tokens[:stream.index] + tokenize(self.source, end)
         return Node("jsx_element", start, end)
 
     def function_expression(self) -> Node:
