@@ -51,6 +51,7 @@ class Generation:
     prompt_tokens: int | None = None
     output_tokens: int | None = None
     tool_calls: Sequence[Mapping[str, Any]] | None = None  # native-mode calls, already parsed by the backend
+    parse_error: str | None = None  # native mode: why the reply's tool calls could not be parsed (a format_error)
 
     @property
     def truncated(self) -> bool:
