@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ...data import load_jsonl
+from ...tl_failures import classify_calls, tl_metrics
 from ...suite import FORMAT_ERROR, Case, CaseResult, Generation, Metric, Request, Verdict
 from . import aggregate as _aggregate
 from .checker import CHECKER_CRASH, check_calls, language_of, show
@@ -187,7 +188,33 @@ def score(case: Case, generation: Generation) -> Verdict:
     text, mode = _output_text(case, generation)
     if case.category in RELEVANCE_CATEGORIES:
         return _score_relevance(case, text, mode)
-    return _score_ast(case, text, mode)
+    verdict = _score_ast(case, text, mode)
+    if not verdict.passed and len(case.payload["ground_truth"]) == 1:
+        _label_tl_failure(case, verdict)
+    return verdict
+
+
+#: Categories whose ground truth is exactly one call: the ones TL-Training's single-call taxonomy applies to.
+SINGLE_CALL_CATEGORIES = frozenset({"simple_python", "simple_java", "simple_javascript", "multiple", "live_simple",
+                                    "live_multiple"})
+
+
+def _label_tl_failure(case: Case, verdict: Verdict) -> None:
+    """TL-Training's failure category and reward beside BFCL's own error type (single-call cases only).
+
+    An undecodable or wrongly shaped output is ``unparseable``; BFCL's ground-truth lists of acceptable values (with
+    ``""`` for "may be omitted") are what ``classify_calls`` reads natively.
+    """
+    decoded = verdict.decoded if isinstance(verdict.decoded, list) else None
+    predicted = None
+    if decoded is not None and all(isinstance(c, dict) and len(c) == 1 for c in decoded):
+        predicted = [{"name": name, "arguments": args if isinstance(args, dict) else {}}
+                     for call in decoded for name, args in call.items()]
+    (name, arguments), = case.payload["ground_truth"][0].items()
+    category, reward = classify_calls(predicted, [{"name": name, "arguments": arguments}],
+                                      case.payload["function"])
+    verdict.labels["tl_category"] = category
+    verdict.counts["tl_reward"] = reward
 
 
 def _score_relevance(case: Case, text: str, mode: str) -> Verdict:
@@ -265,7 +292,9 @@ def _score_ast(case: Case, text: str, mode: str) -> Verdict:
 
 
 def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
-    return _aggregate.aggregate(results)
+    """BFCL's official figures, then TL-Training's failure categories and mean reward (single-call cases)."""
+    single_call = [r for r in results if r.category in SINGLE_CALL_CATEGORIES]
+    return _aggregate.aggregate(results) + tl_metrics(single_call)
 
 
 def replay_outputs(path: Path) -> dict[str, str]:
