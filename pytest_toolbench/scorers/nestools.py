@@ -32,6 +32,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..data import load_jsonl
 from ..errors import DataError
 from ..suite import FORMAT_ERROR, Case, CaseResult, Generation, Metric, Request, Verdict
+from ..tl_failures import (CONTENT_MISMATCH, CORRECT, REWARDS, UNPARSEABLE, WRONG_TOOL, classify_call_lists,
+                           tl_metrics, tool_signatures)
 
 SUITE = "nestools"
 UPSTREAM_REPO = "hhan1018/NesTools"
@@ -1051,6 +1053,14 @@ def score(case: Case, generation: Generation) -> Verdict:
     labels = {"depth": str(depth), "structure": "other" if structure is None else str(structure)}
     if tool_error:
         labels["tool_error"] = tool_error
+    if depth == 1:
+        # TL-Training's categories, on flat chains only (see tl_category); passed flat cases carry the +1 reward
+        # so that the mean reward is taken over exactly the cases in scope.
+        if passed:
+            counts["tl_reward"] = REWARDS[CORRECT]
+        else:
+            order_exact = result["correct_order_num"] == result["predict_order_num"] == result["gold_order_num"]
+            labels["tl_category"], counts["tl_reward"] = tl_category(case, gold, result["predicted"], order_exact)
     return Verdict(
         passed=passed,
         error_type=error_type,
@@ -1062,6 +1072,89 @@ def score(case: Case, generation: Generation) -> Verdict:
         details={"matches": result["matches"], "truncated": generation.truncated,
                  "prompt_source": case.payload.get("prompt_source")},
     )
+
+
+# --------------------------------------------------------------------------------------------------------------
+# TL-Training failure categories (single-call cases)
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _tl_tool_key(api_id: Any) -> str:
+    # NesTools identifies a tool by its api_id (pairing is by id, the api_name is never compared), so the TL "tool
+    # name" is the id; the repr keeps 12 and "12" apart, as upstream's ``==`` does.
+    return f"api_id {api_id!r}"
+
+
+def _same_id(offered: Any, predicted: Any) -> bool:
+    try:
+        return bool(offered == predicted)
+    except Exception:
+        return False
+
+
+def tl_category(case: Case, gold: Sequence[Mapping[str, Any]], predicted: Sequence[Mapping[str, Any]] | None,
+                order_exact: bool = True) -> tuple[str, float]:
+    """TL-Training's category and reward of a failed case with a flat gold chain (no call consumes another's output).
+
+    No NesTools test case has a one-call chain (the smallest are two independent calls), so the flat chains are
+    classified as sets of calls with the shared pairing of :func:`classify_call_lists` (best pairing, worst pair; a
+    gold call left unanswered is a wrong tool). Nested chains are left out: their placeholder values are scored
+    structurally, which TL-Training's value comparison cannot express. The mapping follows NesTools' own rules so
+    that each label agrees with what the official scorer checked:
+
+    * the tool is the ``api_id`` (upstream pairs by id and never compares ``api_name``; 1 == 1.0 == True as in
+      Python); an id that the prompt offered is a known tool (a *wrong tool* unless it is a gold id), any other id
+      is a *tool hallucination*;
+    * a predicted ``"UNK"`` for a gold parameter counts as absent (*parameter missing*), as the official error
+      analysis counts it as an omission (``para_error_omission``);
+    * a value is a *content mismatch* exactly when ``check_score`` gives it less than 1 (so ROUGE-L partial credit,
+      a date in another format or a case-only difference is a mismatch, while a dict whose keys differ only in case,
+      "_" or " " is not), and gold lists are plain values, not lists of alternatives. With a tool called twice, the
+      first gold call of that id that has the parameter is the reference for this value rule;
+    * an output that decodes to no call at all (a format failure, or NesTools' well-formed empty list) is
+      *unparseable*;
+    * the chain is a sequence (the prompt asks for the calls "in sequence"), and TL-Training's reward compares the
+      call at each step with the gold call of that step: when the official Order family is not exact
+      (``order_exact`` false), some step holds another tool than the gold one, so the outcome is at best a *wrong
+      tool* even if the calls are right as a set.
+    """
+    if predicted is None:
+        return UNPARSEABLE, REWARDS[UNPARSEABLE]
+    gold_ids = [call["api_id"] for call in gold]
+    offered = [i for i in candidate_ids(case) if not any(_same_id(i, g) for g in gold_ids)]
+    specs = {api["api_name"]: api for api in case.payload["api"]}
+    # Parameters are compared only once the tool is right, so only the gold tools' signatures matter; every other
+    # offered id is a known tool with no parameters listed.
+    signatures = tool_signatures([{"name": _tl_tool_key(call["api_id"]),
+                                   "parameters": {"properties": specs[call["api_name"]]["parameters"]}}
+                                  for call in gold] + [{"name": _tl_tool_key(i)} for i in offered])
+    calls = []
+    for call in predicted:
+        same_tool = [g for g in gold if _same_id(g["api_id"], call["api_id"])]
+        if same_tool:
+            key = _tl_tool_key(same_tool[0]["api_id"])
+        else:
+            key = next((_tl_tool_key(i) for i in offered if _same_id(i, call["api_id"])),
+                       f"unoffered {call['api_id']!r}")
+        arguments = {}
+        for name, value in call["parameters"].items():
+            reference = next((g["parameters"] for g in same_tool if name in g["parameters"]), None)
+            if reference is not None:
+                if value == "UNK" and reference[name] != "UNK":
+                    continue
+                if safe_value_score(reference[name], value) == 1:
+                    value = reference[name]
+            arguments[name] = value
+        calls.append({"name": key, "arguments": arguments})
+    expected = [{"name": _tl_tool_key(call["api_id"]), "arguments": dict(call["parameters"])} for call in gold]
+    outcome = classify_call_lists(calls, expected, signatures)
+    if not order_exact and outcome.reward > REWARDS[WRONG_TOOL]:
+        return WRONG_TOOL, REWARDS[WRONG_TOOL]
+    if outcome.category == CORRECT:
+        # Not expected (right calls, in order, with every value scored 1 pass); kept so that a failed case never
+        # carries the "correct" label: its values are what the official scorer rejected.
+        return CONTENT_MISMATCH, REWARDS[CONTENT_MISMATCH]
+    return outcome.category, outcome.reward
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -1155,6 +1248,8 @@ def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
         members = [r for r in results if _structure_of(r) == str(key)]
         if members:
             metrics += _family_metrics(_sums(members), f"structure {key}: ", "structure", f1_only=True)
+    # TL-Training's categories and mean reward over the flat cases (the ones that carry a reward).
+    metrics += tl_metrics([r for r in results if "tl_reward" in r.counts])
     return metrics
 
 

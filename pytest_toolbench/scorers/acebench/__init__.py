@@ -16,12 +16,14 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ...suite import FORMAT_ERROR, Case, CaseResult, Generation, Metric, Request, Verdict
+from ...tl_failures import CORRECT, REWARDS, tl_metrics
 from .aggregation import aggregate as _aggregate
 from .checker import WRONG_OUTPUT_FORMAT, check_normal_output, check_special_output
 from .loading import AGENT_CATEGORIES, NEEDS_USER_MODEL, load_all, split_case_id
 from .prompts import single_turn_messages
 from .replay import replay_outputs as _replay_outputs
 from .rendering import gold_text
+from .tl import single_call_alternatives, tl_category
 
 __all__ = [
     "load_cases",
@@ -127,19 +129,32 @@ def score(case: Case, generation: Generation) -> Verdict:
         if verdict.valid
         else f"{verdict.error_type} ({how}): {verdict.error}\ndecoded: {verdict.decoded!r}\nexpected: {ground_truth!r}"
     )
+    counts = {"correct": 1.0 if verdict.valid else 0.0}
+    labels = {}
+    alternatives = single_call_alternatives(ground_truth)
+    if alternatives is not None:
+        # TL-Training's categories on single-call cases (tl.py); passed ones carry the +1 reward so that the mean
+        # reward is taken over exactly the cases in scope.
+        if verdict.valid:
+            counts["tl_reward"] = REWARDS[CORRECT]
+        else:
+            decoded = None if verdict.error_type == WRONG_OUTPUT_FORMAT else verdict.decoded
+            labels["tl_category"], counts["tl_reward"] = tl_category(case.payload["function"], decoded, alternatives)
     return Verdict(
         passed=verdict.valid,
         error_type=error_type,
         explanation=explanation,
         decoded=_json_safe(verdict.decoded),
         expected=_json_safe(ground_truth),
-        counts={"correct": 1.0 if verdict.valid else 0.0},
+        counts=counts,
+        labels=labels,
         details={"official_error_type": verdict.error_type} if not verdict.valid else {},
     )
 
 
 def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
-    return _aggregate(results)
+    # ACEBench's own table, then TL-Training's categories and mean reward over the single-call Normal cases.
+    return _aggregate(results) + tl_metrics([r for r in results if "tl_reward" in r.counts])
 
 
 def replay_outputs(path: Path) -> dict[str, str]:
