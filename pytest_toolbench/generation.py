@@ -25,6 +25,10 @@ def finalize_request(request: Request, suite_max_tokens: int, max_tokens_option:
     return dataclasses.replace(request, max_tokens=max_tokens)
 
 
+#: The request handed to backends that answer by case and never read the prompt.
+UNRENDERED = Request(messages=())
+
+
 @dataclass
 class Answerer:
     """Answers one task at a time: from the cache for engine backends, from the backend itself otherwise.
@@ -69,7 +73,12 @@ def run_case(case: Case, suite: Any, answer: Callable[[Task], Generation], max_t
     """The model's final output for a case: one answer, or the transcript of an interactive conversation."""
     benchmark = suite.benchmark
     limit = suite.definition.max_tokens
-    if not converses(suite, case, getattr(answer, "backend", None)):
+    backend = getattr(answer, "backend", None)
+    if not converses(suite, case, backend):
+        if backend is not None and not getattr(backend, "reads_requests", True):
+            # gold and replay answer by case; rendering the prompt for them would be wasted work (it is most of
+            # the time of a replay run)
+            return answer(Task(case, UNRENDERED, 0))
         request = finalize_request(benchmark.build_request(case), limit, max_tokens)
         return answer(Task(case, request, 0))
     conversation = benchmark.conversation(case)

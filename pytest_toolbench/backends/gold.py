@@ -15,6 +15,7 @@ from ..suite import Generation, Task
 class GoldBackend:
     name = "gold"
     cacheable = False
+    reads_requests = False  # answers by case, so single-shot prompts are never rendered for it
 
     def __init__(self, catalog: Any):
         self.catalog = catalog

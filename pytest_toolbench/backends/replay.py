@@ -12,6 +12,7 @@ from . import MissingOutput
 class ReplayBackend:
     name = "replay"
     cacheable = False
+    reads_requests = False  # answers by case, so single-shot prompts are never rendered for it
     final_outputs = True  # saved outputs are finished answers (agent transcripts included), never one step
 
     def __init__(self, catalog: Any, path: str):
