@@ -1107,10 +1107,9 @@ def tl_category(case: Case, gold: Sequence[Mapping[str, Any]], predicted: Sequen
       is a *tool hallucination*;
     * a predicted ``"UNK"`` for a gold parameter counts as absent (*parameter missing*), as the official error
       analysis counts it as an omission (``para_error_omission``);
-    * a value is a *content mismatch* exactly when ``check_score`` gives it less than 1 (so ROUGE-L partial credit,
-      a date in another format or a case-only difference is a mismatch, while a dict whose keys differ only in case,
-      "_" or " " is not), and gold lists are plain values, not lists of alternatives. With a tool called twice, the
-      first gold call of that id that has the parameter is the reference for this value rule;
+    * values are compared with ``==`` and gold lists are plain values, not lists of alternatives. ``check_score``'s
+      leniencies (a dict whose keys differ only in case, "_" or " " scores 1) need no special case: a content
+      mismatch is TL's last rule, so it is the label exactly when no tool or parameter issue is found;
     * an output that decodes to no call at all (a format failure, or NesTools' well-formed empty list) is
       *unparseable*;
     * the chain is a sequence (the prompt asks for the calls "in sequence"), and TL-Training's reward compares the
@@ -1138,12 +1137,10 @@ def tl_category(case: Case, gold: Sequence[Mapping[str, Any]], predicted: Sequen
                        f"unoffered {call['api_id']!r}")
         arguments = {}
         for name, value in call["parameters"].items():
+            # With a tool called twice, the first gold call of that id that has the parameter decides "UNK".
             reference = next((g["parameters"] for g in same_tool if name in g["parameters"]), None)
-            if reference is not None:
-                if value == "UNK" and reference[name] != "UNK":
-                    continue
-                if safe_value_score(reference[name], value) == 1:
-                    value = reference[name]
+            if reference is not None and value == "UNK" and reference[name] != "UNK":
+                continue
             arguments[name] = value
         calls.append({"name": key, "arguments": arguments})
     expected = [{"name": _tl_tool_key(call["api_id"]), "arguments": dict(call["parameters"])} for call in gold]
@@ -1151,8 +1148,8 @@ def tl_category(case: Case, gold: Sequence[Mapping[str, Any]], predicted: Sequen
     if not order_exact and outcome.reward > REWARDS[WRONG_TOOL]:
         return WRONG_TOOL, REWARDS[WRONG_TOOL]
     if outcome.category == CORRECT:
-        # Not expected (right calls, in order, with every value scored 1 pass); kept so that a failed case never
-        # carries the "correct" label: its values are what the official scorer rejected.
+        # Not reachable as far as we know (calls equal to the gold ones, in order, pass: ``check_score`` gives 1 to
+        # equal values); kept so that a failed case never carries the "correct" label.
         return CONTENT_MISMATCH, REWARDS[CONTENT_MISMATCH]
     return outcome.category, outcome.reward
 

@@ -269,74 +269,52 @@ def simple_function_check(
         # parameters missing from the output are not checked unless they are required.
         if param not in properties or param not in answer:
             return CheckResult(False, ADDITION_ARGS, f"addition params: {param}")
-        result = parameter_check(properties, param, value, answer[param], name, agent)
+        details = properties[param]
+        if not isinstance(details, Mapping) or details.get("type") not in TYPE_MAP:
+            raise _CheckerCrash(f"undocumented or unknown type for parameter {param}")
+        type_name = details["type"]
+        expected = TYPE_MAP[type_name]
+        nested: type | None = None
+        if type_name in NESTED_TYPES:
+            items = details.get("items")
+            if isinstance(items, Mapping) and "type" in items:
+                nested_name = items["type"]
+            elif "string" in type_name:
+                nested_name = "string"
+            elif "enum" in type_name:
+                nested_name = "enum"
+            else:
+                nested_name = "dict"
+            if nested_name not in TYPE_MAP:
+                raise _CheckerCrash(f"unknown item type {nested_name!r}")
+            nested = TYPE_MAP[nested_name]
+        if type_name == "tuple" and type(value) is tuple:
+            value = list(value)
+        if type_name == "float" and type(value) is int:
+            value = float(value)
+        typed = _type_check(param, value, answer[param], expected, nested, name)
+        if not typed["valid"]:
+            return CheckResult(False, TYPE_ERROR, typed["error"])
+        if typed["is_variable"]:
+            continue
+        # Quirk: only dicts, lists and strings are value-checked. Top-level int/float/bool values (and enum-typed
+        # parameters) pass whatever their value once the type matches.
+        if expected is dict:
+            result = _dict_check(param, value, answer[param], name)
+        elif expected is list and nested is dict:
+            if type_name == "objectArray":
+                # Upstream calls dict_checker with a missing argument here and crashes.
+                raise _CheckerCrash("objectArray parameters crash the official checker")
+            result = _list_of_dicts_check(param, value, answer[param], name)
+        elif expected is str:
+            result = _string_check(param, value, answer[param], name, exact=agent)
+        elif expected is list:
+            result = _list_check(param, value, answer[param], name)
+        else:
+            continue
         if not result.valid:
             return result
     return CheckResult(True)
-
-
-def parameter_check(
-    properties: Mapping[str, Any], param: str, value: Any, answer: Any, func_name: Any, agent: bool
-) -> CheckResult:
-    """The type and value rules of ``simple_function_checker`` for one parameter that both the documentation and
-    the ground truth name. Raises :class:`_CheckerCrash` where the official checker raises."""
-    details = properties[param]
-    if not isinstance(details, Mapping) or details.get("type") not in TYPE_MAP:
-        raise _CheckerCrash(f"undocumented or unknown type for parameter {param}")
-    type_name = details["type"]
-    expected = TYPE_MAP[type_name]
-    nested: type | None = None
-    if type_name in NESTED_TYPES:
-        items = details.get("items")
-        if isinstance(items, Mapping) and "type" in items:
-            nested_name = items["type"]
-        elif "string" in type_name:
-            nested_name = "string"
-        elif "enum" in type_name:
-            nested_name = "enum"
-        else:
-            nested_name = "dict"
-        if nested_name not in TYPE_MAP:
-            raise _CheckerCrash(f"unknown item type {nested_name!r}")
-        nested = TYPE_MAP[nested_name]
-    if type_name == "tuple" and type(value) is tuple:
-        value = list(value)
-    if type_name == "float" and type(value) is int:
-        value = float(value)
-    typed = _type_check(param, value, answer, expected, nested, func_name)
-    if not typed["valid"]:
-        return CheckResult(False, TYPE_ERROR, typed["error"])
-    if typed["is_variable"]:
-        return CheckResult(True)
-    # Quirk: only dicts, lists and strings are value-checked. Top-level int/float/bool values (and enum-typed
-    # parameters) pass whatever their value once the type matches.
-    if expected is dict:
-        return _dict_check(param, value, answer, func_name)
-    if expected is list and nested is dict:
-        if type_name == "objectArray":
-            # Upstream calls dict_checker with a missing argument here and crashes.
-            raise _CheckerCrash("objectArray parameters crash the official checker")
-        return _list_of_dicts_check(param, value, answer, func_name)
-    if expected is str:
-        return _string_check(param, value, answer, func_name, exact=agent)
-    if expected is list:
-        return _list_check(param, value, answer, func_name)
-    return CheckResult(True)
-
-
-def parameter_accepted(doc: Any, param: Any, value: Any, answer: Any, agent: bool = False) -> bool:
-    """Whether the official rules accept ``value`` for ``param`` given the ground-truth ``answer`` (a parameter
-    the documentation does not list, or a case where the official checker would crash, is not accepted)."""
-    parameters = doc.get("parameters") if isinstance(doc, Mapping) else None
-    properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
-    if not isinstance(properties, Mapping):
-        return False
-    try:
-        if param not in properties:
-            return False
-        return parameter_check(properties, param, value, answer, doc.get("name"), agent).valid
-    except Exception:  # _CheckerCrash, or model values the official code would also choke on
-        return False
 
 
 def _find_doc(docs: Any, answer_key: str) -> Any:

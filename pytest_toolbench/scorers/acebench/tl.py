@@ -6,13 +6,11 @@ on and not one it waives:
 
 * names: the ground-truth key without its ``_<digits>`` suffix, as ``normal_checker`` strips it; a predicted name
   that no offered function document carries is a *tool hallucination*, another documented one a *wrong tool*;
-* values: a predicted value is a *content mismatch* exactly when the official per-parameter rules
-  (:func:`~.checker.parameter_accepted`: type check, standardised substring for strings, element-wise lists,
-  substring leaves for dicts, and no value check at all for top-level numbers, booleans and enum-typed
-  parameters) reject it. Accepted values are replaced by the gold value before the comparison, which generalises
-  :data:`~pytest_toolbench.tl_failures.ANY_VALUE` (a gold value never compared) to values compared leniently,
-  while a value of the wrong type (``"5"`` for an integer) stays a mismatch as the checker's ``type_error``
-  makes it. Gold lists are plain values, not lists of alternatives;
+* values: compared with ``==``, gold lists as plain values (not BFCL's lists of alternatives). The checker's
+  leniency (top-level numbers, booleans and enum-typed values never compared, strings as standardised substrings)
+  needs no :data:`~pytest_toolbench.tl_failures.ANY_VALUE` here: a content mismatch is TL's last rule, so it is
+  the label of a failed case exactly when no name or parameter issue is found, whether or not a leniently equal
+  value is also counted as differing;
 * missing parameters: the checker only requires the documented ``required`` parameters, so a gold parameter that
   is not required is dropped from the gold call when the prediction leaves it out (no *parameter missing* for it),
   unless the predicted call has no arguments at all, which the checker rejects (``wrong_param``);
@@ -27,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from ...tl_failures import CONTENT_MISMATCH, CORRECT, REWARDS, classify_call_lists, tool_signatures
-from .checker import _INDEX_SUFFIX, _find_doc, parameter_accepted
+from .checker import _INDEX_SUFFIX, _find_doc
 
 
 def single_call_alternatives(ground_truth: Any) -> list[tuple[str, Mapping[str, Any]]] | None:
@@ -72,11 +70,6 @@ def tl_category(docs: Any, decoded: Sequence[Mapping[str, Any]] | None,
             predicted = []
             for call in decoded:
                 name, arguments = next(iter(call.items()))
-                if name == gold_name and isinstance(arguments, Mapping):
-                    arguments = {param: (gold_arguments[param]
-                                         if param in gold_arguments
-                                         and parameter_accepted(doc, param, value, gold_arguments[param]) else value)
-                                 for param, value in arguments.items()}
                 predicted.append({"name": name if isinstance(name, str) else repr(name),
                                   "arguments": arguments if isinstance(arguments, Mapping) else {}})
         given = {param for call in predicted or () if call["name"] == gold_name for param in call["arguments"]}
@@ -91,8 +84,9 @@ def tl_category(docs: Any, decoded: Sequence[Mapping[str, Any]] | None,
             best = (outcome.category, outcome.reward)
     assert best is not None
     if best[0] == CORRECT:
-        # The call is right by TL's rules but the checker still rejects it: an argument-less call where neither
-        # side has arguments ("wrong_param" quirk), a required parameter the ground truth itself lacks (an
-        # annotation defect: "lack_args"), or a checker crash on the documentation. The arguments are what failed.
+        # TL finds no name or parameter issue and every value equal, yet the checker rejects the call: an
+        # argument-less call where neither side has arguments ("wrong_param" quirk), a required parameter the
+        # ground truth itself lacks (an annotation defect: "lack_args"), or a checker crash on the documentation.
+        # The arguments are what failed.
         return CONTENT_MISMATCH, REWARDS[CONTENT_MISMATCH]
     return best
