@@ -25,13 +25,25 @@ CREATE TABLE IF NOT EXISTS generations (
 """
 
 
+#: The fingerprint entry describing a separate simulated-user model (``--toolbench-user-model``).
+SIMULATED_USER = "simulated_user"
+
+
 def request_key(fingerprint: Mapping[str, Any], request: Request) -> str:
+    """A simulated user's turn is keyed by the user model when one is configured, any other request by the run's
+    model; so adding ``--toolbench-user-model`` leaves every other cached answer valid."""
+    if request.simulates and SIMULATED_USER in fingerprint:
+        fingerprint = fingerprint[SIMULATED_USER]
+    else:
+        fingerprint = {k: v for k, v in fingerprint.items() if k != SIMULATED_USER}
     payload = {
         "fingerprint": fingerprint,
         "messages": list(request.messages),
         "tools": list(request.tools) if request.tools is not None else None,
         "max_tokens": request.max_tokens,
     }
+    if request.simulates:
+        payload["simulates"] = request.simulates
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 

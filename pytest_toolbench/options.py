@@ -78,6 +78,12 @@ def add_run_options(parser: pytest.Parser) -> None:
                   help="Extra vllm.LLM argument (repeatable; VALUE parsed as JSON when it can be).")
     gen.addoption("--base-url", dest="toolbench_base_url", default=None,
                   help="OpenAI-compatible endpoint for --backend openai.")
+    gen.addoption("--toolbench-user-model", dest="toolbench_user_model", default=None, metavar="NAME",
+                  help="Model that plays the simulated user in interactive suites (ACEBench agent multi-turn), "
+                       "served at --toolbench-user-base-url; default: the run's own model (not comparable with "
+                       "published numbers, which use GPT-4o).")
+    gen.addoption("--toolbench-user-base-url", dest="toolbench_user_base_url", default=None, metavar="URL",
+                  help="OpenAI-compatible endpoint of --toolbench-user-model (API key from --api-key-env).")
     gen.addoption("--api-key-env", dest="toolbench_api_key_env", default="OPENAI_API_KEY",
                   help="Environment variable holding the endpoint's API key.")
 
@@ -119,6 +125,8 @@ class RunOptions:
     api_key_env: str = "OPENAI_API_KEY"
     json_path: str | None = None
     commit_every: int | None = None
+    user_model: str | None = None
+    user_base_url: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         from dataclasses import asdict
@@ -166,6 +174,9 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
     limit = get("toolbench_limit")
     if limit is not None and limit < 1:
         raise pytest.UsageError("--toolbench-limit must be a positive number of cases")
+    user_model, user_base_url = get("toolbench_user_model"), get("toolbench_user_base_url")
+    if bool(user_model) != bool(user_base_url):
+        raise pytest.UsageError("--toolbench-user-model and --toolbench-user-base-url go together")
     commit_every = get("toolbench_commit_every")
     if commit_every is not None and commit_every < 1:
         raise pytest.UsageError("--toolbench-commit-every must be a positive number of requests")
@@ -209,6 +220,7 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
         max_model_len=get("toolbench_max_model_len"), gpu_memory_utilization=get("toolbench_gpu_mem"),
         vllm_args=_parse_vllm_args(get("toolbench_vllm_args")), base_url=get("toolbench_base_url"),
         api_key_env=get("toolbench_api_key_env"), json_path=json_path, commit_every=commit_every,
+        user_model=user_model, user_base_url=user_base_url,
     )
 
 

@@ -143,6 +143,10 @@ class ToolbenchSession:
         if self.uses_engine:
             header["fingerprint"] = self.fingerprint()
             header["generation"] = self.pregeneration
+            if any("needs_user_model" in record.get("keywords", ()) for record in self.records):
+                header["user_simulator"] = (
+                    f"{self.options.user_model} at {self.options.user_base_url}" if self.options.user_model else
+                    "the run's own model: NOT comparable with published numbers (upstream uses GPT-4o)")
         return header
 
 

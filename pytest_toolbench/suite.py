@@ -40,6 +40,9 @@ class Request:
     messages: Sequence[Mapping[str, Any]]
     tools: Sequence[Mapping[str, Any]] | None = None
     max_tokens: int | None = None
+    #: None when the model under test answers; "user" for a simulated user's turn in an interactive benchmark,
+    #: which ``--toolbench-user-model`` routes to a separate endpoint (else the run's own model plays the user).
+    simulates: str | None = None
 
 
 @dataclass(frozen=True)

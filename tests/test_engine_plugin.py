@@ -120,3 +120,27 @@ def test_a_run_killed_during_generation_resumes_with_only_the_missing_requests(s
     stats = generation_stats(tmp_path)
     assert stats["cached"] == committed
     assert stats["generated"] == 39 - committed
+
+
+def test_acebench_agent_cases_run_in_batched_rounds_on_the_engine(shared_data, tiny_model, tmp_path, probe):
+    """Multi-step and multi-turn agent cases: rounds across live conversations, sandbox executed, step limits hit
+    (random weights never say "finish conversation"), the engine's own model playing the user, flagged."""
+    args = [sys.executable, "-m", "pytest", str(REPO / "suites" / "acebench"), "-p", "no:cacheprovider", "-q",
+            "-k", "agent", "--toolbench-limit", "2", f"--model={tiny_model}", "--toolbench-data", str(shared_data),
+            "--toolbench-cache", str(tmp_path / "cache"), "--toolbench-json", str(tmp_path / "run.json"),
+            "--max-tokens", "16", "--vllm-arg", "enforce_eager=true", "--vllm-arg", "dtype=float32",
+            "--vllm-arg", "max_model_len=4096", "--vllm-arg", f"kv_cache_memory_bytes={256 << 20}", "-n", "2"]
+    result = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    document = json.loads((tmp_path / "run.json").read_text())
+    stats = document["header"]["generation"]
+    assert stats["rounds"] > 1, result.stdout[-2000:]
+    assert "NOT comparable" in document["header"]["user_simulator"]
+    cases = {c["case_id"]: c for c in document["cases"]}
+    assert {c["category"] for c in cases.values()} == {"agent_multi_step", "agent_multi_turn"}
+    transcripts = [json.loads(case["output"]) for case in cases.values()]
+    assert len(cases) == 4  # --toolbench-limit 2 per category (categories span both languages)
+    assert all(t["dialogue"] and t["stopped_by"] in ("limit", "finish") for t in transcripts)
+    assert any(t["stopped_by"] == "limit" for t in transcripts)  # random weights run into the step limit
+    rerun = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    assert json.loads((tmp_path / "run.json").read_text())["header"]["generation"]["generated"] == 0, \
+        rerun.stdout[-2000:]

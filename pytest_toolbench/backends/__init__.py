@@ -18,7 +18,18 @@ class MissingOutput(ToolbenchError):
 
 def make_backend(options: RunOptions, catalog: Any, extra: dict[str, Callable[..., Any]] | None = None):
     """Build the run's backend. Engine modules are imported here, never at plugin import time."""
-    extra = extra or {}
+    backend = _make_model_backend(options, catalog, extra or {})
+    if options.user_model and options.backend not in ("gold", "replay"):
+        from .openai_endpoint import OpenAIEndpointBackend
+        from .user_simulator import UserSimulatorRouter
+
+        user = OpenAIEndpointBackend(options.user_base_url, options.user_model, mode="prompt",
+                                     api_key_env=options.api_key_env, temperature=0.0, seed=options.seed)
+        return UserSimulatorRouter(backend, user)
+    return backend
+
+
+def _make_model_backend(options: RunOptions, catalog: Any, extra: dict[str, Callable[..., Any]]):
     if options.backend in extra:
         return extra[options.backend](options)
     if options.backend == "gold":

@@ -40,6 +40,8 @@ def run_facts(summary: RunSummary, options: Any = None) -> list[tuple[str, str]]
     sampling = header.get("sampling") or {}
     if sampling and backend not in ("gold", "replay"):
         facts.append(("Sampling", ", ".join(f"{k}={v}" for k, v in sampling.items() if v is not None)))
+    if header.get("user_simulator"):
+        facts.append(("Simulated user", header["user_simulator"]))
     if header.get("limit"):
         facts.append(("Limit", f"first {header['limit']} cases per category (smoke run)"))
     facts.append(("Versions", ", ".join(versions)))

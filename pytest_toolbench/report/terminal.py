@@ -24,6 +24,8 @@ def render(summary: RunSummary, run: "ReportRun | None" = None) -> list[str]:
     lines: list[str] = []
     header = summary.header
     lines.append(f"backend: {header.get('backend')}" + (f"  model: {header['model']}" if header.get("model") else ""))
+    if header.get("user_simulator"):
+        lines.append(f"simulated user: {header['user_simulator']}")
     if comparison is not None:
         lines.append(f"baseline: {comparison.path} ({baseline_label(comparison.header)}); "
                      "deltas in percentage points")

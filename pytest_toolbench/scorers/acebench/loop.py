@@ -319,7 +319,7 @@ def multi_step_conversation(case: Case) -> Iterator[Request]:
 
 def multi_turn_conversation(case: Case) -> Iterator[Request]:
     user_messages = user_simulator_opening(case)
-    generation = yield Request(messages=list(user_messages), max_tokens=USER_MAX_TOKENS)
+    generation = yield Request(messages=list(user_messages), max_tokens=USER_MAX_TOKENS, simulates="user")
     opening = _text_of(generation)
     user_messages.append({"role": "system", "content": opening})
     dialogue: list[dict[str, Any]] = [{"sender": "user", "recipient": "agent", "message": opening}]
@@ -332,7 +332,7 @@ def multi_turn_conversation(case: Case) -> Iterator[Request]:
         if last["recipient"] == "user":
             history += "agent:" + last["message"] + "\n"
             user_messages.append({"role": "user", "content": _strip_speaker(last["message"])})
-            generation = yield Request(messages=list(user_messages), max_tokens=USER_MAX_TOKENS)
+            generation = yield Request(messages=list(user_messages), max_tokens=USER_MAX_TOKENS, simulates="user")
             reply = _text_of(generation)
             user_messages.append({"role": "system", "content": reply})
             message = {"sender": "user", "recipient": "agent", "message": reply}

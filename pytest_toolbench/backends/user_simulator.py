@@ -1,0 +1,48 @@
+"""Routing a simulated user's turns (``Request.simulates == "user"``) to a separate model.
+
+ACEBench's multi-turn agent cases talk to a simulated user, played upstream by GPT-4o. With
+``--toolbench-user-model`` those turns go to that endpoint while the model under test answers everything else;
+without it the run's own model plays the user and the run header says the figures are not comparable.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ..cache import SIMULATED_USER
+from ..suite import Generation, Task
+
+
+class UserSimulatorRouter:
+    def __init__(self, model: Any, user: Any):
+        self.model = model
+        self.user = user
+        self.name = model.name
+        self.cacheable = getattr(model, "cacheable", True)
+
+    def fingerprint(self) -> dict[str, Any]:
+        return {**self.model.fingerprint(), SIMULATED_USER: dict(self.user.fingerprint())}
+
+    def generate(self, tasks: Sequence[Task], *, on_chunk=None, on_progress=None) -> list[Generation]:
+        results: list[Generation | None] = [None] * len(tasks)
+        for backend, wanted in ((self.user, True), (self.model, False)):
+            indices = [i for i, task in enumerate(tasks) if bool(task.request.simulates) == wanted]
+            if not indices:
+                continue
+
+            def forward(chunk, indices=indices):
+                if on_chunk is not None:
+                    on_chunk([(indices[i], generation) for i, generation in chunk])
+
+            answers = backend.generate([tasks[i] for i in indices], on_chunk=forward, on_progress=on_progress)
+            for index, generation in zip(indices, answers):
+                results[index] = generation
+        return results  # type: ignore[return-value]
+
+    def stats(self) -> dict[str, Any]:
+        stats = getattr(self.model, "stats", None)
+        return stats() if callable(stats) else {}
+
+    def close(self) -> None:
+        self.model.close()
+        self.user.close()
