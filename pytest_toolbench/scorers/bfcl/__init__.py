@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ...data import load_jsonl
-from ...tl_failures import classify_calls, tl_metrics
+from ...tl_failures import CONTENT_MISMATCH, CORRECT, REWARDS, classify_calls, tl_metrics
 from ...suite import FORMAT_ERROR, Case, CaseResult, Generation, Metric, Request, Verdict
 from . import aggregate as _aggregate
 from .checker import CHECKER_CRASH, check_calls, language_of, show
@@ -213,6 +213,10 @@ def _label_tl_failure(case: Case, verdict: Verdict) -> None:
     (name, arguments), = case.payload["ground_truth"][0].items()
     category, reward = classify_calls(predicted, [{"name": name, "arguments": arguments}],
                                       case.payload["function"])
+    if category == CORRECT:
+        # BFCL failed the case on a rule TL's call comparison cannot see (e.g. a Java literal the official converter
+        # mangles): the failure is in the content, as NesTools, ACEBench and RoTBench label it too.
+        category, reward = CONTENT_MISMATCH, REWARDS[CONTENT_MISMATCH]
     verdict.labels["tl_category"] = category
     verdict.counts["tl_reward"] = reward
 
