@@ -144,3 +144,17 @@ def test_acebench_agent_cases_run_in_batched_rounds_on_the_engine(shared_data, t
     rerun = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=900)
     assert json.loads((tmp_path / "run.json").read_text())["header"]["generation"]["generated"] == 0, \
         rerun.stdout[-2000:]
+
+
+def test_a_replay_run_imports_no_engine_even_with_vllm_installed(shared_data, tmp_path, probe):
+    folder = tmp_path / "result"
+    folder.mkdir()
+    (folder / "BFCL_v4_simple_python_result.json").write_text(
+        json.dumps({"id": "simple_python_0", "result": "[calculate_triangle_area(base=10, height=5)]"}) + "\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", str(REPO / "suites" / "bfcl"), "-p", "import_probe", "-p", "no:cacheprovider",
+         "-q", "--toolbench-data", str(shared_data), "--toolbench-replay", str(folder), "-k", "simple_python_0",
+         "-n", "2"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert "1 passed" in result.stdout, result.stdout[-2000:]
+    roles = [json.loads(line) for line in probe.read_text().splitlines()]
+    assert len(roles) == 3 and all(r["heavy"] == [] for r in roles), roles
