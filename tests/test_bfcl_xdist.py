@@ -1,0 +1,43 @@
+"""`pytest -k bfcl -n 2 --toolbench-replay ...` gives the same summary as a serial run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from conftest import REPO
+
+from pytest_toolbench.catalog import Catalog, Registry
+
+
+def test_replay_summary_is_the_same_under_xdist(shared_data, tmp_path):
+    catalog = Catalog(Registry(), str(shared_data), "test", Path(tempfile.mkdtemp()), False, limit=8)
+    suite = catalog.load(REPO / "suites" / "bfcl" / "suite.yaml")
+    folder = tmp_path / "result"
+    folder.mkdir()
+    rows: dict[str, list[str]] = {}
+    for index, case in enumerate(suite.cases):
+        # every third answer is broken in a different way, so failures and error types are part of the comparison
+        text = suite.benchmark.gold_output(case)
+        text = [text, "```python\n" + text + "\n```", "[not_a_tool(x=1)]"][index % 3]
+        rows.setdefault(case.category, []).append(json.dumps({"id": case.case_id, "result": text}))
+    for category, lines in rows.items():
+        (folder / f"BFCL_v4_{category}_result.json").write_text("\n".join(lines) + "\n")
+
+    documents = []
+    for extra in ([], ["-n", "2"]):
+        out = tmp_path / f"run{len(documents)}.json"
+        subprocess.run([sys.executable, "-m", "pytest", str(REPO / "suites"), "-k", "bfcl", "-q", "-p",
+                        "no:cacheprovider", "--toolbench-data", str(shared_data), "--toolbench-limit", "8",
+                        "--toolbench-replay", str(folder), "--toolbench-json", str(out), *extra],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        documents.append(json.loads(out.read_text()))
+    serial, parallel = documents
+    assert serial["suites"]["bfcl"]["total"] == 13 * 8
+    assert 0 < serial["suites"]["bfcl"]["passed"] < 13 * 8
+    assert serial["suites"] == parallel["suites"]
+    assert [(c["case_id"], c["passed"], c["error_type"]) for c in serial["cases"]] == \
+           [(c["case_id"], c["passed"], c["error_type"]) for c in parallel["cases"]]
