@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generator, Iterable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Generator, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 #: The error category every suite uses for model output that cannot be decoded at all.
 FORMAT_ERROR = "format_error"

@@ -12,7 +12,7 @@ from pytest_toolbench.generation import run_case
 from pytest_toolbench.scorers import acebench
 from pytest_toolbench.scorers.acebench import loop
 from pytest_toolbench.scorers.acebench.sandbox import UNBOUND_RESULT, Sandbox
-from pytest_toolbench.suite import Case, Generation, Task
+from pytest_toolbench.suite import Case, Generation
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "suites" / "acebench" / "samples"

@@ -35,7 +35,6 @@ from __future__ import annotations
 import ast
 import itertools
 import json
-import math
 import operator
 import re
 from collections import defaultdict

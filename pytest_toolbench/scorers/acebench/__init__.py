@@ -19,7 +19,7 @@ from ...suite import FORMAT_ERROR, Case, CaseResult, Generation, Metric, Request
 from ...tl_failures import CORRECT, REWARDS, tl_metrics
 from .aggregation import aggregate as _aggregate
 from .checker import WRONG_OUTPUT_FORMAT, check_normal_output, check_special_output
-from .loading import AGENT_CATEGORIES, NEEDS_USER_MODEL, load_all, split_case_id
+from .loading import AGENT_CATEGORIES, NEEDS_USER_MODEL, load_all
 from .prompts import single_turn_messages
 from .replay import replay_outputs as _replay_outputs
 from .rendering import gold_text

@@ -9,8 +9,9 @@ A decoded output is a list of ``{function_name: {argument: value}}`` dicts. Anyt
 from __future__ import annotations
 
 import ast
-import operator
 from typing import Any
+
+from ...parsing.arithmetic import ArithmeticRefused, apply_binary, apply_unary
 
 
 class DecodeError(ValueError):
@@ -56,26 +57,8 @@ def prepare_multi_turn(text: str) -> str:
     return "".join(text.split())
 
 
-# Limits that keep arithmetic on model-supplied literals cheap; upstream evaluates them with ``eval`` unbounded.
-_MAX_EXPONENT = 10_000
-_MAX_SEQUENCE_RESULT = 1_000_000
-
-_BINARY_OPERATORS = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-    ast.LShift: operator.lshift,
-    ast.RShift: operator.rshift,
-    ast.BitOr: operator.or_,
-    ast.BitXor: operator.xor,
-    ast.BitAnd: operator.and_,
-    ast.MatMult: operator.matmul,
-}
-_UNARY_OPERATORS = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Invert: operator.invert}
+# Arithmetic on model-supplied literals: upstream ``eval``s it unbounded; we use the shared bounded evaluator
+# (pytest_toolbench.parsing.arithmetic), so huge results are a decode failure instead of a hang.
 
 
 def _literal_arithmetic(node: ast.AST) -> Any:
@@ -92,21 +75,13 @@ def _literal_arithmetic(node: ast.AST) -> Any:
         if any(key is None for key in node.keys):
             raise DecodeError("dict unpacking in an expression")
         return {_literal_arithmetic(k): _literal_arithmetic(v) for k, v in zip(node.keys, node.values)}
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY_OPERATORS:
-        return _UNARY_OPERATORS[type(node.op)](_literal_arithmetic(node.operand))
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY_OPERATORS:
-        left = _literal_arithmetic(node.left)
-        right = _literal_arithmetic(node.right)
-        if isinstance(node.op, ast.Pow) and isinstance(right, (int, float)) and abs(right) > _MAX_EXPONENT:
-            raise DecodeError("exponent too large to evaluate")
-        if isinstance(node.op, (ast.LShift,)) and isinstance(right, int) and right > _MAX_EXPONENT:
-            raise DecodeError("shift too large to evaluate")
-        if isinstance(node.op, ast.Mult):
-            for sequence, count in ((left, right), (right, left)):
-                if isinstance(sequence, (str, bytes, list, tuple)) and isinstance(count, int):
-                    if len(sequence) * max(count, 0) > _MAX_SEQUENCE_RESULT:
-                        raise DecodeError("repetition too large to evaluate")
-        return _BINARY_OPERATORS[type(node.op)](left, right)
+    try:
+        if isinstance(node, ast.UnaryOp):
+            return apply_unary(node.op, _literal_arithmetic(node.operand))
+        if isinstance(node, ast.BinOp):
+            return apply_binary(node.op, _literal_arithmetic(node.left), _literal_arithmetic(node.right))
+    except ArithmeticRefused as exc:
+        raise DecodeError(str(exc)) from None
     raise DecodeError(f"unsupported expression {type(node).__name__}")
 
 

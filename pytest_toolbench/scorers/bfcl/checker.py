@@ -42,7 +42,7 @@ def show(value: Any, limit: int = 300) -> str:
     try:
         text = repr(value)
     except ValueError:
-        text = f"<int with more than 4300 digits>"
+        text = "<int with more than 4300 digits>"
     return text if len(text) <= limit else text[:limit] + "..."
 
 

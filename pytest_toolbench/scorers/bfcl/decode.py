@@ -12,41 +12,14 @@ Every failure is raised as :class:`DecodeError`; the scorer turns it into BFCL's
 from __future__ import annotations
 
 import ast
-import math
-import operator
 import re
 from typing import Any
 
+from ...parsing.arithmetic import ArithmeticRefused, apply_binary, apply_unary
 from .syntax_common import DecodeError
 
-# The official decoder evaluates constant binary operations with Python itself (``eval(ast.unparse(node))``).
-# We evaluate them with explicit operators instead and refuse results that would take unbounded time or memory;
-# those outputs count as undecodable (a documented deviation: the official code would compute them).
-MAX_INT_BITS = 200_000  # ~60,000 decimal digits: ample for 10**5000 while refusing 10**10**9
-MAX_SEQUENCE_LENGTH = 1_000_000  # result length cap for "ab" * n and [x] * n
-
-_BINARY_OPERATORS = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-    ast.LShift: operator.lshift,
-    ast.RShift: operator.rshift,
-    ast.BitOr: operator.or_,
-    ast.BitXor: operator.xor,
-    ast.BitAnd: operator.and_,
-    ast.MatMult: operator.matmul,
-}
-
-_REAL_UNARY_OPERATORS = {
-    ast.USub: operator.neg,
-    ast.UAdd: operator.pos,
-    ast.Invert: operator.invert,
-    ast.Not: operator.not_,
-}
+# Constant arithmetic is evaluated like the official ``eval(ast.unparse(node))``, but bounded: see
+# :mod:`pytest_toolbench.parsing.arithmetic` (too-large results count as undecodable, a documented deviation).
 
 
 def strip_and_wrap(text: str) -> str:
@@ -165,20 +138,16 @@ def _evaluate_constant_expression(node: ast.AST) -> Any:
     if isinstance(node, ast.BinOp):
         left = _evaluate_constant_expression(node.left)
         right = _evaluate_constant_expression(node.right)
-        function = _BINARY_OPERATORS.get(type(node.op))
-        if function is None:
-            raise DecodeError("unsupported binary operator")
-        _check_bounds(node.op, left, right)
         try:
-            return function(left, right)
-        except (ArithmeticError, TypeError, ValueError, MemoryError) as exc:
-            raise DecodeError(f"binary operation failed: {type(exc).__name__}: {exc}") from None
+            return apply_binary(node.op, left, right)
+        except ArithmeticRefused as exc:
+            raise DecodeError(str(exc)) from None
     if isinstance(node, ast.UnaryOp):
         operand = _evaluate_constant_expression(node.operand)
         try:
-            return _REAL_UNARY_OPERATORS[type(node.op)](operand)
-        except (ArithmeticError, TypeError, ValueError) as exc:
-            raise DecodeError(f"unary operation failed: {exc}") from None
+            return apply_unary(node.op, operand)
+        except ArithmeticRefused as exc:
+            raise DecodeError(str(exc)) from None
     if isinstance(node, ast.List):
         return [_evaluate_constant_expression(item) for item in node.elts]
     if isinstance(node, ast.Tuple):
@@ -214,35 +183,6 @@ def _format_piece(piece: ast.AST) -> str:
         return format(value, spec)
     except (TypeError, ValueError, KeyError, OverflowError) as exc:
         raise DecodeError(f"f-string formatting failed: {exc}") from None
-
-
-def _int_bits(value: Any) -> int:
-    if isinstance(value, bool):
-        return 1
-    if isinstance(value, int):
-        return value.bit_length()
-    return 0
-
-
-def _check_bounds(op: ast.operator, left: Any, right: Any) -> None:
-    """Refuse operations whose result would be absurdly large (deviation: the official code computes them)."""
-    if isinstance(op, ast.Pow) and isinstance(left, int) and isinstance(right, int) and right > 0:
-        if abs(left) > 1 and _int_bits(left) * right > MAX_INT_BITS:
-            raise DecodeError("integer power too large to evaluate safely")
-    if isinstance(op, ast.LShift) and isinstance(left, int) and isinstance(right, int):
-        if left and right > 0 and _int_bits(left) + right > MAX_INT_BITS:
-            raise DecodeError("shift result too large to evaluate safely")
-    if isinstance(op, ast.Mult):
-        for sequence, count in ((left, right), (right, left)):
-            if isinstance(sequence, (str, bytes, list, tuple)) and isinstance(count, int):
-                if len(sequence) * max(count, 0) > MAX_SEQUENCE_LENGTH:
-                    raise DecodeError("repeated sequence too large to evaluate safely")
-        if isinstance(left, int) and isinstance(right, int):
-            if _int_bits(left) + _int_bits(right) > MAX_INT_BITS:
-                raise DecodeError("integer product too large to evaluate safely")
-    if isinstance(op, ast.Pow) and isinstance(left, float) and isinstance(right, (int, float)):
-        if math.isfinite(left) and abs(left) > 1 and right > 10_000_000:
-            return  # float overflow raises OverflowError quickly; nothing to bound
 
 
 def is_function_calling_format(decoded: Any) -> bool:
