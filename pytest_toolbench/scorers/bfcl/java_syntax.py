@@ -20,7 +20,12 @@ tree-sitter-java 0.21). The contents of anonymous class bodies and lambda blocks
 
 from __future__ import annotations
 
-from .syntax_common import DecodeError, Node, Token, TokenStream, inner, leaf
+from functools import partial
+
+from .syntax_common import (
+    DecodeError, Node, Token, TokenStream, inner, is_identifier_start, leaf, scan_identifier, scan_number, scan_quoted,
+    skip_blanks_and_comments,
+)
 
 _OPERATORS = sorted(
     """>>>= <<= >>= >>> ... -> :: ++ -- && || == != <= >= += -= *= /= %= &= |= ^= << >>
@@ -38,34 +43,24 @@ _BINARY_PRECEDENCE = {
     "<<": 8, ">>": 8, ">>>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
 }
 _VERBATIM_TYPES = {"identifier", "class_literal", "type_identifier", "method_invocation"}
+_BLANKS = " \t\r\f\n"
+_LINE_BREAKS = "\n"
+# Java: no octal prefix, type suffixes l/L f/F d/D, ``1.foo`` leaves the dot out unless the letter is an exponent or a
+# float suffix, and ``$`` right after a literal does not make it malformed (it starts the next name).
+_scan_number = partial(scan_number, radix_prefixes=("0x", "0X", "0b", "0B"), suffixes="lLfFdD",
+                       letters_after_dot="eEfFdD", word_chars="_")
+_scan_quoted = partial(scan_quoted, unterminated="unterminated literal")
 
 
 def tokenize(source: str) -> list[Token]:
     tokens: list[Token] = []
-    position = 0
     length = len(source)
-    newline = False
+    position, newline = skip_blanks_and_comments(source, 0, _BLANKS, _LINE_BREAKS)
     while position < length:
         char = source[position]
-        if char in " \t\r\f\n":
-            newline = newline or char == "\n"
-            position += 1
-            continue
-        if source.startswith("//", position):
-            end = source.find("\n", position)
-            position = length if end < 0 else end
-            continue
-        if source.startswith("/*", position):
-            end = source.find("*/", position + 2)
-            if end < 0:
-                raise DecodeError("unterminated comment")
-            newline = newline or "\n" in source[position:end]
-            position = end + 2
-            continue
         start = position
-        if char.isalpha() or char in "_$" or ord(char) > 127 and char.isidentifier():
-            while position < length and (source[position].isalnum() or source[position] in "_$"):
-                position += 1
+        if is_identifier_start(char):
+            position = scan_identifier(source, position, non_ascii_parts=False)
             kind = "name"
         elif char.isdigit() or (char == "." and position + 1 < length and source[position + 1].isdigit()):
             position = _scan_number(source, position)
@@ -88,54 +83,9 @@ def tokenize(source: str) -> list[Token]:
                 raise DecodeError(f"unexpected character {char!r}")
             kind = "op"
         tokens.append(Token(kind, source[start:position], start, position, newline))
-        newline = False
+        position, newline = skip_blanks_and_comments(source, position, _BLANKS, _LINE_BREAKS)
     tokens.append(Token("eof", "", length, length, newline))
     return tokens
-
-
-def _scan_number(source: str, position: int) -> int:
-    length = len(source)
-    if source.startswith(("0x", "0X", "0b", "0B"), position):
-        position += 2
-        while position < length and (source[position].isalnum() or source[position] == "_"):
-            position += 1
-        return position
-    while position < length and (source[position].isdigit() or source[position] == "_"):
-        position += 1
-    if position < length and source[position] == "." and position + 1 <= length:
-        nxt = source[position + 1] if position + 1 < length else ""
-        if not (nxt.isalpha() and nxt not in "eEfFdD"):
-            position += 1
-            while position < length and (source[position].isdigit() or source[position] == "_"):
-                position += 1
-    if position < length and source[position] in "eE":
-        probe = position + 1
-        if probe < length and source[probe] in "+-":
-            probe += 1
-        if probe < length and source[probe].isdigit():
-            position = probe
-            while position < length and source[position].isdigit():
-                position += 1
-    if position < length and source[position] in "lLfFdD":
-        position += 1
-    if position < length and (source[position].isalnum() or source[position] == "_"):
-        raise DecodeError("malformed number literal")
-    return position
-
-
-def _scan_quoted(source: str, position: int, quote: str) -> int:
-    position += 1
-    while position < len(source):
-        char = source[position]
-        if char == "\\":
-            position += 2
-            continue
-        if char == "\n":
-            break
-        if char == quote:
-            return position + 1
-        position += 1
-    raise DecodeError("unterminated literal")
 
 
 class _Parser:
@@ -464,13 +414,8 @@ class _Parser:
     def argument_list(self) -> Node:
         stream = self.stream
         pieces = [leaf(stream.expect("("))]
-        if not stream.at(")"):
-            while True:
-                pieces.append(self.expression())
-                if stream.at(","):
-                    pieces.append(leaf(stream.advance()))
-                    continue
-                break
+        for _ in stream.comma_separated(")", pieces, trailing_comma=False):
+            pieces.append(self.expression())
         pieces.append(leaf(stream.expect(")")))
         return inner("argument_list", pieces)
 
@@ -569,15 +514,8 @@ class _Parser:
     def array_initializer(self) -> Node:
         stream = self.stream
         pieces = [leaf(stream.expect("{"))]
-        while not stream.at("}"):
-            if stream.at("{"):
-                pieces.append(self.array_initializer())
-            else:
-                pieces.append(self.expression())
-            if stream.at(","):
-                pieces.append(leaf(stream.advance()))
-                continue
-            break
+        for _ in stream.comma_separated("}", pieces):
+            pieces.append(self.array_initializer() if stream.at("{") else self.expression())
         pieces.append(leaf(stream.expect("}")))
         return inner("array_initializer", pieces)
 

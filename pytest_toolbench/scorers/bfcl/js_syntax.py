@@ -19,8 +19,12 @@ only.
 from __future__ import annotations
 
 import re
+from functools import partial
 
-from .syntax_common import DecodeError, Node, Token, TokenStream, inner, leaf
+from .syntax_common import (
+    DecodeError, Node, Token, TokenStream, inner, is_identifier_start, leaf, scan_identifier, scan_number, scan_quoted,
+    skip_blanks_and_comments,
+)
 
 _OPERATORS = sorted(
     """>>>= ... === !== **= <<= >>= >>> &&= ||= ??= => == != <= >= && || ?? ?. ++ -- += -= *= /= %= &= |= ^= ** << >>
@@ -43,35 +47,25 @@ _BINARY_PRECEDENCE = {
 _REGEX_ALLOWED_AFTER = set("( , = : [ ! & | ? { } ; + - * % < > ~ ^".split()) | {
     "=>", "==", "===", "!=", "!==", "&&", "||", "??", "return", "typeof", "in", "of", "new", "delete", "void",
 }
+_LINE_BREAKS = "\n\u2028\u2029"
+_BLANKS = " \t\r\f\v\u00a0\ufeff" + _LINE_BREAKS
+# JavaScript: octal prefix too, the BigInt suffix n, a '.' after digits always belongs to the number, and ``$`` right
+# after a literal makes it malformed.
+_scan_number = partial(scan_number, radix_prefixes=("0x", "0X", "0b", "0B", "0o", "0O"), suffixes="n",
+                       letters_after_dot=None, word_chars="_$")
+_scan_string = partial(scan_quoted, unterminated="unterminated string")
 
 
 def tokenize(source: str, position: int = 0) -> list[Token]:
     tokens: list[Token] = []
     length = len(source)
-    newline = False
+    position, newline = skip_blanks_and_comments(source, position, _BLANKS, _LINE_BREAKS)
     while position < length:
         char = source[position]
-        if char in " \t\r\f\v\u00a0\ufeff" or char in "\n\u2028\u2029":
-            newline = newline or char in "\n\u2028\u2029"
-            position += 1
-            continue
-        if source.startswith("//", position):
-            end = source.find("\n", position)
-            position = length if end < 0 else end
-            continue
-        if source.startswith("/*", position):
-            end = source.find("*/", position + 2)
-            if end < 0:
-                raise DecodeError("unterminated comment")
-            newline = newline or "\n" in source[position:end]
-            position = end + 2
-            continue
         start = position
         previous = tokens[-1] if tokens else None
-        if char.isalpha() or char in "_$" or (ord(char) > 127 and char.isidentifier()):
-            while position < length and (source[position].isalnum() or source[position] in "_$"
-                                         or (ord(source[position]) > 127 and source[position].isidentifier())):
-                position += 1
+        if is_identifier_start(char):
+            position = scan_identifier(source, position, non_ascii_parts=True)
             kind = "name"
         elif char.isdigit() or (char == "." and position + 1 < length and source[position + 1].isdigit()):
             position = _scan_number(source, position)
@@ -98,52 +92,9 @@ def tokenize(source: str, position: int = 0) -> list[Token]:
                 raise DecodeError(f"unexpected character {char!r}")
             kind = "op"
         tokens.append(Token(kind, source[start:position], start, position, newline))
-        newline = False
+        position, newline = skip_blanks_and_comments(source, position, _BLANKS, _LINE_BREAKS)
     tokens.append(Token("eof", "", length, length, newline))
     return tokens
-
-
-def _scan_number(source: str, position: int) -> int:
-    length = len(source)
-    if source.startswith(("0x", "0X", "0b", "0B", "0o", "0O"), position):
-        position += 2
-        while position < length and (source[position].isalnum() or source[position] == "_"):
-            position += 1
-        return position
-    while position < length and (source[position].isdigit() or source[position] == "_"):
-        position += 1
-    if position < length and source[position] == ".":
-        position += 1
-        while position < length and (source[position].isdigit() or source[position] == "_"):
-            position += 1
-    if position < length and source[position] in "eE":
-        probe = position + 1
-        if probe < length and source[probe] in "+-":
-            probe += 1
-        if probe < length and source[probe].isdigit():
-            position = probe
-            while position < length and source[position].isdigit():
-                position += 1
-    if position < length and source[position] == "n":
-        position += 1
-    if position < length and (source[position].isalnum() or source[position] in "_$"):
-        raise DecodeError("malformed number literal")
-    return position
-
-
-def _scan_string(source: str, position: int, quote: str) -> int:
-    position += 1
-    while position < len(source):
-        char = source[position]
-        if char == "\\":
-            position += 2
-            continue
-        if char == "\n":
-            break
-        if char == quote:
-            return position + 1
-        position += 1
-    raise DecodeError("unterminated string")
 
 
 def _scan_template(source: str, position: int) -> int:
@@ -448,7 +399,7 @@ class _Parser:
         stream = self.stream
         open_token = stream.expect("(")
         children = [leaf(open_token)]
-        while not stream.at(")"):
+        for _ in stream.comma_separated(")", children):
             if stream.at("..."):
                 spread = stream.advance()
                 value = self.assignment()
@@ -461,10 +412,6 @@ class _Parser:
                 children.append(Node("binary_expression", operator_token.start, operand.end))
             else:
                 children.append(self.assignment())
-            if stream.at(","):
-                children.append(leaf(stream.advance()))
-                continue
-            break
         close = stream.expect(")")
         children.append(leaf(close))
         return Node("arguments", open_token.start, close.end, children)
@@ -537,24 +484,19 @@ class _Parser:
     def array(self) -> Node:
         stream = self.stream
         open_token = stream.expect("[")
-        while not stream.at("]"):
+        for _ in stream.comma_separated("]"):
             if stream.at(","):
-                stream.advance()
-                continue
+                continue  # a hole: the comma is consumed as the separator
             if stream.at("..."):
                 stream.advance()
             self.assignment()
-            if stream.at(","):
-                stream.advance()
-                continue
-            break
         close = stream.expect("]")
         return Node("array", open_token.start, close.end)
 
     def object(self) -> Node:
         stream = self.stream
         open_token = stream.expect("{")
-        while not stream.at("}"):
+        for _ in stream.comma_separated("}"):
             if stream.at("..."):
                 stream.advance()
                 self.assignment()
@@ -576,10 +518,6 @@ class _Parser:
                     self.balanced("{", "}")
                 elif key.kind != "name" or key.text in _RESERVED:
                     raise DecodeError("expected ':' after a property key")
-            if stream.at(","):
-                stream.advance()
-                continue
-            break
         close = stream.expect("}")
         return Node("object", open_token.start, close.end)
 

@@ -1,7 +1,9 @@
-"""Shared pieces of the small Java/JavaScript parsers: the decode error, tokens, syntax nodes."""
+"""Shared pieces of the small Java/JavaScript parsers: the decode error, tokens, syntax nodes, the scanning steps
+both lexers take (each language passes its own character sets and messages) and the comma-list loop."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 
@@ -40,6 +42,100 @@ def inner(node_type: str, children: list[Node], **fields: Node) -> Node:
     return Node(node_type, children[0].start, children[-1].end, children, dict(fields))
 
 
+def skip_blanks_and_comments(source: str, position: int, blanks: str, line_breaks: str) -> tuple[int, bool]:
+    """Skip whitespace and ``//``/``/* */`` comments; also say whether a line break was skipped (a line break
+    inside a block comment counts only as ``\\n``, in both languages)."""
+    length = len(source)
+    newline = False
+    while position < length:
+        char = source[position]
+        if char in blanks:
+            newline = newline or char in line_breaks
+            position += 1
+        elif source.startswith("//", position):
+            end = source.find("\n", position)
+            position = length if end < 0 else end
+        elif source.startswith("/*", position):
+            end = source.find("*/", position + 2)
+            if end < 0:
+                raise DecodeError("unterminated comment")
+            newline = newline or "\n" in source[position:end]
+            position = end + 2
+        else:
+            break
+    return position, newline
+
+
+def is_identifier_start(char: str) -> bool:
+    return char.isalpha() or char in "_$" or (ord(char) > 127 and char.isidentifier())
+
+
+def scan_identifier(source: str, position: int, non_ascii_parts: bool) -> int:
+    """End of the name starting here; ``non_ascii_parts`` also continues it over non-ASCII identifier characters
+    that are not alphanumeric (JavaScript does, Java does not)."""
+    length = len(source)
+    while position < length and (source[position].isalnum() or source[position] in "_$"
+                                 or (non_ascii_parts and ord(source[position]) > 127
+                                     and source[position].isidentifier())):
+        position += 1
+    return position
+
+
+def scan_number(source: str, position: int, *, radix_prefixes: tuple[str, ...], suffixes: str,
+                letters_after_dot: str | None, word_chars: str) -> int:
+    """End of the number literal starting here.
+
+    ``radix_prefixes`` start a literal whose body is any run of alphanumerics and ``_``; ``suffixes`` are the
+    one-character type suffixes; ``letters_after_dot``, when given, are the only letters after a ``.`` that keep the
+    dot in the number (any other letter leaves the dot out: Java's ``1.foo``); ``word_chars`` are the non-alphanumeric
+    characters that make a literal malformed when they follow it directly.
+    """
+    length = len(source)
+    if source.startswith(radix_prefixes, position):
+        position += 2
+        while position < length and (source[position].isalnum() or source[position] == "_"):
+            position += 1
+        return position
+    while position < length and (source[position].isdigit() or source[position] == "_"):
+        position += 1
+    if position < length and source[position] == ".":
+        after = source[position + 1] if position + 1 < length else ""
+        if letters_after_dot is None or not (after.isalpha() and after not in letters_after_dot):
+            position += 1
+            while position < length and (source[position].isdigit() or source[position] == "_"):
+                position += 1
+    if position < length and source[position] in "eE":
+        probe = position + 1
+        if probe < length and source[probe] in "+-":
+            probe += 1
+        if probe < length and source[probe].isdigit():
+            position = probe
+            while position < length and source[position].isdigit():
+                position += 1
+    if position < length and source[position] in suffixes:
+        position += 1
+    if position < length and (source[position].isalnum() or source[position] in word_chars):
+        raise DecodeError("malformed number literal")
+    return position
+
+
+def scan_quoted(source: str, position: int, quote: str, unterminated: str) -> int:
+    """End of the quoted literal starting here (a backslash escapes the next character; a raw line break ends the
+    literal unterminated, raising ``DecodeError(unterminated)``)."""
+    position += 1
+    while position < len(source):
+        char = source[position]
+        if char == "\\":
+            position += 2
+            continue
+        if char == "\n":
+            break
+        if char == quote:
+            return position + 1
+        position += 1
+    raise DecodeError(unterminated)
+
+
 class TokenStream:
     """A cursor over tokens with the small helpers a recursive-descent parser needs."""
 
@@ -68,3 +164,21 @@ class TokenStream:
         if not self.at(text):
             raise DecodeError(f"expected {text!r} at offset {self.current.start}, found {self.current.text!r}")
         return self.advance()
+
+    def comma_separated(self, close_text: str, pieces: list[Node] | None = None,
+                        trailing_comma: bool = True) -> Iterator[None]:
+        """Yield once per item of a comma-separated list that ends before ``close_text``; the caller parses the item
+        in its loop body (in its own frame, so a nesting level costs no extra stack frame and the depth at which
+        deep nesting fails is unchanged). Comma leaves are appended to ``pieces`` when given. Without
+        ``trailing_comma`` a comma must be followed by another item (Java argument lists)."""
+        if self.at(close_text):
+            return
+        while True:
+            yield
+            if not self.at(","):
+                return
+            comma = self.advance()
+            if pieces is not None:
+                pieces.append(leaf(comma))
+            if trailing_comma and self.at(close_text):
+                return
