@@ -7,26 +7,34 @@ Every file is validated when it is loaded, so a malformed file fails once with t
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import DataError
 
 
-@lru_cache(maxsize=None)
-def _validator(schema_json: str):
-    import jsonschema
+_VALIDATORS: dict[int, tuple[Any, Any]] = {}
 
-    schema = json.loads(schema_json)
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema)
+
+def _validator(schema: Mapping[str, Any]):
+    """One compiled validator per schema object (schemas are module constants, so ``id`` is a stable key)."""
+    entry = _VALIDATORS.get(id(schema))
+    if entry is None or entry[0] is not schema:
+        import jsonschema
+
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+        if len(_VALIDATORS) > 256:  # schemas built on the fly would otherwise accumulate
+            _VALIDATORS.clear()
+        entry = _VALIDATORS[id(schema)] = (schema, cls(schema))
+    return entry[1]
 
 
 def validate(instance: Any, schema: Mapping[str, Any], path: Path | str, line: int | None = None) -> None:
     """Raise ``DataError`` naming the first offending field (as a JSON path) if ``instance`` breaks ``schema``."""
-    validator = _validator(json.dumps(schema, sort_keys=True))
+    validator = _validator(schema)
+    if validator.is_valid(instance):  # the common case, several times cheaper than collecting errors
+        return
     error = next(iter(sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))), None)
     if error is not None:
         field = "/".join(str(p) for p in error.absolute_path) or "<root>"
