@@ -140,6 +140,10 @@ class ToolbenchSession:
             "python": platform.python_version(), "pytest": pytest.__version__,
             "plugin": _plugin_version(), "started": self.started, "finished": time.time(),
         }
+        wall = header["finished"] - self.started
+        generation_seconds = (self.pregeneration or {}).get("seconds") or 0.0
+        header["timing"] = {"wall_s": round(wall, 3), "generation_s": round(generation_seconds, 3),
+                            "collection_and_scoring_s": round(wall - generation_seconds, 3)}
         if self.uses_engine:
             header["fingerprint"] = self.fingerprint()
             header["generation"] = self.pregeneration
