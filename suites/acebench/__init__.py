@@ -1,0 +1,1 @@
+"""Suite acebench: ACEBench (Normal / Special / Agent, en + zh) (see suite.yaml)."""

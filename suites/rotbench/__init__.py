@@ -1,0 +1,1 @@
+"""Suite rotbench: RoTBench (TS / PI / CF under noise) (see suite.yaml)."""

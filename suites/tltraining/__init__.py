@@ -1,0 +1,1 @@
+"""Suite tltraining: TL-Training protocol (TS / PI / CF, TL error categories) (see suite.yaml)."""
