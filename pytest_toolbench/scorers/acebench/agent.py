@@ -20,16 +20,6 @@ from .agent_prompts import AGENT_SYSTEM, AGENT_USER, USER_OPENING, USER_SYSTEM_B
 WRONG_NUMBER_OF_CLASS = "wrong number of class"
 CLASS_ATTRIBUTES_WRONG = "class attributes wrong"
 
-#: Attributes saved per scenario class at the end of a run (``SAVED_CLASS`` of the official inference).
-SAVED_ATTRIBUTES = {
-    "BaseApi": ("wifi", "logged_in"),
-    "MessageApi": ("inbox",),
-    "ReminderApi": ("reminder_list",),
-    "FoodPlatform": ("users", "logged_in_users", "orders"),
-    "Finance": ("user_accounts", "is_logged_in", "deposit_history", "withdrawal_history", "loan_history", "orders", "holdings"),
-    "Travel": ("users", "reservations"),
-}
-
 #: Upstream's cap on dialogue messages (``--max-dialog-turns 40``) and its stop phrase.
 MAX_MESSAGES = 40
 STOP_PHRASE = "finish conversation"
