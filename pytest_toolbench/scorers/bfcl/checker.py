@@ -22,6 +22,10 @@ PYTHON_TYPES = {
 }
 _PYTHON_ITEM_CHECKED = ("array", "tuple")
 _CONVERTED_COLLECTIONS = ("Array", "ArrayList", "array")
+# Java and JavaScript values arrive as source text and go through the literal converters before the type check;
+# each language keeps its own type table and error-type name.
+_LITERAL_LANGUAGES = {"java": (JAVA_TYPES, java_convert, "type_error:java"),
+                      "javascript": (JS_TYPES, js_convert, "type_error:js")}
 CHECKER_CRASH = "checker_crash"
 
 
@@ -135,28 +139,18 @@ def check_single_call(description: dict, call: dict, expected_call: dict, langua
             return _fail("simple_function_checker:unexpected_param", f"Unexpected parameter: {show(parameter)}.")
         type_name = properties[parameter]["type"]
         item_type = None
-        if language == "java":
-            python_type = JAVA_TYPES[type_name]
+        if language in _LITERAL_LANGUAGES:
+            types, convert, error_type = _LITERAL_LANGUAGES[language]
+            python_type = types[type_name]
             if type(value) != str:
-                return _fail("type_error:java", f"Incorrect type for parameter {show(parameter)}. Expected type "
+                return _fail(error_type, f"Incorrect type for parameter {show(parameter)}. Expected type "
                              f"String, got {type(value).__name__}. Parameter value: {show(value)}.")
             if type_name in _CONVERTED_COLLECTIONS:
                 item_name = properties[parameter]["items"]["type"]
-                item_type = JAVA_TYPES[item_name]
-                value = java_convert(value, type_name, item_name)
+                item_type = types[item_name]
+                value = convert(value, type_name, item_name)
             else:
-                value = java_convert(value, type_name)
-        elif language == "javascript":
-            python_type = JS_TYPES[type_name]
-            if type(value) != str:
-                return _fail("type_error:js", f"Incorrect type for parameter {show(parameter)}. Expected type "
-                             f"String, got {type(value).__name__}. Parameter value: {show(value)}.")
-            if type_name in _CONVERTED_COLLECTIONS:
-                item_name = properties[parameter]["items"]["type"]
-                item_type = JS_TYPES[item_name]
-                value = js_convert(value, type_name, item_name)
-            else:
-                value = js_convert(value, type_name)
+                value = convert(value, type_name)
         else:
             python_type = PYTHON_TYPES[type_name]
             if type_name in _PYTHON_ITEM_CHECKED:
