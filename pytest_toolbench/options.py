@@ -36,17 +36,27 @@ def add_report_options(parser: pytest.Parser) -> None:
                        "are the measurement and a run exits 0 unless a gate is missed.")
 
 
+#: The one short alias kept: ``--model`` is what every model-dev CI line writes, and no known pytest plugin uses it.
+#: Every other option carries the ``--toolbench-`` prefix (``--base-url`` collided with pytest-base-url).
+PATH_OPTIONS = ("--toolbench-data", "--toolbench-replay", "--toolbench-cache", "--toolbench-json", "--toolbench-md",
+                "--toolbench-baseline", "--model", "--toolbench-model")
+
+
 def add_run_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("toolbench", "pytest-toolbench: tool-use benchmarks")
-    group.addoption("--model", dest="toolbench_model", default=None,
-                    help="HF model id or local path; runs the vLLM engine (implies --backend vllm).")
-    group.addoption("--backend", dest="toolbench_backend", default=None, choices=None,
+    group.addoption("--toolbench-model", "--model", dest="toolbench_model", default=None, metavar="ID_OR_PATH",
+                    help="HF model id or local path; runs the vLLM engine (implies --toolbench-backend vllm).")
+    group.addoption("--toolbench-backend", dest="toolbench_backend", default=None, choices=None,
                     help=f"Where answers come from: {', '.join(BACKENDS)} (default: gold, or vllm with --model, "
                          "replay with --toolbench-replay).")
     group.addoption("--toolbench-replay", dest="toolbench_replay", default=None, metavar="PATH",
                     help="Score saved outputs: a file or folder of the benchmarks' own result files.")
     group.addoption("--toolbench-data", dest="toolbench_data", default=None, metavar="DIR",
                     help=f"Folder with the upstream data (DIR/<suite>/...); also ini toolbench_data, env {DATA_ENV}.")
+    group.addoption("--toolbench-data-unverified", dest="toolbench_data_unverified", action="store_true",
+                    default=False,
+                    help="Score local data whose files do not match the sha256 sums in suite.yaml (recorded in the "
+                         "run header; the figures are then not the benchmark's).")
     group.addoption("--toolbench-no-download", dest="toolbench_no_download", action="store_true", default=False,
                     help="Never download data; without a data folder fall back to the shipped samples.")
     group.addoption("--toolbench-limit", dest="toolbench_limit", type=int, default=None, metavar="N",
@@ -63,34 +73,37 @@ def add_run_options(parser: pytest.Parser) -> None:
                   help="prompt: the benchmark's own prompt, answers in text; native: chat template with tools=.")
     gen.addoption("--toolbench-tool-parser", dest="toolbench_tool_parser", default=None,
                   help="Native-mode tool-call parser (hermes, llama3_json, mistral, pythonic); default: detected.")
-    gen.addoption("--max-tokens", dest="toolbench_max_tokens", type=int, default=None,
+    gen.addoption("--toolbench-max-tokens", dest="toolbench_max_tokens", type=int, default=None, metavar="N",
                   help="Maximum output tokens (default: the suite's setting, never below 512).")
-    gen.addoption("--temperature", dest="toolbench_temperature", type=float, default=0.0,
+    gen.addoption("--toolbench-temperature", dest="toolbench_temperature", type=float, default=0.0, metavar="T",
                   help="Sampling temperature (default 0: greedy).")
-    gen.addoption("--seed", dest="toolbench_seed", type=int, default=0, help="Sampling seed.")
-    gen.addoption("--tp", dest="toolbench_tp", type=int, default=1, help="vLLM tensor-parallel size.")
-    gen.addoption("--dtype", dest="toolbench_dtype", default="auto", help="vLLM dtype.")
-    gen.addoption("--max-model-len", dest="toolbench_max_model_len", type=int, default=None,
+    gen.addoption("--toolbench-seed", dest="toolbench_seed", type=int, default=0, metavar="N", help="Sampling seed.")
+    gen.addoption("--toolbench-tp", dest="toolbench_tp", type=int, default=1, metavar="N",
+                  help="vLLM tensor-parallel size.")
+    gen.addoption("--toolbench-dtype", dest="toolbench_dtype", default="auto", help="vLLM dtype.")
+    gen.addoption("--toolbench-max-model-len", dest="toolbench_max_model_len", type=int, default=None, metavar="N",
                   help="vLLM max model length.")
-    gen.addoption("--gpu-memory-utilization", dest="toolbench_gpu_mem", type=float, default=None,
-                  help="vLLM GPU memory utilization.")
-    gen.addoption("--vllm-arg", dest="toolbench_vllm_args", action="append", default=[], metavar="KEY=VALUE",
+    gen.addoption("--toolbench-gpu-memory-utilization", dest="toolbench_gpu_mem", type=float, default=None,
+                  metavar="FRACTION", help="vLLM GPU memory utilization.")
+    gen.addoption("--toolbench-vllm-arg", dest="toolbench_vllm_args", action="append", default=[],
+                  metavar="KEY=VALUE",
                   help="Extra vllm.LLM argument (repeatable; VALUE parsed as JSON when it can be).")
-    gen.addoption("--base-url", dest="toolbench_base_url", default=None,
-                  help="OpenAI-compatible endpoint for --backend openai.")
+    gen.addoption("--toolbench-base-url", dest="toolbench_base_url", default=None, metavar="URL",
+                  help="OpenAI-compatible endpoint for --toolbench-backend openai.")
     gen.addoption("--toolbench-user-model", dest="toolbench_user_model", default=None, metavar="NAME",
                   help="Model that plays the simulated user in interactive suites (ACEBench agent multi-turn), "
                        "served at --toolbench-user-base-url; default: the run's own model (not comparable with "
                        "published numbers, which use GPT-4o).")
     gen.addoption("--toolbench-user-base-url", dest="toolbench_user_base_url", default=None, metavar="URL",
-                  help="OpenAI-compatible endpoint of --toolbench-user-model (API key from --api-key-env).")
-    gen.addoption("--api-key-env", dest="toolbench_api_key_env", default="OPENAI_API_KEY",
+                  help="OpenAI-compatible endpoint of --toolbench-user-model (API key from "
+                       "--toolbench-api-key-env).")
+    gen.addoption("--toolbench-api-key-env", dest="toolbench_api_key_env", default="OPENAI_API_KEY", metavar="NAME",
                   help="Environment variable holding the endpoint's API key.")
 
     rep = parser.getgroup("toolbench-reporting", "pytest-toolbench: reporting")
     rep.addoption("--toolbench-json", dest="toolbench_json", default=None, metavar="PATH",
                   help="Write the run header, summary and one record per case as JSON "
-                       "(a bare file name goes to reports/).")
+                       "(a bare file name goes to the project's reports/ folder, else the current folder).")
 
     add_report_options(parser)
 
@@ -127,6 +140,7 @@ class RunOptions:
     commit_every: int | None = None
     user_model: str | None = None
     user_base_url: str | None = None
+    data_unverified: bool = False
 
     def to_json(self) -> dict[str, Any]:
         from dataclasses import asdict
@@ -148,7 +162,7 @@ def _parse_vllm_args(pairs: list[str]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise pytest.UsageError(f"--vllm-arg expects KEY=VALUE, got {pair!r}")
+            raise pytest.UsageError(f"--toolbench-vllm-arg expects KEY=VALUE, got {pair!r}")
         try:
             parsed[key.replace("-", "_")] = json.loads(value)
         except ValueError:
@@ -162,15 +176,15 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
     model, replay = get("toolbench_model"), get("toolbench_replay")
     backend = get("toolbench_backend") or ("replay" if replay else "vllm" if model else "gold")
     if backend not in known_backends:
-        raise pytest.UsageError(f"--backend {backend!r}: unknown backend (choose from {', '.join(known_backends)})")
+        raise pytest.UsageError(f"--toolbench-backend {backend!r}: unknown backend (choose from {', '.join(known_backends)})")
     if backend == "replay" and not replay:
-        raise pytest.UsageError("--backend replay needs --toolbench-replay PATH")
+        raise pytest.UsageError("--toolbench-backend replay needs --toolbench-replay PATH")
     if replay and not Path(replay).exists():
         raise pytest.UsageError(f"--toolbench-replay {replay}: no such file or folder")
     if backend == "vllm" and not model:
-        raise pytest.UsageError("--backend vllm needs --model <hf-id-or-path>")
+        raise pytest.UsageError("--toolbench-backend vllm needs --model <hf-id-or-path>")
     if backend == "openai" and not (get("toolbench_base_url") and model):
-        raise pytest.UsageError("--backend openai needs --base-url URL and --model NAME")
+        raise pytest.UsageError("--toolbench-backend openai needs --toolbench-base-url URL and --model NAME")
     limit = get("toolbench_limit")
     if limit is not None and limit < 1:
         raise pytest.UsageError("--toolbench-limit must be a positive number of cases")
@@ -182,7 +196,7 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
         raise pytest.UsageError("--toolbench-commit-every must be a positive number of requests")
     max_tokens = get("toolbench_max_tokens")
     if max_tokens is not None and max_tokens < 1:
-        raise pytest.UsageError("--max-tokens must be positive")
+        raise pytest.UsageError("--toolbench-max-tokens must be positive")
 
     data_dir, origin = get("toolbench_data"), "--toolbench-data"
     if not data_dir and config.getini("toolbench_data"):
@@ -221,6 +235,7 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
         vllm_args=_parse_vllm_args(get("toolbench_vllm_args")), base_url=get("toolbench_base_url"),
         api_key_env=get("toolbench_api_key_env"), json_path=json_path, commit_every=commit_every,
         user_model=user_model, user_base_url=user_base_url,
+        data_unverified=bool(get("toolbench_data_unverified")),
     )
 
 

@@ -62,8 +62,8 @@ def plugin_run(shared_data: Path, model: Path, tmp_path: Path, *extra: str, wait
     args = [sys.executable, "-m", "pytest", str(REPO / "suites"), "-k", "bfcl", "-p", "import_probe",
             "-p", "no:cacheprovider", "-q", f"--model={model}", "--toolbench-data", str(shared_data),
             "--toolbench-cache", str(tmp_path / "cache"), "--toolbench-json", str(tmp_path / "run.json"),
-            "--max-tokens", "24", "--vllm-arg", "enforce_eager=true", "--vllm-arg", "dtype=float32",
-            "--vllm-arg", "max_model_len=4096", "--vllm-arg", f"kv_cache_memory_bytes={256 << 20}", *extra]
+            "--toolbench-max-tokens", "24", "--toolbench-vllm-arg", "enforce_eager=true", "--toolbench-vllm-arg", "dtype=float32",
+            "--toolbench-vllm-arg", "max_model_len=4096", "--toolbench-vllm-arg", f"kv_cache_memory_bytes={256 << 20}", *extra]
     if not wait:
         return subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 start_new_session=True)
@@ -107,7 +107,7 @@ def _committed(cache: Path) -> int:
 def test_a_run_killed_during_generation_resumes_with_only_the_missing_requests(shared_data, tiny_model, tmp_path,
                                                                                 probe):
     running = plugin_run(shared_data, tiny_model, tmp_path, "--toolbench-limit", "3", "--toolbench-commit-every",
-                         "4", "--max-tokens", "200", wait=False)
+                         "4", "--toolbench-max-tokens", "200", wait=False)
     deadline = time.monotonic() + 300
     while _committed(tmp_path / "cache") < 4 and running.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -116,7 +116,7 @@ def test_a_run_killed_during_generation_resumes_with_only_the_missing_requests(s
     committed = _committed(tmp_path / "cache")
     assert 4 <= committed < 39, f"kill came too late or too early ({committed} committed)"
 
-    plugin_run(shared_data, tiny_model, tmp_path, "--toolbench-limit", "3", "--max-tokens", "200")
+    plugin_run(shared_data, tiny_model, tmp_path, "--toolbench-limit", "3", "--toolbench-max-tokens", "200")
     stats = generation_stats(tmp_path)
     assert stats["cached"] == committed
     assert stats["generated"] == 39 - committed
@@ -128,8 +128,8 @@ def test_acebench_agent_cases_run_in_batched_rounds_on_the_engine(shared_data, t
     args = [sys.executable, "-m", "pytest", str(REPO / "suites" / "acebench"), "-p", "no:cacheprovider", "-q",
             "-k", "agent", "--toolbench-limit", "2", f"--model={tiny_model}", "--toolbench-data", str(shared_data),
             "--toolbench-cache", str(tmp_path / "cache"), "--toolbench-json", str(tmp_path / "run.json"),
-            "--max-tokens", "16", "--vllm-arg", "enforce_eager=true", "--vllm-arg", "dtype=float32",
-            "--vllm-arg", "max_model_len=4096", "--vllm-arg", f"kv_cache_memory_bytes={256 << 20}", "-n", "2"]
+            "--toolbench-max-tokens", "16", "--toolbench-vllm-arg", "enforce_eager=true", "--toolbench-vllm-arg", "dtype=float32",
+            "--toolbench-vllm-arg", "max_model_len=4096", "--toolbench-vllm-arg", f"kv_cache_memory_bytes={256 << 20}", "-n", "2"]
     result = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=900)
     document = json.loads((tmp_path / "run.json").read_text())
     stats = document["header"]["generation"]

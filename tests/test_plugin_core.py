@@ -115,7 +115,7 @@ def test_malformed_suite_definition_names_its_line(echo):
 
 
 def test_unknown_backend_is_a_usage_error(echo):
-    result = run(echo, "--backend", "nonsense")
+    result = run(echo, "--toolbench-backend", "nonsense")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--backend 'nonsense': unknown backend*"])
 
@@ -155,35 +155,35 @@ def counting(echo, monkeypatch):
 
 def test_engine_backend_pregenerates_once_then_reuses_the_cache(counting):
     echo, log = counting
-    first = run(echo, "--backend", "counting", "--toolbench-cache", "cache")
+    first = run(echo, "--toolbench-backend", "counting", "--toolbench-cache", "cache")
     first.assert_outcomes(passed=2, failed=1)
     assert [b["n"] for b in _batches(log)] == [3]  # one batch for every selected case
     assert "pre-generating answers for 3 cases" in first.stdout.str()
-    second = run(echo, "--backend", "counting", "--toolbench-cache", "cache")
+    second = run(echo, "--toolbench-backend", "counting", "--toolbench-cache", "cache")
     second.assert_outcomes(passed=2, failed=1)
     assert len(_batches(log)) == 1  # nothing generated again
 
 
 def test_engine_backend_generates_only_the_selection(counting):
     echo, log = counting
-    run(echo, "--backend", "counting", "--toolbench-cache", "cache", "-k", "echo_1").assert_outcomes(passed=1)
+    run(echo, "--toolbench-backend", "counting", "--toolbench-cache", "cache", "-k", "echo_1").assert_outcomes(passed=1)
     assert [b["n"] for b in _batches(log)] == [1]
 
 
 def test_under_xdist_only_the_controller_generates(counting):
     echo, log = counting
-    result = run(echo, "--backend", "counting", "--toolbench-cache", "cache", "-n", "2")
+    result = run(echo, "--toolbench-backend", "counting", "--toolbench-cache", "cache", "-n", "2")
     result.assert_outcomes(passed=2, failed=1)
     batches = _batches(log)
     assert [b["n"] for b in batches] == [3]
-    rerun = run(echo, "--backend", "counting", "--toolbench-cache", "cache", "-n", "2")
+    rerun = run(echo, "--toolbench-backend", "counting", "--toolbench-cache", "cache", "-n", "2")
     rerun.assert_outcomes(passed=2, failed=1)
     assert len(_batches(log)) == 1
 
 
 def test_offline_run_fails_cache_misses_clearly(counting):
     echo, _ = counting
-    result = run(echo, "--backend", "counting", "--toolbench-cache", "cache", "--toolbench-offline")
+    result = run(echo, "--toolbench-backend", "counting", "--toolbench-cache", "cache", "--toolbench-offline")
     result.assert_outcomes(failed=3)
     assert "no cached generation for echo case 'echo_0'" in result.stdout.str()
 
@@ -191,10 +191,10 @@ def test_offline_run_fails_cache_misses_clearly(counting):
 def test_a_run_killed_mid_generation_resumes_from_the_cache(counting, monkeypatch):
     echo, log = counting
     monkeypatch.setenv("COUNTING_KILL_AFTER", "2")
-    killed = run(echo, "--backend", "counting", "--toolbench-cache", "cache")
+    killed = run(echo, "--toolbench-backend", "counting", "--toolbench-cache", "cache")
     assert killed.ret != 0
     monkeypatch.delenv("COUNTING_KILL_AFTER")
-    resumed = run(echo, "--backend", "counting", "--toolbench-cache", "cache")
+    resumed = run(echo, "--toolbench-backend", "counting", "--toolbench-cache", "cache")
     resumed.assert_outcomes(passed=2, failed=1)
     assert [b["n"] for b in _batches(log)] == [3, 1]  # the rerun generated only the missing request
 
