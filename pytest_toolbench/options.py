@@ -240,10 +240,63 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
 
 
 def report_path(config: pytest.Config, given: str) -> Path:
-    """A bare file name lands in ``<rootdir>/reports/``; a path with a folder is taken as given (from the cwd)."""
+    """Where a report path points. A bare file name goes to ``<rootdir>/reports/`` when the project has that folder
+    (this repository, a project that keeps its reports there), else to the folder pytest was invoked from (installed
+    use); a path with a folder is taken as given, from the invocation folder."""
     path = Path(given)
     if path.is_absolute():
         return path
-    if path.parent == Path("."):
-        return Path(config.rootpath) / "reports" / path
+    reports = Path(config.rootpath) / "reports"
+    if path.parent == Path(".") and reports.is_dir():
+        return reports / path
     return config.invocation_params.dir / path
+
+
+def check_writable(option: str, path: Path) -> None:
+    """Fail before the run, naming the option, when a report could not be written after it."""
+    if path.is_dir():
+        raise pytest.UsageError(f"{option}={path}: is a folder, not a file")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir() or not _can_create_in(folder):
+        raise pytest.UsageError(f"{option}={path}: cannot be written (no write access to {folder})")
+
+
+def _can_create_in(folder: Path) -> bool:
+    """``os.access`` says yes to root on read-only mounts such as /proc: try a scratch file where the report (or
+    the first folder it needs) will be made."""
+    import tempfile
+
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".toolbench-write-check-"):
+            return True
+    except OSError:
+        return False
+
+
+def rootdir_moved_by(config: pytest.Config) -> str | None:
+    """A path option written as a separate word (``--toolbench-data /abs``) is read by pytest as a test path before
+    any plugin loads, and that can move the rootdir (and lose ``testpaths``). Returns the one-line error when it did,
+    else None. The fix is the ``--option=VALUE`` spelling, which pytest never mistakes for a path."""
+    from _pytest.config.findpaths import determine_setup
+
+    args = list(config.invocation_params.args)
+    swallowed = [(args[i], args[i + 1]) for i in range(len(args) - 1)
+                 if args[i] in PATH_OPTIONS and not args[i + 1].startswith("-")]
+    if not swallowed:
+        return None
+    namespace = config.known_args_namespace
+    try:
+        rootpath, inipath, *_ = determine_setup(
+            inifile=namespace.inifilename, override_ini=getattr(namespace, "override_ini", None),
+            args=list(namespace.file_or_dir), rootdir_cmd_arg=namespace.rootdir or None,
+            invocation_dir=config.invocation_params.dir)
+    except TypeError:  # another pytest's signature: do not guess
+        return None
+    if Path(rootpath) == Path(config.rootpath) and inipath == config.inipath:
+        return None
+    option, value = swallowed[0]
+    return (f"pytest-toolbench: {option} {value}: pytest took {value} for a test path before the plugin loaded, "
+            f"which moved its rootdir to {config.rootpath} (it is {rootpath} otherwise); "
+            f"write {option}={value}")

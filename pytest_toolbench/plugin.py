@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from . import hooks, options
+from . import hooks, options, records
 from .catalog import Registry
 from .errors import ToolbenchError
 from .session import ToolbenchSession, fail_message, load_error
@@ -27,6 +27,14 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     options.add_run_options(parser)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    # The earliest point after the plugin's options are known and before any conftest or test path is used.
+    moved = options.rootdir_moved_by(early_config)
+    if moved:
+        raise pytest.UsageError(moved)
 
 
 def pytest_cmdline_main(config: pytest.Config) -> None:
@@ -68,7 +76,7 @@ def pytest_configure(config: pytest.Config) -> None:
         from .xdist import XdistHooks
 
         config.pluginmanager.register(XdistHooks(session), "toolbench-xdist")
-    elif role == "worker" and session.uses_engine:
+    elif role == "worker":
         from .xdist import WorkerManifest
 
         config.pluginmanager.register(WorkerManifest(session), "toolbench-manifest")
@@ -148,21 +156,30 @@ def _mark(config: pytest.Config, name: str) -> pytest.MarkDecorator:
     return getattr(pytest.mark, name)
 
 
-def selected_cases(session: ToolbenchSession, items: list[pytest.Item]):
+def selected_items(session: ToolbenchSession, items: list[pytest.Item]):
+    """(nodeid, loaded suite, case) for every selected benchmark item."""
     entries = []
     for item in items:
         callspec = getattr(item, "callspec", None)
         case = callspec.params.get(CASE_PARAM) if callspec else None
         if case is not None:
-            entries.append((session.catalog.by_name(case.suite), case))
+            entries.append((item.nodeid, session.catalog.by_name(case.suite), case))
     return entries
+
+
+def selected_cases(session: ToolbenchSession, items: list[pytest.Item]):
+    return [(suite, case) for _, suite, case in selected_items(session, items)]
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     config = session.config
     toolbench = get_session(config)
-    if toolbench is None or config.getoption("collectonly") or not toolbench.uses_engine:
+    if toolbench is None or config.getoption("collectonly"):
+        return
+    if toolbench.role == "single":
+        toolbench.expect(toolbench.manifest(selected_items(toolbench, session.items)))
+    if not toolbench.uses_engine:
         return
     if toolbench.role == "single":
         reporter = config.pluginmanager.get_plugin("terminalreporter")
@@ -174,9 +191,16 @@ def run_pregeneration(toolbench: ToolbenchSession, entries, write_line) -> None:
     """Generate once; a failure is reported once and stops the run, never as N test errors."""
     try:
         toolbench.pregenerate(entries, write_line)
-    except ToolbenchError as error:
+    except ToolbenchError as error:  # a CacheError too: it names the file and the fix
         pytest.exit(load_error(error), returncode=pytest.ExitCode.USAGE_ERROR)
     except Exception as error:  # an engine crash: report once, the cache keeps what was committed
+        from .cache import GenerationCache
+
+        if type(error).__module__ == "sqlite3":  # not expected past GenerationCache; still, name the file
+            where = Path(toolbench.options.cache_dir) / GenerationCache.FILENAME
+            pytest.exit(f"pytest-toolbench: the generation cache {where} failed: {type(error).__name__}: {error} "
+                        "(move it aside or point --toolbench-cache to another folder)",
+                        returncode=pytest.ExitCode.INTERNAL_ERROR)
         pytest.exit(f"pytest-toolbench: generation failed: {type(error).__name__}: {error}",
                     returncode=pytest.ExitCode.INTERNAL_ERROR)
 
@@ -190,11 +214,11 @@ class CaseChecker:
         self._item = item
 
     def check(self, case) -> None:
-        verdict, record = self._session.score(case)
+        _, record = self._session.score(case)
         record["nodeid"] = self._item.nodeid
         self._item.stash[RECORD_KEY] = record
-        if not verdict.passed:
-            pytest.fail(fail_message(verdict, record["output"]), pytrace=False)
+        if not record["passed"]:
+            pytest.fail(fail_message(record), pytrace=False)
 
 
 @pytest.fixture
@@ -210,21 +234,26 @@ def toolbench(request: pytest.FixtureRequest) -> CaseChecker:
 def pytest_runtest_makereport(item: pytest.Item, call):
     report = yield
     if call.when == "call" and RECORD_KEY in item.stash:
-        # A plain JSON-safe attribute: pytest serialises report.__dict__, so it reaches the xdist controller.
-        report.toolbench = item.stash[RECORD_KEY]
+        # ASCII JSON text of the safe record: pytest serialises report.__dict__ through execnet, which carries a
+        # str whatever the model wrote (it cannot carry every int or string a record could otherwise hold).
+        report.toolbench_json = records.transport(item.stash[RECORD_KEY])
     return report
 
 
 class ResultCollector:
-    """Controller-side (or single-process) collection of per-case records from test reports."""
+    """Controller-side (or single-process) collection of per-case records from test reports. ``tryfirst`` so
+    the decoded record (``report.toolbench``) is there for every other reporter of the same report."""
 
     def __init__(self, session: ToolbenchSession):
         self.session = session
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        record = getattr(report, "toolbench", None)
-        if record is not None and report.when == "call":
+        record = records.from_report(report)
+        if record is not None:
             self.session.records.append(record)
+        elif report.skipped:
+            self.session.skipped.add(report.nodeid)
 
 
 # -- summary ---------------------------------------------------------------------------------------------------
@@ -247,6 +276,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     from .report.run import RUN_KEY
 
+    toolbench.records.extend(toolbench.not_run_records())
     if toolbench.records:
         toolbench.summary = build_summary(toolbench)
         session.config.hook.pytest_toolbench_summary(config=session.config, summary=toolbench.summary)
@@ -272,6 +302,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
         return
     for what, path in run.written:
         terminalreporter.write_line(f"toolbench: {what} written to {path}")
+    for line in run.write_errors:
+        terminalreporter.write_line(line, red=True, bold=True)
+    if run.not_run:
+        terminalreporter.write_line(f"toolbench: no verdict for {len(run.not_run)} selected cases (not_run): "
+                                    f"{terminal.case_list(run.not_run)}", red=True, bold=True)
     for line in terminal.gate_lines(run):
         terminalreporter.write_line(line, red=line.startswith("toolbench gate missed"), bold=True)
     note = run.status_note()

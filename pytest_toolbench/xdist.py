@@ -29,15 +29,14 @@ class WorkerManifest:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        from .plugin import selected_cases
+        from .plugin import selected_items
 
         config = session.config
         info = config.workerinput["toolbench"]
         path = Path(info["manifest_dir"]) / f"{config.workerinput['workerid']}.json"
-        rows = [{"definition": str(suite.definition.path), "case_id": case.case_id}
-                for suite, case in selected_cases(self.session, session.items)]
+        manifest = self.session.manifest(selected_items(self.session, session.items))
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(rows), encoding="utf-8")
+        tmp.write_text(json.dumps(manifest), encoding="utf-8")
         tmp.replace(path)
 
 
@@ -56,15 +55,21 @@ class XdistHooks:
 
     @pytest.hookimpl(trylast=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        if self.generated or not self.session.uses_engine:
+        # Every worker collects the same selection (xdist checks it); the first manifest serves for all.
+        if self.generated:
             return
         self.generated = True
-        manifest = self.manifest_dir / f"{node.workerinput['workerid']}.json"
-        rows = json.loads(manifest.read_text(encoding="utf-8")) if manifest.exists() else []
+        path = self.manifest_dir / f"{node.workerinput['workerid']}.json"
+        manifest = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"suites": {}, "cases": []}
+        self.session.expect(manifest)
+        if not self.session.uses_engine:
+            return
         entries = []
-        for row in rows:
-            suite = self.session.catalog.load(Path(row["definition"]))
-            entries.append((suite, suite.case(row["case_id"])))
+        suites = {name: self.session.catalog.load(Path(facts["definition"]))
+                  for name, facts in manifest["suites"].items()}
+        for _, suite_name, case_id, *_ in manifest["cases"]:
+            suite = suites[suite_name]
+            entries.append((suite, suite.case(case_id)))
         reporter = self.session.config.pluginmanager.get_plugin("terminalreporter")
         from .plugin import run_pregeneration
 

@@ -117,7 +117,7 @@ def test_malformed_suite_definition_names_its_line(echo):
 def test_unknown_backend_is_a_usage_error(echo):
     result = run(echo, "--toolbench-backend", "nonsense")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--backend 'nonsense': unknown backend*"])
+    result.stderr.fnmatch_lines(["*--toolbench-backend 'nonsense': unknown backend*"])
 
 
 def test_json_results_hold_header_summary_and_every_case(echo):

@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 import pytest
 
+from ..records import from_report as case_record
 from ..summary import RunSummary, SuiteSummary
 from .charts import CHART_CSS, Bar, bar_chart
 from .compare import SuiteComparison, baseline_label
@@ -327,7 +328,7 @@ class HtmlReport:
                       '<th class="sortable" data-column-type="errortype">Error category</th>']
 
     def pytest_html_results_table_row(self, report: Any, cells: list[str]) -> None:
-        record = getattr(report, "toolbench", None) or {}
+        record = case_record(report) or {}
         values = [record.get("suite") or "", record.get("category") or "",
                   "" if record.get("passed", True) else record.get("error_type") or "failed"]
         cells[2:2] = [f'<td class="col-suite">{escape(values[0])}</td>',
@@ -336,7 +337,7 @@ class HtmlReport:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        record = getattr(report, "toolbench", None)
+        record = case_record(report)
         if record is None or report.when != "call":
             return
         self.nodeids[(record["suite"], record["case_id"])] = report.nodeid
@@ -347,7 +348,7 @@ class HtmlReport:
 
     def pytest_html_results_table_html(self, report: Any, data: list[str]) -> None:
         # The details block already shows the scorer's explanation and the output: drop pytest's copy of them.
-        if getattr(report, "toolbench", None) is not None and report.when == "call":
+        if case_record(report) is not None and report.when == "call":
             longrepr = escape(report.longreprtext) if report.longreprtext else None
             data[:] = [entry for entry in data if entry != "No log output captured."
                        and not (longrepr and entry.startswith(longrepr))]

@@ -3,10 +3,10 @@ file ``--toolbench-baseline`` reads back)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+from ..records import dump_document, safe_value
 from ..summary import RunSummary
 from .stats import count_interval
 
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 FORMAT_VERSION = 1
 CASE_FIELDS = ("suite", "case_id", "category", "keywords", "passed", "error_type", "output", "finish_reason",
-               "labels", "counts", "nodeid")
+               "labels", "counts", "nodeid", "known_defect")
 
 
 def document(summary: RunSummary, records: Iterable[Mapping[str, Any]], run: "ReportRun | None" = None
@@ -27,6 +27,8 @@ def document(summary: RunSummary, records: Iterable[Mapping[str, Any]], run: "Re
         for metric in suite["metrics"]:
             interval = count_interval(metric)
             metric["interval95"] = list(interval) if interval else None
+    # Cases are safe records already; the header and figures pass through the same policy (paths, NaN figures).
+    body = safe_value(body, max_depth=12, max_nodes=10_000_000)
     result: dict[str, Any] = {"format_version": FORMAT_VERSION, **body, "cases": cases}
     if run is not None:
         result["report"] = run.to_json()
@@ -36,7 +38,10 @@ def document(summary: RunSummary, records: Iterable[Mapping[str, Any]], run: "Re
 def write(path: Path, summary: RunSummary, records: Iterable[Mapping[str, Any]], run: "ReportRun | None" = None
           ) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    text = dump_document(document(summary, records, run))  # built before the file is opened: nothing half-written
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(document(summary, records, run), ensure_ascii=False, indent=1, default=str),
-                   encoding="utf-8")
-    tmp.replace(path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)

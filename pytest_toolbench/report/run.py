@@ -14,11 +14,17 @@ from typing import Any
 
 import pytest
 
+from ..records import from_report as case_record
 from ..summary import RunSummary
 from .compare import Comparison, GateResult, compare, evaluate_gates
 from .settings import ReportSettings
 
 RUN_KEY = pytest.StashKey["ReportRun"]()
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
 
 
 class ReportRun:
@@ -33,12 +39,14 @@ class ReportRun:
         self.original_status: int | None = None
         self.final_status: int | None = None
         self.written: list[tuple[str, Path]] = []
+        self.not_run: list[str] = []  # node ids of selected cases that never reached a verdict
+        self.write_errors: list[str] = []
 
     # -- tally -------------------------------------------------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not report.failed:
             return
-        record = getattr(report, "toolbench", None)
+        record = case_record(report)
         if report.when == "call" and record is not None and not record.get("passed"):
             self.case_failures += 1
         else:
@@ -58,6 +66,8 @@ class ReportRun:
         from . import json_results, markdown
 
         settings = self.settings
+        self.not_run = [record.get("nodeid") or record["case_id"] for record in records
+                        if record.get("error_type") == "not_run"]
         if summary is not None and settings.baseline is not None:
             self.comparison = compare(summary, records, settings.baseline, settings.baseline_path or "")
         if summary is not None or settings.thresholds:
@@ -68,18 +78,30 @@ class ReportRun:
         if summary is None:
             return
         if settings.json_path:
-            json_results.write(settings.json_path, summary, records, self)
-            self.written.append(("results", settings.json_path))
+            self._write("results", settings.json_path, lambda path: json_results.write(path, summary, records, self))
         if settings.markdown_path:
-            settings.markdown_path.parent.mkdir(parents=True, exist_ok=True)
-            settings.markdown_path.write_text(markdown.render(summary, self, options), encoding="utf-8")
-            self.written.append(("Markdown summary", settings.markdown_path))
+            self._write("Markdown summary", settings.markdown_path,
+                        lambda path: _write_text(path, markdown.render(summary, self, options)))
+        if self.write_errors and self.final_status == pytest.ExitCode.OK:
+            self.final_status = session.exitstatus = int(pytest.ExitCode.INTERNAL_ERROR)
+
+    def _write(self, what: str, path: Path, writer) -> None:
+        """A report that cannot be written is one line naming it; the run's other outputs still appear."""
+        try:
+            writer(path)
+        except OSError as error:
+            self.write_errors.append(f"toolbench: could not write the {what} to {path}: "
+                                     f"{error.strerror or error}")
+        else:
+            self.written.append((what, path))
 
     def exit_status(self, status: int) -> int:
+        if self.not_run and status == pytest.ExitCode.OK:
+            return pytest.ExitCode.TESTS_FAILED
         if self.missed_gates and status in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             return pytest.ExitCode.TESTS_FAILED
         if (status == pytest.ExitCode.TESTS_FAILED and not self.settings.strict and self.case_failures
-                and not self.other_failures):
+                and not self.other_failures and not self.not_run):
             return pytest.ExitCode.OK
         return status
 
@@ -88,6 +110,9 @@ class ReportRun:
         if self.original_status == pytest.ExitCode.TESTS_FAILED and self.final_status == pytest.ExitCode.OK:
             return (f"toolbench: {self.case_failures} failing benchmark cases are the measurement, not a broken "
                     "run: exit status 0 (--toolbench-strict restores pytest's status)")
+        if self.not_run:
+            return (f"toolbench: {len(self.not_run)} selected cases have no verdict (counted as failed, error type "
+                    f"not_run): exit status {self.final_status}")
         if self.missed_gates:
             return f"toolbench: {len(self.missed_gates)} gate(s) missed: exit status {self.final_status}"
         return None
@@ -98,4 +123,5 @@ class ReportRun:
             "gates": [gate.to_json() for gate in self.gates],
             "exit_status": self.final_status,
             "failures": {"cases": self.case_failures, "other": self.other_failures},
+            "not_run": list(self.not_run),
         }

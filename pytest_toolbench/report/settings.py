@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ..options import report_path
+from ..options import check_writable, report_path
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,8 @@ def parse_threshold_value(text: str) -> float:
     stripped = text.strip()
     is_percent = stripped.endswith("%")
     number = float(stripped.rstrip("%").strip())
+    if not math.isfinite(number):
+        raise ValueError(f"{text!r} is not a finite number")
     if is_percent or number > 1:
         return number / 100
     return number
@@ -58,7 +61,7 @@ def parse_threshold(given: str) -> Threshold:
         value = parse_threshold_value(value_text)
         raw = float(value_text.strip().rstrip("%"))
     except ValueError:
-        raise pytest.UsageError(f"--toolbench-fail-under {given!r}: {value_text!r} is not a number "
+        raise pytest.UsageError(f"--toolbench-fail-under {given!r}: {value_text!r} is not a finite number "
                                 "(write 85%, 85 or 0.85)") from None
     return Threshold(suite.strip(), metric.strip(), value, raw, given)
 
@@ -89,14 +92,19 @@ def resolve(config: pytest.Config) -> ReportSettings:
         baseline = load_baseline(baseline_path)
     max_drop = get("toolbench_max_drop")
     if max_drop is not None:
-        if max_drop < 0:
+        if not math.isfinite(max_drop) or max_drop < 0:
             raise pytest.UsageError("--toolbench-max-drop must be a non-negative number of percentage points")
         if baseline is None:
             raise pytest.UsageError("--toolbench-max-drop needs --toolbench-baseline PATH")
     html = get("htmlpath", None)
+    json_path = report_path(config, json_given) if json_given else None
+    markdown_path = report_path(config, md_given) if md_given else None
+    for option, path in (("--toolbench-json", json_path), ("--toolbench-md", markdown_path)):
+        if path is not None:
+            check_writable(option, path if path.is_absolute() else config.invocation_params.dir / path)
     return ReportSettings(
-        json_path=report_path(config, json_given) if json_given else None,
-        markdown_path=report_path(config, md_given) if md_given else None,
+        json_path=json_path,
+        markdown_path=markdown_path,
         baseline_path=baseline_path, baseline=baseline,
         thresholds=tuple(parse_threshold(given) for given in get("toolbench_fail_under")),
         max_drop=max_drop, strict=bool(get("toolbench_strict")),
@@ -112,3 +120,6 @@ def place_html_report(config: pytest.Config) -> None:
     given = getattr(config.option, "htmlpath", None)
     if given and Path(given).parent == Path(".") and not Path(given).is_absolute():
         config.option.htmlpath = str(report_path(config, given))
+    if given:
+        path = Path(config.option.htmlpath)
+        check_writable("--html", path if path.is_absolute() else config.invocation_params.dir / path)

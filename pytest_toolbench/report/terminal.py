@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 LISTED_CASES = 10
 
 
-def _case_list(ids: list[str]) -> str:
+def case_list(ids: list[str]) -> str:
     shown = ", ".join(ids[:LISTED_CASES])
     return shown + (f", ... and {len(ids) - LISTED_CASES} more" if len(ids) > LISTED_CASES else "")
 
@@ -80,9 +80,9 @@ def render(summary: RunSummary, run: "ReportRun | None" = None) -> list[str]:
                          f"{len(suite_comparison.newly_failing)} newly failing, "
                          f"{len(suite_comparison.newly_passing)} newly passing")
             if suite_comparison.newly_failing:
-                lines.append(f"    newly failing: {_case_list(suite_comparison.newly_failing)}")
+                lines.append(f"    newly failing: {case_list(suite_comparison.newly_failing)}")
             if suite_comparison.newly_passing:
-                lines.append(f"    newly passing: {_case_list(suite_comparison.newly_passing)}")
+                lines.append(f"    newly passing: {case_list(suite_comparison.newly_passing)}")
     return lines
 
 

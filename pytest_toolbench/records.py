@@ -1,0 +1,185 @@
+"""The one serialisation policy for per-case records: what the JSON file, the HTML payload and the xdist transport
+carry for a scored case.
+
+Model output is arbitrary data, and a record holds values derived from it (decoded calls, arguments, the raw text).
+Not every such value survives every channel: ``json.dumps`` refuses ints beyond 4,300 digits and recurses on deep
+nesting, ``NaN`` is not JSON, a lone surrogate cannot be encoded as UTF-8, and execnet (pytest-xdist's transport)
+cannot carry ints outside 32/64 bits. So every record is made safe once, here, by one pure function, and then
+travels as ASCII JSON text: a serial run and an ``-n 2`` run therefore keep exactly the same record.
+
+The rules, each visible in the value it produces (nothing is dropped silently):
+
+- ints outside the signed 64-bit range become strings (``"12345…67890 (5000 digits)"`` when long);
+- ``nan``/``inf``/``-inf`` become the strings ``"nan"``, ``"inf"``, ``"-inf"``;
+- strings keep their text; lone surrogates are written as their ``\\udXXX`` escape text, and a string longer than its
+  field's limit is cut with ``… [cut: N characters in all]``;
+- containers deeper than :data:`MAX_DEPTH` levels end in ``"… [nested deeper than 40 levels]"``; a structure with
+  more than :data:`MAX_NODES` values ends in ``"… [cut: more than 20000 values]"``;
+- anything else (sets, tuples, bytes, objects) becomes a list or its bounded ``str``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Mapping
+
+MAX_DEPTH = 40
+MAX_NODES = 20_000
+#: Per-field limits in characters: the raw output is kept whole up to this size (a 5 MB answer is cut, with the cut
+#: shown); explanations and decoded values are for reading.
+OUTPUT_LIMIT = 200_000
+TEXT_LIMIT = 20_000
+LEAF_LIMIT = 10_000
+
+_INT64 = 1 << 63
+_SAFE_STR_BITS = 12_000  # about 3,600 decimal digits: below Python's 4,300-digit str() limit
+
+
+def safe_text(text: str, limit: int = TEXT_LIMIT) -> str:
+    """``text`` encodable as UTF-8 (lone surrogates as escape text) and at most ``limit`` characters (+ the note)."""
+    if not isinstance(text, str):
+        text = _bounded_str(text)
+    total = len(text)
+    if total > limit:
+        text = text[:limit]
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    if total > limit:
+        text += f"… [cut: {total:,} characters in all]"
+    return text
+
+
+def _int_value(value: int) -> Any:
+    if -_INT64 <= value < _INT64:
+        return value
+    if value.bit_length() <= _SAFE_STR_BITS:
+        digits = str(value)
+        count = len(digits.lstrip("-"))
+        return digits if len(digits) <= 60 else f"{digits[:30]}…{digits[-10:]} ({count} digits)"
+    approx = int(value.bit_length() * math.log10(2)) + 1
+    return f"{'-' if value < 0 else ''}<an int of about {approx:,} digits>"
+
+
+def _bounded_str(value: Any) -> str:
+    try:
+        text = str(value)
+    except Exception as error:  # a str() that raises (or recurses) says so instead of losing the record
+        text = f"<unprintable {type(value).__name__}: {type(error).__name__}>"
+    return text
+
+
+class _Budget:
+    def __init__(self, nodes: int):
+        self.nodes = nodes
+
+
+def safe_value(value: Any, leaf_limit: int = LEAF_LIMIT, max_depth: int = MAX_DEPTH,
+               max_nodes: int = MAX_NODES) -> Any:
+    """A JSON-safe copy of ``value`` under the rules in the module docstring (never raises, never recurses deeper
+    than ``max_depth``)."""
+    return _safe(value, 0, leaf_limit, max_depth, _Budget(max_nodes))
+
+
+def _safe(value: Any, depth: int, leaf_limit: int, max_depth: int, budget: _Budget) -> Any:
+    budget.nodes -= 1
+    if budget.nodes < 0:
+        return "… [cut: more than %d values]" % MAX_NODES
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return _int_value(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return value
+    if isinstance(value, str):
+        return safe_text(value, leaf_limit)
+    if isinstance(value, (bytes, bytearray)):
+        return safe_text(bytes(value).decode("utf-8", "backslashreplace"), leaf_limit)
+    if isinstance(value, Mapping) or isinstance(value, (list, tuple, set, frozenset)):
+        if depth >= max_depth:
+            return f"… [nested deeper than {max_depth} levels]"
+        if isinstance(value, Mapping):
+            out: dict[str, Any] = {}
+            for key, item in value.items():
+                if budget.nodes < 0:
+                    out["…"] = "[cut: more than %d values]" % MAX_NODES
+                    break
+                name = key if isinstance(key, str) else json.dumps(_safe(key, depth + 1, 200, max_depth, budget))
+                out[safe_text(name, 200)] = _safe(item, depth + 1, leaf_limit, max_depth, budget)
+            return out
+        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
+        result = []
+        for item in items:
+            if budget.nodes < 0:
+                result.append("… [cut: more than %d values]" % MAX_NODES)
+                break
+            result.append(_safe(item, depth + 1, leaf_limit, max_depth, budget))
+        return result
+    return safe_text(_bounded_str(value), leaf_limit)
+
+
+#: Record fields and the limit each is held to. Text fields are cut to their limit; structured fields go through
+#: :func:`safe_value`. Fields not listed are set by the core itself from the suite definition and data.
+TEXT_FIELDS = {"output": OUTPUT_LIMIT, "explanation": TEXT_LIMIT}
+VALUE_FIELDS = ("decoded", "expected", "counts", "labels", "details", "keywords")
+
+
+def safe_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The record made JSON-safe under the policy; idempotent (a safe record comes back equal)."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        if key in TEXT_FIELDS and isinstance(value, str):
+            out[key] = safe_text(value, TEXT_FIELDS[key])
+        elif key == "counts" and isinstance(value, Mapping):
+            out[key] = {safe_text(str(k), 200): _count(v) for k, v in value.items()}
+        elif key == "labels" and isinstance(value, Mapping):
+            out[key] = {safe_text(str(k), 200): safe_text(str(v), 200) for k, v in value.items()}
+        else:
+            out[key] = safe_value(value)
+    return out
+
+
+def _count(value: Any) -> Any:
+    """Counts feed the aggregation: keep finite numbers as they are; anything else is shown, not summed."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)) and math.isfinite(value) and -_INT64 <= value < _INT64:
+        return value
+    return safe_value(value)
+
+
+def encode(record: Mapping[str, Any]) -> str:
+    """The transport form: ASCII JSON text of the safe record (execnet carries a plain str without surprises)."""
+    return json.dumps(safe_record(record), ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+
+
+def transport(record: Mapping[str, Any]) -> str:
+    """A record that is already safe (from :func:`safe_record`), as ASCII JSON text."""
+    return json.dumps(record, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+
+
+def from_report(report: Any) -> dict[str, Any] | None:
+    """The case record a test report carries (decoded once, then kept on the report), or None."""
+    record = getattr(report, "toolbench", None)
+    if record is None:
+        text = getattr(report, "toolbench_json", None)
+        if text is None or getattr(report, "when", None) != "call":
+            return None
+        record = report.toolbench = decode(text)
+    return record
+
+
+def decode(text: str) -> dict[str, Any]:
+    return json.loads(text)
+
+
+def dump_document(document: Any) -> str:
+    """A whole results document (already built from safe records) as JSON text; ``allow_nan=False`` so a stray
+    non-finite figure fails here, loudly, instead of writing a file other JSON readers reject."""
+    return json.dumps(document, ensure_ascii=False, indent=1, allow_nan=False, default=str)
