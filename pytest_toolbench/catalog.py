@@ -7,10 +7,12 @@ import importlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
+
+import pytest
 
 from . import datasource
-from .definition import SuiteDefinition, load_definition
+from .definition import SuiteDefinition, find_definitions, load_definition
 from .errors import DataError, ToolbenchError
 from .suite import Case
 
@@ -78,10 +80,20 @@ class LoadedSuite:
 
 
 class Catalog:
-    """Loads each suite at most once per process; keyed by the path of its ``suite.yaml``."""
+    """Loads each suite at most once per process; keyed by the path of its ``suite.yaml``.
+
+    A suite's local data folder is checked against the sha256 sums of its ``suite.yaml`` (``datasource.verify``);
+    ``data_unverified`` (``--toolbench-data-unverified``) lets a difference through, recorded on the source.
+    ``check_first``: paths of the run (``config.args``) whose suites are checked at once, before collection, so
+    that a difference is one usage error (exit 4) even under xdist, where the controller never collects; it also
+    fills the digest cache that the workers then read. ``hash_cache``: the JSON file remembering digests
+    (``<cache>/data-sha256.json`` in a run; None keeps them in memory only).
+    """
 
     def __init__(self, registry: Registry, data_dir: str | None, data_origin: str, download_root: Path,
-                 allow_download: bool, limit: int | None, data_dir_hook: Callable[[str], Any] | None = None):
+                 allow_download: bool, limit: int | None, data_dir_hook: Callable[[str], Any] | None = None,
+                 data_unverified: bool = False, check_first: Iterable[Path | str] = (),
+                 hash_cache: Path | None = None):
         self.registry = registry
         self.data_dir = data_dir
         self.data_origin = data_origin
@@ -89,7 +101,38 @@ class Catalog:
         self.allow_download = allow_download
         self.limit = limit
         self.data_dir_hook = data_dir_hook
+        self.data_unverified = data_unverified
+        self.hashes = datasource.HashCache(hash_cache)
         self._suites: dict[Path, LoadedSuite] = {}
+        self._definitions: dict[Path, SuiteDefinition] = {}  # parsed once for check_data and collection
+        if check_first:
+            self.check_data(check_first)
+
+    def check_data(self, paths: Iterable[Path | str]) -> None:
+        """Verify the local data of every suite defined under ``paths`` now; a difference is a ``UsageError``.
+
+        Definitions that do not load, and suites whose data are not a local folder, are left to collection (which
+        reports a broken definition, and verifies whatever folder a sub-folder conftest hook then names).
+        """
+        try:
+            for definition_path in find_definitions(paths):
+                try:
+                    definition = self._definition(definition_path)
+                except (ToolbenchError, OSError):
+                    continue
+                if not definition.data_files:
+                    continue
+                override = self.data_dir_hook(definition.name) if self.data_dir_hook else None
+                folder = Path(override) if override is not None else \
+                    Path(self.data_dir) / definition.data_folder if self.data_dir else None
+                if folder is None or not folder.is_dir():
+                    continue
+                datasource.verify(datasource.DataSource(folder, "folder", str(folder)), definition, self.hashes,
+                                  self.data_unverified)
+        except DataError as error:
+            raise pytest.UsageError(f"pytest-toolbench: {error}") from None
+        finally:
+            self.hashes.save()
 
     @property
     def loaded(self) -> list[LoadedSuite]:
@@ -104,21 +147,34 @@ class Catalog:
             self._suites[definition_path] = self._load(definition_path)
         return self._suites[definition_path]
 
+    def _definition(self, definition_path: Path) -> SuiteDefinition:
+        definition_path = Path(definition_path).resolve()
+        if definition_path not in self._definitions:
+            self._definitions[definition_path] = load_definition(definition_path)
+        return self._definitions[definition_path]
+
     def _load(self, definition_path: Path) -> LoadedSuite:
         if not definition_path.is_file():
             raise DataError(definition_path, "suite definition not found")
-        definition = load_definition(definition_path)
+        definition = self._definition(definition_path)
         benchmark = self.registry.benchmark(definition.scorer, definition_path)
         override = self.data_dir_hook(definition.name) if self.data_dir_hook else None
         if override is not None:
             source = datasource.DataSource(Path(override), "folder", f"{override} (from a conftest hook)")
         else:
             source = datasource.resolve(definition, self.data_dir, self.data_origin, self.download_root,
-                                        self.allow_download)
-        run_info = getattr(benchmark, "run_info", None)
-        if callable(run_info):
-            source = dataclasses.replace(source, info=tuple(sorted(run_info(source.path).items())))
-        cases = list(benchmark.load_cases(source.path, dict(definition.raw)))
+                                        self.allow_download, self.hashes)
+        try:
+            # Before parsing: an edited file is reported as a checksum difference, not as whatever it breaks.
+            source, digests = datasource.verify(source, definition, self.hashes, self.data_unverified)
+            with datasource.recording_reads() as read:
+                run_info = getattr(benchmark, "run_info", None)
+                if callable(run_info):
+                    source = dataclasses.replace(source, info=tuple(sorted(run_info(source.path).items())))
+                cases = list(benchmark.load_cases(source.path, dict(definition.raw)))
+            source = datasource.seal(source, definition, digests, read, self.hashes)
+        finally:
+            self.hashes.save()
         unknown = sorted({c.category for c in cases} - set(definition.categories))
         if unknown:
             raise DataError(definition_path, f"cases of undeclared categories {unknown}", field="categories")

@@ -54,7 +54,7 @@ def load_jsonl(path: Path | str, schema: Mapping[str, Any] | None = None) -> lis
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise DataError(path, f"invalid JSON ({exc.msg} at column {exc.colno})", line=number) from None
+                raise DataError(path, f"invalid JSON ({exc.msg.removesuffix(' at')} at column {exc.colno})", line=number) from None
             if schema is not None:
                 validate(record, schema, path, line=number)
             records.append(record)
@@ -69,7 +69,7 @@ def load_json(path: Path | str, schema: Mapping[str, Any] | None = None) -> Any:
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise DataError(path, f"invalid JSON ({exc.msg} at column {exc.colno})", line=exc.lineno) from None
+        raise DataError(path, f"invalid JSON ({exc.msg.removesuffix(' at')} at column {exc.colno})", line=exc.lineno) from None
     if schema is not None:
         _validate_document(document, schema, path)
     return document

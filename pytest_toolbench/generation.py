@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from .backends import MissingOutput
-from .cache import GenerationCache, request_key
+from .cache import CacheError, GenerationCache, request_key
 from .suite import Case, Generation, Request, Task
 
 
@@ -45,7 +45,11 @@ class Answerer:
         cacheable = self.cache is not None and getattr(self.backend, "cacheable", True)
         if cacheable:
             key = request_key(self.fingerprint, task.request)
-            cached = self.cache.get(key)
+            try:
+                cached = self.cache.get(key)
+            except CacheError as error:  # this case's failure, one line; not a traceback per case
+                raise MissingOutput(f"{task.case.suite} case {task.case.case_id!r} (step {task.step}): {error}") \
+                    from None
             if cached is not None:
                 return cached
             if self.offline or self.backend is None:
@@ -53,8 +57,7 @@ class Answerer:
                 raise MissingOutput(f"no cached generation for {task.case.suite} case {task.case.case_id!r} "
                                     f"(step {task.step}); {why}")
             generation = self.backend.generate([task])[0]
-            if not self.cache.readonly:
-                self.cache.put_many([(key, generation)])
+            self.cache.put_many([(key, generation)])  # kept in memory when the file cannot be written
             return generation
         return self.backend.generate([task])[0]
 

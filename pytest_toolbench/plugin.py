@@ -179,12 +179,18 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return
     if toolbench.role == "single":
         toolbench.expect(toolbench.manifest(selected_items(toolbench, session.items)))
+        toolbench.report_replay(terminal_writer(config))
     if not toolbench.uses_engine:
         return
     if toolbench.role == "single":
         reporter = config.pluginmanager.get_plugin("terminalreporter")
         write_line = reporter.write_line if reporter else (lambda line: None)
         run_pregeneration(toolbench, selected_cases(toolbench, session.items), write_line)
+
+
+def terminal_writer(config: pytest.Config):
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    return reporter.write_line if reporter else (lambda line: None)
 
 
 def run_pregeneration(toolbench: ToolbenchSession, entries, write_line) -> None:

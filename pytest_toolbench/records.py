@@ -33,6 +33,7 @@ TEXT_LIMIT = 20_000
 LEAF_LIMIT = 10_000
 
 _INT64 = 1 << 63
+_NOTE_ROOM = 64
 _SAFE_STR_BITS = 12_000  # about 3,600 decimal digits: below Python's 4,300-digit str() limit
 
 
@@ -41,13 +42,14 @@ def safe_text(text: str, limit: int = TEXT_LIMIT) -> str:
     if not isinstance(text, str):
         text = _bounded_str(text)
     total = len(text)
-    if total > limit:
+    cut = total > limit + _NOTE_ROOM  # the room keeps a cut text (limit + its note) as it is: idempotent
+    if cut:
         text = text[:limit]
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
         text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    if total > limit:
+    if cut:
         text += f"… [cut: {total:,} characters in all]"
     return text
 

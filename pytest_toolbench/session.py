@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from . import backends as backends_module
+from . import records
 from .backends import ENGINE_BACKENDS, MissingOutput
 from .cache import GenerationCache
 from .catalog import Catalog, LoadedSuite, Registry
@@ -19,7 +20,12 @@ from .generation import Answerer, pregenerate, run_case
 from .options import RunOptions
 from .suite import Case, Verdict
 
-EXPLANATION_LIMIT = 20_000
+#: Error categories the core gives (every other one is the benchmark's own).
+MISSING_OUTPUT = "missing_output"
+SCORER_ERROR = "scorer_error"
+NOT_RUN = "not_run"
+
+REPLAY_LINES_SHOWN = 20
 
 
 class ToolbenchSession:
@@ -31,8 +37,16 @@ class ToolbenchSession:
         self.catalog = Catalog(
             self.registry, options.data_dir, options.data_dir_origin,
             download_root=Path(options.cache_dir) / "data", allow_download=options.download, limit=options.limit,
-            data_dir_hook=lambda name: config.hook.pytest_toolbench_data_dir(config=config, suite=name))
+            data_dir_hook=lambda name: config.hook.pytest_toolbench_data_dir(config=config, suite=name),
+            data_unverified=options.data_unverified,
+            hash_cache=Path(options.cache_dir) / "data-sha256.json",
+            # Check the run's local data before collection (a difference: one usage error); workers need not.
+            check_first=() if role == "worker" else
+            [config.invocation_params.dir / arg.split("::", 1)[0] for arg in config.args])
         self.records: list[dict[str, Any]] = []
+        self.skipped: set[str] = set()  # node ids of skipped benchmark items: no verdict expected
+        self.expected: dict[str, Any] | None = None  # the selected cases (a manifest), to find those never scored
+        self.replay_facts: dict[str, Any] | None = None
         self.pregeneration: dict[str, Any] | None = None
         self.summary: Any = None  # the RunSummary, built once at session finish
         self._backend: Any = None
@@ -63,9 +77,20 @@ class ToolbenchSession:
         return self._fingerprint
 
     def cache(self) -> GenerationCache:
+        """Workers and offline runs only read. A corrupt file is moved aside (one note) where generation can
+        replace it; offline it is one ``CacheError``; a worker ignores it (its controller reported it)."""
         if self._cache is None:
-            readonly = self.role == "worker"
-            self._cache = GenerationCache(self.options.cache_dir, readonly=readonly)
+            worker = self.role == "worker"
+            on_corrupt = "raise" if self.options.offline else "ignore" if worker else "move"
+            self._cache = GenerationCache(self.options.cache_dir, readonly=worker or self.options.offline,
+                                          on_corrupt=on_corrupt)
+            if worker and self.uses_engine:
+                # what the controller generated but could not write to the cache file (see pregenerate)
+                folder = self.config.workerinput.get("toolbench", {}).get("manifest_dir")
+                if folder:
+                    self._cache.add_overlay(Path(folder) / GenerationCache.UNSAVED_FILENAME)
+            # the user-facing lines about the cache; kept here, as the cache itself is closed after generation
+            self.cache_notes = self._cache.notes
         return self._cache
 
     def answerer(self) -> Answerer:
@@ -92,27 +117,58 @@ class ToolbenchSession:
         if not self.uses_engine or not entries:
             return
         suites = sorted({suite.name for suite, _ in entries})
+        # Opened first, before any engine starts: a corrupt file is moved aside now, or (offline) is one error.
+        cache = self.cache()
+        shown = 0
+
+        def show_notes() -> None:
+            nonlocal shown
+            for note in cache.notes[shown:]:
+                write_line(f"toolbench: {note}")
+            shown = len(cache.notes)
+
+        show_notes()
         if self.options.offline:
             write_line(f"toolbench: --toolbench-offline: {len(entries)} cases of {', '.join(suites)} "
                        "will be scored from the cache only")
             return
         write_line(f"toolbench: pre-generating answers for {len(entries)} cases of {', '.join(suites)} "
                    f"with {self.options.backend} ({self.options.model})")
-        stats = pregenerate(entries, self.backend(), self.cache(), self.fingerprint(), self.options.max_tokens,
-                            progress=lambda line: write_line(f"toolbench: {line}"))
+        try:
+            stats = pregenerate(entries, self.backend(), cache, self.fingerprint(), self.options.max_tokens,
+                                progress=lambda line: write_line(f"toolbench: {line}"))
+        finally:
+            show_notes()
         self.pregeneration = stats.to_json()
+        unsaved = len(cache.unsaved)
+        if unsaved:
+            self.pregeneration["unsaved"] = unsaved
+            xdist = self.config.pluginmanager.get_plugin("toolbench-xdist")
+            if self.role == "controller" and xdist is not None:
+                # The workers score, and cannot see this process's memory: hand them a file of their own.
+                cache.save_unsaved(Path(xdist.manifest_dir) / GenerationCache.UNSAVED_FILENAME)
+                show_notes()
         write_line(f"toolbench: {stats.generated} generated, {stats.cached} from cache, "
-                   f"{stats.seconds:.1f}s")
+                   f"{stats.seconds:.1f}s" + (f"; {unsaved} kept in memory only, not saved to {cache.path}"
+                                              if unsaved else ""))
 
     # -- scoring -----------------------------------------------------------------------------------------------
     def score(self, case: Case) -> tuple[Verdict, dict[str, Any]]:
+        """Score one case. Never raises for anything the model or a scorer did: a missing output, an output that
+        cannot be read and a scorer exception are each this case's failure, counted in the figures."""
         suite = self.catalog.by_name(case.suite)
         try:
             generation = run_case(case, suite, self.answerer(), self.options.max_tokens)
         except MissingOutput as missing:
-            verdict = Verdict(passed=False, error_type="missing_output", explanation=str(missing))
+            verdict = Verdict(passed=False, error_type=MISSING_OUTPUT, explanation=str(missing))
             return verdict, self._record(suite, case, verdict, output="", finish_reason=None)
-        verdict = suite.benchmark.score(case, generation)
+        except Exception as error:  # reading this case's output failed: its failure, not a lost case
+            verdict = scorer_error(error, "reading the output")
+            return verdict, self._record(suite, case, verdict, output="", finish_reason=None)
+        try:
+            verdict = suite.benchmark.score(case, generation)
+        except Exception as error:  # RecursionError on absurd nesting, a scorer bug, ...
+            verdict = scorer_error(error, "scoring")
         if generation.truncated:
             verdict.labels.setdefault("truncated", "yes")
         return verdict, self._record(suite, case, verdict, generation.text, generation.finish_reason)
@@ -121,15 +177,91 @@ class ToolbenchSession:
                 finish_reason: str | None) -> dict[str, Any]:
         record = {
             "suite": case.suite, "case_id": case.case_id, "category": case.category,
-            "keywords": list(case.keywords), "order": _order(suite, case), "passed": verdict.passed, "error_type": None if verdict.passed else
-            verdict.error_type, "explanation": verdict.explanation[:EXPLANATION_LIMIT],
+            "keywords": list(case.keywords), "order": _order(suite, case), "passed": verdict.passed,
+            "error_type": None if verdict.passed else verdict.error_type,
+            "explanation": verdict.explanation,
             "decoded": verdict.decoded, "expected": verdict.expected, "counts": verdict.counts,
             "labels": verdict.labels, "output": output, "finish_reason": finish_reason,
+            "known_defect": suite.known_defects.get(case.case_id),
             "data_source": suite.source.to_json(), "scorer": suite.definition.scorer,
             "definition": str(suite.definition.path), "title": suite.definition.title,
         }
-        # Round-trip through JSON now, so what a worker sends is exactly what a single process keeps.
-        return json.loads(json.dumps(record, ensure_ascii=False, default=repr))
+        try:
+            # Through the transport form now, so what a worker sends is exactly what a single process keeps.
+            return records.decode(records.encode(record))
+        except Exception as error:  # the policy is total; this guards the case against a bug in it
+            fallback = {key: record[key] for key in ("suite", "case_id", "category", "order", "data_source",
+                                                      "scorer", "definition", "title", "known_defect")}
+            fallback.update(keywords=list(case.keywords), passed=False, error_type=SCORER_ERROR,
+                            explanation=f"the record could not be serialised: {type(error).__name__}",
+                            decoded=None, expected=None, counts={}, labels={}, output="", finish_reason=None)
+            return records.decode(records.encode(fallback))
+
+    # -- cases without a verdict -------------------------------------------------------------------------------
+    def manifest(self, entries) -> dict[str, Any]:
+        """The selected cases as plain JSON (it crosses from an xdist worker to the controller): suite facts once,
+        then one row per case, enough to count and name a case that never reaches its verdict."""
+        suites: dict[str, Any] = {}
+        cases = []
+        for nodeid, suite, case in entries:
+            if suite.name not in suites:
+                suites[suite.name] = {"scorer": suite.definition.scorer, "definition": str(suite.definition.path),
+                                      "title": suite.definition.title, "data_source": suite.source.to_json()}
+            cases.append([nodeid, suite.name, case.case_id, case.category, list(case.keywords), _order(suite, case)])
+        return {"suites": suites, "cases": cases}
+
+    def expect(self, manifest: dict[str, Any]) -> None:
+        self.expected = manifest
+
+    def not_run_records(self) -> list[dict[str, Any]]:
+        """A failed ``not_run`` record for each selected, unskipped case that has no verdict at session end (a
+        crashed worker, a setup error, an interrupted run): counted in the figures and named, never left out."""
+        if not self.expected:
+            return []
+        scored = {record.get("nodeid") for record in self.records}
+        missing = []
+        for nodeid, suite, case_id, category, keywords, order in self.expected["cases"]:
+            if nodeid in scored or nodeid in self.skipped:
+                continue
+            facts = self.expected["suites"][suite]
+            missing.append({
+                "suite": suite, "case_id": case_id, "category": category, "keywords": keywords, "order": order,
+                "passed": False, "error_type": NOT_RUN,
+                "explanation": "no verdict: the test never reached its scorer (a crashed xdist worker, a setup "
+                               "error or an interrupted run)",
+                "decoded": None, "expected": None, "counts": {}, "labels": {"outcome": NOT_RUN}, "output": "",
+                "finish_reason": None, "known_defect": None, "nodeid": nodeid, **facts,
+            })
+        return missing
+
+    # -- replay diagnostics ------------------------------------------------------------------------------------
+    def report_replay(self, write_line) -> None:
+        """Once the selection is known: the replay files' problems (bad lines by file and line, unknown and
+        duplicate ids, files in no known layout) and, per category, how many selected cases have no saved output.
+        Shown at the start of the run and kept for the run header."""
+        if self.options.backend != "replay" or not self.expected:
+            return
+        backend = self.backend()
+        for facts in self.expected["suites"].values():
+            self.catalog.load(Path(facts["definition"]))
+        cases = [Case(suite, case_id, category, {}) for _, suite, case_id, category, *_ in self.expected["cases"]]
+        coverage = backend.coverage(cases)
+        problems = [records.safe_text(line, 2000) for line in backend.problems()]
+        without = {suite: {category: {"selected": selected, "without_output": missing}
+                           for category, (selected, missing) in sorted(table.items())}
+                   for suite, table in sorted(coverage.items())}
+        self.replay_facts = {"problems": problems, "coverage": without}
+        for line in problems[:REPLAY_LINES_SHOWN]:
+            write_line(f"toolbench: replay: {line}")
+        if len(problems) > REPLAY_LINES_SHOWN:
+            write_line(f"toolbench: replay: ... and {len(problems) - REPLAY_LINES_SHOWN} more problems "
+                       "(all of them in the --toolbench-json header)")
+        for suite, table in without.items():
+            gaps = [f"{category} {row['without_output']}/{row['selected']}" for category, row in table.items()
+                    if row["without_output"]]
+            if gaps:
+                write_line(f"toolbench: replay: {suite}: selected cases without a saved output (scored "
+                           f"missing_output): {', '.join(gaps)}")
 
     # -- header ------------------------------------------------------------------------------------------------
     def header(self) -> dict[str, Any]:
@@ -140,6 +272,9 @@ class ToolbenchSession:
             "python": platform.python_version(), "pytest": pytest.__version__,
             "plugin": _plugin_version(), "started": self.started, "finished": time.time(),
         }
+        if self.replay_facts is not None:
+            header["replay_problems"] = self.replay_facts["problems"]
+            header["replay_coverage"] = self.replay_facts["coverage"]
         wall = header["finished"] - self.started
         generation_seconds = (self.pregeneration or {}).get("seconds") or 0.0
         header["timing"] = {"wall_s": round(wall, 3), "generation_s": round(generation_seconds, 3),
@@ -168,10 +303,19 @@ def _plugin_version() -> str:
     return __version__
 
 
-def fail_message(verdict: Verdict, output: str) -> str:
+def scorer_error(error: BaseException, stage: str) -> Verdict:
+    message = records.safe_text(f"{type(error).__name__}: {error}", 2000)
+    return Verdict(passed=False, error_type=SCORER_ERROR, explanation=f"{stage} raised {message}",
+                   labels={"outcome": SCORER_ERROR})
+
+
+def fail_message(record: dict[str, Any]) -> str:
+    """The assertion text, from the safe record (so it can cross to the xdist controller whatever the output)."""
+    output = record.get("output") or ""
     shown = output if len(output) <= 2000 else output[:2000] + f"... [{len(output)} characters]"
-    lines = [f"{verdict.error_type or 'failed'}: {verdict.explanation}".rstrip(), "", f"model output: {shown!r}"]
-    return "\n".join(lines)
+    lines = [f"{record.get('error_type') or 'failed'}: {record.get('explanation', '')}".rstrip(), "",
+             f"model output: {shown!r}"]
+    return records.safe_text("\n".join(lines), 30_000)
 
 
 def load_error(error: ToolbenchError) -> str:

@@ -20,6 +20,7 @@ class SuiteSummary:
     error_types: dict[str, int]
     error_types_by_category: dict[str, dict[str, int]]
     labels: dict[str, dict[str, int]]
+    known_defects: int = 0  # failing cases that are documented upstream defects (their reference is wrong)
 
     @property
     def is_sample(self) -> bool:
@@ -31,7 +32,7 @@ class SuiteSummary:
             "total": self.total, "passed": self.passed,
             "metrics": [m.__dict__ for m in self.metrics],
             "error_types": self.error_types, "error_types_by_category": self.error_types_by_category,
-            "labels": self.labels,
+            "labels": self.labels, "known_defects": self.known_defects,
         }
 
 
@@ -78,5 +79,6 @@ def summarize(records: Iterable[Mapping[str, Any]], benchmarks: Mapping[str, Any
             error_types=dict(errors.most_common()),
             error_types_by_category={c: dict(v.most_common()) for c, v in sorted(per_category.items())},
             labels={k: dict(v.most_common()) for k, v in sorted(labels.items())},
+            known_defects=sum(1 for r in suite_records if r.get("known_defect") and not r["passed"]),
         ))
     return summary

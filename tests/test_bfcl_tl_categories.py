@@ -24,7 +24,7 @@ def test_replay_summary_has_tl_categories_beside_bfcl_error_types(shared_data, t
     out = tmp_path / "run.json"
     result = subprocess.run(
         [sys.executable, "-m", "pytest", str(REPO / "suites" / "bfcl"), "-p", "no:cacheprovider", "-q",
-         "--toolbench-data", str(shared_data), "--toolbench-replay", str(folder), "--toolbench-json", str(out),
+         f"--toolbench-data={shared_data}", f"--toolbench-replay={folder}", f"--toolbench-json={out}",
          "-k", "simple_python", "--toolbench-limit", "4"],
         cwd=tmp_path, capture_output=True, text=True, timeout=300)
     document = json.loads(out.read_text())

@@ -31,8 +31,8 @@ def test_replay_summary_is_the_same_under_xdist(shared_data, tmp_path):
     for extra in ([], ["-n", "2"]):
         out = tmp_path / f"run{len(documents)}.json"
         subprocess.run([sys.executable, "-m", "pytest", str(REPO / "suites"), "-k", "bfcl", "-q", "-p",
-                        "no:cacheprovider", "--toolbench-data", str(shared_data), "--toolbench-limit", "8",
-                        "--toolbench-replay", str(folder), "--toolbench-json", str(out), *extra],
+                        "no:cacheprovider", f"--toolbench-data={shared_data}", "--toolbench-limit", "8",
+                        f"--toolbench-replay={folder}", f"--toolbench-json={out}", *extra],
                        cwd=tmp_path, capture_output=True, text=True, timeout=300)
         documents.append(json.loads(out.read_text()))
     serial, parallel = documents

@@ -60,8 +60,8 @@ def probe(tmp_path, monkeypatch) -> Path:
 
 def plugin_run(shared_data: Path, model: Path, tmp_path: Path, *extra: str, wait: bool = True):
     args = [sys.executable, "-m", "pytest", str(REPO / "suites"), "-k", "bfcl", "-p", "import_probe",
-            "-p", "no:cacheprovider", "-q", f"--model={model}", "--toolbench-data", str(shared_data),
-            "--toolbench-cache", str(tmp_path / "cache"), "--toolbench-json", str(tmp_path / "run.json"),
+            "-p", "no:cacheprovider", "-q", f"--model={model}", f"--toolbench-data={shared_data}",
+            f"--toolbench-cache={tmp_path / 'cache'}", f"--toolbench-json={tmp_path / 'run.json'}",
             "--toolbench-max-tokens", "24", "--toolbench-vllm-arg", "enforce_eager=true", "--toolbench-vllm-arg", "dtype=float32",
             "--toolbench-vllm-arg", "max_model_len=4096", "--toolbench-vllm-arg", f"kv_cache_memory_bytes={256 << 20}", *extra]
     if not wait:
@@ -126,8 +126,8 @@ def test_acebench_agent_cases_run_in_batched_rounds_on_the_engine(shared_data, t
     """Multi-step and multi-turn agent cases: rounds across live conversations, sandbox executed, step limits hit
     (random weights never say "finish conversation"), the engine's own model playing the user, flagged."""
     args = [sys.executable, "-m", "pytest", str(REPO / "suites" / "acebench"), "-p", "no:cacheprovider", "-q",
-            "-k", "agent", "--toolbench-limit", "2", f"--model={tiny_model}", "--toolbench-data", str(shared_data),
-            "--toolbench-cache", str(tmp_path / "cache"), "--toolbench-json", str(tmp_path / "run.json"),
+            "-k", "agent", "--toolbench-limit", "2", f"--model={tiny_model}", f"--toolbench-data={shared_data}",
+            f"--toolbench-cache={tmp_path / 'cache'}", f"--toolbench-json={tmp_path / 'run.json'}",
             "--toolbench-max-tokens", "16", "--toolbench-vllm-arg", "enforce_eager=true", "--toolbench-vllm-arg", "dtype=float32",
             "--toolbench-vllm-arg", "max_model_len=4096", "--toolbench-vllm-arg", f"kv_cache_memory_bytes={256 << 20}", "-n", "2"]
     result = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=900)
@@ -153,7 +153,7 @@ def test_a_replay_run_imports_no_engine_even_with_vllm_installed(shared_data, tm
         json.dumps({"id": "simple_python_0", "result": "[calculate_triangle_area(base=10, height=5)]"}) + "\n")
     result = subprocess.run(
         [sys.executable, "-m", "pytest", str(REPO / "suites" / "bfcl"), "-p", "import_probe", "-p", "no:cacheprovider",
-         "-q", "--toolbench-data", str(shared_data), "--toolbench-replay", str(folder), "-k", "simple_python_0",
+         "-q", f"--toolbench-data={shared_data}", f"--toolbench-replay={folder}", "-k", "simple_python_0",
          "-n", "2"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert "1 passed" in result.stdout, result.stdout[-2000:]
     roles = [json.loads(line) for line in probe.read_text().splitlines()]

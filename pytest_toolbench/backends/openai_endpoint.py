@@ -143,6 +143,7 @@ class OpenAIEndpointBackend:
             temperature=options.temperature,
             seed=options.seed,
             max_tokens=options.max_tokens or 512,
+            chunk_size=options.commit_every or 64,
         )
 
     def generate(
@@ -178,11 +179,11 @@ class OpenAIEndpointBackend:
                         pending_chunk.append((index, results[index]))
                         done += 1
                         submit_next()
+                        if on_chunk and len(pending_chunk) >= self.chunk_size:  # exactly chunk_size a commit
+                            on_chunk(pending_chunk)
+                            pending_chunk = []
                     if on_progress:
                         on_progress(done, len(tasks))
-                    if on_chunk and len(pending_chunk) >= self.chunk_size:
-                        on_chunk(pending_chunk)
-                        pending_chunk = []
             except BaseException:
                 for future in futures:
                     future.cancel()
@@ -236,7 +237,7 @@ class OpenAIEndpointBackend:
             try:
                 http_request = urllib.request.Request(url, data=data, headers=self._headers(), method="POST")
                 with urllib.request.urlopen(http_request, timeout=self.timeout_s) as response:
-                    return json.loads(response.read().decode("utf-8"))
+                    return json.loads(_decode_body(response.read()))
             except urllib.error.HTTPError as exc:
                 detail = exc.read()[:500].decode("utf-8", "replace")
                 if exc.code not in _RETRYABLE_STATUS:
@@ -277,6 +278,20 @@ class OpenAIEndpointBackend:
             tool_calls=tool_calls,
             parse_error=parse_error,
         )
+
+
+def _decode_body(data: bytes) -> str:
+    """The response text, whatever bytes a model's output put in it: a surrogate some servers send as raw
+    (CESU-8) bytes is kept as that surrogate, any other invalid byte as an escape; none is a reason to retry (the
+    answer would be the same) or to lose the answer. The cache stores such text losslessly."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "surrogateescape")
 
 
 def _retry_after_seconds(value: str | None) -> float | None:

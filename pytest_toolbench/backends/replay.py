@@ -1,12 +1,33 @@
-"""The ``replay`` backend: scores outputs saved by another harness, in each benchmark's own result-file format."""
+"""The ``replay`` backend: scores outputs saved by another harness, in each benchmark's own result-file format.
+
+Each suite's files are read at most once per process, whatever happens (the result, failures included, is cached),
+by the benchmark's ``replay_outputs(path)``. Readers of the shipped benchmarks return a
+:class:`~pytest_toolbench.replay_files.ReplayOutputs`, which tolerates bad lines and files and says what it found;
+a plain ``dict`` from another benchmark is taken as it is, and an exception from its reader is one problem.
+
+For the run header and summary: :meth:`ReplayBackend.problems` lists every error and warning (bad lines naming
+file and line, files in no known layout, empty files, duplicate ids, ids that match no case) and
+:meth:`ReplayBackend.coverage` counts, per suite and category, the selected cases that have no output.
+"""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
-from ..suite import Generation, Task
+from ..errors import ToolbenchError
+from ..replay_files import Problem, ReplayOutputs
+from ..suite import Case, Generation, Task
 from . import MissingOutput
+
+#: Unknown ids shown per file, as examples.
+UNKNOWN_EXAMPLES = 5
+
+
+class ReplayOutputError(ToolbenchError):
+    """A case has a saved output that cannot be turned into the text its scorer reads (a line cut short, not UTF-8,
+    nested too deeply...): that case's failure, with the file and line in the message."""
 
 
 class ReplayBackend:
@@ -18,26 +39,114 @@ class ReplayBackend:
     def __init__(self, catalog: Any, path: str):
         self.catalog = catalog
         self.path = Path(path)
-        self._outputs: dict[str, dict[str, str]] = {}
+        self._outputs: dict[str, ReplayOutputs] = {}
+        self._problems: dict[str, list[Problem]] = {}
 
     def fingerprint(self) -> dict[str, Any]:
         return {"backend": "replay", "path": str(self.path)}
 
-    def outputs_for(self, suite_name: str) -> dict[str, str]:
+    # -- reading -----------------------------------------------------------------------------------------------
+    def load(self, suite_name: str) -> ReplayOutputs:
+        """The suite's saved outputs, read on first use and cached (failures too)."""
         if suite_name not in self._outputs:
-            benchmark = self.catalog.by_name(suite_name).benchmark
-            reader = getattr(benchmark, "replay_outputs", None)
-            self._outputs[suite_name] = dict(reader(self.path)) if reader else {}
+            outputs = self._read(suite_name)
+            self._outputs[suite_name] = outputs
+            self._problems[suite_name] = list(outputs.problems) + self._unknown_ids(suite_name, outputs)
         return self._outputs[suite_name]
 
+    def outputs_for(self, suite_name: str) -> dict[str, str]:
+        """The usable outputs of a suite, ``{case id: text}``."""
+        return self.load(suite_name)
+
+    def _read(self, suite_name: str) -> ReplayOutputs:
+        suite = self.catalog.by_name(suite_name)
+        reader = getattr(suite.benchmark, "replay_outputs", None) if suite is not None else None
+        if reader is None:
+            outputs = ReplayOutputs()
+            why = "is not loaded" if suite is None else "has no replay reader (no result-file format is known for it)"
+            outputs.error(f"suite {suite_name} {why}: none of its cases has a saved output", self.path)
+            return outputs
+        try:
+            found = reader(self.path)
+        except Exception as error:  # noqa: BLE001 - a reader that fails costs its suite's outputs, once
+            outputs = ReplayOutputs()
+            outputs.error(f"reading the saved outputs failed: {type(error).__name__}: {error}", self.path)
+            return outputs
+        if isinstance(found, ReplayOutputs):
+            return found
+        outputs = ReplayOutputs()
+        try:
+            for case_id, text in dict(found).items():
+                outputs.add(str(case_id), text, self.path, None)
+        except Exception as error:  # noqa: BLE001
+            outputs.error(f"the reader returned no {{case id: output}} mapping: {type(error).__name__}: {error}",
+                          self.path)
+        return outputs
+
+    def _unknown_ids(self, suite_name: str, outputs: ReplayOutputs) -> list[Problem]:
+        """One warning per file whose ids match no case of the suite (count and a few examples)."""
+        if not outputs and not outputs.unreadable:
+            return []
+        known = self._suite_ids(suite_name)
+        if known is None:
+            return []
+        by_file: dict[str, list[str]] = defaultdict(list)
+        for case_id in list(outputs) + list(outputs.unreadable):
+            if case_id not in known:
+                by_file[outputs.origins.get(case_id, (str(self.path), None))[0]].append(case_id)
+        problems = []
+        for file, ids in sorted(by_file.items()):
+            examples = ", ".join(repr(i) for i in ids[:UNKNOWN_EXAMPLES]) + (", ..." if len(ids) > UNKNOWN_EXAMPLES
+                                                                                 else "")
+            problems.append(Problem("warning", f"{len(ids)} id{'s' if len(ids) > 1 else ''} match no case of suite "
+                                               f"{suite_name} (e.g. {examples}); not scored", file))
+        return problems
+
+    def _suite_ids(self, suite_name: str) -> set[str] | None:
+        """Every case id of the suite, also those a ``--toolbench-limit`` left out of the run."""
+        suite = self.catalog.by_name(suite_name)
+        if suite is None:
+            return None
+        if getattr(self.catalog, "limit", None) is None:
+            return {case.case_id for case in suite.cases}
+        try:
+            return {case.case_id for case in suite.benchmark.load_cases(suite.source.path, dict(suite.definition.raw))}
+        except Exception:  # noqa: BLE001 - the full list is only needed to tell unknown ids apart
+            return {case.case_id for case in suite.cases}
+
+    # -- the interface for the run header and summary --------------------------------------------------------
+    def problems(self) -> list[str]:
+        """Every error and warning found so far (suites read by ``generate``, ``coverage`` or ``load``), each
+        ``suite: FILE[:LINE]: level: message``, suites in name order and each suite's in reading order."""
+        return [f"{suite}: {problem}" for suite in sorted(self._problems) for problem in self._problems[suite]]
+
+    def coverage(self, cases: Iterable[Case]) -> dict[str, dict[str, tuple[int, int]]]:
+        """``{suite: {category: (selected cases, cases without a usable output)}}``; reads each suite's files if
+        not yet read. A case whose saved output is unreadable counts as without output (it fails with
+        ``ReplayOutputError``)."""
+        table: dict[str, dict[str, list[int]]] = {}
+        for case in cases:
+            outputs = self.load(case.suite)
+            row = table.setdefault(case.suite, {}).setdefault(case.category, [0, 0])
+            row[0] += 1
+            if case.case_id not in outputs:
+                row[1] += 1
+        return {suite: {category: (row[0], row[1]) for category, row in categories.items()}
+                for suite, categories in table.items()}
+
+    # -- answering ---------------------------------------------------------------------------------------------
     def generate(self, tasks: Sequence[Task], **_: Any) -> list[Generation]:
         answers = []
         for task in tasks:
-            outputs = self.outputs_for(task.case.suite)
-            if task.case.case_id not in outputs:
-                raise MissingOutput(f"no saved output for {task.case.suite} case {task.case.case_id!r} "
-                                    f"in {self.path}")
-            answers.append(Generation(text=outputs[task.case.case_id], finish_reason="stop"))
+            outputs = self.load(task.case.suite)
+            case_id = task.case.case_id
+            if case_id in outputs:
+                answers.append(Generation(text=outputs[case_id], finish_reason="stop"))
+            elif case_id in outputs.unreadable:
+                raise ReplayOutputError(f"the saved output of {task.case.suite} case {case_id!r} cannot be read: "
+                                        f"{outputs.unreadable[case_id]}")
+            else:
+                raise MissingOutput(f"no saved output for {task.case.suite} case {case_id!r} in {self.path}")
         return answers
 
     def close(self) -> None:

@@ -17,6 +17,13 @@ def _package_version(name: str) -> str | None:
         return None
 
 
+def report_title(summary: RunSummary | None, options: Any = None) -> str:
+    """The one title of a run's reports (HTML page and Markdown comment alike)."""
+    if summary is None:
+        return f"pytest-toolbench: {getattr(options, 'model', None) or getattr(options, 'backend', '?')}"
+    return f"pytest-toolbench: {dict(run_facts(summary, options))['Model']}"
+
+
 def run_facts(summary: RunSummary, options: Any = None) -> list[tuple[str, str]]:
     header: Mapping[str, Any] = summary.header
     fingerprint: Mapping[str, Any] = header.get("fingerprint") or {}

@@ -21,7 +21,7 @@ from ..records import from_report as case_record
 from ..summary import RunSummary, SuiteSummary
 from .charts import CHART_CSS, Bar, bar_chart
 from .compare import SuiteComparison, baseline_label
-from .facts import run_facts
+from .facts import report_title, run_facts
 from .stats import count_interval, format_counts, format_delta, format_interval, format_value
 
 if TYPE_CHECKING:
@@ -319,8 +319,7 @@ class HtmlReport:
             return None
 
     def pytest_html_report_title(self, report: Any) -> None:
-        options = self.session.options
-        report.title = f"pytest-toolbench: {options.model or options.backend}"
+        report.title = report_title(self.session.summary, self.session.options)
 
     def pytest_html_results_table_header(self, cells: list[str]) -> None:
         cells[2:2] = ['<th class="sortable" data-column-type="suite">Suite</th>',

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ..summary import RunSummary, SuiteSummary
 from .compare import SuiteComparison, baseline_label
-from .facts import run_facts
+from .facts import report_title, run_facts
 from .stats import count_interval, format_counts, format_delta, format_interval, format_value
 
 if TYPE_CHECKING:
@@ -104,8 +104,7 @@ def render(summary: RunSummary, run: "ReportRun | None" = None, options: Any = N
 def _render(summary: RunSummary, run: "ReportRun | None", options: Any, groups: set[str] | None) -> str:
     comparison = run.comparison if run else None
     facts = run_facts(summary, options)
-    model = dict(facts)["Model"]
-    lines = [f"## pytest-toolbench: {cell(model)}", ""]
+    lines = [f"## {cell(report_title(summary, options))}", ""]
     lines += table(["Run", ""], facts)
     lines.append("")
     if comparison is not None:

@@ -66,6 +66,9 @@ def format_counts(metric: Any) -> str:
     total = metric_field(metric, "total")
     if total is None:
         return ""
+    if (metric_field(metric, "unit") or "%") != "%" or metric_field(metric, "correct") is None:
+        # a mean (e.g. TL-Training's reward) has a sample size, not correct/total counts
+        return f"n={format_count(total)}"
     return f"{format_count(metric_field(metric, 'correct'))}/{format_count(total)}"
 
 

@@ -13,6 +13,16 @@ if TYPE_CHECKING:
 
 LISTED_CASES = 10
 
+#: What each per-case label tally means (labels are set by the scorers and the core; counts are cases).
+LABEL_NOTES = {
+    "outcome": "how each case ended: pass; wrong (read, judged wrong); format_error (could not be read); "
+               "checker_crash (the official checker raises); scorer_error; missing_output; not_run",
+    "mode": "how the output was read: prompt (call text) or native (structured tool calls)",
+    "has_call": "whether the output held at least one tool call",
+    "truncated": "the generation stopped at the max-tokens limit",
+    "tool_error": "NesTools: the kind of wrong tool use",
+}
+
 
 def case_list(ids: list[str]) -> str:
     shown = ", ".join(ids[:LISTED_CASES])
@@ -34,6 +44,10 @@ def render(summary: RunSummary, run: "ReportRun | None" = None) -> list[str]:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
         lines.append("")
         lines.append(f"{suite.name}: {suite.title}  ({suite.passed}/{suite.total} cases passed)")
+        if suite.known_defects:
+            lines.append(f"  {suite.known_defects} of the failing cases are documented upstream defects "
+                         "(known_defects.yaml: the reference answer itself is wrong); they count as failures, as "
+                         "in the official scorer")
         lines.append(f"  data: {suite.data_source.get('description', '?')}")
         for key, value in (suite.data_source.get("info") or {}).items():
             lines.append(f"  {key}: {value}")
@@ -71,8 +85,11 @@ def render(summary: RunSummary, run: "ReportRun | None" = None) -> list[str]:
             for category, tally in suite.error_types_by_category.items():
                 detail = ", ".join(f"{error_type} {count}" for error_type, count in tally.items())
                 lines.append(f"    {category:<{width}}{sum(tally.values()):>8}  {detail}")
+        shown_groups = {metric.group for metric in suite.metrics}
         for label, tally in suite.labels.items():
-            lines.append(f"  [{label}]")
+            if label in shown_groups:  # already a metric group above (e.g. tl_category): one table, one meaning
+                continue
+            lines.append(f"  [cases by {label}: {LABEL_NOTES.get(label, 'a label the scorer gives each case')}]")
             for value, count in tally.items():
                 lines.append(f"    {value:<{width}}{count:>8}")
         if suite_comparison is not None and suite_comparison.in_baseline:

@@ -31,6 +31,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ..data import load_jsonl
 from ..errors import DataError
+from ..replay_files import ReplayOutputs, json_lines, leading_id
 from ..suite import FORMAT_ERROR, Case, CaseResult, Generation, Metric, Request, Verdict
 from ..tl_failures import (CONTENT_MISMATCH, CORRECT, REWARDS, UNPARSEABLE, WRONG_TOOL, classify_call_lists,
                            tl_metrics, tool_signatures)
@@ -1255,13 +1256,59 @@ def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
 # --------------------------------------------------------------------------------------------------------------
 
 
-def _replay_file(path: Path) -> Path:
+REPLAY_FILES = ("raw_response.jsonl", "new_response.jsonl")
+
+
+def _replay_file(path: Path, outputs: ReplayOutputs) -> Path | None:
+    """The prediction file to read: ``path`` itself, or the first of :data:`REPLAY_FILES` in that folder."""
     if path.is_dir():
-        for name in ("raw_response.jsonl", "new_response.jsonl"):
+        for name in REPLAY_FILES:
             if (path / name).is_file():
                 return path / name
-        raise DataError(path, "no raw_response.jsonl or new_response.jsonl in this folder")
+        outputs.error("no NesTools prediction file here: expected raw_response.jsonl or new_response.jsonl, as "
+                      "inference.py writes them", path)
+        return None
+    if not path.exists():
+        outputs.error("no such prediction file or folder", path)
+        return None
     return path
+
+
+def _replay_read(path: Path) -> tuple[ReplayOutputs, list[str]]:
+    """The outputs and the test_ids of API failures (``"response": -1``), read once."""
+    outputs = ReplayOutputs(duplicates="the first one counts (upstream eval.py would score every line)")
+    dropped: list[str] = []
+    source = _replay_file(Path(path), outputs)
+    if source is None:
+        return outputs, dropped
+    parsed_only = source.name.startswith("new_response")
+    schema, what = (NEW_RESPONSE_SCHEMA, "new_response.jsonl line") if parsed_only else \
+        (RAW_RESPONSE_SCHEMA, "raw_response.jsonl line")
+
+    def case_of(_position: int, text: str) -> str | None:
+        found = leading_id(text, "test_id")
+        return str(found) if isinstance(found, int) else None
+
+    for _, number, row in json_lines(outputs, source, schema, what=what, case_of=case_of):
+        case_id = str(row["test_id"])
+        if parsed_only:
+            parsed = row["lst_response"]
+            try:
+                text = "" if parsed == -1 else json.dumps(parsed, ensure_ascii=False)
+            except (RecursionError, ValueError) as exc:
+                outputs.bad_line(source, number, f"lst_response cannot be turned into text ({type(exc).__name__})",
+                                 case_id)
+                continue
+            outputs.add(case_id, text, source, number)
+        elif isinstance(row["response"], str):
+            outputs.add(case_id, row["response"], source, number)
+        elif case_id not in dropped:
+            dropped.append(case_id)
+    if dropped:
+        shown = ", ".join(dropped[:10]) + (f" and {len(dropped) - 10} more" if len(dropped) > 10 else "")
+        outputs.warning(f'{len(dropped)} lines are API failures ("response": -1), left out as eval.py leaves them '
+                        f"out of every denominator: test_id {shown}", source)
+    return outputs, dropped
 
 
 def replay_outputs(path: Path) -> dict[str, str]:
@@ -1270,24 +1317,14 @@ def replay_outputs(path: Path) -> dict[str, str]:
     ``raw_response.jsonl`` (what ``eval.py`` reads) is preferred. Lines with ``"response": -1`` (API failures) are
     left out, as ``eval.py`` drops them from every denominator; :func:`replay_dropped` lists them. From
     ``new_response.jsonl`` alone the parsed list is re-serialised as JSON, and ``-1`` (a parse failure there, as an
-    API failure cannot be told apart) becomes an empty output, i.e. a format failure. A repeated test_id keeps its
-    last line (upstream would score every line).
+    API failure cannot be told apart) becomes an empty output, i.e. a format failure. test_ids are integers, as
+    upstream writes and reads them. A repeated test_id keeps its first line, with a warning (upstream would score
+    every line). Tolerant: the result is a :class:`~pytest_toolbench.replay_files.ReplayOutputs` whose ``problems``
+    name each unusable line (file and line) while the other lines still count.
     """
-    source = _replay_file(Path(path))
-    if source.name.startswith("new_response"):
-        outputs = {}
-        for row in load_jsonl(source, NEW_RESPONSE_SCHEMA):
-            parsed = row["lst_response"]
-            outputs[str(row["test_id"])] = "" if parsed == -1 else json.dumps(parsed, ensure_ascii=False)
-        return outputs
-    return {str(row["test_id"]): row["response"] for row in load_jsonl(source, RAW_RESPONSE_SCHEMA)
-            if isinstance(row["response"], str)}
+    return _replay_read(Path(path))[0]
 
 
 def replay_dropped(path: Path) -> list[str]:
     """The test_ids whose ``raw_response.jsonl`` line is an API failure (``"response": -1``), to report them."""
-    source = _replay_file(Path(path))
-    if source.name.startswith("new_response"):
-        return []
-    return [str(row["test_id"]) for row in load_jsonl(source, RAW_RESPONSE_SCHEMA)
-            if not isinstance(row["response"], str)]
+    return _replay_read(Path(path))[1]

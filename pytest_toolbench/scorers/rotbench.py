@@ -18,8 +18,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..data import load_json, load_jsonl
+from ..data import load_json
 from ..errors import DataError
+from ..replay_files import ReplayOutputs, json_array, json_lines
 from ..suite import FORMAT_ERROR, Case, CaseResult, Generation, Metric, Request, Verdict
 from ..tl_failures import ANY_VALUE, classify_call, tl_metrics, tool_signatures
 
@@ -408,14 +409,20 @@ def replay_outputs(path: Path) -> dict[str, str]:
     """Read RoTBench inference output files: a folder of ``<Turn>/<level>.json`` (the JSON array the evaluation
     reads) or ``<Turn>/<level>.jsonl`` (what the inference appends), or one such file.
 
-    Records are matched to cases by position, as the official evaluation does.
+    Records are matched to cases by position, as the official evaluation does (a bad record keeps its position, so
+    the ones after it still meet their cases). Tolerant: the result is a
+    :class:`~pytest_toolbench.replay_files.ReplayOutputs` whose ``problems`` name each unusable record (file and
+    line); the rest of the file and the other files still count.
     """
     path = Path(path)
+    outputs = ReplayOutputs()
     files: dict[tuple[str, str], Path] = {}
+    expected = "<First_Turn|Third_Turn>/<level>.json or .jsonl, level one of " + ", ".join(LEVELS)
     if path.is_file():
         turn, level = path.parent.name, path.stem
-        if turn not in TURNS or level not in LEVELS:
-            raise DataError(path, "expected <First_Turn|Third_Turn>/<level>.json[l]")
+        if turn not in TURNS or level not in LEVELS or path.suffix not in (".json", ".jsonl"):
+            outputs.error(f"not a RoTBench output file: expected {expected}", path)
+            return outputs
         files[(turn, level)] = path
     elif path.is_dir():
         roots = [path] if path.name in TURNS else [path / t for t in TURNS]
@@ -427,15 +434,16 @@ def replay_outputs(path: Path) -> dict[str, str]:
                     if candidate.is_file():
                         files[(root.name, level)] = candidate
                         break
-    if not files:
-        raise DataError(path, "no RoTBench output files (<Turn>/<level>.json or .jsonl) found")
-    outputs: dict[str, str] = {}
+        if not files:
+            outputs.error(f"no RoTBench output files here: expected {expected}, as RoTBench's inference writes them",
+                          path)
+    else:
+        outputs.error("no such output file or folder", path)
     for (turn, level), file in sorted(files.items()):
-        if file.suffix == ".jsonl":
-            records = load_jsonl(file, REPLAY_SCHEMA)
-        else:
-            records = load_json(file, {"type": "array", "items": REPLAY_SCHEMA})
-        for index, record in enumerate(records):
+        prefix = f"{TURNS[turn]}-{level}"
+        read = json_lines if file.suffix == ".jsonl" else json_array
+        for index, number, record in read(outputs, file, REPLAY_SCHEMA, what="RoTBench output record",
+                                          case_of=lambda position, _text, prefix=prefix: f"{prefix}-{position}"):
             value = record["conversations"][-1].get("value")
-            outputs[f"{TURNS[turn]}-{level}-{index}"] = value if isinstance(value, str) else ""
+            outputs.add(f"{prefix}-{index}", value if isinstance(value, str) else "", file, number)
     return outputs

@@ -302,24 +302,13 @@ def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
 
 
 def replay_outputs(path: Path) -> dict[str, str]:
-    """Read ``bfcl generate`` result files: ``BFCL_v4_<category>_result.json`` (JSON lines with ``id``/``result``),
-    a single file or any folder tree holding them (e.g. ``result/<model>/non_live/...``).
+    """Read ``bfcl generate`` result files (v4 ``BFCL_v4_<category>_result.json`` and v3
+    ``BFCL_v3_<category>_result.json``, mapped to v4 ids): a single file or any folder tree holding them.
 
-    A string ``result`` is the raw prompting-mode text. A list ``result`` is an FC-mode output (``[{name: args}]``,
-    args a dict or a JSON string): it is rendered to python-call text so the same decoder reads it back; this keeps
-    names and argument values but is only an approximation of FC-mode decoding (a handler's own ``decode_ast``).
-    Any other shape is JSON-encoded and will fail to decode.
+    Tolerant: a bad line is a problem naming file and line and the rest still counts (see :mod:`.replay`, which
+    also documents how v3 categories and ids map to v4 and how list-form FC results become call text). Returns a
+    :class:`~pytest_toolbench.replay_files.ReplayOutputs` (a dict that also carries the problems found).
     """
-    path = Path(path)
-    files = [path] if path.is_file() else sorted(path.rglob("BFCL_v4_*_result.json"))
-    outputs: dict[str, str] = {}
-    for file in files:
-        for record in load_jsonl(file, {"type": "object", "required": ["id", "result"]}):
-            result = record["result"]
-            if isinstance(result, str):
-                outputs[record["id"]] = result
-            elif isinstance(result, list) and all(isinstance(item, dict) for item in result):
-                outputs[record["id"]] = render_tool_calls(result, [])
-            else:
-                outputs[record["id"]] = json.dumps(result)
-    return outputs
+    from .replay import read_results
+
+    return read_results(Path(path), CATEGORIES)

@@ -16,6 +16,9 @@ Two recoveries of tree-sitter are reproduced: a MISSING ``;`` at the end of a st
 before a statement that starts with ``[`` (``[call(...)]`` reads as an array access), except when the program is one
 statement of at most 10 bytes on one line, where tree-sitter's cost model prefers an ERROR node (measured against
 tree-sitter-java 0.21). The contents of anonymous class bodies and lambda blocks are not validated.
+
+String literals are read as tree-sitter-java lexes them (see :func:`_scan_string_literal`): a ``"..."`` literal may
+span raw line breaks, a ``'...'`` character literal may not. String templates (``\\{expr}``) are read as escapes.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from __future__ import annotations
 from functools import partial
 
 from .syntax_common import (
-    DecodeError, Node, Token, TokenStream, inner, is_identifier_start, leaf, scan_identifier, scan_number, scan_quoted,
+    DecodeError, Node, Token, TokenStream, inner, is_identifier_start, leaf, scan_escape, scan_identifier, scan_number,
     skip_blanks_and_comments,
 )
 
@@ -49,7 +52,6 @@ _LINE_BREAKS = "\n"
 # float suffix, and ``$`` right after a literal does not make it malformed (it starts the next name).
 _scan_number = partial(scan_number, radix_prefixes=("0x", "0X", "0b", "0B"), suffixes="lLfFdD",
                        letters_after_dot="eEfFdD", word_chars="_")
-_scan_quoted = partial(scan_quoted, unterminated="unterminated literal")
 
 
 def tokenize(source: str) -> list[Token]:
@@ -71,9 +73,12 @@ def tokenize(source: str) -> list[Token]:
                 raise DecodeError("unterminated text block")
             position = end + 3
             kind = "string"
-        elif char in "\"'":
-            position = _scan_quoted(source, position, char)
-            kind = "string" if char == '"' else "char"
+        elif char == '"':
+            position = _scan_string_literal(source, position)
+            kind = "string"
+        elif char == "'":
+            position = _scan_character_literal(source, position)
+            kind = "char"
         else:
             for operator_text in _OPERATORS:
                 if source.startswith(operator_text, position):
@@ -86,6 +91,38 @@ def tokenize(source: str) -> list[Token]:
         position, newline = skip_blanks_and_comments(source, position, _BLANKS, _LINE_BREAKS)
     tokens.append(Token("eof", "", length, length, newline))
     return tokens
+
+
+def _scan_string_literal(source: str, position: int) -> int:
+    """End of the ``"..."`` literal starting here. Official-parser quirk: tree-sitter-java's ``string_fragment`` is
+    ``[^"\\\\]+``, so unlike Java itself a literal runs on over raw line breaks (``"a`` + line break + ``b"`` decodes to
+    ``a``, line break, ``b``); only a malformed escape (:func:`scan_escape`) or the end of input (an unterminated
+    literal) is an ERROR."""
+    length = len(source)
+    position += 1
+    while position < length:
+        char = source[position]
+        if char == '"':
+            return position + 1
+        position = scan_escape(source, position) if char == "\\" else position + 1
+    raise DecodeError("unterminated string literal")
+
+
+def _scan_character_literal(source: str, position: int) -> int:
+    """End of the ``'...'`` literal starting here: one tree-sitter token, ``'`` then one or more of (any character but
+    ``'``, a backslash or a raw ``\\n``) or (a backslash and any character), then ``'``. A raw ``\\n`` inside, or
+    ``''``, lexes as nothing (an ERROR), while ``'ab'`` or a raw ``\\r`` is accepted."""
+    length = len(source)
+    start = position
+    position += 1
+    while position < length:
+        char = source[position]
+        if char == "'" and position > start + 1:
+            return position + 1
+        if char in "'\n":
+            break
+        position += 2 if char == "\\" else 1
+    raise DecodeError("malformed character literal")
 
 
 class _Parser:
@@ -558,12 +595,34 @@ def _first_invocation(node: Node) -> Node | None:
     return None
 
 
+class _ByteOffsetSlices:
+    """Official-parser quirk: upstream's ``get_text`` slices the Python *str* with tree-sitter's *byte* offsets
+    (``source_code[node.start_byte:node.end_byte]``), so after a non-ASCII character every extracted text is shifted
+    right (measured: ``f(a="é", b=1)`` decodes to ``{'a': 'é"', '=': ')'}``). Slicing this object with our character
+    offsets gives that same text."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.byte_at = [0]
+        for char in source:
+            self.byte_at.append(self.byte_at[-1] + len(char.encode("utf-8")))
+
+    def __getitem__(self, span: slice) -> str:
+        return self.source[self.byte_at[span.start]:self.byte_at[span.stop]]
+
+
 def parse_java_calls(source: str) -> list[dict] | dict:
     """Decode the text between the outer brackets; ``{}`` (not a list) when there is no method invocation."""
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError:
+        raise DecodeError("a lone surrogate: upstream cannot encode the text for tree-sitter") from None
     try:
         statements = _Parser(source).program()
     except RecursionError:
         raise DecodeError("expression nested too deeply") from None
+    if not source.isascii():
+        source = _ByteOffsetSlices(source)  # type: ignore[assignment]  # sliced like a str by Node.text
     for statement in statements:
         invocation = _first_invocation(statement)
         if invocation is None:

@@ -11,6 +11,10 @@ dropped; a repeated name fails the output.
 
 Automatic semicolon insertion is honoured at line breaks, so ``javascript\\nf(a=1)`` is two statements.
 
+String literals follow tree-sitter's token-level reading, error recovery included (see :func:`_scan_string`): a raw
+line break inside quotes is skipped like a blank, so ``'a\\n'`` decodes to ``a`` plus the line break, and
+``'a\\n, b=1`` is closed by a MISSING quote (the value keeps its opening quote: ``'a``).
+
 Deviation (documented): tree-sitter's error recovery cannot be reproduced in general; this parser accepts the
 common expression grammar and rejects everything else. Function and block bodies are checked for balanced braces
 only.
@@ -22,7 +26,7 @@ import re
 from functools import partial
 
 from .syntax_common import (
-    DecodeError, Node, Token, TokenStream, inner, is_identifier_start, leaf, scan_identifier, scan_number, scan_quoted,
+    DecodeError, Node, Token, TokenStream, inner, is_identifier_start, leaf, scan_escape, scan_identifier, scan_number,
     skip_blanks_and_comments,
 )
 
@@ -48,22 +52,27 @@ _REGEX_ALLOWED_AFTER = set("( , = : [ ! & | ? { } ; + - * % < > ~ ^".split()) | 
     "=>", "==", "===", "!=", "!==", "&&", "||", "??", "return", "typeof", "in", "of", "new", "delete", "void",
 }
 _LINE_BREAKS = "\n\u2028\u2029"
-_BLANKS = " \t\r\f\v\u00a0\ufeff" + _LINE_BREAKS
+# The grammar's blank extras, ``[\s\p{Zs}\uFEFF\u2028\u2029\u2060\u200B]`` (tree-sitter's ``\s`` is ASCII here: U+0085
+# is no blank, measured).
+_BLANKS = (" \t\r\f\v\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f"
+           "\u3000\ufeff\u2060\u200b" + _LINE_BREAKS)
 # JavaScript: octal prefix too, the BigInt suffix n, a '.' after digits always belongs to the number, and ``$`` right
 # after a literal makes it malformed.
 _scan_number = partial(scan_number, radix_prefixes=("0x", "0X", "0b", "0B", "0o", "0O"), suffixes="n",
                        letters_after_dot=None, word_chars="_$")
-_scan_string = partial(scan_quoted, unterminated="unterminated string")
+_FRAGMENT_STOPS = {"'": "'\\\r\n", '"': '"\\\r\n'}
 
 
 def tokenize(source: str, position: int = 0) -> list[Token]:
     tokens: list[Token] = []
     length = len(source)
     position, newline = skip_blanks_and_comments(source, position, _BLANKS, _LINE_BREAKS)
+    after_missing_quote = False
     while position < length:
         char = source[position]
         start = position
         previous = tokens[-1] if tokens else None
+        closed = True
         if is_identifier_start(char):
             position = scan_identifier(source, position, non_ascii_parts=True)
             kind = "name"
@@ -71,7 +80,7 @@ def tokenize(source: str, position: int = 0) -> list[Token]:
             position = _scan_number(source, position)
             kind = "number"
         elif char in "\"'":
-            position = _scan_string(source, position, char)
+            position, closed = _scan_string(source, position)
             kind = "string"
         elif char == "`":
             position = _scan_template(source, position)
@@ -91,10 +100,67 @@ def tokenize(source: str, position: int = 0) -> list[Token]:
             else:
                 raise DecodeError(f"unexpected character {char!r}")
             kind = "op"
-        tokens.append(Token(kind, source[start:position], start, position, newline))
+        if after_missing_quote and kind == "name":
+            # tree-sitter's error-mode lexer reads any word as an identifier (``in``, ``instanceof`` too), and no
+            # identifier can follow the string (measured).
+            raise DecodeError("a word right after a string closed by a MISSING quote")
+        tokens.append(Token(kind, source[start:position], start, position, newline and not after_missing_quote,
+                            after_missing_quote))
+        after_missing_quote = not closed
         position, newline = skip_blanks_and_comments(source, position, _BLANKS, _LINE_BREAKS)
-    tokens.append(Token("eof", "", length, length, newline))
+    tokens.append(Token("eof", "", length, length, newline and not after_missing_quote, after_missing_quote))
     return tokens
+
+
+def _scan_string(source: str, position: int) -> tuple[int, bool]:
+    """End of the string literal whose quote sits at ``position``, and whether its closing quote is really there.
+
+    Official-parser quirk: tree-sitter-javascript lexes a string as several tokens -- the quote, ``string_fragment``
+    runs of anything but that quote, a backslash or a raw ``\\r``/``\\n``, escape sequences, the closing quote -- and
+    the grammar's extras (blanks, comments) may sit between any two of them. Fragments and escapes are *immediate*
+    tokens: they may follow the opening quote, another fragment or escape, or a comment, but never a skipped blank. So
+    a raw line break inside quotes is skipped as a blank, together with the blanks, line breaks and comments after
+    it; then
+
+    * the closing quote completes the literal, whose text keeps everything in between (``'a\\n'`` -> ``a`` + line
+      break: the case the BFCL decoder accepts);
+    * anything else cannot continue the literal: tree-sitter's error recovery closes it with a zero-width MISSING
+      quote right after its last fragment, escape or comment and resumes parsing at that next token (lexed in error
+      mode); the literal's text has no closing quote (``'a\\n, b=1`` -> ``'a``), and the result is an ERROR-free
+      tree when the rest parses (else ERROR, checked by the parser);
+    * the end of input inside a fragment, or a malformed escape, is an ERROR.
+    """
+    quote = source[position]
+    stops = _FRAGMENT_STOPS[quote]
+    length = len(source)
+    end = cursor = position + 1  # ``end``: where the literal's last token ends
+    after_blank = False
+    while True:
+        if cursor >= length:
+            if after_blank:
+                return end, False
+            raise DecodeError("unterminated string")
+        char = source[cursor]
+        if char == quote:
+            return cursor + 1, True
+        if char == "\\" and not after_blank:
+            cursor = end = scan_escape(source, cursor, line_continuations=True)
+        elif char not in stops and not after_blank:
+            while cursor < length and source[cursor] not in stops:
+                cursor += 1
+            end = cursor
+        elif char in _BLANKS:
+            cursor += 1
+            after_blank = True
+        elif source.startswith("//", cursor):
+            while cursor < length and source[cursor] not in "\r\n\u2028\u2029":
+                cursor += 1
+            end, after_blank = cursor, False
+        elif source.startswith("/*", cursor) and source.find("*/", cursor + 2) >= 0:
+            end = cursor = source.find("*/", cursor + 2) + 2
+            after_blank = False
+        else:
+            return end, False
 
 
 def _scan_template(source: str, position: int) -> int:
@@ -115,8 +181,8 @@ def _scan_template(source: str, position: int) -> int:
                 elif source[position] == "}":
                     depth -= 1
                 elif source[position] in "\"'`":
-                    position = (_scan_template if source[position] == "`" else
-                                lambda s, p: _scan_string(s, p, s[p]))(source, position) - 1
+                    position = (_scan_template(source, position) if source[position] == "`" else
+                                _scan_string(source, position)[0]) - 1
                 position += 1
             continue
         position += 1
@@ -155,9 +221,9 @@ def _scan_regex(source: str, position: int) -> int:
 
 
 class _Parser:
-    def __init__(self, source: str):
+    def __init__(self, source: str, tokens: list[Token] | None = None):
         self.source = source
-        self.stream = TokenStream(tokenize(source))
+        self.stream = TokenStream(tokenize(source) if tokens is None else tokens)
 
     def program(self) -> list[Node]:
         """Top-level statements: expression statements are parsed, others are refused (deviation)."""
@@ -184,6 +250,10 @@ class _Parser:
         stream = self.stream
         if stream.at(";"):
             stream.advance()
+        elif stream.current.after_missing_quote:
+            # tree-sitter lexed this token in error mode (a MISSING quote closed the string before it): no automatic
+            # semicolon exists there, so neither the end of input nor '}' nor a line break ends the statement.
+            raise DecodeError("a statement ending in a string closed by a MISSING quote")
         elif stream.current.kind == "eof" or stream.current.newline_before or stream.at("}"):
             return  # automatic semicolon insertion
         else:
@@ -291,6 +361,9 @@ class _Parser:
         condition = self.binary(1)
         stream = self.stream
         if stream.at("?"):
+            if stream.current.after_missing_quote:
+                # the ternary '?' is an external-scanner token, which tree-sitter's error-mode lexer does not produce
+                raise DecodeError("a ternary '?' right after a string closed by a MISSING quote")
             stream.advance()
             self.assignment()
             stream.expect(":")
@@ -400,6 +473,8 @@ class _Parser:
         open_token = stream.expect("(")
         children = [leaf(open_token)]
         for _ in stream.comma_separated(")", children):
+            if stream.at(","):
+                continue  # a hole: tree-sitter-javascript's argument list allows empty items, like an array
             if stream.at("..."):
                 spread = stream.advance()
                 value = self.assignment()
@@ -542,7 +617,7 @@ def _jsx_braces_end(source: str, position: int) -> int:
             if depth == 0:
                 return position + 1
         elif char in "\"'`":
-            position = (_scan_template(source, position) if char == "`" else _scan_string(source, position, char)) - 1
+            position = (_scan_template(source, position) if char == "`" else _scan_string(source, position)[0]) - 1
         position += 1
     raise DecodeError("unbalanced braces in JSX")
 
@@ -604,10 +679,35 @@ def _strip_quotes(value: str) -> str:
     return value
 
 
+def _bare_quote(text: str) -> bool:
+    """A string token closed by a MISSING quote without any fragment or escape: its opening quote, maybe followed by
+    the line break, blanks and comments tree-sitter skipped (a fragment can only follow the quote directly, or a
+    comment)."""
+    return len(text) == 1 or (text[1] in "\r\n" and not text.endswith(text[0])
+                              and skip_blanks_and_comments(text, 1, _BLANKS, _LINE_BREAKS)[0] == len(text))
+
+
+def _program(source: str) -> list[Node]:
+    tokens = tokenize(source)
+    for index, token in enumerate(tokens):
+        if token.kind == "string" and _bare_quote(token.text):
+            # Official-parser quirk: a bare opening quote closed by a MISSING quote (``'`` + line break, no fragment)
+            # competes in tree-sitter's error recovery with dropping the quote into an ERROR node, which is cheaper
+            # (error cost 601 against 610 for a MISSING token; comments after the quote are extras and cost
+            # nothing); the ERROR wins wherever the text parses without the quote (``f('\\n)``, ``f(a='\\n + 1)``;
+            # measured), and the decoder then fails.
+            try:
+                _Parser(source, tokens[:index] + tokens[index + 1:]).program()
+            except DecodeError:
+                continue
+            raise DecodeError("a bare quote that tree-sitter drops into an ERROR node")
+    return _Parser(source, tokens).program()
+
+
 def parse_js_calls(source: str) -> list[dict] | None:
     """Decode the text between the outer brackets; ``None`` when no top-level statement is a call."""
     try:
-        statements = _Parser(source).program()
+        statements = _program(source)
     except RecursionError:
         raise DecodeError("expression nested too deeply") from None
     for statement in statements:

@@ -18,6 +18,9 @@ class Token:
     start: int
     end: int
     newline_before: bool = False  # a line terminator sits between the previous token and this one
+    # JavaScript: the token right after a string that tree-sitter closed with a MISSING quote; tree-sitter lexed it in
+    # error mode, so no automatic semicolon can come before it.
+    after_missing_quote: bool = False
 
 
 @dataclass
@@ -119,21 +122,41 @@ def scan_number(source: str, position: int, *, radix_prefixes: tuple[str, ...], 
     return position
 
 
-def scan_quoted(source: str, position: int, quote: str, unterminated: str) -> int:
-    """End of the quoted literal starting here (a backslash escapes the next character; a raw line break ends the
-    literal unterminated, raising ``DecodeError(unterminated)``)."""
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def scan_escape(source: str, position: int, line_continuations: bool = False) -> int:
+    """End of the escape sequence whose backslash sits at ``position``: tree-sitter's ``escape_sequence`` token, the
+    same in both grammars -- ``\\u{hex...}``, ``\\u`` + 4 hex digits, ``\\x`` + 2 hex digits, 1 to 3 octal digits,
+    or any other single character (a raw line break included). ``line_continuations`` (JavaScript) also takes a
+    backslash, ``\\r`` or ``?``, and a line terminator as one three-character escape (the grammar's
+    ``[\\r?][\\n\\u2028\\u2029]``). A ``\\x``/``\\u`` without its digits, or a backslash at the end, lexes as no
+    token at all, which tree-sitter reports as an ERROR (measured: ``"\\xZZ"``, ``'\\u12'`` fail in both)."""
+    length = len(source)
     position += 1
-    while position < len(source):
-        char = source[position]
-        if char == "\\":
-            position += 2
-            continue
-        if char == "\n":
-            break
-        if char == quote:
-            return position + 1
-        position += 1
-    raise DecodeError(unterminated)
+    if position >= length:
+        raise DecodeError("backslash at the end of a string literal")
+    char = source[position]
+    if line_continuations and char in "\r?" and position + 1 < length and source[position + 1] in "\n\u2028\u2029":
+        return position + 2
+    if char == "x":
+        if all(index < length and source[index] in _HEX_DIGITS for index in (position + 1, position + 2)):
+            return position + 3
+        raise DecodeError("malformed \\x escape")
+    if char == "u":
+        if position + 1 < length and source[position + 1] == "{":
+            end = position + 2
+            while end < length and source[end] in _HEX_DIGITS:
+                end += 1
+            if end > position + 2 and end < length and source[end] == "}":
+                return end + 1
+        elif all(index < length and source[index] in _HEX_DIGITS for index in range(position + 1, position + 5)):
+            return position + 5
+        raise DecodeError("malformed \\u escape")
+    end = position + 1
+    while end < length and end < position + 3 and "0" <= char <= "7" and "0" <= source[end] <= "7":
+        end += 1
+    return end
 
 
 class TokenStream:
