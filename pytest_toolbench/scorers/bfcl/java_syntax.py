@@ -18,7 +18,9 @@ statement of at most 10 bytes on one line, where tree-sitter's cost model prefer
 tree-sitter-java 0.21). The contents of anonymous class bodies and lambda blocks are not validated.
 
 String literals are read as tree-sitter-java lexes them (see :func:`_scan_string_literal`): a ``"..."`` literal may
-span raw line breaks, a ``'...'`` character literal may not. String templates (``\\{expr}``) are read as escapes.
+span raw line breaks, a ``'...'`` character literal may not. Texts are cut with upstream's byte-offset slicing (see
+:class:`_ByteOffsetSlices`). Deviation: string templates (``"\\{expr}"``) are not parsed, ``\\{`` reads as an escape
+(a template whose expression does not parse is an ERROR upstream and decodes here).
 """
 
 from __future__ import annotations

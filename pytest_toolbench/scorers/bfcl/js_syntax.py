@@ -707,6 +707,10 @@ def _program(source: str) -> list[Node]:
 def parse_js_calls(source: str) -> list[dict] | None:
     """Decode the text between the outer brackets; ``None`` when no top-level statement is a call."""
     try:
+        source.encode("utf-8")
+    except UnicodeEncodeError:
+        raise DecodeError("a lone surrogate: upstream cannot encode the text for tree-sitter") from None
+    try:
         statements = _program(source)
     except RecursionError:
         raise DecodeError("expression nested too deeply") from None
