@@ -308,6 +308,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
         return
     for what, path in run.written:
         terminalreporter.write_line(f"toolbench: {what} written to {path}")
+    for note in toolbench.cache_notes:
+        terminalreporter.write_line(f"toolbench: {note}", yellow=True)
     for line in run.write_errors:
         terminalreporter.write_line(line, red=True, bold=True)
     if run.not_run:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
@@ -68,6 +68,7 @@ class ReplayOutputs(dict):
         self.files: list[str] = []
         self.duplicates = duplicates
         self._line_problems: dict[str, int] = {}
+        self._duplicates: dict[str, int] = {}
 
     # -- problems ----------------------------------------------------------------------------------------------
     def error(self, message: str, file: Path | str | None = None, line: int | None = None) -> None:
@@ -88,10 +89,14 @@ class ReplayOutputs(dict):
             self.mark_unreadable(case_id, f"{where}: {message}", file, line)
 
     def finish_file(self, file: Path | str) -> None:
-        """Close a file's report: the count of bad lines not listed one by one."""
+        """Close a file's report: the counts of bad lines and of duplicate ids not listed one by one."""
         count = self._line_problems.get(str(file), 0)
         if count > MAX_LINE_PROBLEMS:
             self.error(f"{count - MAX_LINE_PROBLEMS} more unusable lines not listed ({count} in all)", file)
+        count = self._duplicates.get(str(file), 0)
+        if count > MAX_LINE_PROBLEMS:
+            self.warning(f"{count - MAX_LINE_PROBLEMS} more duplicate ids not listed ({count} in all; "
+                         f"{self.duplicates})", file)
 
     # -- outputs -----------------------------------------------------------------------------------------------
     def add(self, case_id: str, output: str, file: Path | str, line: int | None) -> bool:
@@ -117,21 +122,13 @@ class ReplayOutputs(dict):
         self.origins[case_id] = (str(file), line)
 
     def _duplicate(self, case_id: str, file: str, line: int | None, kept: str | None = None) -> None:
+        count = self._duplicates[file] = self._duplicates.get(file, 0) + 1
+        if count > MAX_LINE_PROBLEMS:
+            return
         first_file, first_line = self.origins.get(case_id, (None, None))
         first = "" if first_file is None else (
             f" (first at {first_file}:{first_line})" if first_line is not None else f" (first in {first_file})")
         self.warning(f"duplicate id {case_id!r}{first}: {kept or self.duplicates}", file, line)
-
-    # -- for direct callers ------------------------------------------------------------------------------------
-    def strict(self) -> dict[str, str]:
-        """The outputs, or ``DataError`` for the first error found (what the readers did before they tolerated)."""
-        for problem in self.problems:
-            if problem.level == ERROR:
-                raise DataError(problem.file or "replay", problem.message, line=problem.line)
-        if self.unreadable:
-            case_id, reason = next(iter(self.unreadable.items()))
-            raise DataError(self.origins[case_id][0], f"case {case_id}: {reason}")
-        return dict(self)
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -284,6 +281,11 @@ def leading_id(text: str, key: str = "id") -> str | int | None:
         return json.loads(f'"{match.group(1)}"')
     except ValueError:
         return None
+
+
+def plural(count: int, singular: str, plural_form: str | None = None) -> str:
+    """``1 line``, ``3 lines``."""
+    return f"{count} {singular if count == 1 else plural_form or singular + 's'}"
 
 
 def _case(case_of: CaseOf | None, position: int, text: str) -> str | None:

@@ -47,6 +47,7 @@ class ToolbenchSession:
         self.skipped: set[str] = set()  # node ids of skipped benchmark items: no verdict expected
         self.expected: dict[str, Any] | None = None  # the selected cases (a manifest), to find those never scored
         self.replay_facts: dict[str, Any] | None = None
+        self.cache_notes: list[str] = []  # what happened to the generation cache (moved aside, not writable, ...)
         self.pregeneration: dict[str, Any] | None = None
         self.summary: Any = None  # the RunSummary, built once at session finish
         self._backend: Any = None
@@ -89,7 +90,9 @@ class ToolbenchSession:
                 folder = self.config.workerinput.get("toolbench", {}).get("manifest_dir")
                 if folder:
                     self._cache.add_overlay(Path(folder) / GenerationCache.UNSAVED_FILENAME)
-            # the user-facing lines about the cache; kept here, as the cache itself is closed after generation
+            # the user-facing lines about the cache; kept here (and across a reopening), as the cache itself is
+            # closed after generation on an xdist controller
+            self._cache.notes[:0] = getattr(self, "cache_notes", [])
             self.cache_notes = self._cache.notes
         return self._cache
 
@@ -272,6 +275,8 @@ class ToolbenchSession:
             "python": platform.python_version(), "pytest": pytest.__version__,
             "plugin": _plugin_version(), "started": self.started, "finished": time.time(),
         }
+        if self.cache_notes:
+            header["cache_notes"] = list(self.cache_notes)
         if self.replay_facts is not None:
             header["replay_problems"] = self.replay_facts["problems"]
             header["replay_coverage"] = self.replay_facts["coverage"]

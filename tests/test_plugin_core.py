@@ -58,6 +58,7 @@ def pytest_toolbench_register(registry):
 @pytest.fixture
 def echo(pytester: pytest.Pytester) -> pytest.Pytester:
     shutil.copytree(EXAMPLE_SUITE, pytester.path, dirs_exist_ok=True)
+    (pytester.path / "reports").mkdir()  # a project that keeps its reports there: bare report names go to it
     pytester.syspathinsert()
     return pytester
 

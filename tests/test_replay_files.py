@@ -22,7 +22,6 @@ from pytest_toolbench import replay_files
 from pytest_toolbench.backends import MissingOutput
 from pytest_toolbench.backends.replay import ReplayBackend, ReplayOutputError
 from pytest_toolbench.catalog import Catalog, Registry
-from pytest_toolbench.errors import DataError
 from pytest_toolbench.replay_files import ReplayOutputs, json_array, json_lines, leading_id
 from pytest_toolbench.scorers import acebench, bfcl, nestools, rotbench
 from pytest_toolbench.scorers.bfcl import replay as bfcl_replay
@@ -109,15 +108,6 @@ def test_leading_id_reads_only_the_leading_key():
     assert leading_id('{"result": [{"f": {"id": "nested"}}], "id": "x"}') is None
 
 
-def test_strict_raises_for_direct_callers(tmp_path):
-    outputs = ReplayOutputs()
-    outputs.add("a", "text", tmp_path, 1)
-    assert outputs.strict() == {"a": "text"}
-    outputs.bad_line(tmp_path / "f", 3, "broken")
-    with pytest.raises(DataError, match="f:3: broken"):
-        outputs.strict()
-
-
 # ------------------------------------------------------------------------------------------------------------
 # The suites' readers
 
@@ -164,16 +154,29 @@ def test_bfcl_v3_files_are_mapped_to_v4_names_and_ids(tmp_path):
     lines_file(flat / "BFCL_v3_live_relevance_result.json",
                [{"id": f"live_relevance_{n}-{n}-0", "result": f"[r{n}()]"} for n in (0, 13, 14, 15, 16, 17)])
     lines_file(flat / "BFCL_v3_parallel_result.json", [{"id": "parallel_84", "result": "[p()]"}])
+    lines_file(flat / "BFCL_v3_live_multiple_result.json", [{"id": "live_multiple_1052-79-0", "result": "[t()]"}])
     outputs = bfcl.replay_outputs(tmp_path / "result")
     assert dict(outputs) == {
         "simple_python_3": "[s()]", "simple_java_0": "[j()]", "simple_javascript_49": "[js()]",
         "live_relevance_0-0-0": "[r0()]", "live_irrelevance_882-882-0": "[r13()]", "live_relevance_13-13-0": "[r14()]",
         "live_irrelevance_883-883-0": "[r15()]", "live_relevance_14-14-0": "[r16()]",
-        "live_relevance_15-15-0": "[r17()]", "parallel_84": "[p()]"}
+        "live_relevance_15-15-0": "[r17()]", "parallel_84": "[p()]", "live_multiple_1052-279-0": "[t()]"}
     assert one(texts(outputs), "BFCL_v3_parallel_result.json: warning: BFCL v4 edited the prompt of parallel_84")
     # a v4 file keeps its ids as they are (live_relevance_13-13-0 is another entry in v4)
     lines_file(tmp_path / "v4" / "BFCL_v4_live_relevance_result.json", [{"id": "live_relevance_13-13-0", "result": ""}])
     assert dict(bfcl.replay_outputs(tmp_path / "v4")) == {"live_relevance_13-13-0": ""}
+
+
+def test_bfcl_v4_file_wins_over_v3_and_duplicates_are_capped(tmp_path):
+    lines_file(tmp_path / "BFCL_v3_simple_result.json", [{"id": f"simple_{n}", "result": "v3"} for n in range(30)])
+    v4 = lines_file(tmp_path / "BFCL_v4_simple_python_result.json",
+                    [{"id": f"simple_python_{n}", "result": "v4"} for n in range(30)])
+    outputs = bfcl.replay_outputs(tmp_path)
+    assert set(outputs.values()) == {"v4"} and len(outputs) == 30
+    found = texts(outputs)
+    assert one(found, "BFCL_v3_simple_result.json:1: warning: duplicate id 'simple_python_0'", f"first at {v4}:1")
+    assert len([line for line in found if "duplicate id '" in line]) == replay_files.MAX_LINE_PROBLEMS
+    assert one(found, "BFCL_v3_simple_result.json: warning: 10 more duplicate ids not listed (30 in all")
 
 
 def test_bfcl_v3_mapping_lands_on_v4_data(shared_data):
@@ -186,7 +189,7 @@ def test_bfcl_v3_mapping_lands_on_v4_data(shared_data):
         ids = list(entries(v4_category))
         assert [bfcl_replay.v4_id(f"{v3_category}_{n}") for n in range(len(ids))] == ids
     relevance, irrelevance = entries("live_relevance"), entries("live_irrelevance")
-    assert set(bfcl_replay.V3_IDS.values()) <= set(relevance) | set(irrelevance)
+    assert set(bfcl_replay.V3_IDS.values()) <= set(relevance) | set(irrelevance) | set(entries("live_multiple"))
     assert len(relevance) == 16 and len(irrelevance) == 884  # last v3: 18 and 882
     # v3 16-16-0 ("What's happening in China right now?") is v4 live_relevance_14-14-0
     assert "China" in relevance[bfcl_replay.v4_id("live_relevance_16-16-0")]["question"][0][-1]["content"]
@@ -209,7 +212,7 @@ def test_nestools_bad_lines_duplicates_and_string_ids(tmp_path):
     assert one(found, f"{file}:4: warning: duplicate id '1'", "upstream eval.py would score every line")
     assert one(found, f"{file}:5: error: not a raw_response.jsonl line", "'4' is not of type 'integer'")
     assert one(found, f"{file}:7: error: invalid JSON", "truncated")
-    assert one(found, f"{file}: warning: 1 lines are API failures", "test_id 3")
+    assert one(found, f"{file}: warning: 1 line is an API failure", "test_id 3")
     assert nestools.replay_dropped(tmp_path) == ["3"]
 
 
@@ -321,7 +324,7 @@ def test_backend_reads_each_file_once_and_fails_only_the_bad_cases(catalog, tmp_
             backend.generate([task(next(c for c in simple if c.case_id == missing))])
     assert reads == [str(file)]
     coverage = backend.coverage(cases)
-    assert coverage["bfcl"]["simple_python"] == (len(simple), 2)
+    assert coverage["bfcl"]["simple_python"] == (len(simple), 1)  # the unreadable one fails on its own
     assert coverage["bfcl"]["multiple"] == (2, 2)
     problems = backend.problems()
     assert one(problems, f"bfcl: {file}:2: error: not UTF-8")

@@ -24,6 +24,7 @@ WORSE_OUTPUTS = [
 @pytest.fixture
 def echo(pytester: pytest.Pytester) -> pytest.Pytester:
     shutil.copytree(EXAMPLE_SUITE, pytester.path, dirs_exist_ok=True)
+    (pytester.path / "reports").mkdir()  # a project that keeps its reports there: bare report names go to it
     pytester.syspathinsert()
     (pytester.path / "worse.jsonl").write_text("".join(json.dumps(row) + "\n" for row in WORSE_OUTPUTS))
     return pytester
@@ -214,5 +215,10 @@ def test_bare_report_names_go_to_the_reports_folder(echo):
     assert result.ret == 0
     assert (echo.path / "reports" / "summary.md").is_file()
     assert (echo.path / "reports" / "page.html").is_file()
+    shutil.rmtree(echo.path / "reports")  # installed use: a project without a reports/ folder
+    result = run(echo, "--toolbench-md=summary.md", "--toolbench-json=run.json")
+    assert result.ret == 0
+    assert (echo.path / "summary.md").is_file() and (echo.path / "run.json").is_file()
+    assert not (echo.path / "reports").exists()
     run(echo, "--html", "out/page.html")
     assert (echo.path / "out" / "page.html").is_file()

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ..errors import ToolbenchError
-from ..replay_files import Problem, ReplayOutputs
+from ..replay_files import Problem, ReplayOutputs, plural
 from ..suite import Case, Generation, Task
 from . import MissingOutput
 
@@ -49,9 +49,12 @@ class ReplayBackend:
     def load(self, suite_name: str) -> ReplayOutputs:
         """The suite's saved outputs, read on first use and cached (failures too)."""
         if suite_name not in self._outputs:
-            outputs = self._read(suite_name)
-            self._outputs[suite_name] = outputs
-            self._problems[suite_name] = list(outputs.problems) + self._unknown_ids(suite_name, outputs)
+            outputs = self._outputs[suite_name] = self._read(suite_name)
+            try:
+                unknown = self._unknown_ids(suite_name, outputs)
+            except Exception as error:  # noqa: BLE001 - the check is a report; the outputs stay usable
+                unknown = [Problem("warning", f"ids not checked against the suite: {type(error).__name__}: {error}")]
+            self._problems[suite_name] = list(outputs.problems) + unknown
         return self._outputs[suite_name]
 
     def outputs_for(self, suite_name: str) -> dict[str, str]:
@@ -98,8 +101,9 @@ class ReplayBackend:
         for file, ids in sorted(by_file.items()):
             examples = ", ".join(repr(i) for i in ids[:UNKNOWN_EXAMPLES]) + (", ..." if len(ids) > UNKNOWN_EXAMPLES
                                                                                  else "")
-            problems.append(Problem("warning", f"{len(ids)} id{'s' if len(ids) > 1 else ''} match no case of suite "
-                                               f"{suite_name} (e.g. {examples}); not scored", file))
+            verb = "matches" if len(ids) == 1 else "match"
+            problems.append(Problem("warning", f"{plural(len(ids), 'id')} {verb} no case of suite {suite_name} "
+                                               f"(e.g. {examples}); not scored", file))
         return problems
 
     def _suite_ids(self, suite_name: str) -> set[str] | None:
@@ -121,15 +125,15 @@ class ReplayBackend:
         return [f"{suite}: {problem}" for suite in sorted(self._problems) for problem in self._problems[suite]]
 
     def coverage(self, cases: Iterable[Case]) -> dict[str, dict[str, tuple[int, int]]]:
-        """``{suite: {category: (selected cases, cases without a usable output)}}``; reads each suite's files if
-        not yet read. A case whose saved output is unreadable counts as without output (it fails with
-        ``ReplayOutputError``)."""
+        """``{suite: {category: (selected cases, cases without a saved output)}}``, the latter scored
+        ``MissingOutput``; reads each suite's files if not yet read. A case whose saved output exists but is
+        unreadable is not counted here: it fails with ``ReplayOutputError`` and its line is one of the problems."""
         table: dict[str, dict[str, list[int]]] = {}
         for case in cases:
             outputs = self.load(case.suite)
             row = table.setdefault(case.suite, {}).setdefault(case.category, [0, 0])
             row[0] += 1
-            if case.case_id not in outputs:
+            if case.case_id not in outputs and case.case_id not in outputs.unreadable:
                 row[1] += 1
         return {suite: {category: (row[0], row[1]) for category, row in categories.items()}
                 for suite, categories in table.items()}

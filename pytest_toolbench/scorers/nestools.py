@@ -31,7 +31,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ..data import load_jsonl
 from ..errors import DataError
-from ..replay_files import ReplayOutputs, json_lines, leading_id
+from ..replay_files import ReplayOutputs, json_lines, leading_id, plural
 from ..suite import FORMAT_ERROR, Case, CaseResult, Generation, Metric, Request, Verdict
 from ..tl_failures import (CONTENT_MISMATCH, CORRECT, REWARDS, UNPARSEABLE, WRONG_TOOL, classify_call_lists,
                            tl_metrics, tool_signatures)
@@ -1306,7 +1306,8 @@ def _replay_read(path: Path) -> tuple[ReplayOutputs, list[str]]:
             dropped.append(case_id)
     if dropped:
         shown = ", ".join(dropped[:10]) + (f" and {len(dropped) - 10} more" if len(dropped) > 10 else "")
-        outputs.warning(f'{len(dropped)} lines are API failures ("response": -1), left out as eval.py leaves them '
+        verb = "is an API failure" if len(dropped) == 1 else "are API failures"
+        outputs.warning(f'{plural(len(dropped), "line")} {verb} ("response": -1), left out as eval.py leaves them '
                         f"out of every denominator: test_id {shown}", source)
     return outputs, dropped
 

@@ -14,7 +14,6 @@ Reference: bfcl-eval 2026.3.23 = gorilla commit 6ea57973c7a6097fd7c5915698c54c17
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 

@@ -7,6 +7,9 @@ Layouts (a single file, or any folder tree holding them, e.g. ``result/<model>/n
   what most published results are). Categories and ids are mapped to v4 as upstream renamed them, see below.
 - A single file of another name is read as v4 JSON lines.
 
+Where several records hold the same case, the first read counts (v4 files are read before v3 ones) and each
+repeat is a warning naming file and line.
+
 Result files of categories this suite does not score (multi-turn, agentic, format sensitivity, the retired exec /
 rest / sql / chatable ones) are skipped with one warning listing them.
 
@@ -20,16 +23,20 @@ last v3 data, gorilla ``58f57e91^``, and the v4 data at ``6ea57973``):
   and functions, new id): v3 ``live_relevance_13-13-0`` -> ``live_irrelevance_882-882-0``, ``14-14-0`` ->
   ``live_relevance_13-13-0``, ``15-15-0`` -> ``live_irrelevance_883-883-0``, ``16-16-0`` -> ``live_relevance_14-14-0``,
   ``17-17-0`` -> ``live_relevance_15-15-0``.
+- v3 data from gorilla #739 (2024-11) to #1022 (2025-05-19) named the last live_multiple entry
+  ``live_multiple_1052-79-0``, a typo #1022 fixed: it maps to ``live_multiple_1052-279-0`` (same prompt).
 - every other id is unchanged. Verified: each of the 3,641 last-v3 single-turn entries maps to a distinct v4 entry
   (all 3,641 covered) with the same question and functions, except six the V4 release edited (:data:`V3_EDITED`:
   ``parallel_84`` and ``parallel_170`` reworded, ``irrelevance_7`` with another function doc,
   ``live_simple_137-90-0`` / ``live_simple_138-91-0`` with other times, ``live_multiple_44-17-0`` with one sentence
   less): a v3 output there answers another prompt, and reading a v3 file that holds them gives one warning.
-- where v3 data itself changed over time, the mapping holds for files generated on v3 data since gorilla #789
-  (2024-11): before it live_relevance had 41 entries (ids such as ``live_relevance_7-6-1``, mostly unknown now) and
-  many live prompts differed (#737, #739). From #789 to #1086 (2025-06-30) two live_relevance entries shared the id
-  ``live_relevance_3-3-0``; a file of that time holds it twice, and as the file order of the two is the order in which
-  they finished, the first one counts, with the duplicate warning.
+- v3 data itself changed over time. Ids are as above for files generated since gorilla #789 (2024-11); before it
+  live_relevance had 41 entries (ids such as ``live_relevance_7-6-1``, mostly unknown now, a few reused for other
+  prompts). Prompts and function docs were still being fixed later (e.g. #826's enum types in 176 live_multiple docs,
+  #963), so an output from older v3 data may answer a slightly different prompt; a file does not say which data it
+  was generated on. From #789 to #1086 (2025-06-30) two live_relevance entries shared the id
+  ``live_relevance_3-3-0``: a file of that time holds it twice, in no reliable order, so the first one counts, with
+  the duplicate warning.
 """
 
 from __future__ import annotations
@@ -53,6 +60,8 @@ V3_IDS = {
     "live_relevance_15-15-0": "live_irrelevance_883-883-0",
     "live_relevance_16-16-0": "live_relevance_14-14-0",
     "live_relevance_17-17-0": "live_relevance_15-15-0",
+    # a v3-era id typo fixed by gorilla #1022 (2025-05-19); same prompt and functions
+    "live_multiple_1052-79-0": "live_multiple_1052-279-0",
 }
 #: v4 ids whose question or functions the V4 release edited (so a v3 output answers a different prompt).
 V3_EDITED = frozenset({"parallel_84", "parallel_170", "irrelevance_7", "live_simple_137-90-0",
@@ -74,9 +83,12 @@ def v4_id(v3_id: str) -> str:
 
 
 def result_files(path: Path) -> list[Path]:
+    """``path`` itself, or the result files under it: v4 files first, so that where a v3 file holds the same case
+    the v4 output counts (the v3 one is a duplicate)."""
     if path.is_file():
         return [path]
-    return sorted(p for p in path.rglob("BFCL_v*_result.json") if p.is_file() and RESULT_FILE.match(p.name))
+    found = [p for p in path.rglob("BFCL_v*_result.json") if p.is_file() and RESULT_FILE.match(p.name)]
+    return sorted(found, key=lambda p: (p.name.startswith("BFCL_v3_"), p))
 
 
 def output_text(result: object) -> str:
