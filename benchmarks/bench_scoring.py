@@ -50,7 +50,7 @@ def plain_loop(suite_yaml: Path, data_dir: Path, replay: Path) -> tuple[int, flo
 def pytest_run(suite: str, data_dir: Path, replay: Path, extra: list[str]) -> float:
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(REPO / "suites" / suite),
-                    "--toolbench-data", str(data_dir), "--toolbench-replay", str(replay), "--no-header",
+                    f"--toolbench-data={data_dir}", f"--toolbench-replay={replay}", "--no-header",
                     *extra], cwd=REPO, stdout=subprocess.DEVNULL, check=False)
     return time.perf_counter() - started
 

@@ -167,7 +167,7 @@ class Catalog:
         try:
             # Before parsing: an edited file is reported as a checksum difference, not as whatever it breaks.
             source, digests = datasource.verify(source, definition, self.hashes, self.data_unverified)
-            with datasource.recording_reads() as read:
+            with datasource.recording_reads(enabled=source.kind == "folder") as read:  # to name unlisted files
                 run_info = getattr(benchmark, "run_info", None)
                 if callable(run_info):
                     source = dataclasses.replace(source, info=tuple(sorted(run_info(source.path).items())))

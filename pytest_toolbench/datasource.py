@@ -161,13 +161,13 @@ def seal(source: DataSource, definition: SuiteDefinition, digests: Mapping[str, 
         return source
     unlisted: dict[str, str] = {}
     root = os.path.realpath(source.path)
-    listed = set(definition.data_files)
-    for opened in read:
+    listed = {os.path.realpath(source.path / rel) for rel in definition.data_files}
+    for opened in dict.fromkeys(read):
         real = os.path.realpath(opened)
-        if not real.startswith(root.rstrip(os.sep) + os.sep):
+        if real in listed or not real.startswith(root.rstrip(os.sep) + os.sep):
             continue
         rel = Path(os.path.relpath(real, root)).as_posix()
-        if rel in listed or rel in unlisted:
+        if rel in unlisted:
             continue
         digest = hashes.sha256(Path(real))
         if digest is not None:
@@ -194,9 +194,13 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
 
 
 @contextmanager
-def recording_reads() -> Iterator[list[str]]:
-    """Record the paths this process opens inside the block (a ``sys.addaudithook`` hook, installed once)."""
+def recording_reads(enabled: bool = True) -> Iterator[list[str]]:
+    """Record the paths this process opens inside the block (a ``sys.addaudithook`` hook, installed once, on the
+    first enabled use: from then on every audit event of the process costs one early-returning call, ~0.2 us)."""
     global _reads, _audit_installed
+    if not enabled:
+        yield []
+        return
     if not _audit_installed:
         sys.addaudithook(_audit)
         _audit_installed = True

@@ -19,6 +19,7 @@ SESSION_KEY = pytest.StashKey[ToolbenchSession]()
 RECORD_KEY = pytest.StashKey[dict]()
 SUITE_MARKER = "toolbench_suite"
 CASE_PARAM = "toolbench_case"
+MARKERS_KEY = pytest.StashKey[set]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -151,8 +152,12 @@ def _marker_names(case) -> list[str]:
 
 
 def _mark(config: pytest.Config, name: str) -> pytest.MarkDecorator:
-    # Registering before use keeps --strict-markers happy for category and keyword markers.
-    config.addinivalue_line("markers", f"{name}: pytest-toolbench suite, category or keyword marker.")
+    # Registered once per name (before use, for --strict-markers): pytest re-reads every registered marker line
+    # whenever a new mark name is seen, so one line per case made collection quadratic.
+    registered = config.stash.setdefault(MARKERS_KEY, set())
+    if name not in registered:
+        registered.add(name)
+        config.addinivalue_line("markers", f"{name}: pytest-toolbench suite, category or keyword marker.")
     return getattr(pytest.mark, name)
 
 
@@ -178,14 +183,35 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if toolbench is None or config.getoption("collectonly"):
         return
     if toolbench.role == "single":
-        toolbench.expect(toolbench.manifest(selected_items(toolbench, session.items)))
+        entries = selected_items(toolbench, session.items)
+        toolbench.expect(toolbench.manifest(entries))
         toolbench.report_replay(terminal_writer(config))
+        one_line_failures(config, only_cases=len(entries) == len(session.items))
     if not toolbench.uses_engine:
         return
     if toolbench.role == "single":
         reporter = config.pluginmanager.get_plugin("terminalreporter")
         write_line = reporter.write_line if reporter else (lambda line: None)
         run_pregeneration(toolbench, selected_cases(toolbench, session.items), write_line)
+
+
+def one_line_failures(config: pytest.Config, only_cases: bool) -> None:
+    """A failed benchmark case is a measurement, not a broken test: when every selected item is a benchmark case
+    and ``--tb`` was not given, the failures section is left out (``--tb=no``), so each failed case is one line of
+    the short summary (case id, error category, reason) and the full explanation lives in the HTML and JSON. It
+    also spares pytest's failures section, whose per-failure scan of every report is quadratic in failures. Any
+    ``--tb=...`` brings the long form back, e.g. for a ``-k`` selection of a few cases."""
+    if only_cases and not _tb_given(config):
+        config.option.tbstyle = "no"
+
+
+def _tb_given(config: pytest.Config) -> bool:
+    import os
+    import shlex
+
+    words = list(config.invocation_params.args) + list(config.getini("addopts"))
+    words += shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
+    return any(str(word).startswith("--tb") for word in words)
 
 
 def terminal_writer(config: pytest.Config):
@@ -308,8 +334,6 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
         return
     for what, path in run.written:
         terminalreporter.write_line(f"toolbench: {what} written to {path}")
-    for note in toolbench.cache_notes:
-        terminalreporter.write_line(f"toolbench: {note}", yellow=True)
     for line in run.write_errors:
         terminalreporter.write_line(line, red=True, bold=True)
     if run.not_run:

@@ -275,6 +275,12 @@ class ToolbenchSession:
             "python": platform.python_version(), "pytest": pytest.__version__,
             "plugin": _plugin_version(), "started": self.started, "finished": time.time(),
         }
+        if self.expected:
+            # what each suite was scored against: the data's hash, and any files that differ from suite.yaml
+            header["data"] = {name: {key: facts["data_source"].get(key) for key in
+                                     ("kind", "path", "data_sha256", "unverified", "unlisted")}
+                              for name, facts in sorted(self.expected["suites"].items())}
+            header["data_unverified_allowed"] = self.options.data_unverified
         if self.cache_notes:
             header["cache_notes"] = list(self.cache_notes)
         if self.replay_facts is not None:

@@ -62,6 +62,9 @@ class XdistHooks:
         path = self.manifest_dir / f"{node.workerinput['workerid']}.json"
         manifest = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"suites": {}, "cases": []}
         self.session.expect(manifest)
+        from .plugin import one_line_failures
+
+        one_line_failures(self.session.config, only_cases=len(manifest["cases"]) == len(ids))
         from .plugin import terminal_writer
 
         self.session.report_replay(terminal_writer(self.session.config))

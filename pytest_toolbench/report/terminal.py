@@ -49,6 +49,8 @@ def render(summary: RunSummary, run: "ReportRun | None" = None) -> list[str]:
                          "(known_defects.yaml: the reference answer itself is wrong); they count as failures, as "
                          "in the official scorer")
         lines.append(f"  data: {suite.data_source.get('description', '?')}")
+        if suite.data_source.get("data_sha256"):
+            lines.append(f"  data sha256: {suite.data_source['data_sha256']}")
         for key, value in (suite.data_source.get("info") or {}).items():
             lines.append(f"  {key}: {value}")
         if suite.is_sample:
