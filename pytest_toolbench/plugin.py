@@ -186,7 +186,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         entries = selected_items(toolbench, session.items)
         toolbench.expect(toolbench.manifest(entries))
         toolbench.report_replay(terminal_writer(config))
-        one_line_failures(config, only_cases=len(entries) == len(session.items))
+        one_line_failures(config, only_cases=bool(entries) and len(entries) == len(session.items)
+                          and not session.testsfailed)
     if not toolbench.uses_engine:
         return
     if toolbench.role == "single":
@@ -201,7 +202,7 @@ def one_line_failures(config: pytest.Config, only_cases: bool) -> None:
     the short summary (case id, error category, reason) and the full explanation lives in the HTML and JSON. It
     also spares pytest's failures section, whose per-failure scan of every report is quadratic in failures. Any
     ``--tb=...`` brings the long form back, e.g. for a ``-k`` selection of a few cases."""
-    if only_cases and not _tb_given(config):
+    if only_cases and not _tb_given(config):  # collection errors keep their section: only_cases is False then
         config.option.tbstyle = "no"
 
 

@@ -64,7 +64,7 @@ class XdistHooks:
         self.session.expect(manifest)
         from .plugin import one_line_failures
 
-        one_line_failures(self.session.config, only_cases=len(manifest["cases"]) == len(ids))
+        one_line_failures(self.session.config, only_cases=bool(ids) and len(manifest["cases"]) == len(ids))
         from .plugin import terminal_writer
 
         self.session.report_replay(terminal_writer(self.session.config))

@@ -87,7 +87,7 @@ def test_replay_scores_saved_outputs_and_names_missing_ones(echo):
     saved = echo.path / "saved.jsonl"
     saved.write_text(json.dumps({"id": "echo_0", "result": '{"name": "echo", "arguments": {"text": "hello"}}'})
                      + "\n" + json.dumps({"id": "echo_1", "result": "[echo(text='nope')]"}) + "\n")
-    result = run(echo, "--toolbench-replay", str(saved))
+    result = run(echo, "--toolbench-replay", str(saved), "--tb=short")  # the long form: explanations
     result.assert_outcomes(passed=1, failed=2)
     out = result.stdout.str()
     assert "format_error: output is not an echo call" in out
@@ -184,7 +184,8 @@ def test_under_xdist_only_the_controller_generates(counting):
 
 def test_offline_run_fails_cache_misses_clearly(counting):
     echo, _ = counting
-    result = run(echo, "--toolbench-backend", "counting", "--toolbench-cache", "cache", "--toolbench-offline")
+    result = run(echo, "--toolbench-backend", "counting", "--toolbench-cache", "cache", "--toolbench-offline",
+                 "-rf", "--tb=line")
     result.assert_outcomes(failed=3)
     assert "no cached generation for echo case 'echo_0'" in result.stdout.str()
 
@@ -217,3 +218,13 @@ def test_importing_the_plugin_and_help_import_no_engine():
             "print(sorted(m for m in ('vllm', 'torch', 'transformers') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_failed_cases_are_one_line_each_unless_tb_is_given(echo):
+    saved = echo.path / "saved.jsonl"
+    saved.write_text(json.dumps({"id": "echo_0", "result": "not json"}) + "\n")
+    short = run(echo, f"--toolbench-replay={saved}").stdout.str()
+    assert "= FAILURES =" not in short
+    assert "FAILED suites/echo/test_echo.py::test_case[echo_0] - Failed: format_error" in short
+    long = run(echo, f"--toolbench-replay={saved}", "--tb=short").stdout.str()
+    assert "= FAILURES =" in long and "model output: 'not json'" in long

@@ -404,7 +404,8 @@ def test_plugin_scores_the_good_lines_of_a_broken_file(tmp_path):
     env = {key: value for key, value in os.environ.items() if key != "TOOLBENCH_DATA"}  # the shipped samples
     result = subprocess.run([sys.executable, "-m", "pytest", str(REPO / "suites" / "bfcl"), "-q", "-p",
                              "no:cacheprovider", "-p", "no:randomly", f"--toolbench-replay={folder}",
-                             f"--toolbench-json={out}"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                             f"--toolbench-json={out}", "--tb=short"], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=300,
                             env=env)
     combined = result.stdout + result.stderr
     assert "INTERNALERROR" not in combined, combined[-3000:]
