@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.util
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any, Callable, Iterable
 
 import pytest
 
-from . import datasource
+from . import datasource, suite_cache
 from .definition import SuiteDefinition, find_definitions, load_definition
 from .errors import DataError, ToolbenchError
 from .suite import Case
@@ -36,6 +37,17 @@ class Registry:
         self.backends[name] = factory
         if engine:
             self.engine_backends.add(name)
+
+    def scorer_file(self, reference: str) -> str | None:
+        """The file of a scorer module, found without importing it (None for a registered object)."""
+        found = self.benchmarks.get(reference)
+        if found is not None:
+            return getattr(found, "__file__", None)
+        try:
+            spec = importlib.util.find_spec(reference)
+        except (ImportError, ValueError):
+            return None
+        return spec.origin if spec is not None and spec.has_location else None
 
     def benchmark(self, reference: str, definition_path: Path) -> Any:
         if reference in self.benchmarks:
@@ -93,7 +105,7 @@ class Catalog:
     def __init__(self, registry: Registry, data_dir: str | None, data_origin: str, download_root: Path,
                  allow_download: bool, limit: int | None, data_dir_hook: Callable[[str], Any] | None = None,
                  data_unverified: bool = False, check_first: Iterable[Path | str] = (),
-                 hash_cache: Path | None = None):
+                 hash_cache: Path | None = None, suite_cache_dir: Path | None = None):
         self.registry = registry
         self.data_dir = data_dir
         self.data_origin = data_origin
@@ -103,7 +115,9 @@ class Catalog:
         self.data_dir_hook = data_dir_hook
         self.data_unverified = data_unverified
         self.hashes = datasource.HashCache(hash_cache)
+        self.suites = suite_cache.SuiteCache(suite_cache_dir)
         self._suites: dict[Path, LoadedSuite] = {}
+        self._plans: dict[Path, _Plan] = {}
         self._definitions: dict[Path, SuiteDefinition] = {}  # parsed once for check_data and collection
         if check_first:
             self.check_data(check_first)
@@ -147,6 +161,81 @@ class Catalog:
             self._suites[definition_path] = self._load(definition_path)
         return self._suites[definition_path]
 
+    def _cached_load(self, plan: "_Plan") -> tuple[datasource.DataSource, list[Case]]:
+        """The suite's cases from the loaded-suite cache when nothing they depend on changed, else from its files
+        (validated), and then cached."""
+        definition, source = plan.definition, plan.source
+        if plan.key is not None:
+            hit = self.suites.get(definition.name, plan.key, plan.unlisted_unchanged)
+            if hit is not None:
+                restored = dataclasses.replace(source, info=hit["info"], data_sha256=hit["data_sha256"],
+                                               unlisted=hit["unlisted_files"])
+                return restored, hit["cases"]
+        benchmark = self.registry.benchmark(definition.scorer, plan.definition_path)
+        with datasource.recording_reads(enabled=source.kind == "folder") as read:  # to name unlisted files
+            run_info = getattr(benchmark, "run_info", None)
+            if callable(run_info):
+                source = dataclasses.replace(source, info=tuple(sorted(run_info(source.path).items())))
+            cases = list(benchmark.load_cases(source.path, dict(definition.raw)))
+        source = datasource.seal(source, definition, plan.digests, read, self.hashes)
+        if plan.key is not None:
+            unlisted = {rel: self.hashes.sha256(source.path / rel) or "" for rel in source.unlisted}
+            index = [(case.case_id, case.category, tuple(case.keywords)) for case in cases]
+            self.suites.put(definition.name, plan.key, {"info": source.info, "data_sha256": source.data_sha256,
+                                                        "unlisted_files": source.unlisted, "cases": cases},
+                            unlisted, index=index)
+        return source, cases
+
+    def case_index(self, definition_path: Path) -> list[tuple[str, str, tuple[str, ...]]] | None:
+        """(case id, category, keywords) of every case (after ``--toolbench-limit``) from the loaded-suite cache,
+        without loading the suite; None when the cache cannot vouch for it (the suite is then loaded)."""
+        definition_path = Path(definition_path).resolve()
+        if definition_path in self._suites:
+            return [(c.case_id, c.category, tuple(c.keywords)) for c in self._suites[definition_path].cases]
+        try:
+            plan = self._plan(definition_path)
+            index = self.suites.get_index(plan.definition.name, plan.key, plan.unlisted_unchanged) \
+                if plan.key is not None else None
+        except (ToolbenchError, OSError):
+            return None
+        finally:
+            self.hashes.save()
+        if index is None:
+            return None
+        return [(case_id, category, tuple(keywords)) for case_id, category, keywords
+                in _first_per_category_rows(index, self.limit)]
+
+    def definition_name(self, definition_path: Path) -> str:
+        return self._definition(Path(definition_path).resolve()).name
+
+    def known_defects(self, definition_path: Path) -> dict[str, str]:
+        plan = self._plan(Path(definition_path).resolve())
+        return {} if plan.source.is_sample else plan.definition.known_defects()
+
+    def _plan(self, definition_path: Path) -> "_Plan":
+        """Everything about a suite that is known without loading it: definition, data source (verified), and the
+        loaded-suite cache key."""
+        if definition_path in self._plans:
+            return self._plans[definition_path]
+        if not definition_path.is_file():
+            raise DataError(definition_path, "suite definition not found")
+        definition = self._definition(definition_path)
+        override = self.data_dir_hook(definition.name) if self.data_dir_hook else None
+        if override is not None:
+            source = datasource.DataSource(Path(override), "folder", f"{override} (from a conftest hook)")
+        else:
+            source = datasource.resolve(definition, self.data_dir, self.data_origin, self.download_root,
+                                        self.allow_download, self.hashes)
+        # Before parsing: an edited file is reported as a checksum difference, not as whatever it breaks.
+        source, digests = datasource.verify(source, definition, self.hashes, self.data_unverified)
+        code = suite_cache.code_sha256(self.registry.scorer_file(definition.scorer))
+        key = None
+        if code is not None:
+            key = self.suites.key(definition_path, source.kind, source.path,
+                                  _data_key(source, definition, digests, self.hashes), code)
+        plan = self._plans[definition_path] = _Plan(definition_path, definition, source, digests, key, self.hashes)
+        return plan
+
     def _definition(self, definition_path: Path) -> SuiteDefinition:
         definition_path = Path(definition_path).resolve()
         if definition_path not in self._definitions:
@@ -154,27 +243,13 @@ class Catalog:
         return self._definitions[definition_path]
 
     def _load(self, definition_path: Path) -> LoadedSuite:
-        if not definition_path.is_file():
-            raise DataError(definition_path, "suite definition not found")
-        definition = self._definition(definition_path)
-        benchmark = self.registry.benchmark(definition.scorer, definition_path)
-        override = self.data_dir_hook(definition.name) if self.data_dir_hook else None
-        if override is not None:
-            source = datasource.DataSource(Path(override), "folder", f"{override} (from a conftest hook)")
-        else:
-            source = datasource.resolve(definition, self.data_dir, self.data_origin, self.download_root,
-                                        self.allow_download, self.hashes)
         try:
-            # Before parsing: an edited file is reported as a checksum difference, not as whatever it breaks.
-            source, digests = datasource.verify(source, definition, self.hashes, self.data_unverified)
-            with datasource.recording_reads(enabled=source.kind == "folder") as read:  # to name unlisted files
-                run_info = getattr(benchmark, "run_info", None)
-                if callable(run_info):
-                    source = dataclasses.replace(source, info=tuple(sorted(run_info(source.path).items())))
-                cases = list(benchmark.load_cases(source.path, dict(definition.raw)))
-            source = datasource.seal(source, definition, digests, read, self.hashes)
+            plan = self._plan(definition_path)
+            benchmark = self.registry.benchmark(plan.definition.scorer, definition_path)
+            source, cases = self._cached_load(plan)
         finally:
             self.hashes.save()
+        definition = plan.definition
         unknown = sorted({c.category for c in cases} - set(definition.categories))
         if unknown:
             raise DataError(definition_path, f"cases of undeclared categories {unknown}", field="categories")
@@ -182,6 +257,42 @@ class Catalog:
         # Known defects name upstream cases; the shipped samples reuse ids for hand-written cases of their own.
         defects = {} if source.is_sample else definition.known_defects()
         return LoadedSuite(definition, benchmark, source, cases, defects)
+
+
+@dataclass
+class _Plan:
+    definition_path: Path
+    definition: SuiteDefinition
+    source: datasource.DataSource
+    digests: dict[str, str]
+    key: str | None
+    hashes: datasource.HashCache
+
+    def unlisted_unchanged(self, unlisted: dict[str, str]) -> bool:
+        return all(self.hashes.sha256(self.source.path / rel) == sha for rel, sha in unlisted.items())
+
+
+def _data_key(source: datasource.DataSource, definition: SuiteDefinition, digests: dict[str, str],
+              hashes: datasource.HashCache) -> dict[str, str]:
+    """What the loaded cases depend on in the data, known before loading (see ``suite_cache``)."""
+    if source.kind == "folder":
+        return {**digests, "<unverified>": ",".join(source.unverified)}
+    if source.kind == "download":
+        return {rel: digest for rel, (digest, _) in definition.data_files.items()}
+    return {"<samples>": datasource.seal(source, definition, {}, (), hashes).data_sha256}
+
+
+def _first_per_category_rows(rows: list, limit: int | None) -> list:
+    """``_first_per_category`` over (case id, category, keywords) rows."""
+    if limit is None:
+        return rows
+    taken: dict[str, int] = defaultdict(int)
+    kept = []
+    for row in rows:
+        if taken[row[1]] < limit:
+            taken[row[1]] += 1
+            kept.append(row)
+    return kept
 
 
 def _first_per_category(cases: list[Case], limit: int | None) -> list[Case]:

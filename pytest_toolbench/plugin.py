@@ -5,21 +5,18 @@ Importing this module must stay cheap: no vllm, torch or transformers (engine ba
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from . import hooks, options, records
+from . import collection, hooks, options, records
 from .catalog import Registry
 from .errors import ToolbenchError
-from .session import ToolbenchSession, fail_message, load_error
+from .session import ToolbenchSession, load_error
 
 SESSION_KEY = pytest.StashKey[ToolbenchSession]()
-RECORD_KEY = pytest.StashKey[dict]()
-SUITE_MARKER = "toolbench_suite"
-CASE_PARAM = "toolbench_case"
-MARKERS_KEY = pytest.StashKey[set]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -58,7 +55,6 @@ def get_session(config: pytest.Config) -> ToolbenchSession | None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", f"{SUITE_MARKER}(name): the benchmark suite a test module runs.")
     if config.getoption("help", False) or config.getoption("version", False):
         return
     role = _role(config)
@@ -119,57 +115,16 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 
 # -- collection ------------------------------------------------------------------------------------------------
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if CASE_PARAM not in metafunc.fixturenames:
-        return
-    marker = metafunc.definition.get_closest_marker(SUITE_MARKER)
-    if marker is None or not marker.args:
-        raise pytest.UsageError(f"{metafunc.module.__file__}: a test taking {CASE_PARAM} needs "
-                                f"pytestmark = pytest.mark.{SUITE_MARKER}('<name>')")
-    session = get_session(metafunc.config)
-    definition_path = Path(metafunc.module.__file__).parent / "suite.yaml"
-    try:
-        suite = session.catalog.load(definition_path)
-    except ToolbenchError as error:
-        raise pytest.Collector.CollectError(load_error(error)) from None
-    if suite.name != marker.args[0]:
-        raise pytest.Collector.CollectError(
-            f"{definition_path}: suite name {suite.name!r} does not match the module's marker {marker.args[0]!r}")
-    gold = session.options.backend == "gold"
-    params = []
-    for case in suite.cases:
-        marks = [_mark(metafunc.config, name) for name in _marker_names(case)]
-        if gold and case.case_id in suite.known_defects:
-            marks.append(pytest.mark.xfail(reason=f"known upstream defect: {suite.known_defects[case.case_id]}",
-                                           strict=True))
-        params.append(pytest.param(case, id=case.case_id, marks=marks))
-    metafunc.parametrize(CASE_PARAM, params)
-
-
-def _marker_names(case) -> list[str]:
-    names = [case.suite, case.category, *case.keywords]
-    return list(dict.fromkeys(n for n in names if n.isidentifier()))
-
-
-def _mark(config: pytest.Config, name: str) -> pytest.MarkDecorator:
-    # Registered once per name (before use, for --strict-markers): pytest re-reads every registered marker line
-    # whenever a new mark name is seen, so one line per case made collection quadratic.
-    registered = config.stash.setdefault(MARKERS_KEY, set())
-    if name not in registered:
-        registered.add(name)
-        config.addinivalue_line("markers", f"{name}: pytest-toolbench suite, category or keyword marker.")
-    return getattr(pytest.mark, name)
+def pytest_collect_file(file_path: Path, parent: pytest.Collector):
+    if collection.is_definition(file_path) and get_session(parent.config) is not None:
+        return collection.SuiteFile.from_parent(parent, path=file_path)
+    return None
 
 
 def selected_items(session: ToolbenchSession, items: list[pytest.Item]):
     """(nodeid, loaded suite, case) for every selected benchmark item."""
-    entries = []
-    for item in items:
-        callspec = getattr(item, "callspec", None)
-        case = callspec.params.get(CASE_PARAM) if callspec else None
-        if case is not None:
-            entries.append((item.nodeid, session.catalog.by_name(case.suite), case))
-    return entries
+    return [(item.nodeid, session.catalog.by_name(item.case.suite), item.case)
+            for item in items if isinstance(item, collection.CaseItem)]
 
 
 def selected_cases(session: ToolbenchSession, items: list[pytest.Item]):
@@ -180,7 +135,12 @@ def selected_cases(session: ToolbenchSession, items: list[pytest.Item]):
 def pytest_collection_finish(session: pytest.Session) -> None:
     config = session.config
     toolbench = get_session(config)
-    if toolbench is None or config.getoption("collectonly"):
+    if toolbench is None:
+        return
+    # The loaded suites live until the end of the run: out of the garbage collector's generations, they cost
+    # nothing at each collection pass (pytest itself runs full passes at session end).
+    gc.freeze()
+    if config.getoption("collectonly"):
         return
     if toolbench.role == "single":
         entries = selected_items(toolbench, session.items)
@@ -238,38 +198,14 @@ def run_pregeneration(toolbench: ToolbenchSession, entries, write_line) -> None:
                     returncode=pytest.ExitCode.INTERNAL_ERROR)
 
 
-# -- tests -----------------------------------------------------------------------------------------------------
-class CaseChecker:
-    """What a suite's test receives: ``toolbench.check(toolbench_case)`` scores the case and asserts."""
-
-    def __init__(self, session: ToolbenchSession, item: pytest.Item):
-        self._session = session
-        self._item = item
-
-    def check(self, case) -> None:
-        _, record = self._session.score(case)
-        record["nodeid"] = self._item.nodeid
-        self._item.stash[RECORD_KEY] = record
-        if not record["passed"]:
-            pytest.fail(fail_message(record), pytrace=False)
-
-
-@pytest.fixture
-def toolbench(request: pytest.FixtureRequest) -> CaseChecker:
-    """Scores the current benchmark case with its suite's official scorer."""
-    session = get_session(request.config)
-    if session is None:
-        pytest.skip("pytest-toolbench is not configured in this run")
-    return CaseChecker(session, request.node)
-
-
+# -- reports --------------------------------------------------------------------------------------------------
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call):
     report = yield
-    if call.when == "call" and RECORD_KEY in item.stash:
+    if call.when == "call" and collection.RECORD_KEY in item.stash:
         # ASCII JSON text of the safe record: pytest serialises report.__dict__ through execnet, which carries a
         # str whatever the model wrote (it cannot carry every int or string a record could otherwise hold).
-        report.toolbench_json = records.transport(item.stash[RECORD_KEY])
+        report.toolbench_json = records.transport(item.stash[collection.RECORD_KEY])
     return report
 
 

@@ -40,6 +40,7 @@ class ToolbenchSession:
             data_dir_hook=lambda name: config.hook.pytest_toolbench_data_dir(config=config, suite=name),
             data_unverified=options.data_unverified,
             hash_cache=Path(options.cache_dir) / "data-sha256.json",
+            suite_cache_dir=Path(options.cache_dir) / "suites",
             # Check the run's local data before collection (a difference: one usage error); workers need not.
             check_first=() if role == "worker" else
             [config.invocation_params.dir / arg.split("::", 1)[0] for arg in config.args])

@@ -155,18 +155,18 @@ def test_a_killed_worker_leaves_a_named_not_run_case_and_a_failing_exit(tmp_path
     (tmp_path / "killer.py").write_text(
         "import os\n"
         "def pytest_runtest_call(item):\n"
-        f"    if hasattr(item.config, 'workerinput') and item.name.endswith('[{victim}]'):\n"
+        f"    if hasattr(item.config, 'workerinput') and item.name == '{victim}':\n"
         "        os._exit(1)\n")
     env = {**_environment(), "PYTHONPATH": str(tmp_path)}
     out = tmp_path / "run.json"
     result = run_plugin(tmp_path, "-k", "bfcl", "-n", "2", "-p", "killer", f"--toolbench-json={out}", env=env)
     combined = result.stdout + result.stderr
     assert result.returncode != 0, combined[-3000:]
-    assert f"no verdict for 1 selected cases (not_run): suites/bfcl/test_bfcl.py::test_case[{victim}]" in combined
+    assert f"no verdict for 1 selected cases (not_run): suites/bfcl/suite.yaml::{victim}" in combined
     document = json.loads(out.read_text(encoding="utf-8"))
     not_run = [case for case in document["cases"] if case["error_type"] == "not_run"]
     assert [case["case_id"] for case in not_run] == [victim]
-    assert document["report"]["not_run"] == [f"suites/bfcl/test_bfcl.py::test_case[{victim}]"]
+    assert document["report"]["not_run"] == [f"suites/bfcl/suite.yaml::{victim}"]
     total = document["suites"]["bfcl"]["total"]
     assert total == len(_samples("bfcl"))  # counted in the figures, as a failure
     assert document["suites"]["bfcl"]["error_types"]["not_run"] == 1

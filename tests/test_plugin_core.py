@@ -70,14 +70,16 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 def test_gold_run_passes_every_case_and_prints_the_summary(echo):
     result = run(echo, "-v")
     result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines(["*suites/echo/test_echo.py::test_case?echo_0? PASSED*",
+    result.stdout.fnmatch_lines(["*suites/echo/suite.yaml::echo_0 PASSED*",
                                  "*toolbench summary*", "backend: gold", "echo: Echo (example suite)*3/3*",
                                  "*overall*100.00%*3/3*"])
     assert "toolbench: backend gold (reference answers; no --model given)" in result.stdout.str()
 
 
 def test_selection_by_keyword_marker_and_limit(echo):
-    assert "1/3 tests collected" in run(echo, "--collect-only", "-q", "-k", "long").stdout.str()
+    # items that -k cannot select are not built (so pytest counts no "deselected" for them)
+    selected = run(echo, "--collect-only", "-q", "-k", "long").stdout.str()
+    assert "suites/echo/suite.yaml::echo_1" in selected and "1 test collected" in selected
     run(echo, "-m", "echo and short").assert_outcomes(passed=2)
     limited = run(echo, "--toolbench-limit", "1", "--collect-only", "-q").stdout.str()
     assert "echo_0" in limited and "echo_1" in limited and "echo_2" not in limited
@@ -225,6 +227,6 @@ def test_failed_cases_are_one_line_each_unless_tb_is_given(echo):
     saved.write_text(json.dumps({"id": "echo_0", "result": "not json"}) + "\n")
     short = run(echo, f"--toolbench-replay={saved}").stdout.str()
     assert "= FAILURES =" not in short
-    assert "FAILED suites/echo/test_echo.py::test_case[echo_0] - Failed: format_error" in short
+    assert "FAILED suites/echo/suite.yaml::echo_0 - Failed: format_error" in short
     long = run(echo, f"--toolbench-replay={saved}", "--tb=short").stdout.str()
     assert "= FAILURES =" in long and "model output: 'not json'" in long

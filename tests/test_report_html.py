@@ -48,10 +48,10 @@ def test_html_report_has_summary_columns_and_case_details(echo):
     assert "<td>aggregate</td><td>overall</td>" in section and "6.1–79.2" in section
     assert section.count('<svg class="tb-chart"') == 1 and 'class="tb-bar tb-base"' in section  # baseline bars
     assert "Failures by category and error type" in section
-    assert 'href="#suites/echo/test_echo.py::test_case[echo_1]"' in section  # newly failing, linked to its row
+    assert 'href="#suites/echo/suite.yaml::echo_1"' in section  # newly failing, linked to its row
 
     entries = rows(page)
-    failed = entries["suites/echo/test_echo.py::test_case[echo_1]"]
+    failed = entries["suites/echo/suite.yaml::echo_1"]
     assert (cell(failed, "suite"), cell(failed, "category"), cell(failed, "errortype")) == \
         ("echo", "long", "wrong_text")
     details = failed["extras"][-1]["content"]
@@ -59,7 +59,7 @@ def test_html_report_has_summary_columns_and_case_details(echo):
                  "Diff (expected → parsed)", "expected 'hello world, this is a longer text'"):
         assert part in details
     assert failed["log"] == ""  # the explanation lives in the details, not twice
-    passed = entries["suites/echo/test_echo.py::test_case[echo_0]"]
+    passed = entries["suites/echo/suite.yaml::echo_0"]
     assert cell(passed, "errortype") == ""
     assert "Raw model output" in passed["extras"][-1]["content"] and "Diff" not in passed["extras"][-1]["content"]
 
@@ -69,7 +69,7 @@ def test_long_texts_are_cut_with_their_length_shown(echo):
     (echo.path / "long.jsonl").write_text(json.dumps({"id": "echo_2", "result": long_output}) + "\n")
     worse_run = run(echo, "--toolbench-replay", "long.jsonl", "-k", "echo_2", "--html", "page.html")
     assert worse_run.ret == 0
-    details = rows(echo.path / "reports" / "page.html")["suites/echo/test_echo.py::test_case[echo_2]"]
+    details = rows(echo.path / "reports" / "page.html")["suites/echo/suite.yaml::echo_2"]
     content = details["extras"][-1]["content"]
     assert "Raw model output (50,000 characters" in content and "[3,000 of 50,000 characters shown]" in content
     assert len(content) < 6_000

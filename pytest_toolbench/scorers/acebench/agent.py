@@ -1,4 +1,4 @@
-"""ACEBench agent categories: the first request of a case, and end-to-end / process accuracy of a finished run.
+"""ACEBench agent categories: end-to-end / process accuracy of a finished run, and the reference run.
 
 A finished run is a JSON transcript ``{"final_state": [{Class: {attr: value}}, ...], "process": [agent call texts]}``
 — what ACEBench's generation writes for agent ids (``result`` and ``process``). Scoring follows the official
@@ -14,36 +14,10 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
-from ...suite import FORMAT_ERROR, Case, Request, Verdict
-from .agent_prompts import AGENT_SYSTEM, AGENT_USER, USER_OPENING, USER_SYSTEM_BASE, USER_SYSTEM_TRAVEL
+from ...suite import FORMAT_ERROR, Case, Verdict
 
 WRONG_NUMBER_OF_CLASS = "wrong number of class"
 CLASS_ATTRIBUTES_WRONG = "class attributes wrong"
-
-#: Upstream's cap on dialogue messages (``--max-dialog-turns 40``) and its stop phrase.
-MAX_MESSAGES = 40
-STOP_PHRASE = "finish conversation"
-
-
-def first_request(case: Case) -> Request:
-    """The first model request of an agent case as upstream builds it.
-
-    agent_multi_step: the agent prompt with the function list and the history ``user:<question>\\n``.
-    agent_multi_turn: the simulated user's opening (its persona prompt and the fixed first line)."""
-    language = case.payload["language"]
-    if case.category == "agent_multi_turn":
-        classes = case.payload["involved_classes"]
-        template = USER_SYSTEM_BASE[language] if "BaseApi" in classes else USER_SYSTEM_TRAVEL[language]
-        return Request(
-            messages=[
-                {"role": "system", "content": template.format(instruction=case.payload["question"])},
-                {"role": "user", "content": USER_OPENING[language]},
-            ],
-            max_tokens=1000,
-        )
-    history = "user:" + str(case.payload["question"]) + "\n"
-    user = AGENT_USER[language].format(functions=case.payload["function"], history=history)
-    return Request(messages=[{"role": "system", "content": AGENT_SYSTEM[language]}, {"role": "user", "content": user}], max_tokens=1024)
 
 
 def _json_roundtrip(value: Any) -> Any:

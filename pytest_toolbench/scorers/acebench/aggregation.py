@@ -14,6 +14,7 @@ from collections import OrderedDict, defaultdict
 from typing import Iterable, Sequence
 
 from ...suite import CaseResult, Metric
+from ...tl_failures import tl_metrics
 from .loading import AGENT_CATEGORIES, LANGUAGES, NORMAL_CATEGORIES, SPECIAL_CATEGORIES, split_case_id
 
 ATOM_LEAVES = tuple(c for c in NORMAL_CATEGORIES if c.startswith("normal_atom"))
@@ -113,7 +114,8 @@ def _language_metrics(language: str, results: Sequence[CaseResult]) -> list[Metr
     return list(leaf.values()) + extra + aggregates
 
 
-def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
+def official_metrics(results: Sequence[CaseResult]) -> list[Metric]:
+    """ACEBench's table per language, then the combined EN+ZH table (see the module docstring)."""
     by_language: dict[str, list[CaseResult]] = defaultdict(list)
     for result in results:
         by_language[split_case_id(result.case_id)[0]].append(result)
@@ -137,3 +139,8 @@ def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
                 Metric("combined/" + name, (metric.value + other.value) / 2, None, None, group, "mean of the en and zh values")
             )
     return metrics
+
+
+def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
+    # ACEBench's own table, then TL-Training's categories and mean reward over the single-call Normal cases.
+    return official_metrics(results) + tl_metrics([r for r in results if "tl_reward" in r.counts])

@@ -14,7 +14,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from ...suite import FORMAT_ERROR, Case, Generation, Verdict
+from ...tl_failures import CORRECT, REWARDS
+from .agent import score_transcript
 from .decoding import DecodeError, decode_calls, prepare_multi_turn, prepare_single_turn
+from .loading import REPEAT_SUFFIX, find_function_doc, is_agent
+from .tl import single_call_alternatives, tl_category
 
 #: The labels of the official checker (``error_type`` of its score files).
 WRONG_OUTPUT_FORMAT = "wrong_output_format"
@@ -57,7 +62,6 @@ TYPE_MAP: dict[str, type] = {
 NESTED_TYPES = ("array", "tuple", "list(string)", "list(enum)", "object", "objectArray")
 
 _STANDARDIZE_PATTERN = re.compile(r"[ \,\.\/\-\_\*\^]")
-_INDEX_SUFFIX = re.compile(r"_\d+$")
 
 
 class _CheckerCrash(Exception):
@@ -317,23 +321,13 @@ def simple_function_check(
     return CheckResult(True)
 
 
-def _find_doc(docs: Any, answer_key: str) -> Any:
-    # Quirk: the first document whose name is a *substring* of the ground-truth key (suffix included) is used.
-    if isinstance(docs, list):
-        for doc in docs:
-            if isinstance(doc, Mapping) and isinstance(doc.get("name"), str) and doc["name"] in answer_key:
-                return doc
-        return None
-    return docs
-
-
 def normal_check(docs: Any, calls: Sequence[Mapping[str, Any]], answer: Mapping[str, Any], agent: bool = False) -> CheckResult:
     """Upstream ``normal_checker`` for one ground-truth alternative."""
     if len(calls) != len(answer):
         return CheckResult(False, WRONG_FUNCTIONS_NUMBER, "The number of functions does not match the answer.")
     answer_keys = list(answer)
     # Quirk: a trailing _<digits> is stripped from every ground-truth name, also from a real name ending so.
-    answer_calls = [{_INDEX_SUFFIX.sub("", key): value} for key, value in answer.items()]
+    answer_calls = [{REPEAT_SUFFIX.sub("", key): value} for key, value in answer.items()]
     output_names = Counter(name for call in calls for name in call)
     answer_names = Counter(name for call in answer_calls for name in call)
     for name in output_names:
@@ -349,7 +343,7 @@ def normal_check(docs: Any, calls: Sequence[Mapping[str, Any]], answer: Mapping[
             )
     result = CheckResult(True)
     for index, answer_call in enumerate(answer_calls):
-        doc = _find_doc(docs, answer_keys[index])
+        doc = find_function_doc(docs, answer_keys[index])
         answer_name = list(answer_call)[0]
         for call in calls:
             if list(call)[0] == answer_name:
@@ -444,3 +438,68 @@ def check_special_output(text: str, category: str, ground_truth: Any) -> CheckRe
     if IRRELEVANT_PHRASE not in text:
         return CheckResult(False, ERROR_DETECTION, "the model did not decline the out-of-scope request")
     return CheckResult(True)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The verdict of one case (agent cases: ``agent.py``)
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k) if not isinstance(k, (str, int, float, bool)) or k is None else k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else repr(value)
+    return repr(value)
+
+
+def score(case: Case, generation: Generation) -> Verdict:
+    if is_agent(case):
+        return score_transcript(case, generation.text)
+    text = generation.text if isinstance(generation.text, str) else ""
+    ground_truth = case.payload["ground_truth"]
+    if case.category.startswith("special"):
+        result = check_special_output(text, case.category, ground_truth)
+        return Verdict(
+            passed=result.valid,
+            error_type=None if result.valid else result.error_type,
+            explanation="phrase check passed" if result.valid else f"{result.error_type}: {result.error}",
+            decoded=text,
+            expected=_json_safe(ground_truth),
+            counts={"correct": 1.0 if result.valid else 0.0},
+        )
+    multi_turn = case.category.startswith("normal_multi_turn")
+    verdict = check_normal_output(text, case.payload["function"], ground_truth, multi_turn)
+    error_type = None
+    if not verdict.valid:
+        error_type = FORMAT_ERROR if verdict.error_type == WRONG_OUTPUT_FORMAT else verdict.error_type
+    how = "whitespace removed, whole text decoded" if multi_turn else "first balanced [...] decoded"
+    explanation = (
+        f"valid ({how})"
+        if verdict.valid
+        else f"{verdict.error_type} ({how}): {verdict.error}\ndecoded: {verdict.decoded!r}\nexpected: {ground_truth!r}"
+    )
+    counts = {"correct": 1.0 if verdict.valid else 0.0}
+    labels = {}
+    alternatives = single_call_alternatives(ground_truth)
+    if alternatives is not None:
+        # TL-Training's categories on single-call cases (tl.py); passed ones carry the +1 reward so that the mean
+        # reward is taken over exactly the cases in scope.
+        if verdict.valid:
+            counts["tl_reward"] = REWARDS[CORRECT]
+        else:
+            decoded = None if verdict.error_type == WRONG_OUTPUT_FORMAT else verdict.decoded
+            labels["tl_category"], counts["tl_reward"] = tl_category(case.payload["function"], decoded, alternatives)
+    return Verdict(
+        passed=verdict.valid,
+        error_type=error_type,
+        explanation=explanation,
+        decoded=_json_safe(verdict.decoded),
+        expected=_json_safe(ground_truth),
+        counts=counts,
+        labels=labels,
+        details={"official_error_type": verdict.error_type} if not verdict.valid else {},
+    )

@@ -61,7 +61,7 @@ def prepare_multi_turn(text: str) -> str:
 # (pytest_toolbench.parsing.arithmetic), so huge results are a decode failure instead of a hang.
 
 
-def _literal_arithmetic(node: ast.AST) -> Any:
+def literal_arithmetic(node: ast.AST) -> Any:
     """Value of a literal-only expression: what upstream's ``eval(ast.unparse(binop))`` yields for literals.
 
     Names, calls and attribute access are rejected (upstream would look them up in its own module namespace,
@@ -69,23 +69,23 @@ def _literal_arithmetic(node: ast.AST) -> Any:
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, (ast.List, ast.Tuple)):
-        items = [_literal_arithmetic(element) for element in node.elts]
+        items = [literal_arithmetic(element) for element in node.elts]
         return items if isinstance(node, ast.List) else tuple(items)
     if isinstance(node, ast.Dict):
         if any(key is None for key in node.keys):
             raise DecodeError("dict unpacking in an expression")
-        return {_literal_arithmetic(k): _literal_arithmetic(v) for k, v in zip(node.keys, node.values)}
+        return {literal_arithmetic(k): literal_arithmetic(v) for k, v in zip(node.keys, node.values)}
     try:
         if isinstance(node, ast.UnaryOp):
-            return apply_unary(node.op, _literal_arithmetic(node.operand))
+            return apply_unary(node.op, literal_arithmetic(node.operand))
         if isinstance(node, ast.BinOp):
-            return apply_binary(node.op, _literal_arithmetic(node.left), _literal_arithmetic(node.right))
+            return apply_binary(node.op, literal_arithmetic(node.left), literal_arithmetic(node.right))
     except ArithmeticRefused as exc:
         raise DecodeError(str(exc)) from None
     raise DecodeError(f"unsupported expression {type(node).__name__}")
 
 
-def _call_name(func: ast.AST) -> str:
+def call_name(func: ast.AST) -> str:
     parts: list[str] = []
     while isinstance(func, ast.Attribute):
         parts.append(func.attr)
@@ -100,7 +100,7 @@ def _resolve_call(node: ast.Call) -> dict[str, Any]:
     arguments: dict[Any, Any] = {}
     for keyword in node.keywords:
         arguments[keyword.arg] = _resolve_value(keyword.value)
-    return {_call_name(node.func): arguments}
+    return {call_name(node.func): arguments}
 
 
 def _resolve_value(node: ast.AST) -> Any:
@@ -134,7 +134,7 @@ def _resolve_value(node: ast.AST) -> Any:
     if isinstance(node, ast.BinOp):
         # Upstream: ``eval(ast.unparse(node))``; here only literal arithmetic is computed, never evaluated.
         try:
-            return _literal_arithmetic(node)
+            return literal_arithmetic(node)
         except DecodeError:
             raise
         except Exception as exc:  # ZeroDivisionError, TypeError, OverflowError, ...
@@ -143,7 +143,7 @@ def _resolve_value(node: ast.AST) -> Any:
         return node.id
     if isinstance(node, ast.Call):
         if not node.keywords:
-            return {_call_name(node.func): {}}
+            return {call_name(node.func): {}}
         return _resolve_call(node)
     if isinstance(node, ast.Tuple):
         return tuple(_resolve_value(element) for element in node.elts)
@@ -172,10 +172,9 @@ def decode_calls(text: str | None) -> list[dict[str, Any]]:
             if not isinstance(element, ast.Call):
                 raise DecodeError("element is not a call")
             if not element.keywords:
-                calls.append({_call_name(element.func): {}})
+                calls.append({call_name(element.func): {}})
             else:
                 calls.append(_resolve_call(element))
     except RecursionError:
         raise DecodeError("output nested too deeply") from None
     return calls
-

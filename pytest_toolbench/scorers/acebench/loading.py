@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -72,6 +73,10 @@ _AGENT_ANSWER_SCHEMA = {
     },
 }
 
+#: The ``_<digits>`` suffix that ground-truth dicts append to a function name (``{"f_1": ..., "f_2": ...}`` for two
+#: calls of ``f``); the checker strips it to get the function name.
+REPEAT_SUFFIX = re.compile(r"_\d+$")
+
 
 def family_of(category: str) -> str:
     return category.split("_", 1)[0]
@@ -85,6 +90,21 @@ def split_case_id(case_id: str) -> tuple[str, str]:
     """(language, upstream id) of a case id such as ``en-normal_atom_bool_3``."""
     language, _, upstream = case_id.partition("-")
     return language, upstream
+
+
+def is_agent(case: Case) -> bool:
+    return case.category in AGENT_CATEGORIES
+
+
+def find_function_doc(docs: Any, answer_key: str) -> Any:
+    """The function document the official checker reads for a ground-truth key (None when there is none)."""
+    # Quirk: the first document whose name is a *substring* of the ground-truth key (suffix included) is used.
+    if isinstance(docs, list):
+        for doc in docs:
+            if isinstance(doc, Mapping) and isinstance(doc.get("name"), str) and doc["name"] in answer_key:
+                return doc
+        return None
+    return docs
 
 
 def _python_literal(value: Any, path: Path, line_id: str, field: str) -> Any:
@@ -161,7 +181,7 @@ def _load_category(folder: Path, language: str, category: str) -> list[Case]:
     return cases
 
 
-def load_all(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
+def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
     """Every case of the selected languages and categories (``options.languages`` / ``categories`` in suite.yaml).
 
     A language folder that is absent is skipped (so the samples may carry fewer files); inside a present folder a

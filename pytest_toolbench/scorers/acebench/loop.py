@@ -34,7 +34,8 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from ...suite import Case, Generation, Request
 from .agent_prompts import AGENT_SYSTEM, AGENT_USER, USER_OPENING, USER_SYSTEM_BASE, USER_SYSTEM_TRAVEL
-from .decoding import DecodeError, _call_name, _literal_arithmetic
+from .agent import end_to_end
+from .decoding import DecodeError, call_name, literal_arithmetic
 from .loop_prompts import BASE_PROMPT, MULTI_TURN_AGENT_SYSTEM, MULTI_TURN_AGENT_USER, TRAVEL_PROMPT
 from .sandbox import PreparedCall, Sandbox
 
@@ -82,7 +83,7 @@ def _agent_value(node: ast.AST) -> Any:
     if isinstance(node, ast.BinOp):
         # Upstream evaluates the expression's source; only literal arithmetic is computed here.
         try:
-            return _literal_arithmetic(node)
+            return literal_arithmetic(node)
         except DecodeError as exc:
             raise AgentDecodeError(str(exc)) from None
         except Exception as exc:  # ZeroDivisionError, OverflowError, TypeError on model literals
@@ -102,7 +103,7 @@ def _agent_value(node: ast.AST) -> Any:
 
 def _agent_call(node: ast.Call) -> dict[str, dict[Any, Any]]:
     # Positional arguments are ignored upstream (only keywords are read).
-    return {_call_name(node.func): {keyword.arg: _agent_value(keyword.value) for keyword in node.keywords}}
+    return {call_name(node.func): {keyword.arg: _agent_value(keyword.value) for keyword in node.keywords}}
 
 
 def decode_agent_message(text: str) -> list[dict[str, dict[Any, Any]]]:
@@ -216,6 +217,11 @@ def _functions(case: Case) -> Any:
     return case.payload["function"]
 
 
+def opening_history(case: Case) -> str:
+    """The multi-step agent's history before its first message: the question as the user's line."""
+    return "user:" + str(case.payload["question"]) + "\n"
+
+
 def multi_step_request(case: Case, history: str) -> Request:
     language = case.payload["language"]
     user = AGENT_USER[language].format(functions=_functions(case), history=history)
@@ -253,6 +259,21 @@ def user_simulator_opening(case: Case) -> list[dict[str, str]]:
             {"role": "user", "content": USER_OPENING[case.payload["language"]]}]
 
 
+def user_simulator_request(messages: Sequence[Mapping[str, Any]]) -> Request:
+    """A simulated user's turn: its conversation so far, routed to the user model (``simulates="user"``)."""
+    return Request(messages=list(messages), max_tokens=USER_MAX_TOKENS, simulates="user")
+
+
+def first_request(case: Case) -> Request:
+    """The first model request of an agent case as upstream builds it (the one its conversation starts with).
+
+    agent_multi_step: the agent prompt with the function list and the history ``user:<question>\\n``.
+    agent_multi_turn: the simulated user's opening (its persona prompt and the fixed first line)."""
+    if case.category == "agent_multi_turn":
+        return user_simulator_request(user_simulator_opening(case))
+    return multi_step_request(case, opening_history(case))
+
+
 def _strip_speaker(text: str) -> str:
     # Upstream ``remove_prefix``: what the simulated user is shown of an agent message.
     if text.startswith("user:"):
@@ -287,7 +308,7 @@ def _text_of(generation: Generation) -> str:
 def multi_step_conversation(case: Case) -> Iterator[Request]:
     question = case.payload["question"]
     dialogue: list[dict[str, Any]] = [{"sender": "user", "recipient": "agent", "message": question}]
-    history = "user:" + str(question) + "\n"
+    history = opening_history(case)
     process: list[str] = []
     sandbox: Sandbox | None = None
     stop = "limit"
@@ -319,7 +340,7 @@ def multi_step_conversation(case: Case) -> Iterator[Request]:
 
 def multi_turn_conversation(case: Case) -> Iterator[Request]:
     user_messages = user_simulator_opening(case)
-    generation = yield Request(messages=list(user_messages), max_tokens=USER_MAX_TOKENS, simulates="user")
+    generation = yield user_simulator_request(user_messages)
     opening = _text_of(generation)
     user_messages.append({"role": "system", "content": opening})
     dialogue: list[dict[str, Any]] = [{"sender": "user", "recipient": "agent", "message": opening}]
@@ -332,7 +353,7 @@ def multi_turn_conversation(case: Case) -> Iterator[Request]:
         if last["recipient"] == "user":
             history += "agent:" + last["message"] + "\n"
             user_messages.append({"role": "user", "content": _strip_speaker(last["message"])})
-            generation = yield Request(messages=list(user_messages), max_tokens=USER_MAX_TOKENS, simulates="user")
+            generation = yield user_simulator_request(user_messages)
             reply = _text_of(generation)
             user_messages.append({"role": "system", "content": reply})
             message = {"sender": "user", "recipient": "agent", "message": reply}
@@ -470,8 +491,6 @@ def gold_plan(case: Case) -> list[str]:
     # Keyed by content too: the samples reuse upstream ids with other scenarios.
     key = (case.suite, case.case_id, json.dumps(case.payload, sort_keys=True, ensure_ascii=False, default=str))
     if key not in _GOLD_PLANS:
-        from .agent import end_to_end  # deferred: agent imports this module's neighbours lazily
-
         target = case.payload["ground_truth"]
         path = [text for text in _milestone_path(case) if _decodes(text)]
         chosen = None

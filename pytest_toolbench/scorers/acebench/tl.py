@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from ...tl_failures import CONTENT_MISMATCH, CORRECT, REWARDS, classify_call_lists, tool_signatures
-from .checker import _INDEX_SUFFIX, _find_doc
+from .loading import REPEAT_SUFFIX, find_function_doc
 
 
 def single_call_alternatives(ground_truth: Any) -> list[tuple[str, Mapping[str, Any]]] | None:
@@ -63,8 +63,8 @@ def tl_category(docs: Any, decoded: Sequence[Mapping[str, Any]] | None,
     signatures = tool_signatures(_documents(docs))
     best: tuple[str, float] | None = None
     for key, gold_arguments in alternatives:
-        gold_name = _INDEX_SUFFIX.sub("", key)
-        doc = _find_doc(docs, key)
+        gold_name = REPEAT_SUFFIX.sub("", key)
+        doc = find_function_doc(docs, key)
         predicted = None
         if decoded is not None:
             predicted = []

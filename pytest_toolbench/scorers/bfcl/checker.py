@@ -14,7 +14,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...suite import FORMAT_ERROR, Case, Generation, Verdict
 from .converters import JAVA_TYPES, JS_TYPES, ConverterCrash, java_convert, js_convert
+from .decoding import decode, is_empty_output, is_function_calling_format
+from .loading import RELEVANCE_CATEGORIES, language_of
+from .prompt import render_tool_calls
+from .syntax_common import DecodeError
+from .tl import label_tl_failure
 
 PYTHON_TYPES = {
     "string": str, "integer": int, "float": float, "boolean": bool, "array": list, "tuple": list, "dict": dict,
@@ -53,14 +59,6 @@ def show(value: Any, limit: int = 300) -> str:
 def standardize_string(text: str) -> str:
     """BFCL: drop spaces and ``, . / - _ * ^``, lowercase, and turn ``'`` into ``"``."""
     return re.sub(r"[ \,\.\/\-\_\*\^]", "", text).lower().replace("'", '"')
-
-
-def language_of(category: str) -> str:
-    if "javascript" in category:
-        return "javascript"
-    if "java" in category:
-        return "java"
-    return "python"
 
 
 def check_calls(functions: list[dict], calls: list[dict], ground_truth: list[dict], category: str) -> CheckResult:
@@ -304,3 +302,112 @@ def _list_of_dicts_check(parameter: str, value: list, alternatives: list) -> Che
         if matched:
             return CheckResult(True)
     return result
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The verdict of one case: decode like ``default_decode_ast_prompting``, check like ``ast_checker`` / the relevance
+# runner
+
+
+def json_safe(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {(k if isinstance(k, str) else ("null" if k is None else show(k))): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(item) for item in value]
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return value if abs(value).bit_length() < 64 else show(value)
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else repr(value)
+    return show(value)
+
+
+def _output_text(case: Case, generation: Generation) -> tuple[str, str]:
+    if generation.tool_calls:
+        return render_tool_calls(generation.tool_calls, case.payload["function"]), "native"
+    return generation.text or "", "prompting"
+
+
+def score(case: Case, generation: Generation) -> Verdict:
+    text, mode = _output_text(case, generation)
+    if case.category in RELEVANCE_CATEGORIES:
+        return _score_relevance(case, text, mode)
+    verdict = _score_ast(case, text, mode)
+    if not verdict.passed and len(case.payload["ground_truth"]) == 1:
+        label_tl_failure(case, verdict)
+    return verdict
+
+
+def _score_relevance(case: Case, text: str, mode: str) -> Verdict:
+    try:
+        decoded = decode(text, "python")
+        has_call = not is_empty_output(decoded)
+        decode_error = None
+    except DecodeError as exc:
+        decoded, has_call, decode_error = None, False, str(exc)
+    wants_call = case.category == "live_relevance"
+    passed = has_call == wants_call
+    if passed:
+        error_type = None
+        rule = "a call was produced, as required" if wants_call else "no function call, as required"
+    elif wants_call:
+        error_type = "relevance_error:decoder_failed"
+        rule = f"expected at least one call; the output has none ({decode_error or 'empty call list'})"
+    else:
+        error_type = "irrelevance_error:decoder_success"
+        rule = "expected no call, but the output decodes to function calls"
+    outcome = "pass" if passed else ("wrong" if decoded is not None else FORMAT_ERROR)
+    return Verdict(
+        passed=passed,
+        error_type=error_type,
+        explanation=f"[{case.category}] decoded: {show(json_safe(decoded), 1000)}\n{rule}",
+        decoded=json_safe(decoded),
+        expected=None,
+        counts={"correct": 1.0 if passed else 0.0},
+        labels={"outcome": outcome, "mode": mode, "has_call": str(has_call).lower()},
+        details={"decode_error": decode_error},
+    )
+
+
+def _score_ast(case: Case, text: str, mode: str) -> Verdict:
+    payload = case.payload
+    language = language_of(case.category)
+    expected = payload["ground_truth"]
+    try:
+        decoded = decode(text, language)
+    except DecodeError as exc:
+        return Verdict(
+            passed=False,
+            error_type="ast_decoder:decoder_failed",
+            explanation=f"Invalid syntax. Failed to decode AST ({language} call syntax). {exc}\n"
+                        f"expected: {show(expected, 1000)}",
+            decoded=None,
+            expected=expected,
+            counts={"correct": 0.0},
+            labels={"outcome": FORMAT_ERROR, "mode": mode},
+            details={"decode_error": str(exc)},
+        )
+    if not is_function_calling_format(decoded):
+        return Verdict(
+            passed=False,
+            error_type="ast_decoder:decoder_wrong_output_format",
+            explanation=f"Did not output in the specified format (decoded to {show(json_safe(decoded))}).\n"
+                        f"expected: {show(expected, 1000)}",
+            decoded=json_safe(decoded),
+            expected=expected,
+            counts={"correct": 0.0},
+            labels={"outcome": FORMAT_ERROR, "mode": mode},
+        )
+    result = check_calls(payload["function"], decoded, expected, case.category)
+    rule = "all calls match the ground truth" if result.valid else f"{result.error_type}: {' '.join(result.errors)}"
+    return Verdict(
+        passed=result.valid,
+        error_type=None if result.valid else result.error_type,
+        explanation=f"decoded: {show(json_safe(decoded), 1000)}\nexpected: {show(expected, 1000)}\n{rule}",
+        decoded=json_safe(decoded),
+        expected=expected,
+        counts={"correct": 1.0 if result.valid else 0.0},
+        labels={"outcome": "pass" if result.valid else ("checker_crash" if result.error_type == CHECKER_CRASH
+                                                         else "wrong"), "mode": mode},
+    )

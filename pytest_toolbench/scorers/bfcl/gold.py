@@ -10,7 +10,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ...suite import Case
+from .loading import language_of
 from .prompt import python_literal
+
+REFUSAL_TEXT = "None of the provided functions can be used to answer this question."
+
+
+def gold_output(case: Case) -> str:
+    payload = case.payload
+    if case.category in ("irrelevance", "live_irrelevance"):
+        return REFUSAL_TEXT
+    if case.category == "live_relevance":
+        # Arguments are not checked for relevance: a call to the first offered function is enough.
+        return f"[{payload['function'][0]['name']}()]"
+    return render_calls(payload["ground_truth"], payload["function"], language_of(case.category))
 
 
 def first_acceptable(acceptable: Any) -> tuple[bool, Any]:

@@ -20,6 +20,11 @@ import json
 import re
 from typing import Any
 
+from ...suite import Case, Request
+from .loading import language_of
+
+DEFAULT_MAX_TOKENS = 4096  # upstream: min(4096, context - prompt - 2)
+
 _PERSONA = "You are an expert in composing functions."
 _TASK = (
     "You are given a question and a set of possible functions. Based on the question, you will need to make one or "
@@ -57,14 +62,6 @@ GORILLA_TO_OPENAPI = {
     "ArrayList": "array", "Array": "array", "HashMap": "object", "Hashtable": "object", "Queue": "array",
     "Stack": "array", "Any": "string", "String": "string", "Bigint": "integer",
 }
-
-
-def language_of(category: str) -> str:
-    if "javascript" in category:
-        return "javascript"
-    if "java" in category:
-        return "java"
-    return "python"
 
 
 def hinted_functions(functions: list[dict], category: str) -> list[dict]:
@@ -199,3 +196,12 @@ def python_literal(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{python_literal(k)}: {python_literal(v)}" for k, v in value.items()) + "}"
     return repr(value)
+
+
+def build_request(case: Case) -> Request:
+    payload = case.payload
+    return Request(
+        messages=prompting_messages(payload["question"], payload["function"], case.category),
+        tools=native_tools(payload["function"], case.category),
+        max_tokens=DEFAULT_MAX_TOKENS,
+    )

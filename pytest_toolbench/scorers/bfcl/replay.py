@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Callable, Collection
 
 from ...replay_files import ReplayOutputs, json_lines, leading_id
+from .loading import CATEGORIES
 from .prompt import render_tool_calls
 
 RESULT_SCHEMA = {"type": "object", "required": ["id", "result"]}
@@ -164,3 +165,14 @@ def _read_file(outputs: ReplayOutputs, file: Path, version: str) -> None:
     if edited:
         outputs.warning(f"BFCL v4 edited the prompt of {', '.join(edited)}: the v3 output answers the older prompt",
                         file)
+
+
+def replay_outputs(path: Path) -> dict[str, str]:
+    """Read ``bfcl generate`` result files (v4 ``BFCL_v4_<category>_result.json`` and v3
+    ``BFCL_v3_<category>_result.json``, mapped to v4 ids): a single file or any folder tree holding them.
+
+    Tolerant: a bad line is a problem naming file and line and the rest still counts (see the module docstring, which
+    also documents how v3 categories and ids map to v4 and how list-form FC results become call text). Returns a
+    :class:`~pytest_toolbench.replay_files.ReplayOutputs` (a dict that also carries the problems found).
+    """
+    return read_results(Path(path), CATEGORIES)

@@ -12,10 +12,10 @@ from collections import defaultdict
 from typing import Sequence
 
 from ...suite import CaseResult, Metric
+from ...tl_failures import tl_metrics
+from .loading import CATEGORIES, LIVE_AST, NON_LIVE_AST
+from .tl import SINGLE_CALL_CATEGORIES
 
-NON_LIVE_AST = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel", "parallel_multiple")
-LIVE_AST = ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple")
-CATEGORIES = NON_LIVE_AST + ("irrelevance",) + LIVE_AST + ("live_irrelevance", "live_relevance")
 #: Entries per category in the pinned data; used as the weight of a live category that did not run.
 UPSTREAM_COUNTS = {
     "simple_python": 400, "simple_java": 100, "simple_javascript": 50, "multiple": 200, "parallel": 200,
@@ -25,7 +25,8 @@ UPSTREAM_COUNTS = {
 OVERALL_WEIGHTS = {"non_live": 10, "live": 10, "irrelevance": 10, "multi_turn": 30, "agentic": 40}
 
 
-def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
+def official_metrics(results: Sequence[CaseResult]) -> list[Metric]:
+    """The figures of ``eval_runner_helper`` (see the module docstring)."""
     correct: dict[str, int] = defaultdict(int)
     total: dict[str, int] = defaultdict(int)
     for result in results:
@@ -95,3 +96,9 @@ def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
                     + ", ".join(name for name, _ in components) + ")",
         ))
     return metrics
+
+
+def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
+    """BFCL's official figures, then TL-Training's failure categories and mean reward (single-call cases)."""
+    single_call = [r for r in results if r.category in SINGLE_CALL_CATEGORIES]
+    return official_metrics(results) + tl_metrics(single_call)

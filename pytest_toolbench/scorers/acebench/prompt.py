@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ...suite import Case, Request
+from .loading import is_agent
+
 SYSTEM_PROMPT_FOR_NORMAL_DATA_EN = """You are an AI assistant with the role name "assistant." Based on the provided API specifications and conversation history from steps 1 to t, generate the API requests that the assistant should call in step t+1. The API requests should be output in the format [ApiName(key1='value1', key2='value2', ...)], replacing ApiName with the actual API name, key1, key2, etc., with the actual parameter names, and value1, value2, etc., with the actual parameter values. The output should start with a square bracket "[" and end with a square bracket "]".
 If there are multiple API requests, separate them with commas, for example: [ApiName(key1='value1', key2='value2', ...), ApiName(key1='value1', key2='value2', ...), ...]. Do not include any other explanations, prompts, or API call results in the output.
 If the API parameter description does not specify otherwise, the parameter is optional (parameters mentioned in the user input need to be included in the output; if not mentioned, they do not need to be included).
@@ -160,3 +163,33 @@ def single_turn_messages(language: str, category: str, item: Mapping[str, Any]) 
         system = prompts["normal"].format(time=item.get("time", ""), function=functions)
     user = prompts["user"].format(question=item["question"])
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Requests: one per Normal/Special case; agent cases converse (``loop.py``)
+
+#: Upstream local inference: greedy, max_tokens 1024 (``model_infer.LLMInfer``).
+MAX_TOKENS = 1024
+
+
+def _loop():
+    # Imported on first use so the Normal/Special scorer does not load the sandbox.
+    from . import loop
+
+    return loop
+
+
+def build_request(case: Case) -> Request:
+    if is_agent(case):
+        return _loop().first_request(case)
+    messages = single_turn_messages(case.payload["language"], case.category, case.payload)
+    return Request(messages=messages, tools=None, max_tokens=MAX_TOKENS)
+
+
+def is_interactive(case: Case) -> bool:
+    """Only agent cases are conversations; Normal and Special cases are one request each."""
+    return is_agent(case)
+
+
+def conversation(case: Case):
+    return _loop().conversation(case)

@@ -16,6 +16,8 @@ import re
 from typing import Any
 
 from ...parsing.arithmetic import ArithmeticRefused, apply_binary, apply_unary
+from .java_syntax import parse_java_calls
+from .js_syntax import parse_js_calls
 from .syntax_common import DecodeError
 
 # Constant arithmetic is evaluated like the official ``eval(ast.unparse(node))``, but bounded: see
@@ -204,3 +206,18 @@ def is_empty_output(decoded: Any) -> bool:
     if len(decoded) == 0:
         return True
     return len(decoded) == 1 and len(decoded[0]) == 0
+
+
+def decode(text: str, language: str) -> Any:
+    """Decode model text in the category's return format; raises DecodeError (never anything else)."""
+    try:
+        if language == "python":
+            return decode_python(text)
+        source = strip_and_wrap(text)[1:-1]
+        if language == "java":
+            return parse_java_calls(source)
+        return parse_js_calls(source)
+    except DecodeError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a decoder bug must not escape as an exception
+        raise DecodeError(f"{type(exc).__name__}: {exc}") from None

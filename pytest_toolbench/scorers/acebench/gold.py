@@ -1,11 +1,14 @@
-"""Ground truth rendered as the text a prompting-mode model would write (the gold backend's answers)."""
+"""Ground truth rendered as the text a prompting-mode model would write (the gold backend's answers); agent
+cases answer with the reference transcript (``agent.py``) and, step by step, the gold plan (``loop.py``)."""
 
 from __future__ import annotations
 
-import re
+import json
 from typing import Any, Mapping
 
-_INDEX_SUFFIX = re.compile(r"_\d+$")
+from ...suite import Case, Request
+from .agent import gold_transcript
+from .loading import REPEAT_SUFFIX, is_agent
 
 
 def render_value(value: Any, escape_spaces: bool = False) -> str:
@@ -33,7 +36,7 @@ def render_calls(calls: Mapping[str, Any], escape_spaces: bool = False) -> str:
     parts = []
     for key, arguments in calls.items():
         parts.append(
-            render_call(_INDEX_SUFFIX.sub("", key), arguments if isinstance(arguments, Mapping) else {}, escape_spaces)
+            render_call(REPEAT_SUFFIX.sub("", key), arguments if isinstance(arguments, Mapping) else {}, escape_spaces)
         )
     return "[" + ", ".join(parts) + "]"
 
@@ -63,3 +66,17 @@ def gold_text(category: str, ground_truth: Any) -> str:
     if not isinstance(reference, Mapping):
         return "[]"
     return render_calls(reference, escape_spaces=category.startswith("normal_multi_turn"))
+
+
+def gold_output(case: Case) -> str:
+    if is_agent(case):
+        return json.dumps(gold_transcript(case), ensure_ascii=False)
+    return gold_text(case.category, case.payload["ground_truth"])
+
+
+def gold_reply(case: Case, step: int, request: Request) -> str:
+    if is_agent(case):
+        from . import loop  # deferred: the loop loads the sandbox
+
+        return loop.gold_reply(case, step, request)
+    return gold_output(case)

@@ -1,0 +1,154 @@
+"""Collection: a suite is its ``suite.yaml``; pytest collects that file into one item per benchmark case.
+
+There is no test module per suite. ``pytest_collect_file`` turns every ``suite.yaml`` into a :class:`SuiteFile`
+(like pytest's own examples of non-Python tests), which loads the suite through the catalog and yields a
+:class:`CaseItem` per case, named by the benchmark's own case id (``suites/bfcl/suite.yaml::simple_python_12``).
+Each item carries the suite, its category and the case's keywords as markers, so ``-k`` and ``-m`` select as usual.
+
+Items that a ``-k``/``-m`` expression cannot select are never built: the expression is evaluated here, with
+pytest's own matchers over exactly the names and markers the item would have, so the selection is pytest's and a
+run of one suite does not pay for building thousands of items of the others. (Such cases are simply not collected,
+so pytest's "deselected" count does not include them.)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from .errors import ToolbenchError
+from .suite import Case
+
+DEFINITION_NAME = "suite.yaml"
+RECORD_KEY = pytest.StashKey[dict]()
+MARKERS_KEY = pytest.StashKey[dict]()
+
+
+def is_definition(file_path: Path) -> bool:
+    return file_path.name == DEFINITION_NAME
+
+
+class SuiteFile(pytest.File):
+    """A ``suite.yaml``: collects to one :class:`CaseItem` per case of the suite."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        from .plugin import get_session
+        from .session import load_error
+
+        session = get_session(self.config)
+        gold = session.options.backend == "gold"
+        selectable = _selector(self)
+        try:
+            if selectable is not None and not self._any_selectable(session.catalog, selectable, gold):
+                return  # nothing here can be selected: the suite is not even loaded
+            suite = session.catalog.load(self.path)
+        except ToolbenchError as error:
+            raise self.CollectError(load_error(error)) from None
+        for case in suite.cases:
+            marks = self._marks(case.suite, case.category, case.keywords,
+                                suite.known_defects.get(case.case_id) if gold else None)
+            if selectable is not None and not selectable(case.case_id, marks):
+                continue
+            item = CaseItem.from_parent(self, name=case.case_id, case=case)
+            for mark in marks:
+                item.add_marker(mark)
+            yield item
+
+
+    def _marks(self, suite: str, category: str, keywords: tuple[str, ...] | list[str], defect: str | None) -> list:
+        marks = [_mark(self.config, name) for name in marker_names(suite, category, keywords)]
+        if defect is not None:
+            marks.append(pytest.mark.xfail(reason=f"known upstream defect: {defect}", strict=True))
+        return marks
+
+    def _any_selectable(self, catalog: Any, selectable: Callable[[str, list], bool], gold: bool) -> bool:
+        """From the loaded-suite cache's index of case ids, categories and keywords: whether any item of this suite
+        passes ``-k``/``-m`` (True when the index is not available: the suite is loaded and filtered item by item)."""
+        index = catalog.case_index(self.path)
+        if index is None:
+            return True
+        name = catalog.definition_name(self.path)
+        defects = catalog.known_defects(self.path) if gold else {}
+        return any(selectable(case_id, self._marks(name, category, keywords, defects.get(case_id)))
+                   for case_id, category, keywords in index)
+
+
+class CaseItem(pytest.Item):
+    """One benchmark case. Running it scores the case's answer with the suite's own scorer; a failed verdict is a
+    failed test whose message is the scorer's explanation (the full record goes to the JSON and HTML reports)."""
+
+    def __init__(self, *, case: Case, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.case = case
+
+    def runtest(self) -> None:
+        from .plugin import get_session
+        from .session import fail_message
+
+        _, record = get_session(self.config).score(self.case)
+        record["nodeid"] = self.nodeid
+        self.stash[RECORD_KEY] = record
+        if not record["passed"]:
+            pytest.fail(fail_message(record), pytrace=False)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, pytest.fail.Exception) and not excinfo.value.pytrace:
+            return self._repr_failure_py(excinfo, style="value")  # the explanation, without a Python traceback
+        return self._repr_failure_py(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{self.case.suite} case {self.case.case_id}"
+
+
+def marker_names(suite: str, category: str, keywords: tuple[str, ...] | list[str]) -> list[str]:
+    return list(dict.fromkeys(n for n in (suite, category, *keywords) if n.isidentifier()))
+
+
+def _mark(config: pytest.Config, name: str) -> pytest.MarkDecorator:
+    # Registered once per name (before use, for --strict-markers): pytest re-reads every registered marker line
+    # whenever a new mark name is seen, so one line per case made collection quadratic.
+    registered = config.stash.setdefault(MARKERS_KEY, {})
+    decorator = registered.get(name)
+    if decorator is None:
+        config.addinivalue_line("markers", f"{name}: pytest-toolbench suite, category or keyword marker.")
+        decorator = registered[name] = getattr(pytest.mark, name)
+    return decorator
+
+
+def _selector(parent: pytest.Collector) -> Callable[[str, list], bool] | None:
+    """``selectable(case_id, marks)``: whether the run's ``-k`` and ``-m`` expressions keep an item with that name
+    and those marks under ``parent``, decided with pytest's own expression parser and matchers. None when there is
+    no expression, or when this pytest's internals differ from what is relied on (every item is then built and
+    pytest deselects as usual)."""
+    keyword = (parent.config.option.keyword or "").lstrip()
+    markexpr = (parent.config.option.markexpr or "").lstrip()
+    if not keyword and not markexpr:
+        return None
+    try:
+        from _pytest.mark import KeywordMatcher, MarkMatcher
+        from _pytest.mark.expression import Expression
+    except ImportError:
+        return None
+    try:
+        keyword_expr = Expression.compile(keyword) if keyword else None
+        mark_expr = Expression.compile(markexpr) if markexpr else None
+    except Exception:  # a malformed expression: let pytest report it in its own words
+        return None
+    # KeywordMatcher.from_item's names: every node of the chain but the session and the root directory.
+    chain = [node.name for node in parent.listchain()
+             if not isinstance(node, pytest.Session)
+             and not (isinstance(node, pytest.Directory) and isinstance(node.parent, pytest.Session))]
+
+    def selectable(case_id: str, marks: list) -> bool:
+        resolved = [mark.mark for mark in marks]
+        if keyword_expr is not None:
+            names = {*chain, case_id, *(mark.name for mark in resolved)}
+            if not keyword_expr.evaluate(KeywordMatcher(names)):
+                return False
+        if mark_expr is not None and not mark_expr.evaluate(MarkMatcher.from_markers(resolved)):
+            return False
+        return True
+
+    return selectable
