@@ -38,11 +38,14 @@ class Registry:
         if engine:
             self.engine_backends.add(name)
 
-    def scorer_file(self, reference: str) -> str | None:
+    def scorer_file(self, reference: str, definition_path: Path) -> str | None:
         """The file of a scorer module, found without importing it (None for a registered object)."""
         found = self.benchmarks.get(reference)
         if found is not None:
             return getattr(found, "__file__", None)
+        local = _local_scorer(reference, definition_path)
+        if local is not None:
+            return str(local)
         try:
             spec = importlib.util.find_spec(reference)
         except (ImportError, ValueError):
@@ -50,18 +53,59 @@ class Registry:
         return spec.origin if spec is not None and spec.has_location else None
 
     def benchmark(self, reference: str, definition_path: Path) -> Any:
-        if reference in self.benchmarks:
-            found = self.benchmarks[reference]
-        else:
-            try:
+        """``scorer:`` of a suite.yaml: a name registered through the hook, a module or package in the suite's own
+        folder (``scorer: scorer`` for ``suites/<name>/scorer.py`` or ``suites/<name>/scorer/``), or an importable
+        dotted module path."""
+        local = _local_scorer(reference, definition_path) if reference not in self.benchmarks else None
+        try:
+            if reference in self.benchmarks:
+                found = self.benchmarks[reference]
+            elif local is not None:
+                found = _import_local(local, definition_path)
+            else:
                 found = importlib.import_module(reference)
-            except ImportError as exc:
-                raise DataError(definition_path, f"cannot import scorer module {reference!r}: {exc}",
-                                field="scorer") from None
+        except Exception as exc:  # ImportError, or the scorer's own SyntaxError/NameError at import
+            raise DataError(definition_path, f"cannot import scorer module {reference!r}: {exc}",
+                            field="scorer") from None
         missing = [name for name in REQUIRED_FUNCTIONS if not callable(getattr(found, name, None))]
         if missing:
             raise DataError(definition_path, f"scorer {reference!r} lacks {', '.join(missing)}", field="scorer")
         return found
+
+
+def _local_scorer(reference: str, definition_path: Path) -> Path | None:
+    """The suite folder's own scorer: ``<folder>/<reference>.py`` or the package ``<folder>/<reference>/``."""
+    if not all(part.isidentifier() for part in reference.split(".")):
+        return None
+    base = Path(definition_path).parent.joinpath(*reference.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _import_local(path: Path, definition_path: Path) -> Any:
+    """Import a suite folder's scorer under a name of its own (``toolbench_suite_<folder>_<module>``), so two suites
+    may both call their scorer ``scorer``; a package keeps its relative imports."""
+    import sys
+
+    folder = Path(definition_path).parent
+    stem = path.parent.name if path.name == "__init__.py" else path.stem
+    name = f"toolbench_suite_{folder.name}_{stem}"
+    if name in sys.modules:
+        return sys.modules[name]
+    package = [str(path.parent)] if path.name == "__init__.py" else None
+    spec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=package)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"no module at {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
 
 
 @dataclass
@@ -228,7 +272,7 @@ class Catalog:
                                         self.allow_download, self.hashes)
         # Before parsing: an edited file is reported as a checksum difference, not as whatever it breaks.
         source, digests = datasource.verify(source, definition, self.hashes, self.data_unverified)
-        code = suite_cache.code_sha256(self.registry.scorer_file(definition.scorer))
+        code = suite_cache.code_sha256(self.registry.scorer_file(definition.scorer, definition_path))
         key = None
         if code is not None:
             key = self.suites.key(definition_path, source.kind, source.path,

@@ -8,10 +8,10 @@ import pytest
 
 from pytest_toolbench.scorers import acebench
 from pytest_toolbench.scorers.acebench import agent
-from pytest_toolbench.scorers.acebench.aggregation import aggregate
+from pytest_toolbench.scorers.acebench.aggregation import official_metrics as aggregate
 from pytest_toolbench.scorers.acebench.checker import check_normal_output, check_special_output, standardize_string
 from pytest_toolbench.scorers.acebench.decoding import DecodeError, decode_calls, extract_first_bracket_span
-from pytest_toolbench.scorers.acebench.prompts import single_turn_messages
+from pytest_toolbench.scorers.acebench.prompt import single_turn_messages
 from pytest_toolbench.suite import FORMAT_ERROR, Case, CaseResult, Generation
 
 DOCS = [

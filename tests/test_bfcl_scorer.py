@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from pytest_toolbench.scorers import bfcl
-from pytest_toolbench.scorers.bfcl.decode import decode_python
+from pytest_toolbench.scorers.bfcl.decoding import decode_python
 from pytest_toolbench.scorers.bfcl.java_syntax import parse_java_calls
 from pytest_toolbench.scorers.bfcl.js_syntax import parse_js_calls
 from pytest_toolbench.scorers.bfcl.syntax_common import DecodeError

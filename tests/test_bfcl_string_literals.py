@@ -26,6 +26,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_toolbench.scorers import bfcl
+from pytest_toolbench.scorers.bfcl.decoding import decode
 from pytest_toolbench.scorers.bfcl.java_syntax import parse_java_calls
 from pytest_toolbench.scorers.bfcl.js_syntax import parse_js_calls
 from pytest_toolbench.scorers.bfcl.syntax_common import DecodeError
@@ -434,7 +435,7 @@ def test_decoding_agrees_with_official():
     mismatches = []
     for _, case_id, label, output, expected, _, _ in SCORED:
         language = "java" if case_id.startswith("simple_java_") else "javascript"
-        got = _decoded(bfcl.decode, output, language)
+        got = _decoded(decode, output, language)
         if got != expected:
             mismatches.append((label, expected, got))
     assert not mismatches, f"{len(mismatches)} of {len(SCORED)} decode unlike the official decoder: {mismatches[:10]}"

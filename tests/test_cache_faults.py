@@ -283,11 +283,7 @@ if os.environ.get("CACHE_SPARE_PAGES"):  # a disk that fills up: the cache file 
     toolbench_cache.GenerationCache._open_writable = _small_disk
 
 
-_register_echo = pytest_toolbench_register
-
-
 def pytest_toolbench_register(registry):
-    _register_echo(registry)
     registry.add_backend("counting", CountingBackend)
 '''
 

@@ -161,7 +161,7 @@ def test_the_verification_cache_avoids_rehashing(echo, monkeypatch):
 def echo_catalog(root: Path, **kwargs) -> Catalog:
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("echo_benchmark", EXAMPLE_SUITE / "echo_benchmark.py")
+    spec = importlib.util.spec_from_file_location("echo_scorer", EXAMPLE_SUITE / "suites" / "echo" / "scorer.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     registry = Registry()

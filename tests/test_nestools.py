@@ -11,6 +11,12 @@ import pytest
 
 from pytest_toolbench.definition import load_definition
 from pytest_toolbench.scorers import nestools
+from pytest_toolbench.scorers.nestools.candidates import candidate_ids, rebuilt_candidates
+from pytest_toolbench.scorers.nestools.checker import COUNT_KEYS, ERROR_KEYS
+from pytest_toolbench.scorers.nestools.gold import gold_calls, max_depth, structure_key
+from pytest_toolbench.scorers.nestools.loading import OFFICIAL_PROMPT_FILE, depth_bucket, prompt_source
+from pytest_toolbench.scorers.nestools.prompt import ANSWER_HEADER, BASE_PROMPT, TASK_HEADER, render_prompt
+from pytest_toolbench.scorers.nestools.values import normalize_date, rouge_l_f, safe_value_score, value_score
 from pytest_toolbench.suite import FORMAT_ERROR, Case, CaseResult, Generation
 
 from conftest import REPO, shared_data_dir
@@ -66,10 +72,10 @@ IDS = [11, 22, 33]
 def _case(calls=CALLS, api=API, ids=IDS, task=TASK) -> Case:
     payload = {"test_id": 7, "task": task, "api": api, "api_ids": ids, "call": calls, "field": "Logistics/Parcels",
                "prompt_source": "rebuilt", "data_dir": str(SAMPLES)}
-    chain = nestools.gold_calls(payload)
-    payload["depth"] = nestools.max_depth(chain)
-    payload["structure_key"] = nestools.structure_key(chain)
-    return Case(suite="nestools", case_id="7", category=nestools.depth_bucket(payload["depth"]), payload=payload)
+    chain = gold_calls(payload)
+    payload["depth"] = max_depth(chain)
+    payload["structure_key"] = structure_key(chain)
+    return Case(suite="nestools", case_id="7", category=depth_bucket(payload["depth"]), payload=payload)
 
 
 def _call(name, api_id, parameters, responses=None):
@@ -292,7 +298,7 @@ def test_a_case_only_difference_is_not_exact_because_of_rouge_epsilon():
 
 @pytest.mark.parametrize("written", ["March 3rd, 2025", "march 3, 2025", "March 03, 2025"])
 def test_date_normalisation_gives_full_credit_to_long_dates(written):
-    assert nestools.value_score("2025-03-03", written) == pytest.approx(0.999999995)
+    assert value_score("2025-03-03", written) == pytest.approx(0.999999995)
     prediction = _gold_prediction()
     prediction[1]["parameters"]["date"] = written
     assert _counts(_score(prediction), "param")[0] == pytest.approx(6.999999995)
@@ -306,7 +312,7 @@ def test_date_normalisation_gives_full_credit_to_long_dates(written):
     ("Due March 3, 2025", "Due March 3, 2025"),  # strptime needs the whole string
 ])
 def test_normalize_date(written, normalised):
-    assert nestools.normalize_date(written) == normalised
+    assert normalize_date(written) == normalised
 
 
 @pytest.mark.parametrize("gold, predicted, expected", [
@@ -323,7 +329,7 @@ def test_normalize_date(written, normalised):
     ("", "x", 0),  # ROUGE refuses an empty reference: upstream's try/except gives 0
 ])
 def test_value_score(gold, predicted, expected):
-    assert nestools.safe_value_score(gold, predicted) == pytest.approx(expected)
+    assert safe_value_score(gold, predicted) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize("hypothesis, reference, expected", [
@@ -338,16 +344,16 @@ def test_value_score(gold, predicted, expected):
     ("x", "y", 0.0),
 ])
 def test_rouge_l_matches_the_rouge_package(hypothesis, reference, expected):
-    assert nestools.rouge_l_f(hypothesis, reference) == expected
+    assert rouge_l_f(hypothesis, reference) == expected
 
 
 def test_rouge_recursion_limit_of_the_official_scorer_scores_zero():
     # An LCS walk of 988 steps overflows rouge 1.0.1's recursive reconstruction under eval.py (CPython 3.11).
-    assert nestools.value_score("zzz", " ".join(f"w{i}" for i in range(987))) == 0.0  # no error yet
+    assert value_score("zzz", " ".join(f"w{i}" for i in range(987))) == 0.0  # no error yet
     tail = " ".join(f"w{i}" for i in range(986))
-    assert nestools.value_score("zzz", tail + " zzz") > 0  # 987 words, the match at the end
+    assert value_score("zzz", tail + " zzz") > 0  # 987 words, the match at the end
     with pytest.raises(Exception):
-        nestools.value_score("zzz", " ".join(f"w{i}" for i in range(988)))
+        value_score("zzz", " ".join(f"w{i}" for i in range(988)))
 
 
 def test_parameter_error_kinds():
@@ -393,7 +399,7 @@ def test_depth_uses_upstreams_substring_test():
         {"api_name": "lookup_parcel", "parameters": {"tracking": "API_call_10"}, "responses": ["API_call_1"]},
     ]
     # "API_call_1" is a substring of "API_call_10", and a call's own responses are already in scope.
-    assert nestools.max_depth(nestools.gold_calls({"api": API, "api_ids": IDS, "call": calls})) == 2
+    assert max_depth(gold_calls({"api": API, "api_ids": IDS, "call": calls})) == 2
 
 
 # ------------------------------------------------------------------------------------------------ aggregation
@@ -401,9 +407,9 @@ def test_depth_uses_upstreams_substring_test():
 
 def _result(case_id, counts, depth="2", structure="0", passed=False):
     full = {"all_num": 1.0, "correct_format_num": 1.0, "tree_acc": float(passed)}
-    full.update({key: 0.0 for key in nestools.COUNT_KEYS + nestools.ERROR_KEYS})
+    full.update({key: 0.0 for key in COUNT_KEYS + ERROR_KEYS})
     full.update(counts)
-    category = nestools.depth_bucket(int(depth))
+    category = depth_bucket(int(depth))
     return CaseResult(suite="nestools", case_id=case_id, category=category, passed=passed, error_type=None,
                       counts=full, labels={"depth": depth, "structure": structure})
 
@@ -454,15 +460,15 @@ def test_samples_load_and_pass_under_gold():
 def test_rebuilt_prompt_layout_and_candidates():
     cases = nestools.load_cases(SAMPLES, {"name": "nestools"})
     case = cases[-1]
-    assert nestools.prompt_source(SAMPLES) == "rebuilt" and case.payload["prompt_source"] == "rebuilt"
+    assert prompt_source(SAMPLES) == "rebuilt" and case.payload["prompt_source"] == "rebuilt"
     request = nestools.build_request(case)
     assert request.max_tokens == 768 and len(request.messages) == 1
     message = request.messages[0]
     assert message["role"] == "user"
     text = message["content"]
-    assert text.startswith(nestools.BASE_PROMPT + "[{'api_name': ")
+    assert text.startswith(BASE_PROMPT + "[{'api_name': ")
     assert text.endswith("\n\nTask description:\n" + case.payload["task"] + "\n\nAPI call result:\n")
-    candidates = nestools.rebuilt_candidates(SAMPLES, case.payload["test_id"])
+    candidates = rebuilt_candidates(SAMPLES, case.payload["test_id"])
     assert str(candidates) in text
     assert set(case.payload["api_ids"]) <= {c["api_id"] for c in candidates}
     assert all(list(c)[:2] == ["api_name", "api_id"] for c in candidates)
@@ -478,10 +484,10 @@ def test_official_prompt_file_is_used_verbatim_when_present(tmp_path):
             handle.write(json.dumps({"test_id": row["test_id"], "prompt": f"official prompt {row['test_id']} "
                                      "[{'api_name': 'x', 'api_id': 4242}]"}) + "\n")
     cases = nestools.load_cases(tmp_path, {"name": "nestools"})
-    assert nestools.prompt_source(tmp_path) == "official"
+    assert prompt_source(tmp_path) == "official"
     assert "prompt_official" in cases[0].keywords
     assert nestools.build_request(cases[0]).messages[0]["content"].startswith("official prompt 1 ")
-    assert nestools.candidate_ids(cases[0]) == {4242}
+    assert candidate_ids(cases[0]) == {4242}
 
 
 def test_replay_reads_raw_responses_and_drops_api_failures(tmp_path):
@@ -551,17 +557,17 @@ def test_differential_against_official_dev_verdicts(full_cases):
 
 def test_rebuilt_prompt_has_the_official_layout_when_the_official_file_is_available():
     data = _data_dir()
-    if data is None or not (data / nestools.OFFICIAL_PROMPT_FILE).is_file():
+    if data is None or not (data / OFFICIAL_PROMPT_FILE).is_file():
         pytest.skip("the official inference/test_prompt.jsonl is not in the data folder")
     official = {c.case_id: c for c in nestools.load_cases(data, {"name": "nestools"})}
     case = official["1"]
-    rebuilt = nestools.render_prompt(nestools.rebuilt_candidates(data, 1), case.payload["task"])
+    rebuilt = render_prompt(rebuilt_candidates(data, 1), case.payload["task"])
     text = nestools.build_request(case).messages[0]["content"]
-    head = nestools.BASE_PROMPT + "[{'api_name': "
-    tail = nestools.TASK_HEADER + case.payload["task"] + nestools.ANSWER_HEADER
+    head = BASE_PROMPT + "[{'api_name': "
+    tail = TASK_HEADER + case.payload["task"] + ANSWER_HEADER
     assert text.startswith(head) and rebuilt.startswith(head)
     assert text.endswith(tail) and rebuilt.endswith(tail)
-    assert set(case.payload["api_ids"]) <= nestools.candidate_ids(case)
+    assert set(case.payload["api_ids"]) <= candidate_ids(case)
 
 
 def test_replay_of_the_official_prediction_files_matches_the_verdicts(full_cases):

@@ -46,11 +46,7 @@ class CountingBackend:
         pass
 
 
-_register_echo = pytest_toolbench_register
-
-
 def pytest_toolbench_register(registry):
-    _register_echo(registry)
     registry.add_backend("counting", CountingBackend)
 '''
 
@@ -230,3 +226,68 @@ def test_failed_cases_are_one_line_each_unless_tb_is_given(echo):
     assert "FAILED suites/echo/suite.yaml::echo_0 - Failed: format_error" in short
     long = run(echo, f"--toolbench-replay={saved}", "--tb=short").stdout.str()
     assert "= FAILURES =" in long and "model output: 'not json'" in long
+
+
+NEW_SUITE_YAML = """\
+name: tiny
+title: Tiny (a suite added as one folder)
+scorer: scorer
+data:
+  folder: tiny
+  samples: samples
+categories:
+  - name: add
+generation:
+  max_tokens: 512
+"""
+
+NEW_SUITE_SCORER = '''\
+import json
+
+from pytest_toolbench.data import load_jsonl
+from pytest_toolbench.suite import FORMAT_ERROR, Case, Metric, Request, Verdict
+
+
+def load_cases(data_dir, definition):
+    return [Case("tiny", row["id"], "add", row) for row in load_jsonl(data_dir / "cases.jsonl")]
+
+
+def build_request(case):
+    return Request(messages=[{"role": "user", "content": f"{case.payload['a']} + {case.payload['b']}?"}])
+
+
+def gold_output(case):
+    return json.dumps(case.payload["a"] + case.payload["b"])
+
+
+def score(case, generation):
+    try:
+        value = json.loads(generation.text)
+    except ValueError:
+        return Verdict(False, FORMAT_ERROR, "not a number")
+    expected = case.payload["a"] + case.payload["b"]
+    return Verdict(value == expected, None if value == expected else "wrong_sum", f"expected {expected}")
+
+
+def aggregate(results):
+    passed = sum(r.passed for r in results)
+    return [Metric("accuracy", passed / len(results), passed, len(results), group="aggregate")]
+'''
+
+
+def test_a_suite_is_one_folder_with_a_yaml_file_and_a_scorer_module(pytester):
+    folder = pytester.path / "suites" / "tiny"
+    (folder / "samples").mkdir(parents=True)
+    (folder / "suite.yaml").write_text(NEW_SUITE_YAML)
+    (folder / "scorer.py").write_text(NEW_SUITE_SCORER)
+    (folder / "samples" / "cases.jsonl").write_text(
+        "".join(json.dumps({"id": f"sum_{i}", "a": i, "b": 2 * i}) + "\n" for i in range(4)))
+    result = pytester.runpytest_subprocess("suites", "-p", "no:randomly", "-p", "no:cacheprovider",
+                                           "--toolbench-no-download", "--toolbench-json=run.json", "-v")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["*suites/tiny/suite.yaml::sum_0 PASSED*", "*tiny: Tiny (a suite added as one folder)*"])
+    document = json.loads((pytester.path / "run.json").read_text())
+    assert document["suites"]["tiny"]["metrics"][0]["value"] == 1.0
+    selected = pytester.runpytest_subprocess("suites", "-p", "no:cacheprovider", "--toolbench-no-download",
+                                             "-k", "sum_3", "--collect-only", "-q")
+    assert "suites/tiny/suite.yaml::sum_3" in selected.stdout.str() and "1 test collected" in selected.stdout.str()

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from pytest_toolbench.scorers import rotbench
+from pytest_toolbench.scorers.rotbench.loading import LEVELS, TURNS
 from pytest_toolbench.suite import FORMAT_ERROR, Case, CaseResult, Generation
 
 from conftest import REPO, shared_data_dir
@@ -209,7 +210,7 @@ def test_aggregate_official_formulas():
 def test_samples_load_and_pass_under_gold():
     cases = rotbench.load_cases(SUITE_DIR / "samples", {})
     assert cases and {c.category for c in cases} <= {f"{t}_{lv}" for t in ("first_turn", "third_turn")
-                                                       for lv in rotbench.LEVELS}
+                                                       for lv in LEVELS}
     for case in cases:
         assert rotbench.score(case, Generation(text=rotbench.gold_output(case))).passed, case.case_id
 
@@ -251,7 +252,7 @@ def test_differential_against_official_verdicts(all_cases):
     disagreements = []
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     for line in lines:
-        case = by_id[f"{rotbench.TURNS[line['turn']]}-{line['level']}-{line['index']}"]
+        case = by_id[f"{TURNS[line['turn']]}-{line['level']}-{line['index']}"]
         assert case.payload["id"] == line["id"]
         counts = rotbench.score(case, Generation(text=line["output"])).counts
         mine = (counts["ts"], counts["pi"], counts["cf"])
@@ -266,7 +267,7 @@ def test_replay_reads_official_output_layout(all_cases):
         pytest.skip("dev verdicts not available")
     outputs = rotbench.replay_outputs(path.parent / "round_0")
     assert len(outputs) == 1400
-    lines = {f"{rotbench.TURNS[v['turn']]}-{v['level']}-{v['index']}": v
+    lines = {f"{TURNS[v['turn']]}-{v['level']}-{v['index']}": v
              for v in map(json.loads, path.read_text(encoding="utf-8").splitlines())}
     assert all(outputs[case_id] == line["output"] for case_id, line in lines.items())
     single = rotbench.replay_outputs(path.parent / "round_0" / "Third_Turn" / "heavy.jsonl")

@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from pytest_toolbench.scorers import tltraining
+from pytest_toolbench.scorers.tltraining.decoding import parse_python_calls
 from pytest_toolbench.suite import FORMAT_ERROR, CaseResult, Generation
 
 from conftest import REPO
@@ -81,11 +82,11 @@ def test_bfcl_parallel_is_a_multiset_and_positional_gold_is_named(sample_cases):
 
 
 def test_python_call_parser_folds_arithmetic_only():
-    assert tltraining.parse_python_calls("f(p=1/6, n=500*500, x=-2)") == [
+    assert parse_python_calls("f(p=1/6, n=500*500, x=-2)") == [
         {"name": "f", "arguments": {"p": 1 / 6, "n": 250000, "x": -2}}]
     for bad in ("f(x=y)", "f(x=__import__('os'))", "f(x=2**10000)", "f(x='a'*3)", "f(*a)", "x = 1"):
         with pytest.raises(ValueError):
-            tltraining.parse_python_calls(bad)
+            parse_python_calls(bad)
 
 
 def test_rotbench_clean_keeps_official_rules(sample_cases):

@@ -8,6 +8,8 @@ import json
 import pytest
 
 from pytest_toolbench.scorers import acebench, nestools
+from pytest_toolbench.scorers.nestools.gold import gold_calls, max_depth, structure_key
+from pytest_toolbench.scorers.nestools.loading import depth_bucket
 from pytest_toolbench.suite import FORMAT_ERROR, Case, CaseResult, Generation
 
 # ------------------------------------------------------------------------------------------------ NesTools
@@ -39,10 +41,10 @@ def _nestools_case(calls, apis, ids, test_id=1) -> Case:
     payload = {"test_id": test_id, "task": "Set the tomato zone to 22.5 degrees and water it from March 3rd, 2025.",
                "api": apis, "api_ids": ids, "call": calls, "field": "Gardening/Greenhouse",
                "prompt_source": "official", "prompt": prompt, "data_dir": "unused"}
-    chain = nestools.gold_calls(payload)
-    payload["depth"] = nestools.max_depth(chain)
-    payload["structure_key"] = nestools.structure_key(chain)
-    return Case(suite="nestools", case_id=str(test_id), category=nestools.depth_bucket(payload["depth"]),
+    chain = gold_calls(payload)
+    payload["depth"] = max_depth(chain)
+    payload["structure_key"] = structure_key(chain)
+    return Case(suite="nestools", case_id=str(test_id), category=depth_bucket(payload["depth"]),
                 payload=payload)
 
 

@@ -1,10 +1,7 @@
-"""Registers the ``echo`` benchmark so ``suites/echo/suite.yaml`` can name it (``scorer: echo``)."""
+"""Nothing is needed here to add a suite (``suites/echo/`` is the whole suite: its YAML and its scorer module).
 
-import echo_benchmark
-
-
-def pytest_toolbench_register(registry):
-    registry.add_benchmark("echo", echo_benchmark)
+A conftest can still use the plugin's hooks, e.g. to read the final summary:
+"""
 
 
 def pytest_toolbench_summary(config, summary):
