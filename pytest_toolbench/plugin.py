@@ -232,8 +232,9 @@ def build_summary(toolbench: ToolbenchSession):
     benchmarks: dict[str, Any] = {}
     for record in toolbench.records:
         if record["suite"] not in benchmarks:
-            benchmark = toolbench.registry.benchmark(record["scorer"], Path(record["definition"]))
-            benchmarks[record["suite"]] = (benchmark, record["title"])
+            facts = toolbench.suite_facts(record["suite"])
+            benchmark = toolbench.registry.benchmark(facts["scorer"], Path(facts["definition"]))
+            benchmarks[record["suite"]] = (benchmark, facts["title"], facts["data_source"])
     return summarize(toolbench.records, benchmarks, toolbench.header())
 
 

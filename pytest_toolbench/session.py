@@ -187,15 +187,12 @@ class ToolbenchSession:
             "decoded": verdict.decoded, "expected": verdict.expected, "counts": verdict.counts,
             "labels": verdict.labels, "output": output, "finish_reason": finish_reason,
             "known_defect": suite.known_defects.get(case.case_id),
-            "data_source": suite.source.to_json(), "scorer": suite.definition.scorer,
-            "definition": str(suite.definition.path), "title": suite.definition.title,
         }
         try:
             # Through the transport form now, so what a worker sends is exactly what a single process keeps.
             return records.decode(records.encode(record))
         except Exception as error:  # the policy is total; this guards the case against a bug in it
-            fallback = {key: record[key] for key in ("suite", "case_id", "category", "order", "data_source",
-                                                      "scorer", "definition", "title", "known_defect")}
+            fallback = {key: record[key] for key in ("suite", "case_id", "category", "order", "known_defect")}
             fallback.update(keywords=list(case.keywords), passed=False, error_type=SCORER_ERROR,
                             explanation=f"the record could not be serialised: {type(error).__name__}",
                             decoded=None, expected=None, counts={}, labels={}, output="", finish_reason=None)
@@ -217,6 +214,11 @@ class ToolbenchSession:
     def expect(self, manifest: dict[str, Any]) -> None:
         self.expected = manifest
 
+    def suite_facts(self, name: str) -> dict[str, Any]:
+        """What a suite's records share (scorer, definition, title, data source): kept once per suite, from the
+        selection's manifest, instead of on every case record."""
+        return (self.expected or {}).get("suites", {}).get(name) or {}
+
     def not_run_records(self) -> list[dict[str, Any]]:
         """A failed ``not_run`` record for each selected, unskipped case that has no verdict at session end (a
         crashed worker, a setup error, an interrupted run): counted in the figures and named, never left out."""
@@ -227,14 +229,13 @@ class ToolbenchSession:
         for nodeid, suite, case_id, category, keywords, order in self.expected["cases"]:
             if nodeid in scored or nodeid in self.skipped:
                 continue
-            facts = self.expected["suites"][suite]
             missing.append({
                 "suite": suite, "case_id": case_id, "category": category, "keywords": keywords, "order": order,
                 "passed": False, "error_type": NOT_RUN,
                 "explanation": "no verdict: the test never reached its scorer (a crashed xdist worker, a setup "
                                "error or an interrupted run)",
                 "decoded": None, "expected": None, "counts": {}, "labels": {"outcome": NOT_RUN}, "output": "",
-                "finish_reason": None, "known_defect": None, "nodeid": nodeid, **facts,
+                "finish_reason": None, "known_defect": None, "nodeid": nodeid,
             })
         return missing
 

@@ -54,7 +54,7 @@ def to_case_result(record: Mapping[str, Any]) -> CaseResult:
 
 def summarize(records: Iterable[Mapping[str, Any]], benchmarks: Mapping[str, Any],
               header: dict[str, Any]) -> RunSummary:
-    """``benchmarks`` maps suite name to its benchmark object (for ``aggregate``) and title."""
+    """``benchmarks`` maps suite name to (benchmark object, for ``aggregate``; title; data source facts)."""
     by_suite: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for record in records:
         by_suite[record["suite"]].append(record)
@@ -62,7 +62,7 @@ def summarize(records: Iterable[Mapping[str, Any]], benchmarks: Mapping[str, Any
     for name in sorted(by_suite):
         suite_records = sorted(by_suite[name], key=lambda r: r.get("order", 0))
         results = [to_case_result(r) for r in suite_records]
-        benchmark, title = benchmarks[name]
+        benchmark, title, data_source = benchmarks[name]
         errors = Counter(r.error_type for r in results if not r.passed and r.error_type)
         per_category: dict[str, Counter] = defaultdict(Counter)
         for r in results:
@@ -73,7 +73,7 @@ def summarize(records: Iterable[Mapping[str, Any]], benchmarks: Mapping[str, Any
             for key, value in r.labels.items():
                 labels[key][value] += 1
         summary.suites.append(SuiteSummary(
-            name=name, title=title, data_source=suite_records[0].get("data_source") or {},
+            name=name, title=title, data_source=data_source or {},
             total=len(results), passed=sum(r.passed for r in results),
             metrics=list(benchmark.aggregate(results)),
             error_types=dict(errors.most_common()),

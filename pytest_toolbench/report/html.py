@@ -310,7 +310,7 @@ class HtmlReport:
     def _request(self, record: Mapping[str, Any]) -> Any:
         """The case's request, rebuilt on the controller from the catalog (records stay small on the wire)."""
         try:
-            definition = record["definition"]
+            definition = self.session.suite_facts(record["suite"])["definition"]
             if definition not in self._suites:
                 self._suites[definition] = self.session.catalog.load(Path(definition))
             suite = self._suites[definition]
