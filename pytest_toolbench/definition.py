@@ -73,11 +73,11 @@ SUITE_SCHEMA: dict[str, Any] = {
             "type": "object",
             "additionalProperties": False,
             "properties": {
-                "max_tokens": {"type": "integer", "minimum": 512},
-                "temperature": {"type": "number", "minimum": 0},
+                "max_tokens": {"type": "integer", "minimum": 512,
+                               "description": "the model's output limit for this suite's requests (the run's "
+                                              "--toolbench-max-tokens overrides it)"},
             },
         },
-        "metrics": {"type": "array", "items": {"type": "string"}},
         "known_defects": {"type": "string"},
         "options": {"type": "object"},
     },
