@@ -210,7 +210,7 @@ def _ok(message: str) -> dict[str, Any]:
     return {"status": True, "message": message}
 
 
-class _Scenario:
+class Scenario:
     """Language plumbing shared by the scenario classes (private names only: a model can call public ones)."""
 
     #: Public methods that exist in only some languages upstream: {language: names hidden in that language}.
@@ -224,7 +224,7 @@ class _Scenario:
         return [name for name in dir(self) if not name.startswith("_") and callable(getattr(self, name)) and name not in hidden]
 
 
-class BaseApi(_Scenario):
+class BaseApi(Scenario):
     def __init__(self, language: str):
         self._language = language
         self.wifi = False

@@ -13,7 +13,7 @@ import copy
 from datetime import datetime, timedelta
 from typing import Any
 
-from .phone import _Scenario
+from .phone import Scenario
 
 _TRAVEL_USERS = {
     "user1": {"user_name": "Eve", "password": "password123", "cash_balance": 2000.0, "bank_balance": 50000.0, "membership_level": "regular"},
@@ -120,7 +120,7 @@ _NOW = datetime(2024, 7, 14, 6, 0, 0)
 _BAGGAGE_FEE = 50
 
 
-class Travel(_Scenario):
+class Travel(Scenario):
     def __init__(self, language: str):
         self._language = language
         economy, business = CABINS[language]
