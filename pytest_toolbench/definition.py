@@ -71,6 +71,7 @@ SUITE_SCHEMA: dict[str, Any] = {
         },
         "generation": {
             "type": "object",
+            "required": ["max_tokens"],
             "additionalProperties": False,
             "properties": {
                 "max_tokens": {"type": "integer", "minimum": 512,
@@ -141,7 +142,7 @@ class SuiteDefinition:
 
     @property
     def max_tokens(self) -> int:
-        return int(self.raw["generation"].get("max_tokens", 1024))
+        return int(self.raw["generation"]["max_tokens"])
 
     def known_defects(self) -> dict[str, str]:
         path = self.folder / self.raw.get("known_defects", "known_defects.yaml")

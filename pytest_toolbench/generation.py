@@ -20,7 +20,8 @@ from .suite import Case, Generation, Request, Task
 
 
 def finalize_request(request: Request, suite_max_tokens: int, max_tokens_option: int | None) -> Request:
-    """The run's generation settings win over the suite's, which win over nothing: no hidden defaults."""
+    """``--toolbench-max-tokens`` wins, then a limit the request itself carries (only a simulated user's turn sets
+    one: it is another model's setting), then suite.yaml's ``generation.max_tokens``: no hidden defaults."""
     max_tokens = max_tokens_option or request.max_tokens or suite_max_tokens
     return dataclasses.replace(request, max_tokens=max_tokens)
 

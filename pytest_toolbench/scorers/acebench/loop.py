@@ -44,8 +44,9 @@ MAX_MESSAGES = 40
 FINISH = "finish conversation"
 #: What the multi-step executor answers to an undecodable agent message (upstream, verbatim).
 UNDECODABLE_REPLY = "Please do not ask me any questions, use the known conditions to solve the problem"
-AGENT_MAX_TOKENS = 1024  # upstream local inference: SamplingParams(max_tokens=1024)
-USER_MAX_TOKENS = 1000  # upstream APIUSER default
+# The model under test answers within suite.yaml's generation.max_tokens (upstream local inference: 1024); the
+# simulated user is another model, with upstream APIUSER's own limit.
+USER_MAX_TOKENS = 1000
 
 # ----------------------------------------------------------------------------------------------------------------
 # Decoding an agent message (upstream ``decode_function_list`` of the agent/execution roles), without evaluation.
@@ -225,8 +226,7 @@ def opening_history(case: Case) -> str:
 def multi_step_request(case: Case, history: str) -> Request:
     language = case.payload["language"]
     user = AGENT_USER[language].format(functions=_functions(case), history=history)
-    return Request(messages=[{"role": "system", "content": AGENT_SYSTEM[language]}, {"role": "user", "content": user}],
-                   max_tokens=AGENT_MAX_TOKENS)
+    return Request(messages=[{"role": "system", "content": AGENT_SYSTEM[language]}, {"role": "user", "content": user}])
 
 
 def multi_turn_agent_system(language: str, involved_classes: Sequence[str]) -> str:
@@ -242,8 +242,7 @@ def multi_turn_agent_request(case: Case, history: str) -> Request:
     language = case.payload["language"]
     system = multi_turn_agent_system(language, case.payload["involved_classes"])
     user = MULTI_TURN_AGENT_USER[language].format(functions=_functions(case), history=history)
-    return Request(messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-                   max_tokens=AGENT_MAX_TOKENS)
+    return Request(messages=[{"role": "system", "content": system}, {"role": "user", "content": user}])
 
 
 def user_simulator_system(case: Case) -> str:

@@ -169,7 +169,6 @@ def single_turn_messages(language: str, category: str, item: Mapping[str, Any]) 
 # Requests: one per Normal/Special case; agent cases converse (``loop.py``)
 
 #: Upstream local inference: greedy, max_tokens 1024 (``model_infer.LLMInfer``).
-MAX_TOKENS = 1024
 
 
 def _loop():
@@ -183,7 +182,7 @@ def build_request(case: Case) -> Request:
     if is_agent(case):
         return _loop().first_request(case)
     messages = single_turn_messages(case.payload["language"], case.category, case.payload)
-    return Request(messages=messages, tools=None, max_tokens=MAX_TOKENS)
+    return Request(messages=messages, tools=None)
 
 
 def is_interactive(case: Case) -> bool:

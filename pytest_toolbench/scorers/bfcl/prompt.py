@@ -23,7 +23,6 @@ from typing import Any
 from ...suite import Case, Request
 from .loading import language_of
 
-DEFAULT_MAX_TOKENS = 4096  # upstream: min(4096, context - prompt - 2)
 
 _PERSONA = "You are an expert in composing functions."
 _TASK = (
@@ -203,5 +202,4 @@ def build_request(case: Case) -> Request:
     return Request(
         messages=prompting_messages(payload["question"], payload["function"], case.category),
         tools=native_tools(payload["function"], case.category),
-        max_tokens=DEFAULT_MAX_TOKENS,
     )

@@ -11,7 +11,6 @@ from .candidates import candidates_for
 from .loading import PROMPT_SOURCE_OFFICIAL
 
 #: Generation settings of ``inference/inference.py``: one user message, temperature 0, max_tokens 768.
-MAX_TOKENS = 768
 
 #: ``base_prompt`` of ``inference/build_test_prompt/make_test_prompt.py`` at the pinned commit, verbatim (it is
 #: part of the protocol). Note the missing space in "description.You" and the space before "\n" in "from 0
@@ -60,4 +59,4 @@ def prompt_text(case: Case) -> str:
 
 def build_request(case: Case) -> Request:
     # inference.py: the whole prompt as one user message, temperature 0, max_tokens 768.
-    return Request(messages=[{"role": "user", "content": prompt_text(case)}], tools=None, max_tokens=MAX_TOKENS)
+    return Request(messages=[{"role": "user", "content": prompt_text(case)}], tools=None)
