@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from .errors import ToolbenchError
-from .suite import Generation, Request
+from .suite import SIMULATED_USER, Generation, Request
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS generations (
@@ -29,8 +29,6 @@ CREATE TABLE IF NOT EXISTS generations (
 """
 
 
-#: The fingerprint entry describing a separate simulated-user model (``--toolbench-user-model``).
-SIMULATED_USER = "simulated_user"
 
 
 def request_key(fingerprint: Mapping[str, Any], request: Request) -> str:

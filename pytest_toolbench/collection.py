@@ -34,7 +34,7 @@ class SuiteFile(pytest.File):
     """A ``suite.yaml``: collects to one :class:`CaseItem` per case of the suite."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        from .plugin import get_session
+        from .session import get_session
         from .session import load_error
 
         session = get_session(self.config)
@@ -84,7 +84,7 @@ class CaseItem(pytest.Item):
         self.case = case
 
     def runtest(self) -> None:
-        from .plugin import get_session
+        from .session import get_session
         from .session import fail_message
 
         _, record = get_session(self.config).score(self.case)

@@ -43,7 +43,7 @@ class Answerer:
     offline: bool = False
 
     def __call__(self, task: Task) -> Generation:
-        cacheable = self.cache is not None and getattr(self.backend, "cacheable", True)
+        cacheable = self.cache is not None and (self.backend is None or self.backend.capabilities.cacheable)
         if cacheable:
             key = request_key(self.fingerprint, task.request)
             try:
@@ -67,7 +67,7 @@ def converses(suite: Any, case: Case, backend: Any = None) -> bool:
     """Whether a case runs as a conversation: its suite is interactive, the benchmark's optional
     ``is_interactive(case)`` agrees (a suite may mix single-shot and agent cases), and the backend does not hand out
     finished outputs (``final_outputs``, e.g. replayed transcripts)."""
-    if not suite.interactive or getattr(backend, "final_outputs", False):
+    if not suite.interactive or (backend is not None and backend.capabilities.final_outputs):
         return False
     decide = getattr(suite.benchmark, "is_interactive", None)
     return bool(decide(case)) if callable(decide) else True
@@ -79,7 +79,7 @@ def run_case(case: Case, suite: Any, answer: Callable[[Task], Generation], max_t
     limit = suite.definition.max_tokens
     backend = getattr(answer, "backend", None)
     if not converses(suite, case, backend):
-        if backend is not None and not getattr(backend, "reads_requests", True):
+        if backend is not None and not backend.capabilities.reads_requests:
             # gold and replay answer by case; rendering the prompt for them would be wasted work (it is most of
             # the time of a replay run)
             return answer(Task(case, UNRENDERED, 0))
@@ -91,7 +91,7 @@ def run_case(case: Case, suite: Any, answer: Callable[[Task], Generation], max_t
     try:
         request = next(conversation)
         while True:
-            generation = answer(Task(case, finalize_request(request, limit, max_tokens), step))
+            generation = answer(Task(case, finalize_request(request, limit, max_tokens), step, in_conversation=True))
             stats.add(generation)
             step += 1
             request = conversation.send(generation)
@@ -207,7 +207,8 @@ def _run_rounds(entries: Sequence[tuple[Any, Case]], backend: Any, cache: Genera
             continue
     while live:
         stats.rounds += 1
-        tasks = [Task(case, finalize_request(req, suite.definition.max_tokens, max_tokens), step)
+        tasks = [Task(case, finalize_request(req, suite.definition.max_tokens, max_tokens), step,
+                      in_conversation=True)
                  for suite, case, _, req, step in live]
         _generate_missing(tasks, backend, cache, fingerprint, stats, lambda line: None)
         still_live = []

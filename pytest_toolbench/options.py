@@ -15,7 +15,7 @@ DATA_ENV = "TOOLBENCH_DATA"
 
 
 def add_report_options(parser: pytest.Parser) -> None:
-    """Reporting and CI gates; read on the controller only (``pytest_toolbench.report.settings``), never shipped
+    """Reporting and CI gates; read on the controller only (``pytest_toolbench.report_options``), never shipped
     to workers, so they stay off ``RunOptions``."""
     rep = parser.getgroup("toolbench-reporting", "pytest-toolbench: reporting")
     rep.addoption("--toolbench-md", dest="toolbench_md", default=None, metavar="PATH",

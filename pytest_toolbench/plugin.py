@@ -13,10 +13,10 @@ import pytest
 
 from . import collection, hooks, options, records
 from .catalog import Registry
-from .errors import ToolbenchError
-from .session import ToolbenchSession, load_error
+from .lifecycle import (check_backend, one_line_failures, run_pregeneration, selected_cases, selected_items,
+                        terminal_writer)
+from .session import SESSION_KEY, ToolbenchSession, get_session
 
-SESSION_KEY = pytest.StashKey[ToolbenchSession]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -36,7 +36,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 
 
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    from .report.settings import place_html_report
+    from .report_options import place_html_report
 
     place_html_report(config)  # before pytest-html's pytest_configure opens the file
 
@@ -47,10 +47,6 @@ def _role(config: pytest.Config) -> str:
     if config.getoption("dist", "no") != "no" and not config.getoption("collectonly"):
         return "controller"
     return "single"
-
-
-def get_session(config: pytest.Config) -> ToolbenchSession | None:
-    return config.stash.get(SESSION_KEY, None)
 
 
 @pytest.hookimpl(trylast=True)
@@ -80,16 +76,25 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _register_reports(config: pytest.Config, session: ToolbenchSession) -> None:
-    from .report import settings
+    from . import report_options
     from .report.run import RUN_KEY, ReportRun
 
-    run = ReportRun(settings.resolve(config))
+    run = ReportRun(report_options.resolve(config))
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "toolbench-report")
     if config.pluginmanager.hasplugin("html") and config.getoption("htmlpath", None):
         from .report.html import HtmlReport
 
-        config.pluginmanager.register(HtmlReport(session, run), "toolbench-html")
+        config.pluginmanager.register(HtmlReport(session, lambda: run.outcome), "toolbench-html")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_toolbench_make_backend(config: pytest.Config, options, catalog):
+    """The built-in backends and the factories registered with ``registry.add_backend``: the default, called last."""
+    from .backends import make_builtin
+
+    session = get_session(config)
+    return make_builtin(options, catalog, session.registry.backends if session else {})
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -121,16 +126,6 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
     return None
 
 
-def selected_items(session: ToolbenchSession, items: list[pytest.Item]):
-    """(nodeid, loaded suite, case) for every selected benchmark item."""
-    return [(item.nodeid, session.catalog.by_name(item.case.suite), item.case)
-            for item in items if isinstance(item, collection.CaseItem)]
-
-
-def selected_cases(session: ToolbenchSession, items: list[pytest.Item]):
-    return [(suite, case) for _, suite, case in selected_items(session, items)]
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     config = session.config
@@ -145,57 +140,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if toolbench.role == "single":
         entries = selected_items(toolbench, session.items)
         toolbench.expect(toolbench.manifest(entries))
+        check_backend(toolbench)
         toolbench.report_replay(terminal_writer(config))
         one_line_failures(config, only_cases=bool(entries) and len(entries) == len(session.items)
                           and not session.testsfailed)
     if not toolbench.uses_engine:
         return
     if toolbench.role == "single":
-        reporter = config.pluginmanager.get_plugin("terminalreporter")
-        write_line = reporter.write_line if reporter else (lambda line: None)
-        run_pregeneration(toolbench, selected_cases(toolbench, session.items), write_line)
-
-
-def one_line_failures(config: pytest.Config, only_cases: bool) -> None:
-    """A failed benchmark case is a measurement, not a broken test: when every selected item is a benchmark case
-    and ``--tb`` was not given, the failures section is left out (``--tb=no``), so each failed case is one line of
-    the short summary (case id, error category, reason) and the full explanation lives in the HTML and JSON. It
-    also spares pytest's failures section, whose per-failure scan of every report is quadratic in failures. Any
-    ``--tb=...`` brings the long form back, e.g. for a ``-k`` selection of a few cases."""
-    if only_cases and not _tb_given(config):  # collection errors keep their section: only_cases is False then
-        config.option.tbstyle = "no"
-
-
-def _tb_given(config: pytest.Config) -> bool:
-    import os
-    import shlex
-
-    words = list(config.invocation_params.args) + list(config.getini("addopts"))
-    words += shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
-    return any(str(word).startswith("--tb") for word in words)
-
-
-def terminal_writer(config: pytest.Config):
-    reporter = config.pluginmanager.get_plugin("terminalreporter")
-    return reporter.write_line if reporter else (lambda line: None)
-
-
-def run_pregeneration(toolbench: ToolbenchSession, entries, write_line) -> None:
-    """Generate once; a failure is reported once and stops the run, never as N test errors."""
-    try:
-        toolbench.pregenerate(entries, write_line)
-    except ToolbenchError as error:  # a CacheError too: it names the file and the fix
-        pytest.exit(load_error(error), returncode=pytest.ExitCode.USAGE_ERROR)
-    except Exception as error:  # an engine crash: report once, the cache keeps what was committed
-        from .cache import GenerationCache
-
-        if type(error).__module__ == "sqlite3":  # not expected past GenerationCache; still, name the file
-            where = Path(toolbench.options.cache_dir) / GenerationCache.FILENAME
-            pytest.exit(f"pytest-toolbench: the generation cache {where} failed: {type(error).__name__}: {error} "
-                        "(move it aside or point --toolbench-cache to another folder)",
-                        returncode=pytest.ExitCode.INTERNAL_ERROR)
-        pytest.exit(f"pytest-toolbench: generation failed: {type(error).__name__}: {error}",
-                    returncode=pytest.ExitCode.INTERNAL_ERROR)
+        run_pregeneration(toolbench, selected_cases(toolbench, session.items), terminal_writer(config))
 
 
 # -- reports --------------------------------------------------------------------------------------------------
@@ -266,7 +218,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     run = config.stash.get(RUN_KEY, None)
     if toolbench.summary is not None:
         terminalreporter.section("toolbench summary")
-        for line in terminal.render(toolbench.summary, run):
+        for line in terminal.render(toolbench.summary, run.outcome if run else None):
             terminalreporter.write_line(line)
     if run is None:
         return
@@ -277,7 +229,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     if run.not_run:
         terminalreporter.write_line(f"toolbench: no verdict for {len(run.not_run)} selected cases (not_run): "
                                     f"{terminal.case_list(run.not_run)}", red=True, bold=True)
-    for line in terminal.gate_lines(run):
+    for line in terminal.gate_lines(run.outcome):
         terminalreporter.write_line(line, red=line.startswith("toolbench gate missed"), bold=True)
     note = run.status_note()
     if note:

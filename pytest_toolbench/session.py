@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import platform
 import time
 from pathlib import Path
@@ -26,6 +25,13 @@ SCORER_ERROR = "scorer_error"
 NOT_RUN = "not_run"
 
 REPLAY_LINES_SHOWN = 20
+
+
+SESSION_KEY = pytest.StashKey["ToolbenchSession"]()
+
+
+def get_session(config: pytest.Config) -> "ToolbenchSession | None":
+    return config.stash.get(SESSION_KEY, None)
 
 
 class ToolbenchSession:
@@ -64,7 +70,12 @@ class ToolbenchSession:
 
     def backend(self) -> Any:
         if self._backend is None:
-            self._backend = backends_module.make_backend(self.options, self.catalog, self.registry.backends)
+            name = self.options.backend
+            built = self.config.hook.pytest_toolbench_make_backend(config=self.config, options=self.options,
+                                                                   catalog=self.catalog)
+            if built is None:
+                raise ToolbenchError(f"no implementation of pytest_toolbench_make_backend built backend {name!r}")
+            self._backend = backends_module.with_user_simulator(backends_module.checked(built, name), self.options)
         return self._backend
 
     def fingerprint(self) -> dict[str, Any]:

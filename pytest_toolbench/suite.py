@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Generator, Iterable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Generator, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 #: The error category every suite uses for model output that cannot be decoded at all.
 FORMAT_ERROR = "format_error"
@@ -149,23 +149,58 @@ Conversation = Generator[Request, Generation, Any]
 @dataclass(frozen=True)
 class Task:
     """One request a backend must answer: the case it belongs to, the rendered request, and for interactive
-    suites the step index within the conversation (0 for single-shot suites)."""
+    suites the step index within the conversation (0 for single-shot suites). ``in_conversation`` says the request
+    is one step of an interactive case (the gold backend answers it with the step's reference reply)."""
 
     case: Case
     request: Request
     step: int = 0
+    in_conversation: bool = False
 
 
+#: The fingerprint entry describing a separate simulated-user model (``--toolbench-user-model``); a simulated
+#: user's turns are cached under it, so adding that option leaves every other cached answer valid.
+SIMULATED_USER = "simulated_user"
+
+
+@dataclass(frozen=True)
+class BackendCapabilities:
+    """What the core may assume of a backend (one value, instead of attribute probing).
+
+    ``cacheable``: its answers are worth keeping in the generation cache (a model: yes; gold and replay: no).
+    ``reads_requests``: it needs the rendered prompt; gold and replay answer by case, so a single-shot prompt is
+    never rendered for them (most of a replay run's time otherwise).
+    ``final_outputs``: it hands out finished outputs (a replayed agent transcript), so an interactive case is not
+    driven step by step.
+    """
+
+    cacheable: bool = True
+    reads_requests: bool = True
+    final_outputs: bool = False
+
+
+#: What a model backend (vLLM, an endpoint) can do; ``gold`` and ``replay`` declare their own.
+MODEL_BACKEND = BackendCapabilities()
+
+#: ``on_chunk(rows)`` receives finished ``(index, Generation)`` pairs as they complete (committed to the cache at
+#: once); ``on_progress(finished, total)`` is for progress lines.
+ChunkCallback = Callable[[Sequence[tuple[int, Generation]]], None]
+ProgressCallback = Callable[[int, int], None]
+
+
+@runtime_checkable
 class Backend(Protocol):
     """Where model answers come from (gold, replay, vLLM, an OpenAI-compatible endpoint)."""
 
     name: str
+    capabilities: BackendCapabilities
 
     def fingerprint(self) -> dict[str, Any]:
         """JSON-safe identity of the model and settings; part of every cache key."""
         ...
 
-    def generate(self, tasks: Sequence[Task]) -> list[Generation]:
+    def generate(self, tasks: Sequence[Task], *, on_chunk: ChunkCallback | None = None,
+                 on_progress: ProgressCallback | None = None) -> list[Generation]:
         """Answer every task, in order."""
         ...
 

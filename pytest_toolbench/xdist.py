@@ -29,7 +29,7 @@ class WorkerManifest:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        from .plugin import selected_items
+        from .lifecycle import selected_items
 
         config = session.config
         info = config.workerinput["toolbench"]
@@ -62,10 +62,13 @@ class XdistHooks:
         path = self.manifest_dir / f"{node.workerinput['workerid']}.json"
         manifest = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"suites": {}, "cases": []}
         self.session.expect(manifest)
-        from .plugin import one_line_failures
+        from .lifecycle import check_backend
+
+        check_backend(self.session)
+        from .lifecycle import one_line_failures
 
         one_line_failures(self.session.config, only_cases=bool(ids) and len(manifest["cases"]) == len(ids))
-        from .plugin import terminal_writer
+        from .lifecycle import terminal_writer
 
         self.session.report_replay(terminal_writer(self.session.config))
         if not self.session.uses_engine:
@@ -77,7 +80,7 @@ class XdistHooks:
             suite = suites[suite_name]
             entries.append((suite, suite.case(case_id)))
         reporter = self.session.config.pluginmanager.get_plugin("terminalreporter")
-        from .plugin import run_pregeneration
+        from .lifecycle import run_pregeneration
 
         def write_line(line: str) -> None:
             if reporter is not None:

@@ -239,7 +239,7 @@ def test_a_read_only_file_in_a_writable_folder_is_read(tmp_path, make_read_only)
 # -- through the plugin -------------------------------------------------------------------------------------------
 COUNTING_BACKEND = '''
 import json, os
-from pytest_toolbench.suite import Generation
+from pytest_toolbench.suite import MODEL_BACKEND, Generation
 import pytest_toolbench.cache as toolbench_cache
 
 
@@ -247,6 +247,7 @@ class CountingBackend:
     """Answers correctly except for texts containing 'bye'; logs every batch; COUNTING_PAD pads each answer with
     that many spaces (still valid JSON), to make the cache grow."""
     name = "counting"
+    capabilities = MODEL_BACKEND
 
     def __init__(self, options):
         self.log = os.environ["COUNTING_LOG"]

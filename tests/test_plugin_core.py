@@ -15,12 +15,13 @@ from conftest import EXAMPLE_SUITE
 
 COUNTING_BACKEND = '''
 import json, os, signal
-from pytest_toolbench.suite import Generation
+from pytest_toolbench.suite import MODEL_BACKEND, Generation
 
 
 class CountingBackend:
     """A deterministic local "engine": answers correctly except for texts containing 'bye'. Logs every batch."""
     name = "counting"
+    capabilities = MODEL_BACKEND
 
     def __init__(self, options):
         self.log = os.environ["COUNTING_LOG"]
@@ -291,3 +292,56 @@ def test_a_suite_is_one_folder_with_a_yaml_file_and_a_scorer_module(pytester):
     selected = pytester.runpytest_subprocess("suites", "-p", "no:cacheprovider", "--toolbench-no-download",
                                              "-k", "sum_3", "--collect-only", "-q")
     assert "suites/tiny/suite.yaml::sum_3" in selected.stdout.str() and "1 test collected" in selected.stdout.str()
+
+
+MAKE_BACKEND_CONFTEST = '''
+from pytest_toolbench.suite import BackendCapabilities, Generation
+
+
+class Wrapped:
+    """The built-in gold backend, with one answer spoiled: a conftest replacing how a backend is built."""
+    name = "gold"
+    capabilities = BackendCapabilities(cacheable=False, reads_requests=False)
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def fingerprint(self):
+        return {"backend": "wrapped-gold"}
+
+    def generate(self, tasks, **kwargs):
+        answers = self.inner.generate(tasks, **kwargs)
+        return [Generation(text="nope") if t.case.case_id == "echo_1" else a for t, a in zip(tasks, answers)]
+
+    def close(self):
+        pass
+
+
+class Incomplete:
+    name = "gold"
+
+    def generate(self, tasks, **kwargs):
+        return []
+
+
+def pytest_toolbench_make_backend(config, options, catalog):
+    from pytest_toolbench.backends import make_builtin
+
+    if config.getoption("--incomplete-backend", False):
+        return Incomplete()
+    return Wrapped(make_builtin(options, catalog, {}))
+
+
+def pytest_addoption(parser):
+    parser.addoption("--incomplete-backend", action="store_true")
+'''
+
+
+def test_a_conftest_builds_the_backend_through_the_make_backend_hook(echo):
+    conftest = echo.path / "conftest.py"
+    conftest.write_text(conftest.read_text() + "\n" + MAKE_BACKEND_CONFTEST)
+    result = run(echo, "--toolbench-json=out.json")
+    result.assert_outcomes(passed=2, failed=1)
+    assert json.loads((echo.path / "reports" / "out.json").read_text())["cases"][1]["output"] == "nope"
+    broken = run(echo, "--incomplete-backend")
+    assert "backend 'gold' (Incomplete) lacks fingerprint, close" in broken.stdout.str() + broken.stderr.str()

@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from conftest import EXAMPLE_SUITE
-from pytest_toolbench.report.settings import parse_threshold
+from pytest_toolbench.report_options import parse_threshold
 from pytest_toolbench.report.stats import count_interval, wilson_interval
 from pytest_toolbench.suite import Metric
 

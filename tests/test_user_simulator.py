@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pytest_toolbench.backends.user_simulator import UserSimulatorRouter
-from pytest_toolbench.cache import SIMULATED_USER, request_key
-from pytest_toolbench.suite import Case, Generation, Request, Task
+from pytest_toolbench.cache import request_key
+from pytest_toolbench.suite import MODEL_BACKEND, SIMULATED_USER, Case, Generation, Request, Task
 
 
 class Echoing:
     """A deterministic backend that answers with its own name (stands for two different models)."""
+
+    capabilities = MODEL_BACKEND
 
     def __init__(self, name: str):
         self.name = name

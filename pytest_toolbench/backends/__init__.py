@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..errors import ToolbenchError
-from ..options import RunOptions
+from ..suite import Backend, BackendCapabilities
 
 #: Backends that generate ahead of the tests (expensive, cached); the others answer on the spot.
 ENGINE_BACKENDS = ("vllm", "openai")
@@ -16,20 +16,32 @@ class MissingOutput(ToolbenchError):
     """A backend has no answer for a case (e.g. a replay folder without it, or an offline cache miss)."""
 
 
-def make_backend(options: RunOptions, catalog: Any, extra: dict[str, Callable[..., Any]] | None = None):
-    """Build the run's backend. Engine modules are imported here, never at plugin import time."""
-    backend = _make_model_backend(options, catalog, extra or {})
-    if options.user_model and options.backend not in ("gold", "replay"):
-        from .openai_endpoint import OpenAIEndpointBackend
-        from .user_simulator import UserSimulatorRouter
-
-        user = OpenAIEndpointBackend(options.user_base_url, options.user_model, mode="prompt",
-                                     api_key_env=options.api_key_env, temperature=0.0, seed=options.seed)
-        return UserSimulatorRouter(backend, user)
+def checked(backend: Any, name: str) -> Backend:
+    """The core relies on the contract, so a backend that lacks it is one clear error, not a later AttributeError."""
+    missing = [attribute for attribute in ("fingerprint", "generate", "close") if not callable(getattr(backend, attribute,
+                                                                                                       None))]
+    if missing or not isinstance(getattr(backend, "capabilities", None), BackendCapabilities):
+        what = ", ".join(missing) if missing else "capabilities (a pytest_toolbench.suite.BackendCapabilities)"
+        raise ToolbenchError(f"backend {name!r} ({type(backend).__name__}) lacks {what}")
     return backend
 
 
-def _make_model_backend(options: RunOptions, catalog: Any, extra: dict[str, Callable[..., Any]]):
+def with_user_simulator(backend: Backend, options: Any) -> Backend:
+    """Route a simulated user's turns to ``--toolbench-user-model`` when one is given (model backends only)."""
+    if not options.user_model or not backend.capabilities.cacheable:
+        return backend
+    from .openai_endpoint import OpenAIEndpointBackend
+    from .user_simulator import UserSimulatorRouter
+
+    user = OpenAIEndpointBackend(options.user_base_url, options.user_model, mode="prompt",
+                                 api_key_env=options.api_key_env, temperature=0.0, seed=options.seed,
+                                 chunk_size=options.commit_every or 64)
+    return UserSimulatorRouter(backend, user)
+
+
+def make_builtin(options: Any, catalog: Any, extra: dict[str, Callable[..., Any]]) -> Backend:
+    """The default ``pytest_toolbench_make_backend``: built-ins and registered factories. Engine modules are
+    imported here, never at plugin import time."""
     if options.backend in extra:
         return extra[options.backend](options)
     if options.backend == "gold":

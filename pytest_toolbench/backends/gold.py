@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..generation import converses
-from ..suite import Generation, Task
+from ..suite import BackendCapabilities, Generation, Task
 
 
 class GoldBackend:
     name = "gold"
-    cacheable = False
-    reads_requests = False  # answers by case, so single-shot prompts are never rendered for it
+    capabilities = BackendCapabilities(cacheable=False, reads_requests=False)
 
     def __init__(self, catalog: Any):
         self.catalog = catalog
@@ -28,7 +26,7 @@ class GoldBackend:
         for task in tasks:
             suite = self.catalog.by_name(task.case.suite)
             benchmark = suite.benchmark
-            if converses(suite, task.case) and task.step is not None and hasattr(benchmark, "gold_reply"):
+            if task.in_conversation and hasattr(benchmark, "gold_reply"):
                 text = benchmark.gold_reply(task.case, task.step, task.request)
             else:
                 text = benchmark.gold_output(task.case)

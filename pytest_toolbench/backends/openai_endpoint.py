@@ -25,7 +25,7 @@ from pytest_toolbench.backends.common import (
     make_generation,
 )
 from pytest_toolbench.errors import ToolbenchError
-from pytest_toolbench.suite import Generation, Request, Task
+from pytest_toolbench.suite import MODEL_BACKEND, Generation, Request, Task
 
 MODES = ("native", "prompt")
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -72,6 +72,7 @@ class OpenAIEndpointBackend:
     """Chat completions over HTTP for every task, ``concurrency`` requests in flight at a time."""
 
     name = "openai"
+    capabilities = MODEL_BACKEND
 
     def __init__(
         self,

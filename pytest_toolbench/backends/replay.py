@@ -18,7 +18,7 @@ from typing import Any, Iterable, Sequence
 
 from ..errors import ToolbenchError
 from ..replay_files import Problem, ReplayOutputs, plural
-from ..suite import Case, Generation, Task
+from ..suite import BackendCapabilities, Case, Generation, Task
 from . import MissingOutput
 
 #: Unknown ids shown per file, as examples.
@@ -32,9 +32,8 @@ class ReplayOutputError(ToolbenchError):
 
 class ReplayBackend:
     name = "replay"
-    cacheable = False
-    reads_requests = False  # answers by case, so single-shot prompts are never rendered for it
-    final_outputs = True  # saved outputs are finished answers (agent transcripts included), never one step
+    # saved outputs are finished answers (agent transcripts included), read by case, never one step
+    capabilities = BackendCapabilities(cacheable=False, reads_requests=False, final_outputs=True)
 
     def __init__(self, catalog: Any, path: str):
         self.catalog = catalog

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..cache import SIMULATED_USER
-from ..suite import Generation, Task
+from ..suite import SIMULATED_USER, Generation, Task
 
 
 class UserSimulatorRouter:
@@ -18,7 +17,7 @@ class UserSimulatorRouter:
         self.model = model
         self.user = user
         self.name = model.name
-        self.cacheable = getattr(model, "cacheable", True)
+        self.capabilities = model.capabilities
 
     def fingerprint(self) -> dict[str, Any]:
         return {**self.model.fingerprint(), SIMULATED_USER: dict(self.user.fingerprint())}

@@ -33,7 +33,7 @@ from pytest_toolbench.backends.common import (
 )
 from pytest_toolbench.errors import ToolbenchError
 from pytest_toolbench.parsing.tool_calls import ParseError, detect_parser, get_parser
-from pytest_toolbench.suite import Generation, Task
+from pytest_toolbench.suite import MODEL_BACKEND, Generation, Task
 
 MODES = ("prompt", "native")
 
@@ -253,6 +253,7 @@ class VllmBackend:
     """Generates every task with one in-process ``vllm.LLM``, created on the first :meth:`generate` call."""
 
     name = "vllm"
+    capabilities = MODEL_BACKEND
 
     def __init__(
         self,

@@ -12,7 +12,7 @@ import difflib
 import json
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import quote
 
 import pytest
@@ -26,7 +26,7 @@ from .stats import count_interval, format_counts, format_delta, format_interval,
 
 if TYPE_CHECKING:
     from ..session import ToolbenchSession
-    from .run import ReportRun
+    from .outcome import RunOutcome
 
 #: Characters kept per text field: failed cases are read closely, passed ones only glanced at.
 FAILED_LIMIT = 3000
@@ -270,7 +270,7 @@ SUMMARY_CSS = CHART_CSS + """
 """
 
 
-def summary_html(summary: RunSummary, run: "ReportRun | None", options: Any,
+def summary_html(summary: RunSummary, run: "RunOutcome | None", options: Any,
                  nodeids: Mapping[tuple[str, str], str]) -> str:
     comparison = run.comparison if run else None
     parts = [f"<style>{SUMMARY_CSS}</style>", '<section id="toolbench-summary">', "<h2>Tool-use benchmarks</h2>"]
@@ -301,9 +301,9 @@ def summary_html(summary: RunSummary, run: "ReportRun | None", options: Any,
 class HtmlReport:
     """pytest-html hooks (only registered when pytest-html is active, so the hook names are known)."""
 
-    def __init__(self, session: "ToolbenchSession", run: "ReportRun"):
+    def __init__(self, session: "ToolbenchSession", outcome: "Callable[[], RunOutcome]"):
         self.session = session
-        self.run = run
+        self.outcome = outcome  # read when the page is written, after the run's status is final
         self.nodeids: dict[tuple[str, str], str] = {}
         self._suites: dict[str, Any] = {}
 
@@ -355,4 +355,4 @@ class HtmlReport:
     def pytest_html_results_summary(self, prefix: list[str], summary: list[str], postfix: list[str],
                                     session: pytest.Session) -> None:
         if self.session.summary is not None:
-            prefix.append(summary_html(self.session.summary, self.run, self.session.options, self.nodeids))
+            prefix.append(summary_html(self.session.summary, self.outcome(), self.session.options, self.nodeids))

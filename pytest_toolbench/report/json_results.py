@@ -11,14 +11,14 @@ from ..summary import RunSummary
 from .stats import count_interval
 
 if TYPE_CHECKING:
-    from .run import ReportRun
+    from .outcome import RunOutcome
 
 FORMAT_VERSION = 1
 CASE_FIELDS = ("suite", "case_id", "category", "keywords", "passed", "error_type", "output", "finish_reason",
                "labels", "counts", "nodeid", "known_defect")
 
 
-def document(summary: RunSummary, records: Iterable[Mapping[str, Any]], run: "ReportRun | None" = None
+def document(summary: RunSummary, records: Iterable[Mapping[str, Any]], run: "RunOutcome | None" = None
              ) -> dict[str, Any]:
     cases = [{key: record.get(key) for key in CASE_FIELDS}
              for record in sorted(records, key=lambda r: (r["suite"], r.get("order", 0)))]
@@ -35,7 +35,7 @@ def document(summary: RunSummary, records: Iterable[Mapping[str, Any]], run: "Re
     return result
 
 
-def write(path: Path, summary: RunSummary, records: Iterable[Mapping[str, Any]], run: "ReportRun | None" = None
+def write(path: Path, summary: RunSummary, records: Iterable[Mapping[str, Any]], run: "RunOutcome | None" = None
           ) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = dump_document(document(summary, records, run))  # built before the file is opened: nothing half-written

@@ -13,7 +13,7 @@ from .facts import report_title, run_facts
 from .stats import count_interval, format_counts, format_delta, format_interval, format_value
 
 if TYPE_CHECKING:
-    from .run import ReportRun
+    from .outcome import RunOutcome
 
 #: GitHub refuses comments over 65,536 characters; beyond this budget only aggregate and category rows are kept.
 COMMENT_BUDGET = 60_000
@@ -94,14 +94,14 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None, grou
     return lines + [""]
 
 
-def render(summary: RunSummary, run: "ReportRun | None" = None, options: Any = None) -> str:
+def render(summary: RunSummary, run: "RunOutcome | None" = None, options: Any = None) -> str:
     text = _render(summary, run, options, groups=None)
     if len(text) > COMMENT_BUDGET:
         text = _render(summary, run, options, groups={"aggregate", "category"})
     return text
 
 
-def _render(summary: RunSummary, run: "ReportRun | None", options: Any, groups: set[str] | None) -> str:
+def _render(summary: RunSummary, run: "RunOutcome | None", options: Any, groups: set[str] | None) -> str:
     comparison = run.comparison if run else None
     facts = run_facts(summary, options)
     lines = [f"## {cell(report_title(summary, options))}", ""]

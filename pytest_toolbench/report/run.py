@@ -17,6 +17,7 @@ import pytest
 from ..records import from_report as case_record
 from ..summary import RunSummary
 from .compare import Comparison, GateResult, compare, evaluate_gates
+from .outcome import RunOutcome
 from .settings import ReportSettings
 
 RUN_KEY = pytest.StashKey["ReportRun"]()
@@ -78,10 +79,10 @@ class ReportRun:
         if summary is None:
             return
         if settings.json_path:
-            self._write("results", settings.json_path, lambda path: json_results.write(path, summary, records, self))
+            self._write("results", settings.json_path, lambda path: json_results.write(path, summary, records, self.outcome))
         if settings.markdown_path:
             self._write("Markdown summary", settings.markdown_path,
-                        lambda path: _write_text(path, markdown.render(summary, self, options)))
+                        lambda path: _write_text(path, markdown.render(summary, self.outcome, options)))
         if self.write_errors and self.final_status == pytest.ExitCode.OK:
             self.final_status = session.exitstatus = int(pytest.ExitCode.INTERNAL_ERROR)
 
@@ -117,11 +118,9 @@ class ReportRun:
             return f"toolbench: {len(self.missed_gates)} gate(s) missed: exit status {self.final_status}"
         return None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "baseline": self.comparison.to_json() if self.comparison else None,
-            "gates": [gate.to_json() for gate in self.gates],
-            "exit_status": self.final_status,
-            "failures": {"cases": self.case_failures, "other": self.other_failures},
-            "not_run": list(self.not_run),
-        }
+    @property
+    def outcome(self) -> RunOutcome:
+        """The plain value the writers read (the tallies, comparison, gates and final status so far)."""
+        return RunOutcome(comparison=self.comparison, gates=tuple(self.gates), exit_status=self.final_status,
+                          case_failures=self.case_failures, other_failures=self.other_failures,
+                          not_run=tuple(self.not_run))

@@ -9,7 +9,7 @@ from .compare import baseline_label
 from .stats import count_interval, format_counts, format_delta, format_interval, format_value
 
 if TYPE_CHECKING:
-    from .run import ReportRun
+    from .outcome import RunOutcome
 
 LISTED_CASES = 10
 
@@ -29,7 +29,7 @@ def case_list(ids: list[str]) -> str:
     return shown + (f", ... and {len(ids) - LISTED_CASES} more" if len(ids) > LISTED_CASES else "")
 
 
-def render(summary: RunSummary, run: "ReportRun | None" = None) -> list[str]:
+def render(summary: RunSummary, run: "RunOutcome | None" = None) -> list[str]:
     comparison = run.comparison if run else None
     lines: list[str] = []
     header = summary.header
@@ -105,7 +105,7 @@ def render(summary: RunSummary, run: "ReportRun | None" = None) -> list[str]:
     return lines
 
 
-def gate_lines(run: "ReportRun") -> list[str]:
+def gate_lines(run: "RunOutcome") -> list[str]:
     """One line per gate: missed gates first, each naming the metric, its value and the bound."""
     missed = [f"toolbench gate missed: {gate.message} ({gate.gate})" for gate in run.gates if not gate.passed]
     passed = [f"toolbench gate passed: {gate.message}" for gate in run.gates if gate.passed]

@@ -1,0 +1,75 @@
+"""The run's steps between collection and the first test, shared by a single process and the xdist controller:
+the selection, a check that the backend can be built, one-line failures, and pre-generation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from . import collection
+from .errors import ToolbenchError
+from .session import ToolbenchSession, load_error
+
+
+def selected_items(session: ToolbenchSession, items: list[pytest.Item]):
+    """(nodeid, loaded suite, case) for every selected benchmark item."""
+    return [(item.nodeid, session.catalog.by_name(item.case.suite), item.case)
+            for item in items if isinstance(item, collection.CaseItem)]
+
+
+def selected_cases(session: ToolbenchSession, items: list[pytest.Item]):
+    return [(suite, case) for _, suite, case in selected_items(session, items)]
+
+
+def check_backend(toolbench: ToolbenchSession) -> None:
+    """Build an on-the-spot backend (gold, replay, a conftest's) before any test: a backend that cannot be built is
+    one error, not a failure per case. Engine backends are built by pre-generation, which reports the same way."""
+    if toolbench.uses_engine or not toolbench.expected or not toolbench.expected["cases"]:
+        return
+    try:
+        toolbench.backend()
+    except ToolbenchError as error:
+        pytest.exit(load_error(error), returncode=pytest.ExitCode.USAGE_ERROR)
+
+
+def one_line_failures(config: pytest.Config, only_cases: bool) -> None:
+    """A failed benchmark case is a measurement, not a broken test: when every selected item is a benchmark case
+    and ``--tb`` was not given, the failures section is left out (``--tb=no``), so each failed case is one line of
+    the short summary (case id, error category, reason) and the full explanation lives in the HTML and JSON. It
+    also spares pytest's failures section, whose per-failure scan of every report is quadratic in failures. Any
+    ``--tb=...`` brings the long form back, e.g. for a ``-k`` selection of a few cases."""
+    if only_cases and not _tb_given(config):  # collection errors keep their section: only_cases is False then
+        config.option.tbstyle = "no"
+
+
+def _tb_given(config: pytest.Config) -> bool:
+    import os
+    import shlex
+
+    words = list(config.invocation_params.args) + list(config.getini("addopts"))
+    words += shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
+    return any(str(word).startswith("--tb") for word in words)
+
+
+def terminal_writer(config: pytest.Config):
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    return reporter.write_line if reporter else (lambda line: None)
+
+
+def run_pregeneration(toolbench: ToolbenchSession, entries, write_line) -> None:
+    """Generate once; a failure is reported once and stops the run, never as N test errors."""
+    try:
+        toolbench.pregenerate(entries, write_line)
+    except ToolbenchError as error:  # a CacheError too: it names the file and the fix
+        pytest.exit(load_error(error), returncode=pytest.ExitCode.USAGE_ERROR)
+    except Exception as error:  # an engine crash: report once, the cache keeps what was committed
+        from .cache import GenerationCache
+
+        if type(error).__module__ == "sqlite3":  # not expected past GenerationCache; still, name the file
+            where = Path(toolbench.options.cache_dir) / GenerationCache.FILENAME
+            pytest.exit(f"pytest-toolbench: the generation cache {where} failed: {type(error).__name__}: {error} "
+                        "(move it aside or point --toolbench-cache to another folder)",
+                        returncode=pytest.ExitCode.INTERNAL_ERROR)
+        pytest.exit(f"pytest-toolbench: generation failed: {type(error).__name__}: {error}",
+                    returncode=pytest.ExitCode.INTERNAL_ERROR)
