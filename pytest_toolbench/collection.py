@@ -13,16 +13,18 @@ so pytest's "deselected" count does not include them.)
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
 
 from .errors import ToolbenchError
+from .records import CaseRecord
 from .suite import Case
 
 DEFINITION_NAME = "suite.yaml"
-RECORD_KEY = pytest.StashKey[dict]()
+RECORD_KEY = pytest.StashKey[CaseRecord]()
 MARKERS_KEY = pytest.StashKey[dict]()
 
 
@@ -88,7 +90,7 @@ class CaseItem(pytest.Item):
         from .session import fail_message
 
         _, record = get_session(self.config).score(self.case)
-        record["nodeid"] = self.nodeid
+        record = dataclasses.replace(record, nodeid=self.nodeid)
         self.stash[RECORD_KEY] = record
         if not record["passed"]:
             pytest.fail(fail_message(record), pytrace=False)

@@ -20,8 +20,10 @@ The rules, each visible in the value it produces (nothing is dropped silently):
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 MAX_DEPTH = 40
@@ -126,6 +128,66 @@ def _safe(value: Any, depth: int, leaf_limit: int, max_depth: int, budget: _Budg
     return safe_text(_bounded_str(value), leaf_limit)
 
 
+@dataclass(frozen=True)
+class CaseRecord(Mapping):
+    """One scored case, as it travels from the scorer to every report and back from a baseline file.
+
+    Made once (by the core, from the scorer's verdict) and never changed; ``to_json``/``from_json`` are its
+    transport and file form. It also reads as a read-only mapping of those JSON fields (``record["passed"]``,
+    ``record.get("labels")``), so the writers and a baseline's raw JSON cases are read the same way.
+    """
+
+    suite: str
+    case_id: str
+    category: str
+    passed: bool
+    error_type: str | None = None
+    explanation: str = ""
+    keywords: tuple[str, ...] = ()
+    order: int = 0
+    decoded: Any = None
+    expected: Any = None
+    counts: Mapping[str, Any] = field(default_factory=dict)
+    labels: Mapping[str, str] = field(default_factory=dict)
+    output: str = ""
+    finish_reason: str | None = None
+    known_defect: str | None = None  # the reason, when the case is a documented upstream defect
+    nodeid: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data = {name: getattr(self, name) for name in _FIELD_NAMES}
+        data["keywords"] = list(self.keywords)
+        data["counts"], data["labels"] = dict(self.counts), dict(self.labels)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "CaseRecord":
+        """From a record's JSON (a worker's report, a results file); unknown keys are ignored (newer files)."""
+        values = {name: data[name] for name in _FIELD_NAMES if name in data}
+        values["keywords"] = tuple(values.get("keywords") or ())
+        values["counts"] = dict(values.get("counts") or {})
+        values["labels"] = dict(values.get("labels") or {})
+        values["passed"] = bool(values.get("passed"))
+        return cls(**values)
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in _FIELD_SET:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __iter__(self):
+        return iter(_FIELD_NAMES)
+
+    def __len__(self) -> int:
+        return len(_FIELD_NAMES)
+
+    __hash__ = None  # type: ignore[assignment]  # a record holds dicts: equal by value, not hashable
+
+
+_FIELD_NAMES = tuple(f.name for f in dataclasses.fields(CaseRecord))
+_FIELD_SET = frozenset(_FIELD_NAMES)
+
+
 #: Record fields and the limit each is held to. Text fields are cut to their limit; structured fields go through
 #: :func:`safe_value`. Fields not listed are set by the core itself from the suite definition and data.
 TEXT_FIELDS = {"output": OUTPUT_LIMIT, "explanation": TEXT_LIMIT}
@@ -161,19 +223,19 @@ def encode(record: Mapping[str, Any]) -> str:
     return json.dumps(safe_record(record), ensure_ascii=True, allow_nan=False, separators=(",", ":"))
 
 
-def transport(record: Mapping[str, Any]) -> str:
-    """A record that is already safe (from :func:`safe_record`), as ASCII JSON text."""
-    return json.dumps(record, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+def transport(record: CaseRecord) -> str:
+    """A record that is already safe (made through :func:`safe_record`), as ASCII JSON text."""
+    return json.dumps(record.to_json(), ensure_ascii=True, allow_nan=False, separators=(",", ":"))
 
 
-def from_report(report: Any) -> dict[str, Any] | None:
+def from_report(report: Any) -> CaseRecord | None:
     """The case record a test report carries (decoded once, then kept on the report), or None."""
     record = getattr(report, "toolbench", None)
     if record is None:
         text = getattr(report, "toolbench_json", None)
         if text is None or getattr(report, "when", None) != "call":
             return None
-        record = report.toolbench = decode(text)
+        record = report.toolbench = CaseRecord.from_json(decode(text))
     return record
 
 

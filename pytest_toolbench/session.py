@@ -50,7 +50,7 @@ class ToolbenchSession:
             # Check the run's local data before collection (a difference: one usage error); workers need not.
             check_first=() if role == "worker" else
             [config.invocation_params.dir / arg.split("::", 1)[0] for arg in config.args])
-        self.records: list[dict[str, Any]] = []
+        self.records: list[records.CaseRecord] = []
         self.skipped: set[str] = set()  # node ids of skipped benchmark items: no verdict expected
         self.expected: dict[str, Any] | None = None  # the selected cases (a manifest), to find those never scored
         self.replay_facts: dict[str, Any] | None = None
@@ -168,7 +168,7 @@ class ToolbenchSession:
                                               if unsaved else ""))
 
     # -- scoring -----------------------------------------------------------------------------------------------
-    def score(self, case: Case) -> tuple[Verdict, dict[str, Any]]:
+    def score(self, case: Case) -> tuple[Verdict, records.CaseRecord]:
         """Score one case. Never raises for anything the model or a scorer did: a missing output, an output that
         cannot be read and a scorer exception are each this case's failure, counted in the figures."""
         suite = self.catalog.by_name(case.suite)
@@ -189,7 +189,7 @@ class ToolbenchSession:
         return verdict, self._record(suite, case, verdict, generation.text, generation.finish_reason)
 
     def _record(self, suite: LoadedSuite, case: Case, verdict: Verdict, output: str,
-                finish_reason: str | None) -> dict[str, Any]:
+                finish_reason: str | None) -> records.CaseRecord:
         record = {
             "suite": case.suite, "case_id": case.case_id, "category": case.category,
             "keywords": list(case.keywords), "order": _order(suite, case), "passed": verdict.passed,
@@ -201,13 +201,13 @@ class ToolbenchSession:
         }
         try:
             # Through the transport form now, so what a worker sends is exactly what a single process keeps.
-            return records.decode(records.encode(record))
+            return records.CaseRecord.from_json(records.decode(records.encode(record)))
         except Exception as error:  # the policy is total; this guards the case against a bug in it
             fallback = {key: record[key] for key in ("suite", "case_id", "category", "order", "known_defect")}
             fallback.update(keywords=list(case.keywords), passed=False, error_type=SCORER_ERROR,
                             explanation=f"the record could not be serialised: {type(error).__name__}",
                             decoded=None, expected=None, counts={}, labels={}, output="", finish_reason=None)
-            return records.decode(records.encode(fallback))
+            return records.CaseRecord.from_json(records.decode(records.encode(fallback)))
 
     # -- cases without a verdict -------------------------------------------------------------------------------
     def manifest(self, entries) -> dict[str, Any]:
@@ -230,7 +230,7 @@ class ToolbenchSession:
         selection's manifest, instead of on every case record."""
         return (self.expected or {}).get("suites", {}).get(name) or {}
 
-    def not_run_records(self) -> list[dict[str, Any]]:
+    def not_run_records(self) -> list[records.CaseRecord]:
         """A failed ``not_run`` record for each selected, unskipped case that has no verdict at session end (a
         crashed worker, a setup error, an interrupted run): counted in the figures and named, never left out."""
         if not self.expected:
@@ -240,14 +240,12 @@ class ToolbenchSession:
         for nodeid, suite, case_id, category, keywords, order in self.expected["cases"]:
             if nodeid in scored or nodeid in self.skipped:
                 continue
-            missing.append({
-                "suite": suite, "case_id": case_id, "category": category, "keywords": keywords, "order": order,
-                "passed": False, "error_type": NOT_RUN,
-                "explanation": "no verdict: the test never reached its scorer (a crashed xdist worker, a setup "
-                               "error or an interrupted run)",
-                "decoded": None, "expected": None, "counts": {}, "labels": {"outcome": NOT_RUN}, "output": "",
-                "finish_reason": None, "known_defect": None, "nodeid": nodeid,
-            })
+            missing.append(records.CaseRecord(
+                suite=suite, case_id=case_id, category=category, keywords=tuple(keywords), order=order,
+                passed=False, error_type=NOT_RUN,
+                explanation="no verdict: the test never reached its scorer (a crashed xdist worker, a setup error "
+                            "or an interrupted run)",
+                labels={"outcome": NOT_RUN}, nodeid=nodeid))
         return missing
 
     # -- replay diagnostics ------------------------------------------------------------------------------------
@@ -333,7 +331,7 @@ def scorer_error(error: BaseException, stage: str) -> Verdict:
                    labels={"outcome": SCORER_ERROR})
 
 
-def fail_message(record: dict[str, Any]) -> str:
+def fail_message(record: records.CaseRecord) -> str:
     """The assertion text, from the safe record (so it can cross to the xdist controller whatever the output)."""
     output = record.get("output") or ""
     shown = output if len(output) <= 2000 else output[:2000] + f"... [{len(output)} characters]"

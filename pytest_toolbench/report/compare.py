@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..summary import RunSummary, SuiteSummary
+from ..records import CaseRecord
 from .settings import ReportSettings, Threshold
 from .stats import format_counts, format_value, is_percentage, metric_field
 
@@ -63,11 +64,23 @@ def baseline_label(header: Mapping[str, Any]) -> str:
     return f"{what} ({header.get('backend', '?')})"
 
 
+def baseline_cases(baseline: Mapping[str, Any]) -> list[CaseRecord]:
+    """A results file's cases as records (the same type this run's cases have); malformed entries are skipped."""
+    cases = []
+    for entry in baseline.get("cases") or []:
+        if isinstance(entry, Mapping) and isinstance(entry.get("suite"), str) and isinstance(entry.get("case_id"), str):
+            try:
+                cases.append(CaseRecord.from_json(entry))
+            except (TypeError, ValueError):
+                continue
+    return cases
+
+
 def compare(summary: RunSummary, records: Iterable[Mapping[str, Any]], baseline: Mapping[str, Any],
             path: Path | str) -> Comparison:
     baseline_suites: Mapping[str, Any] = baseline.get("suites") or {}
     baseline_passed: dict[tuple[str, str], bool] = {
-        (c.get("suite"), c.get("case_id")): bool(c.get("passed")) for c in baseline.get("cases") or []}
+        (c.suite, c.case_id): c.passed for c in baseline_cases(baseline)}
     by_suite: dict[str, list[Mapping[str, Any]]] = {}
     for record in records:
         by_suite.setdefault(record["suite"], []).append(record)
