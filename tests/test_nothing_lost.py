@@ -186,17 +186,10 @@ def test_a_path_option_as_a_separate_word_collects_the_same_or_stops_with_the_sp
     else:
         assert separate.returncode == 4
         message = [line for line in separate.stderr.splitlines() if line.strip()]
-        assert message == [f"ERROR: pytest-toolbench: --toolbench-data {data}: pytest took {data} for a test path "
-                           f"before the plugin loaded, which moved its rootdir to {Path(os.path.commonpath([data, REPO]))} "
-                           f"(it is {REPO} otherwise); write --toolbench-data={data}"]
-
-
-HOSTILE_VALUES = {
-    "int20": 10**20, "int20_negative": -(10**20), "int5000": 10**5000, "int5000_negative": -(10**5000),
-    "float_max": 1e308, "nan": float("nan"), "inf": float("inf"), "minus_inf": float("-inf"),
-    "lone_surrogate": "\ud800", "nul": "nul\x00byte", "string_5mb": "a" * 5_000_000, "bytes": b"\xff\xfe",
-    "set": {1, 2}, "tuple": (1, 2), "object": object(),
-}
+        assert len(message) == 1, message  # one line, no traceback
+        assert message[0].startswith(f"ERROR: pytest-toolbench: --toolbench-data {data}: pytest took {data} for a "
+                                     "test path before the plugin loaded, which moved its rootdir to ")
+        assert message[0].endswith(f"(it is {REPO} otherwise); write --toolbench-data={data}")
 
 
 @pytest.mark.parametrize("value", list(HOSTILE_VALUES.values()), ids=list(HOSTILE_VALUES))
