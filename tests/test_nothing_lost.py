@@ -192,6 +192,14 @@ def test_a_path_option_as_a_separate_word_collects_the_same_or_stops_with_the_sp
         assert message[0].endswith(f"(it is {REPO} otherwise); write --toolbench-data={data}")
 
 
+HOSTILE_VALUES = {
+    "int20": 10**20, "int20_negative": -(10**20), "int5000": 10**5000, "int5000_negative": -(10**5000),
+    "float_max": 1e308, "nan": float("nan"), "inf": float("inf"), "minus_inf": float("-inf"),
+    "lone_surrogate": "\ud800", "nul": "nul\x00byte", "string_5mb": "a" * 5_000_000, "bytes": b"\xff\xfe",
+    "set": {1, 2}, "tuple": (1, 2), "object": object(),
+}
+
+
 @pytest.mark.parametrize("value", list(HOSTILE_VALUES.values()), ids=list(HOSTILE_VALUES))
 def test_the_record_policy_makes_any_value_json_safe(value):
     record = {"suite": "s", "case_id": "c", "decoded": value, "output": value if isinstance(value, str) else "",
