@@ -34,3 +34,15 @@ def pytest_toolbench_make_backend(config, options, catalog):
     openai) and the factories added with ``registry.add_backend``; a conftest can return its own object (with the
     ``Backend`` protocol of ``pytest_toolbench.suite``, ``capabilities`` included) for such a name, e.g. to wrap the
     vLLM engine. The name itself must be a built-in or registered one (so a typo is one usage error)."""
+
+
+@hookspec
+def pytest_toolbench_gates(config, summary, comparison):
+    """Return extra CI gates (a list of ``pytest_toolbench.report.compare.GateResult``) judged on the final summary and
+    the baseline comparison (None without ``--toolbench-baseline``); a missed one fails the run like a built-in
+    gate and is listed with them in the terminal, JSON, Markdown and HTML reports."""
+
+
+@hookspec
+def pytest_toolbench_results_document(config, document):
+    """Add to (or change) the ``--toolbench-json`` document, a dict, before it is written on the controller."""

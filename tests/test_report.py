@@ -222,3 +222,31 @@ def test_bare_report_names_go_to_the_reports_folder(echo):
     assert not (echo.path / "reports").exists()
     run(echo, "--html", "out/page.html")
     assert (echo.path / "out" / "page.html").is_file()
+
+
+EXTENDING_CONFTEST = '''
+from pytest_toolbench.report.compare import GateResult
+
+
+def pytest_toolbench_gates(config, summary, comparison):
+    echo = next(suite for suite in summary.suites if suite.name == "echo")
+    return [GateResult("echo.no_format_errors", "format_error" not in echo.error_types,
+                       f"echo format errors: {echo.error_types.get('format_error', 0)}")]
+
+
+def pytest_toolbench_results_document(config, document):
+    document["dashboard"] = {"run": "nightly", "cases": len(document["cases"])}
+'''
+
+
+def test_conftest_gates_and_results_document_hooks(echo):
+    conftest = echo.path / "conftest.py"
+    conftest.write_text(conftest.read_text() + "\n" + EXTENDING_CONFTEST)
+    gold = run(echo, "--toolbench-json=gold.json")
+    assert gold.ret == 0 and "toolbench gate passed: echo format errors: 0" in gold.stdout.str()
+    document = json.loads((echo.path / "reports" / "gold.json").read_text())
+    assert document["dashboard"] == {"run": "nightly", "cases": 3}
+    assert document["report"]["gates"][0]["gate"] == "echo.no_format_errors"
+    missed = worse(echo)
+    assert missed.ret == pytest.ExitCode.TESTS_FAILED
+    assert "toolbench gate missed: echo format errors: 1 (echo.no_format_errors)" in missed.stdout.str()

@@ -4,7 +4,7 @@ file ``--toolbench-baseline`` reads back)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from ..records import dump_document, safe_value
 from ..summary import RunSummary
@@ -35,10 +35,17 @@ def document(summary: RunSummary, records: Iterable[Mapping[str, Any]], run: "Ru
     return result
 
 
-def write(path: Path, summary: RunSummary, records: Iterable[Mapping[str, Any]], run: "RunOutcome | None" = None
-          ) -> None:
+def write(path: Path, summary: RunSummary, records: Iterable[Mapping[str, Any]], run: "RunOutcome | None" = None,
+          extend: Callable[[dict[str, Any]], None] | None = None) -> None:
+    """``extend(document)`` may add to the document before it is written (the ``pytest_toolbench_results_document``
+    hook); what it adds goes through the same serialisation policy."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = dump_document(document(summary, records, run))  # built before the file is opened: nothing half-written
+    built = document(summary, records, run)
+    if extend is not None:
+        extend(built)
+        built = {key: value if key == "cases" else safe_value(value, max_depth=12, max_nodes=10_000_000)
+                 for key, value in built.items()}
+    text = dump_document(built)  # built before the file is opened: nothing half-written
     tmp = path.with_suffix(path.suffix + ".tmp")
     try:
         tmp.write_text(text, encoding="utf-8")

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from ..records import CaseRecord
 from ..records import from_report as case_record
 from ..summary import RunSummary
 from .compare import Comparison, GateResult, compare, evaluate_gates
@@ -62,7 +63,7 @@ class ReportRun:
     def missed_gates(self) -> list[GateResult]:
         return [gate for gate in self.gates if not gate.passed]
 
-    def finish(self, session: pytest.Session, summary: RunSummary | None, records: list[dict[str, Any]],
+    def finish(self, session: pytest.Session, summary: RunSummary | None, records: list[CaseRecord],
                options: Any) -> None:
         from . import json_results, markdown
 
@@ -73,13 +74,21 @@ class ReportRun:
             self.comparison = compare(summary, records, settings.baseline, settings.baseline_path or "")
         if summary is not None or settings.thresholds:
             self.gates = evaluate_gates(summary or RunSummary(header={}), self.comparison, settings)
+        if summary is not None:  # a conftest's own gates (pytest_toolbench_gates), kept with the built-in ones
+            for extra in session.config.hook.pytest_toolbench_gates(config=session.config, summary=summary,
+                                                                      comparison=self.comparison):
+                self.gates.extend(extra or ())
         self.original_status = int(session.exitstatus)
         self.final_status = int(self.exit_status(session.exitstatus))
         session.exitstatus = self.final_status
         if summary is None:
             return
         if settings.json_path:
-            self._write("results", settings.json_path, lambda path: json_results.write(path, summary, records, self.outcome))
+            def extend(document: dict[str, Any]) -> None:
+                session.config.hook.pytest_toolbench_results_document(config=session.config, document=document)
+
+            self._write("results", settings.json_path,
+                        lambda path: json_results.write(path, summary, records, self.outcome, extend))
         if settings.markdown_path:
             self._write("Markdown summary", settings.markdown_path,
                         lambda path: _write_text(path, markdown.render(summary, self.outcome, options)))
