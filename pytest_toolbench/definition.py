@@ -12,6 +12,7 @@ import yaml
 
 from .data import validate
 from .errors import DataError
+from .scorer_lib import LIBRARIES
 
 IDENTIFIER = "^[A-Za-z_][A-Za-z0-9_]*$"
 
@@ -32,6 +33,19 @@ SUITE_SCHEMA: dict[str, Any] = {
             "properties": {
                 "folder": {"type": "string", "minLength": 1},
                 "samples": {"type": "string"},
+                "reuses": {
+                    "type": "array",
+                    "description": "other suites' data this suite reads (with a shared format library from "
+                                   "pytest_toolbench.scorer_lib, never through the other suite's scorer): the suite "
+                                   "and its data folder, relative to this suite's data folder",
+                    "items": {
+                        "type": "object",
+                        "required": ["suite", "folder"],
+                        "additionalProperties": False,
+                        "properties": {"suite": {"type": "string", "pattern": IDENTIFIER},
+                                       "folder": {"type": "string", "minLength": 1}},
+                    },
+                },
                 "license": {"type": "string"},
                 "upstream": {
                     "type": "object",
@@ -78,6 +92,13 @@ SUITE_SCHEMA: dict[str, Any] = {
                                "description": "the model's output limit for this suite's requests (the run's "
                                               "--toolbench-max-tokens overrides it)"},
             },
+        },
+        "libraries": {
+            "type": "array",
+            "uniqueItems": True,
+            "description": "scorer libraries (pytest_toolbench.scorer_lib) the suite opts into, e.g. tl_failures: "
+                           "TL-Training's failure category and reward on failed cases, and their tallies",
+            "items": {"enum": list(LIBRARIES)},
         },
         "known_defects": {"type": "string"},
         "options": {"type": "object"},

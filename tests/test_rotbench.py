@@ -44,7 +44,7 @@ def _case(gold: list[str], tools: list[dict] = TOOLS) -> Case:
     return Case(suite="rotbench", case_id="first_turn-clean-0", category="first_turn_clean", keywords=("tg",),
                 payload={"turn": "First_Turn", "level": "clean", "index": 0, "id": "Turn 1: q", "scenario": "TG",
                          "history": [{"from": "system", "value": "s"}, {"from": "user", "value": "q\nBegin!\n"}],
-                         "tools": tools, "gold": gold})
+                         "tools": tools, "gold": gold, "tl_failures": True})
 
 
 def _stages(output: str, gold: list[str], tools: list[dict] = TOOLS) -> tuple[int, int, int]:

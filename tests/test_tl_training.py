@@ -14,11 +14,13 @@ from pytest_toolbench.suite import FORMAT_ERROR, CaseResult, Generation
 from conftest import REPO
 
 SUITE_DIR = REPO / "suites" / "tltraining"
+#: The suite's own definition: it declares the reused RoTBench and BFCL data (data.reuses) and opts into TL labels.
+DEFINITION = yaml.safe_load((SUITE_DIR / "suite.yaml").read_text())
 
 
 @pytest.fixture(scope="module")
 def sample_cases():
-    return {c.case_id: c for c in tltraining.load_cases(SUITE_DIR / "samples", {})}
+    return {c.case_id: c for c in tltraining.load_cases(SUITE_DIR / "samples", DEFINITION)}
 
 
 def _score(case, text, tool_calls=None):
@@ -114,7 +116,7 @@ def test_request_carries_tl_codellama_system_prompt_and_tools(sample_cases):
                              "    Args:\n        radius (float): Radius.\n    \"\"\"\n\n")
     assert "def finish(answer:str):" in system and "def ask_to_user(question:str):" in system
     assert [t["name"] for t in request.tools] == ["circle_area", "ask_to_user", "finish"]
-    native = tltraining.load_cases(SUITE_DIR / "samples", {"options": {"system_prompt": "none"}})
+    native = tltraining.load_cases(SUITE_DIR / "samples", {**DEFINITION, "options": {"system_prompt": "none"}})
     assert [m["role"] for m in tltraining.build_request(native[0]).messages] == ["user"]
 
 

@@ -40,7 +40,8 @@ def _nestools_case(calls, apis, ids, test_id=1) -> Case:
     prompt = str([{"api_name": f"tool{i}", "api_id": i} for i in offered])
     payload = {"test_id": test_id, "task": "Set the tomato zone to 22.5 degrees and water it from March 3rd, 2025.",
                "api": apis, "api_ids": ids, "call": calls, "field": "Gardening/Greenhouse",
-               "prompt_source": "official", "prompt": prompt, "data_dir": "unused"}
+               "prompt_source": "official", "prompt": prompt, "data_dir": "unused",
+               "tl_failures": True}  # the suite opts in (suite.yaml libraries: [tl_failures])
     chain = gold_calls(payload)
     payload["depth"] = max_depth(chain)
     payload["structure_key"] = structure_key(chain)
@@ -195,7 +196,7 @@ ACE_GT = {"book_hotel": {"city": "New York", "nights": 2, "breakfast": True, "ta
 def _ace_case(ground_truth=ACE_GT, category="normal_single_turn_single_function", number=0) -> Case:
     return Case(suite="acebench", case_id=f"en-{category}_{number}", category=category,
                 payload={"language": "en", "function": ACE_DOCS, "ground_truth": ground_truth,
-                         "question": "user: book it"})
+                         "question": "user: book it", "tl_failures": True})
 
 
 ACE = _ace_case()
@@ -258,7 +259,8 @@ def test_acebench_out_of_scope_cases_are_not_labelled():
     verdict = acebench.score(parallel, Generation(text="nothing"))
     assert not verdict.passed and not verdict.labels and "tl_reward" not in verdict.counts
     special = Case(suite="acebench", case_id="en-special_irrelevant_0", category="special_irrelevant",
-                   payload={"language": "en", "function": ACE_DOCS, "ground_truth": {}, "question": "q"})
+                   payload={"language": "en", "function": ACE_DOCS, "ground_truth": {}, "question": "q",
+                            "tl_failures": True})
     verdict = acebench.score(special, Generation(text="[book_flight(to='x')]"))
     assert not verdict.passed and not verdict.labels and "tl_reward" not in verdict.counts
 
@@ -272,7 +274,8 @@ def test_acebench_multi_turn_single_call_turns_are_labelled():
 
 def test_acebench_aggregate_appends_tl_rows_over_single_call_cases_only():
     special = Case(suite="acebench", case_id="en-special_irrelevant_0", category="special_irrelevant",
-                   payload={"language": "en", "function": ACE_DOCS, "ground_truth": {}, "question": "q"})
+                   payload={"language": "en", "function": ACE_DOCS, "ground_truth": {}, "question": "q",
+                            "tl_failures": True})
     scored = [
         (ACE, acebench.score(ACE, Generation(text=acebench.gold_output(ACE)))),
         (ACE, acebench.score(ACE, Generation(text="nothing"))),

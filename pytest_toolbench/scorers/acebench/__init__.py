@@ -9,10 +9,11 @@ provide. agent_multi_turn cases carry ``needs_user_model``: upstream's user is g
 own model play the user is not comparable with published agent_multi_turn numbers.
 
 Modules: ``loading`` (data files, cases, ground-truth conventions), ``prompt`` (Normal/Special prompts, requests,
-which cases converse), ``decoding`` (``decode_ast``), ``checker`` (Normal and Special checkers, the verdict),
-``agent`` (agent end-to-end and process accuracy), ``loop`` with ``agent_prompts`` / ``loop_prompts`` and
-``sandbox/`` (the live agent loop), ``gold`` (reference answers), ``tl`` (TL-Training categories), ``aggregation``
-(ACEBench's summary table), ``replay`` (ACEBench result files).
+which cases converse), ``decoding`` (``decode_ast``: the shared Python-call decoder in ACEBench's dialect),
+``checker`` (Normal and Special checkers, the verdict), ``agent`` (agent end-to-end and process accuracy), ``loop``
+with ``agent_prompts`` / ``loop_prompts`` and ``sandbox/`` (the live agent loop), ``gold`` (reference answers),
+``tl`` (TL-Training categories, opted into by suite.yaml), ``aggregation`` (ACEBench's summary table), ``replay``
+(ACEBench result files).
 """
 
 from .aggregation import aggregate

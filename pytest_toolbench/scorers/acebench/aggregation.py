@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections import OrderedDict, defaultdict
 from typing import Iterable, Sequence
 
+from ...scorer_lib.tl_failures import tl_metrics
 from ...suite import CaseResult, Metric
-from ...tl_failures import tl_metrics
 from .loading import AGENT_CATEGORIES, LANGUAGES, NORMAL_CATEGORIES, SPECIAL_CATEGORIES, split_case_id
 
 ATOM_LEAVES = tuple(c for c in NORMAL_CATEGORIES if c.startswith("normal_atom"))

@@ -14,8 +14,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from ...scorer_lib import tl_failures
+from ...scorer_lib.tl_failures import CORRECT, REWARDS
 from ...suite import FORMAT_ERROR, Case, Generation, Verdict
-from ...tl_failures import CORRECT, REWARDS
 from .agent import score_transcript
 from .decoding import DecodeError, decode_calls, prepare_multi_turn, prepare_single_turn
 from .loading import REPEAT_SUFFIX, find_function_doc, is_agent
@@ -484,10 +485,10 @@ def score(case: Case, generation: Generation) -> Verdict:
     )
     counts = {"correct": 1.0 if verdict.valid else 0.0}
     labels = {}
-    alternatives = single_call_alternatives(ground_truth)
+    alternatives = single_call_alternatives(ground_truth) if tl_failures.enabled(case) else None
     if alternatives is not None:
-        # TL-Training's categories on single-call cases (tl.py); passed ones carry the +1 reward so that the mean
-        # reward is taken over exactly the cases in scope.
+        # TL-Training's categories (opted into by suite.yaml: libraries: [tl_failures]) on single-call cases (tl.py);
+        # passed ones carry the +1 reward so that the mean reward is taken over exactly the cases in scope.
         if verdict.valid:
             counts["tl_reward"] = REWARDS[CORRECT]
         else:

@@ -8,10 +8,9 @@ A decoded output is a list of ``{function_name: {argument: value}}`` dicts. Anyt
 
 from __future__ import annotations
 
-import ast
-from typing import Any
+import dataclasses
 
-from ...parsing.arithmetic import ArithmeticRefused, apply_binary, apply_unary
+from ...parsing.python_calls import ACEBENCH_NORMAL, PythonCallDecoder
 
 
 class DecodeError(ValueError):
@@ -57,124 +56,9 @@ def prepare_multi_turn(text: str) -> str:
     return "".join(text.split())
 
 
-# Arithmetic on model-supplied literals: upstream ``eval``s it unbounded; we use the shared bounded evaluator
-# (pytest_toolbench.parsing.arithmetic), so huge results are a decode failure instead of a hang.
-
-
-def literal_arithmetic(node: ast.AST) -> Any:
-    """Value of a literal-only expression: what upstream's ``eval(ast.unparse(binop))`` yields for literals.
-
-    Names, calls and attribute access are rejected (upstream would look them up in its own module namespace,
-    which only ever helps for that module's globals; treated as undecodable here)."""
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, (ast.List, ast.Tuple)):
-        items = [literal_arithmetic(element) for element in node.elts]
-        return items if isinstance(node, ast.List) else tuple(items)
-    if isinstance(node, ast.Dict):
-        if any(key is None for key in node.keys):
-            raise DecodeError("dict unpacking in an expression")
-        return {literal_arithmetic(k): literal_arithmetic(v) for k, v in zip(node.keys, node.values)}
-    try:
-        if isinstance(node, ast.UnaryOp):
-            return apply_unary(node.op, literal_arithmetic(node.operand))
-        if isinstance(node, ast.BinOp):
-            return apply_binary(node.op, literal_arithmetic(node.left), literal_arithmetic(node.right))
-    except ArithmeticRefused as exc:
-        raise DecodeError(str(exc)) from None
-    raise DecodeError(f"unsupported expression {type(node).__name__}")
-
-
-def call_name(func: ast.AST) -> str:
-    parts: list[str] = []
-    while isinstance(func, ast.Attribute):
-        parts.append(func.attr)
-        func = func.value
-    if isinstance(func, ast.Name):
-        parts.append(func.id)
-    return ".".join(reversed(parts))
-
-
-def _resolve_call(node: ast.Call) -> dict[str, Any]:
-    # Positional arguments are dropped silently (upstream reads only ``keywords``); ``**kwargs`` has arg None.
-    arguments: dict[Any, Any] = {}
-    for keyword in node.keywords:
-        arguments[keyword.arg] = _resolve_value(keyword.value)
-    return {call_name(node.func): arguments}
-
-
-def _resolve_value(node: ast.AST) -> Any:
-    """Mirror of upstream ``resolve_ast_by_type``, branch for branch."""
-    if isinstance(node, ast.Constant):
-        return "..." if node.value is Ellipsis else node.value
-    if isinstance(node, ast.UnaryOp):
-        # Quirk: upstream negates ``operand.value`` whatever the operator is: ``+5``, ``~5`` and ``not 5`` all give
-        # -5, ``not True`` gives -1; an operand without a numeric ``.value`` raises.
-        operand = node.operand
-        if not isinstance(operand, ast.Constant):
-            raise DecodeError("unary operator on a non-constant")
-        value = operand.value
-        if isinstance(value, bool) or isinstance(value, (int, float, complex)):
-            return -value
-        raise DecodeError(f"bad operand for unary -: {type(value).__name__}")
-    if isinstance(node, ast.List):
-        return [_resolve_value(element) for element in node.elts]
-    if isinstance(node, ast.Dict):
-        result: dict[Any, Any] = {}
-        for key, value in zip(node.keys, node.values):
-            if key is None:
-                raise DecodeError("Unsupported AST type: dict unpacking")
-            resolved_key = _resolve_value(key)
-            try:
-                hash(resolved_key)
-            except TypeError:
-                raise DecodeError("unhashable dict key") from None
-            result[resolved_key] = _resolve_value(value)
-        return result
-    if isinstance(node, ast.BinOp):
-        # Upstream: ``eval(ast.unparse(node))``; here only literal arithmetic is computed, never evaluated.
-        try:
-            return literal_arithmetic(node)
-        except DecodeError:
-            raise
-        except Exception as exc:  # ZeroDivisionError, TypeError, OverflowError, ...
-            raise DecodeError(f"cannot evaluate {type(exc).__name__}") from None
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Call):
-        if not node.keywords:
-            return {call_name(node.func): {}}
-        return _resolve_call(node)
-    if isinstance(node, ast.Tuple):
-        return tuple(_resolve_value(element) for element in node.elts)
-    if isinstance(node, ast.Subscript):
-        # Upstream's first attempt (``node.body``) always fails, so the fallback text is what is kept.
-        return ast.unparse(node.value) + "[" + ast.unparse(node.slice) + "]"
-    # ast.Lambda: upstream indexes ``lambda.body[0]`` and raises; everything else is "Unsupported AST type".
-    raise DecodeError(f"Unsupported AST type: {type(node)}")
-
-
-def decode_calls(text: str | None) -> list[dict[str, Any]]:
-    """Parse prepared text as a Python list (or tuple/set) of calls. Raises DecodeError like the official decoder."""
-    if text is None:
-        raise DecodeError("Invalid syntax. Failed to decode AST. compile() arg 1 must be a string, bytes or AST object")
-    try:
-        tree = ast.parse(text, mode="eval")
-    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
-        raise DecodeError(f"Invalid syntax. Failed to decode AST. {exc}") from None
-    body = tree.body
-    if not isinstance(body, (ast.List, ast.Tuple, ast.Set)):
-        # Upstream reads ``body.elts``: only list, tuple and set displays have it.
-        raise DecodeError(f"'{type(body).__name__}' object has no attribute 'elts'")
-    calls: list[dict[str, Any]] = []
-    try:
-        for element in body.elts:
-            if not isinstance(element, ast.Call):
-                raise DecodeError("element is not a call")
-            if not element.keywords:
-                calls.append({call_name(element.func): {}})
-            else:
-                calls.append(_resolve_call(element))
-    except RecursionError:
-        raise DecodeError("output nested too deeply") from None
-    return calls
+#: ``decode_calls(prepared)``: parse prepared text as a Python list (or tuple/set) of calls, raising DecodeError like
+#: the official decoder: the shared decoder (:mod:`pytest_toolbench.parsing.python_calls`) in ACEBench's ``decode_ast``
+#: dialect (no bare call, nested calls without keywords as ``{name: {}}``, every failure of constant arithmetic a
+#: decode error; arithmetic is bounded where upstream ``eval``s it, so huge results fail instead of hanging).
+DECODER = PythonCallDecoder(dataclasses.replace(ACEBENCH_NORMAL, error=DecodeError))
+decode_calls = DECODER.decode

@@ -9,6 +9,7 @@ from typing import Any, Mapping, Sequence
 
 from ...data import load_jsonl
 from ...errors import DataError
+from ...scorer_lib import tl_failures
 from ...suite import Case
 
 SUITE = "acebench"
@@ -199,7 +200,7 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
             if not (folder / f"data_{category}.json").is_file():
                 continue
             cases.extend(_load_category(folder, language, category))
-    return cases
+    return tl_failures.mark_cases(cases, definition)
 
 
 def _selected_categories(definition: Mapping[str, Any]) -> list[str]:

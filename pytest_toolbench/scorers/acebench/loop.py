@@ -28,14 +28,15 @@ Each conversation here has its own sandbox.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import re
 from typing import Any, Iterator, Mapping, Sequence
 
+from ...parsing.python_calls import ACEBENCH_AGENT, PythonCallDecoder
 from ...suite import Case, Generation, Request
 from .agent_prompts import AGENT_SYSTEM, AGENT_USER, USER_OPENING, USER_SYSTEM_BASE, USER_SYSTEM_TRAVEL
 from .agent import end_to_end
-from .decoding import DecodeError, call_name, literal_arithmetic
 from .loop_prompts import BASE_PROMPT, MULTI_TURN_AGENT_SYSTEM, MULTI_TURN_AGENT_USER, TRAVEL_PROMPT
 from .sandbox import PreparedCall, Sandbox
 
@@ -56,89 +57,15 @@ class AgentDecodeError(ValueError):
     pass
 
 
-def _agent_value(node: ast.AST) -> Any:
-    """Upstream ``resolve_ast_by_type`` of the agent roles. Unlike the Normal decoder, a nested call without keyword
-    arguments becomes its source text, and one with keywords a ``{name: {arg: value}}`` dict."""
-    if isinstance(node, ast.Constant):
-        return "..." if node.value is Ellipsis else node.value
-    if isinstance(node, ast.UnaryOp):
-        # Quirk (upstream): every unary operator negates ``operand.value``.
-        operand = node.operand
-        if not isinstance(operand, ast.Constant) or not isinstance(operand.value, (int, float, complex)):
-            raise AgentDecodeError("unary operator on an unsupported operand")
-        return -operand.value
-    if isinstance(node, ast.List):
-        return [_agent_value(element) for element in node.elts]
-    if isinstance(node, ast.Dict):
-        result = {}
-        for key, value in zip(node.keys, node.values):
-            if key is None:
-                raise AgentDecodeError("dict unpacking")
-            resolved = _agent_value(key)
-            try:
-                hash(resolved)
-            except TypeError:
-                raise AgentDecodeError("unhashable dict key") from None
-            result[resolved] = _agent_value(value)
-        return result
-    if isinstance(node, ast.BinOp):
-        # Upstream evaluates the expression's source; only literal arithmetic is computed here.
-        try:
-            return literal_arithmetic(node)
-        except DecodeError as exc:
-            raise AgentDecodeError(str(exc)) from None
-        except Exception as exc:  # ZeroDivisionError, OverflowError, TypeError on model literals
-            raise AgentDecodeError(f"cannot evaluate {type(exc).__name__}") from None
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Call):
-        if not node.keywords:
-            return ast.unparse(node)
-        return _agent_call(node)
-    if isinstance(node, ast.Tuple):
-        return tuple(_agent_value(element) for element in node.elts)
-    if isinstance(node, ast.Subscript):
-        return ast.unparse(node.value) + "[" + ast.unparse(node.slice) + "]"
-    raise AgentDecodeError(f"Unsupported AST type: {type(node)}")
-
-
-def _agent_call(node: ast.Call) -> dict[str, dict[Any, Any]]:
-    # Positional arguments are ignored upstream (only keywords are read).
-    return {call_name(node.func): {keyword.arg: _agent_value(keyword.value) for keyword in node.keywords}}
-
-
-def decode_agent_message(text: str) -> list[dict[str, dict[Any, Any]]]:
-    """The calls of an agent message, as upstream's ``decode_function_list`` reads them; raises AgentDecodeError.
-
-    Quirks kept: one leading space is dropped, brackets are added when missing, then ``strip("[]'")`` removes *all*
-    leading/trailing brackets and quotes, so a message with a trailing space or newline after its ``]`` keeps that
-    bracket and fails (``"[f()] "`` becomes ``"f()] "``); a bare call or a tuple/list of calls is accepted, any other
-    expression decodes to no call at all."""
-    if not isinstance(text, str) or not text:
-        raise AgentDecodeError("empty message")
-    candidate = text[1:] if text[0] == " " else text
-    if not candidate.startswith("["):
-        candidate = "[" + candidate
-    if not candidate.endswith("]"):
-        candidate = candidate + "]"
-    try:
-        tree = ast.parse(candidate.strip("[]'"), mode="eval")
-    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
-        raise AgentDecodeError(f"invalid syntax: {exc}") from None
-    body = tree.body
-    try:
-        if isinstance(body, ast.Call):
-            return [_agent_call(body)]
-        if isinstance(body, (ast.Tuple, ast.List)):
-            calls = []
-            for element in body.elts:
-                if not isinstance(element, ast.Call):
-                    raise AgentDecodeError("Element is not a function call")
-                calls.append(_agent_call(element))
-            return calls
-    except RecursionError:
-        raise AgentDecodeError("message nested too deeply") from None
-    return []
+#: ``decode_agent_message(text)``: the calls of an agent message, as upstream's ``decode_function_list`` reads them;
+#: raises AgentDecodeError. The shared decoder (:mod:`pytest_toolbench.parsing.python_calls`) in the agent roles'
+#: dialect: one leading space is dropped, brackets are added when missing, then ``strip("[]'")`` removes *all*
+#: leading/trailing brackets and quotes, so a message with a trailing space or newline after its ``]`` keeps that
+#: bracket and fails (``"[f()] "`` becomes ``"f()] "``); a bare call or a tuple/list of calls is accepted, any other
+#: expression decodes to no call at all. Unlike the Normal decoder, a nested call without keyword arguments becomes
+#: its source text, and one with keywords a ``{name: {arg: value}}`` dict.
+AGENT_DECODER = PythonCallDecoder(dataclasses.replace(ACEBENCH_AGENT, error=AgentDecodeError))
+decode_agent_message = AGENT_DECODER.decode
 
 
 def _argument_text(value: Any) -> str:

@@ -1,5 +1,5 @@
-"""TL-Training's failure categories and reward (``pytest_toolbench.tl_failures``) for ACEBench Normal cases whose
-ground truth is one call.
+"""TL-Training's failure categories and reward (``pytest_toolbench.scorer_lib.tl_failures``) for ACEBench Normal
+cases whose ground truth is one call.
 
 The TL labels follow what ACEBench's own checker looks at, so that a label names a rule the official verdict rests
 on and not one it waives:
@@ -8,9 +8,9 @@ on and not one it waives:
   that no offered function document carries is a *tool hallucination*, another documented one a *wrong tool*;
 * values: compared with ``==``, gold lists as plain values (not BFCL's lists of alternatives). The checker's
   leniency (top-level numbers, booleans and enum-typed values never compared, strings as standardised substrings)
-  needs no :data:`~pytest_toolbench.tl_failures.ANY_VALUE` here: a content mismatch is TL's last rule, so it is
-  the label of a failed case exactly when no name or parameter issue is found, whether or not a leniently equal
-  value is also counted as differing;
+  needs no :data:`~pytest_toolbench.scorer_lib.tl_failures.ANY_VALUE` here: a content mismatch is TL's last rule, so
+  it is the label of a failed case exactly when no name or parameter issue is found, whether or not a leniently
+  equal value is also counted as differing;
 * missing parameters: the checker only requires the documented ``required`` parameters, so a gold parameter that
   is not required is dropped from the gold call when the prediction leaves it out (no *parameter missing* for it),
   unless the predicted call has no arguments at all, which the checker rejects (``wrong_param``);
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from ...tl_failures import CONTENT_MISMATCH, CORRECT, REWARDS, classify_call_lists, tool_signatures
+from ...scorer_lib.tl_failures import CONTENT_MISMATCH, CORRECT, REWARDS, classify_call_lists, tool_signatures
 from .loading import REPEAT_SUFFIX, find_function_doc
 
 

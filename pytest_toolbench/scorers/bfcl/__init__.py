@@ -12,10 +12,11 @@ Reference: bfcl-eval 2026.3.23 = gorilla commit 6ea57973c7a6097fd7c5915698c54c17
 - :func:`gold_output`, :func:`aggregate`, :func:`replay_outputs`.
 
 Modules: ``loading`` (data files, categories), ``prompt`` (prompting messages, native tools), ``decoding``
-(``default_decode_ast_prompting``) with ``java_syntax`` / ``js_syntax`` / ``syntax_common`` (the Java and JavaScript
-parsers), ``checker`` (``ast_checker``, the relevance rule, the verdict) with ``converters`` (Java/JS literal
-converters), ``gold`` (ground truth rendered as model text), ``tl`` (TL-Training categories), ``aggregation``
-(``eval_runner_helper``'s figures), ``replay`` (``bfcl generate`` result files).
+(``default_decode_ast_prompting``: python through the shared decoder ``pytest_toolbench.parsing.python_calls``) with
+``java_syntax`` / ``js_syntax`` / ``syntax_common`` (the Java and JavaScript parsers), ``checker`` (``ast_checker``,
+the relevance rule, the verdict) with ``converters`` (Java/JS literal converters), ``gold`` (ground truth rendered as
+model text), ``tl`` (TL-Training categories, opted into by suite.yaml), ``aggregation`` (``eval_runner_helper``'s
+figures), ``replay`` (``bfcl generate`` result files).
 """
 
 from .aggregation import aggregate

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Sequence
 
+from ...scorer_lib.tl_failures import tl_metrics
 from ...suite import CaseResult, Metric
-from ...tl_failures import tl_metrics
 from .loading import CATEGORIES, LIVE_AST, NON_LIVE_AST
 from .tl import SINGLE_CALL_CATEGORIES
 

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...scorer_lib import tl_failures
 from ...suite import FORMAT_ERROR, Case, Generation, Verdict
 from .converters import JAVA_TYPES, JS_TYPES, ConverterCrash, java_convert, js_convert
 from .decoding import decode, is_empty_output, is_function_calling_format
@@ -334,7 +335,7 @@ def score(case: Case, generation: Generation) -> Verdict:
     if case.category in RELEVANCE_CATEGORIES:
         return _score_relevance(case, text, mode)
     verdict = _score_ast(case, text, mode)
-    if not verdict.passed and len(case.payload["ground_truth"]) == 1:
+    if not verdict.passed and len(case.payload["ground_truth"]) == 1 and tl_failures.enabled(case):
         label_tl_failure(case, verdict)
     return verdict
 

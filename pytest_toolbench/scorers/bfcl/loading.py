@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ...data import load_jsonl
+from ...scorer_lib import tl_failures
 from ...suite import Case
 
 SUITE = "bfcl"
@@ -113,4 +114,4 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
                 },
                 keywords=(live, kind, language_of(category)),
             ))
-    return cases
+    return tl_failures.mark_cases(cases, definition)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ...scorer_lib.tl_failures import CONTENT_MISMATCH, CORRECT, REWARDS, classify_calls
 from ...suite import Case, Verdict
-from ...tl_failures import CONTENT_MISMATCH, CORRECT, REWARDS, classify_calls
 
 #: Categories whose ground truth is exactly one call: the ones TL-Training's single-call taxonomy applies to.
 SINGLE_CALL_CATEGORIES = frozenset({"simple_python", "simple_java", "simple_javascript", "multiple", "live_simple",

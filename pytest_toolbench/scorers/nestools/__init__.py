@@ -16,7 +16,8 @@ The upstream quirks reproduced on purpose are marked ``QUIRK`` where they are im
 Modules: ``loading`` (data files, cases, ``run_info``), ``prompt`` (template and requests), ``candidates`` (the
 official or rebuilt candidate lists), ``gold`` (gold chain, depth, structure, ``gold_output``), ``decoding``
 (``check_string``), ``values`` (``check_score``, ROUGE-L, ``normalize_date``), ``checker`` (per-case counts and the
-verdict), ``tl`` (TL-Training categories), ``aggregation`` (``eval.py``'s figures), ``replay`` (prediction files).
+verdict), ``tl`` (TL-Training categories, opted into by suite.yaml), ``aggregation`` (``eval.py``'s figures),
+``replay`` (prediction files).
 """
 
 from .aggregation import aggregate

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Mapping, Sequence
 
+from ...scorer_lib.tl_failures import tl_metrics
 from ...suite import CaseResult, Metric
-from ...tl_failures import tl_metrics
 from .checker import COUNT_KEYS, ERROR_KEYS, FAMILIES
 from .gold import FIGURE_STRUCTURES
 

@@ -8,8 +8,9 @@ import re
 from collections import Counter
 from typing import Any, Mapping, Sequence
 
+from ...scorer_lib import tl_failures
+from ...scorer_lib.tl_failures import CORRECT, REWARDS
 from ...suite import FORMAT_ERROR, Case, Generation, Verdict
-from ...tl_failures import CORRECT, REWARDS
 from .candidates import candidate_ids
 from .decoding import decode_calls
 from .gold import gold_calls, max_depth
@@ -341,9 +342,10 @@ def score(case: Case, generation: Generation) -> Verdict:
     labels = {"depth": str(depth), "structure": "other" if structure is None else str(structure)}
     if tool_error:
         labels["tool_error"] = tool_error
-    if depth == 1:
-        # TL-Training's categories, on flat chains only (see tl_category); passed flat cases carry the +1 reward
-        # so that the mean reward is taken over exactly the cases in scope.
+    if depth == 1 and tl_failures.enabled(case):
+        # TL-Training's categories (opted into by suite.yaml: libraries: [tl_failures]), on flat chains only (see
+        # tl_category); passed flat cases carry the +1 reward so that the mean reward is taken over exactly the cases
+        # in scope.
         if passed:
             counts["tl_reward"] = REWARDS[CORRECT]
         else:

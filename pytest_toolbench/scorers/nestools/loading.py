@@ -10,6 +10,7 @@ from typing import Any, Mapping
 
 from ...data import load_jsonl
 from ...errors import DataError
+from ...scorer_lib import tl_failures
 from ...suite import Case
 from .gold import gold_calls, max_depth, structure_key
 
@@ -167,4 +168,4 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
         )
         cases.append(Case(suite=suite, case_id=str(test_id), category=depth_bucket(depth), payload=payload,
                           keywords=keywords))
-    return cases
+    return tl_failures.mark_cases(cases, definition)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from ...scorer_lib.tl_failures import (CONTENT_MISMATCH, CORRECT, REWARDS, UNPARSEABLE, WRONG_TOOL,
+                                       classify_call_lists, tool_signatures)
 from ...suite import Case
-from ...tl_failures import (CONTENT_MISMATCH, CORRECT, REWARDS, UNPARSEABLE, WRONG_TOOL, classify_call_lists,
-                            tool_signatures)
 from .candidates import candidate_ids
 
 def _tl_tool_key(api_id: Any) -> str:

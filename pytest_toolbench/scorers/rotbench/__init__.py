@@ -8,11 +8,12 @@ category is ``<turn>_<level>`` and the scenario (TG, RS, DU, PL, AM, IR, FT) is 
 
 The official scorer computes three nested per-case stages, TS (tool selection) ⊇ PI (parameter identification) ⊇
 CF (content filling); an item passes when CF holds. Its parsing and matching rules, quirks included, are reproduced
-in :func:`parse_react` and :func:`official_stages`; each quirk is commented where it is implemented.
+in RoTBench's format library :mod:`pytest_toolbench.scorer_lib.rotbench` (``parse_react``, ``official_stages``,
+shared with the ``tltraining`` suite, which reuses RoTBench's clean file); each quirk is commented where it is
+implemented. TL-Training's failure categories are added when suite.yaml opts in (``libraries: [tl_failures]``).
 
-Modules: ``loading`` (data files, cases), ``prompt`` (chat requests), ``decoding`` (``get_test_value`` version 0),
-``checker`` (the three stages and the verdict), ``tl`` (TL-Training categories), ``aggregation`` (per-environment,
-per-scenario and robustness figures), ``replay`` (RoTBench's inference output files).
+Modules: ``loading`` (data files, cases), ``prompt`` (chat requests), ``checker`` (the verdict), ``aggregation``
+(per-environment, per-scenario and robustness figures), ``replay`` (RoTBench's inference output files).
 """
 
 from .aggregation import aggregate

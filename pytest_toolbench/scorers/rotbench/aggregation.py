@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Sequence
 
+from ...scorer_lib.tl_failures import tl_metrics
 from ...suite import CaseResult, Metric
-from ...tl_failures import tl_metrics
 from .loading import LEVELS, SCENARIOS, TURNS
 
 

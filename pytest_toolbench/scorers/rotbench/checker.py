@@ -1,79 +1,20 @@
-"""The three stages (official ``ts_eval``, ``pi_eval``, ``cf_eval``) and the verdict of a case."""
+"""The verdict of a case: the three official stages (``ts_eval``, ``pi_eval``, ``cf_eval``, in RoTBench's format
+library :mod:`pytest_toolbench.scorer_lib.rotbench`) and, when the suite opts in, TL-Training's category."""
 
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Sequence
+from typing import Any
 
+from ...scorer_lib import tl_failures
+from ...scorer_lib.rotbench import gold_alternatives, official_stages, parse_react, tl_category
 from ...suite import FORMAT_ERROR, Case, Generation, Verdict
-from .decoding import gold_alternatives, parse_react
-from .tl import tl_category
 
 # Error types, in the order of the official stages (toleap.md §2.5); parse failures use the shared FORMAT_ERROR.
 NO_OUTPUT = "no_output"
 WRONG_TOOL = "wrong_tool"
 WRONG_PARAM_NAMES = "wrong_param_names"
 WRONG_VALUES = "wrong_values"
-
-
-def official_stages(action: str, arguments: Mapping[str, Any], alternatives: Sequence[tuple[str, Any]],
-                    tool_names: Sequence[str]) -> tuple[bool, bool, bool]:
-    """TS, PI and CF of one decoded answer against the gold alternatives, as ``evaluate.py`` computes them.
-
-    Each stage is its own loop over the alternatives (upstream runs three passes over the file), and a stage holds
-    when any alternative satisfies it.
-    """
-    finish_name, ask_name = tool_names[-1], tool_names[-2]
-
-    def remap_finish(predicted: str, gold_action: str) -> str:
-        # The finish pseudo-tool is recognised by position: when the gold tool is the last tool of the list (its
-        # name may be perturbed by noise, e.g. "fPnish"), a predicted literal "finish" is renamed to it. The rename
-        # sticks for the following alternatives, as upstream reassigns its loop variable.
-        return gold_action if gold_action == finish_name and predicted == "finish" else predicted
-
-    ts = False
-    predicted = action
-    for gold_action, _ in alternatives:
-        predicted = remap_finish(predicted, gold_action)
-        if gold_action == predicted:
-            ts = True
-            break
-
-    pi = False
-    predicted = action
-    for gold_action, gold_input in alternatives:
-        predicted = remap_finish(predicted, gold_action)
-        if gold_action != predicted:
-            continue
-        # Exact key sets, keys whose gold value is "None" included.
-        if gold_input.keys() == arguments.keys():
-            pi = True
-            break
-
-    cf = False
-    predicted = action
-    remaining = dict(arguments)
-    for gold_action, gold_input in alternatives:
-        predicted = remap_finish(predicted, gold_action)
-        if gold_action != predicted:
-            continue
-        if gold_input.keys() != remaining.keys():
-            continue
-        # The value check is waived for finish and ask_to_user, which upstream recognises by position (last and
-        # second-to-last tool) and, after renaming, also by the literal names "finish" and "ask_to_user".
-        exempt = gold_action in (finish_name, ask_name, "finish", "ask_to_user")
-        unchecked = [key for key, value in gold_input.items() if value == "None"]
-        expected = {key: value for key, value in gold_input.items() if key not in unchecked}
-        # Quirk: upstream deletes the "None" keys from the *prediction* in place, so they stay deleted while the
-        # later alternatives are tried (their key-set check then sees the smaller dict).
-        for key in unchecked:
-            del remaining[key]
-        # Python equality, as upstream: 1 == 1.0 == True, but "1" != 1, and string comparison is case-sensitive.
-        if expected != remaining and not exempt:
-            continue
-        cf = True
-        break
-    return ts, pi, cf
 
 
 def gold_output(case: Case) -> str:
@@ -86,7 +27,7 @@ def gold_output(case: Case) -> str:
 
 def score(case: Case, generation: Generation) -> Verdict:
     text = generation.text if isinstance(generation.text, str) else ""
-    alternatives = gold_alternatives(case)
+    alternatives = gold_alternatives(case.payload["gold"])
     tool_names = [tool["name"] for tool in case.payload["tools"]]
     expected = [{"name": name, "arguments": arguments} for name, arguments in alternatives]
     if not text.strip():
@@ -116,9 +57,10 @@ def _stage_counts(stages: tuple[bool, bool, bool]) -> dict[str, float]:
 
 def _failed(case: Case, error: str, why: str, decoded: Any, expected: Any, stages: tuple[bool, bool, bool],
             call: tuple[str, dict[str, Any]] | None) -> Verdict:
-    category, reward = tl_category(case, call)
     counts = _stage_counts(stages)
-    counts["tl_reward"] = reward
+    labels = {}
+    if tl_failures.enabled(case):
+        labels["tl_category"], counts["tl_reward"] = tl_category(case.payload["tools"], case.payload["gold"], call)
     return Verdict(passed=False, error_type=error, decoded=decoded, expected=expected, counts=counts,
-                   labels={"tl_category": category},
+                   labels=labels,
                    explanation=f"{why}; TS={int(stages[0])} PI={int(stages[1])} CF={int(stages[2])}")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...scorer_lib.rotbench import parse_react
 from ...suite import Case, Request
-from .decoding import parse_react
 
 
 def build_request(case: Case) -> Request:

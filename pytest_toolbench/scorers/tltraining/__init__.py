@@ -4,9 +4,12 @@ ToolAlpaca eval_real, with TL-Training's error categories and reward on every fa
 TL-Training (arXiv 2412.15495, Junjie-Ye/TL-Training @ 77c875a9) ships no evaluation code; the protocol is the
 paper's (§4.3-4.4, Table 2): TS = right tool, PI = right tool and parameter names, CF = right tool, names and
 values, each counted over *all* cases (undecodable output is a failure). The stage rules are RoTBench's official
-ones (``pytest_toolbench.scorers.rotbench``).
+ones (RoTBench's format library, ``pytest_toolbench.scorer_lib.rotbench``, which the rotbench suite uses too; no
+scorer imports another suite's scorer). TL-Training's categories come from ``pytest_toolbench.scorer_lib.tl_failures``
+(suite.yaml ``libraries: [tl_failures]``).
 
-Datasets (categories), all read from the shared data root (suite.yaml ``data.folder: "."``):
+Datasets (categories), all read from the shared data root (suite.yaml ``data.folder: "."``); the RoTBench and BFCL
+files are other suites' data, read only because suite.yaml declares them (``data.reuses``: suite and folder):
 
 * ``rot_clean``: RoTBench ``First_Turn/clean.json`` (105), with RoTBench's rules unchanged: any gold alternative,
   ``"None"`` values unchecked, finish/ask_to_user by position and exempt from values, and (option
@@ -30,8 +33,9 @@ native ``tool_calls``; ``<tool_call>`` (Qwen-2.5/Hermes); ``[TOOL_CALLS]`` (Mist
 (ChatGLM-4).
 
 Modules: ``loading`` (the three datasets into cases), ``prompt`` (requests, TL-CodeLLaMA-2's system prompt),
-``decoding`` (the parser registry, Python-call text), ``checker`` (TS / PI / CF and the verdict), ``tl`` (TL-Training
-categories), ``aggregation`` (per-dataset figures). There is no replay reader: TL-Training ships no output files.
+``decoding`` (the parser registry; Python-call text is ``pytest_toolbench.parsing.python_calls.parse_literal_calls``),
+``checker`` (TS / PI / CF and the verdict), ``tl`` (TL-Training categories), ``aggregation`` (per-dataset figures).
+There is no replay reader: TL-Training ships no output files.
 """
 
 from .aggregation import aggregate

@@ -6,9 +6,10 @@ import itertools
 import json
 from typing import Any, Mapping, Sequence
 
+from ...scorer_lib import tl_failures
+from ...scorer_lib.rotbench import official_stages
+from ...scorer_lib.tl_failures import tool_signatures
 from ...suite import FORMAT_ERROR, Case, Generation, Verdict
-from ...tl_failures import tool_signatures
-from ..rotbench.checker import official_stages
 from .decoding import decode
 from .prompt import offered_tools
 from .tl import tl_category
@@ -90,13 +91,16 @@ def _counts(stages: Sequence[bool]) -> dict[str, float]:
 
 def _failed(case: Case, error: str, why: str, decoded: Any, stages: Sequence[bool],
             calls: list[dict] | None, parser: str) -> Verdict:
-    category, reward = tl_category(case, calls)
-    if category == "correct":
-        # Only when the gold itself is undecodable (a ToolAlpaca annotation defect, compared as empty arguments):
-        # the arguments are what cannot match, the closest TL category.
-        category, reward = "content_mismatch", -0.25
     counts = _counts(stages)
-    counts["tl_reward"] = reward
+    labels = {}
+    if tl_failures.enabled(case):
+        category, reward = tl_category(case, calls)
+        if category == "correct":
+            # Only when the gold itself is undecodable (a ToolAlpaca annotation defect, compared as empty
+            # arguments): the arguments are what cannot match, the closest TL category.
+            category, reward = "content_mismatch", -0.25
+        counts["tl_reward"] = reward
+        labels["tl_category"] = category
     return Verdict(passed=False, error_type=error, decoded=decoded, expected=case.payload["gold"], counts=counts,
-                   labels={"tl_category": category}, details={"parser": parser},
+                   labels=labels, details={"parser": parser},
                    explanation=f"{why}; TS={int(stages[0])} PI={int(stages[1])} CF={int(stages[2])} ({parser})")

@@ -9,10 +9,10 @@ from typing import Any, Mapping
 
 from ...data import load_json, load_jsonl
 from ...errors import DataError
+from ...scorer_lib import tl_failures
+from ...scorer_lib.rotbench import gold_alternatives, read_cases
+from ...scorer_lib.tl_failures import tool_signatures
 from ...suite import Case
-from ...tl_failures import tool_signatures
-from .. import rotbench
-from ..rotbench.decoding import gold_alternatives
 from .decoding import parse_python_calls
 
 SUITE = "tltraining"
@@ -47,15 +47,25 @@ TOOLALPACA_SCHEMA: dict[str, Any] = {
 }
 
 
+def reused_folders(definition: Mapping[str, Any]) -> dict[str, str]:
+    """Suite name -> folder (relative to this suite's data folder) of the other suites' data that suite.yaml declares
+    this suite reuses (``data.reuses``). Undeclared data is not read."""
+    return {entry["suite"]: entry["folder"] for entry in (definition.get("data") or {}).get("reuses") or ()}
+
+
 def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
     data_dir = Path(data_dir)
+    reused = reused_folders(definition)
     cases: list[Case] = []
-    if (data_dir / "rotbench" / "First_Turn" / "clean.json").is_file():
-        cases += _rotbench_cases(data_dir / "rotbench")
-    question_dir = data_dir / "bfcl" / "unused_datasets" / "question"
-    for category in BFCL_CATEGORIES:
-        if (question_dir / f"BFCL_v4_exec_{category}.json").is_file():
-            cases += _bfcl_cases(data_dir / "bfcl" / "unused_datasets", category)
+    # RoTBench's data is read and judged with RoTBench's format library (pytest_toolbench.scorer_lib.rotbench),
+    # never through the rotbench suite's scorer.
+    if "rotbench" in reused and (data_dir / reused["rotbench"] / "First_Turn" / "clean.json").is_file():
+        cases += _rotbench_cases(data_dir / reused["rotbench"])
+    if "bfcl" in reused:
+        question_dir = data_dir / reused["bfcl"] / "unused_datasets" / "question"
+        for category in BFCL_CATEGORIES:
+            if (question_dir / f"BFCL_v4_exec_{category}.json").is_file():
+                cases += _bfcl_cases(data_dir / reused["bfcl"] / "unused_datasets", category)
     if (data_dir / "toolalpaca" / "eval_real.json").is_file():
         cases += _toolalpaca_cases(data_dir / "toolalpaca" / "eval_real.json")
     options = definition.get("options") or {}
@@ -66,14 +76,15 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
     cases = [Case(suite=c.suite, case_id=c.case_id, category=c.category, keywords=c.keywords,
                   payload={**c.payload, **settings}) for c in cases]
     if not cases:
-        raise DataError(data_dir, "none of rotbench/First_Turn/clean.json, bfcl/unused_datasets/question/"
-                                  "BFCL_v4_exec_*.json, toolalpaca/eval_real.json found")
-    return cases
+        expected = [f"{reused['rotbench']}/First_Turn/clean.json"] if "rotbench" in reused else []
+        expected += [f"{reused['bfcl']}/unused_datasets/question/BFCL_v4_exec_*.json"] if "bfcl" in reused else []
+        raise DataError(data_dir, f"none of {', '.join(expected + ['toolalpaca/eval_real.json'])} found")
+    return tl_failures.mark_cases(cases, definition)
 
 
 def _rotbench_cases(folder: Path) -> list[Case]:
     cases = []
-    for source in rotbench.load_cases(folder, {"options": {"turns": ["First_Turn"], "levels": ["clean"]}}):
+    for source in read_cases(folder, ["First_Turn"], ["clean"]):
         payload = source.payload
         query = payload["history"][1]["value"]
         # RoTBench's user message ends with its own ReAct cue "\nBegin!\n"; the TL protocol sends the bare query.
@@ -83,7 +94,7 @@ def _rotbench_cases(folder: Path) -> list[Case]:
             keywords=("rot", payload["scenario"].lower()),
             payload={"dataset": "rotbench_clean", "messages": [{"role": "user", "content": query}],
                      "tools": payload["tools"], "rotbench_gold": payload["gold"],
-                     "gold": [[{"name": n, "arguments": a}] for n, a in gold_alternatives(source)]}))
+                     "gold": [[{"name": n, "arguments": a}] for n, a in gold_alternatives(payload["gold"])]}))
     return cases
 
 

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
+from ...scorer_lib import rotbench
+from ...scorer_lib.tl_failures import classify_call, classify_call_lists, tool_signatures
 from ...suite import Case
-from ...tl_failures import classify_call, classify_call_lists, tool_signatures
-from ..rotbench import loading as rotbench_loading, tl as rotbench_tl
 from .prompt import offered_tools
 
 
 def tl_category(case: Case, calls: list[dict] | None) -> tuple[str, float]:
     dataset = case.payload["dataset"]
     if dataset == "rotbench_clean":
-        source = Case(suite=rotbench_loading.SUITE, case_id=case.case_id, category="first_turn_clean",
-                      payload={"tools": case.payload["tools"], "gold": case.payload["rotbench_gold"]})
         first = (calls[0]["name"], dict(calls[0]["arguments"])) if calls and calls[0]["arguments"] else None
-        return rotbench_tl.tl_category(source, first)
+        return rotbench.tl_category(case.payload["tools"], case.payload["rotbench_gold"], first)
     signatures = tool_signatures(offered_tools(case))
     if dataset == "toolalpaca_real":
         outcome = classify_call(calls[0] if calls else None, case.payload["gold"][0][0], signatures)

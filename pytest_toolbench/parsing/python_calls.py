@@ -1,0 +1,488 @@
+"""Python-call text (``[name(key=value, ...), ...]``) decoded into calls, never evaluated: the one decoder that BFCL
+and ACEBench share, with each benchmark's quirks as explicit flags, and the strict literal reader of the TL-Training
+protocol.
+
+Upstream decoders (BFCL's ``default_decode_ast_prompting`` / ``resolve_ast_by_type`` in bfcl-eval 2026.3.23,
+ACEBench's ``decode_ast`` and its agent roles' ``decode_function_list`` at chenchen0103/ACEBench @ 56dd66cf, both
+descendants of the same Gorilla code) parse the text with ``ast`` and walk the tree: a call becomes
+``{name: {keyword: value}}`` and each value node is resolved by one ``resolve_ast_by_type``. The copies have drifted
+apart, so one :class:`PythonCallDecoder` reproduces all of them from a :class:`Dialect`:
+
+* :data:`BFCL_PROMPTING`: ``default_decode_ast_prompting`` for python categories;
+* :data:`ACEBENCH_NORMAL`: ACEBench Normal/Special ``decode_ast`` (the text is prepared by the caller: first bracket
+  span or whitespace removed, see ``scorers/acebench/decoding.py``);
+* :data:`ACEBENCH_AGENT`: the ACEBench agent and execution roles' ``decode_function_list``.
+
+What all dialects share (upstream's common ``resolve_ast_by_type``): positional arguments are dropped silently and
+``**kwargs`` lands under the key ``None``; the call name is the ``Attribute`` chain down to a ``Name`` (any other
+base is dropped, so ``f()()`` is named ``""``); ``...`` becomes the string ``"..."``; a bare name becomes its own
+text; a subscript becomes the source text of its value and slice; lists, tuples and dicts are resolved element by
+element; every unary operator (``+``, ``-``, ``~``, ``not``) *negates* its operand's constant (``+5`` → -5, ``not 1``
+→ -1, see :meth:`PythonCallDecoder.value`); a binary operation is evaluated as a constant expression (upstream
+``eval(ast.unparse(node))``, here bounded arithmetic on literals: :mod:`pytest_toolbench.parsing.arithmetic`).
+
+Where the dialects differ, :class:`Dialect` has a flag; each one names the upstream behaviour it reproduces. The
+messages differ too (they are the scorers' own words, shown in verdicts), so each dialect carries its
+:class:`Messages`. A dialect raises its ``error`` class; scorers set their own with :func:`dataclasses.replace`.
+
+The decoder keeps the old per-level code shapes (one frame per resolved node, comprehensions where the old code had
+them), so deeply nested input reaches Python's recursion limit where it did before (see the flag
+``arguments_in_comprehension``).
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from .arithmetic import ArithmeticRefused, apply_binary, apply_unary
+
+
+class PythonCallError(ValueError):
+    """The text does not decode (the default ``error`` of a :class:`Dialect`)."""
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Text preparation
+
+
+def strip_and_wrap(text: str) -> str:
+    """BFCL's pre-processing (``default_decode_ast_prompting``): strip '`', newline and space at both ends, then add
+    the missing brackets. BFCL applies it to every return format (python, Java, JavaScript)."""
+    text = text.strip("`\n ")
+    if not text.startswith("["):
+        text = "[" + text
+    if not text.endswith("]"):
+        text = text + "]"
+    return text
+
+
+def prepare_acebench_agent(text: str) -> str:
+    """ACEBench's agent ``decode_function_list``: one leading space is dropped, the missing brackets are added, then
+    ``strip("[]'")`` removes *all* leading and trailing brackets and quotes. Quirk: a message with a trailing space or
+    newline after its ``]`` keeps that bracket and fails (``"[f()] "`` becomes ``"f()] "``)."""
+    candidate = text[1:] if text[0] == " " else text
+    if not candidate.startswith("["):
+        candidate = "[" + candidate
+    if not candidate.endswith("]"):
+        candidate = candidate + "]"
+    return candidate.strip("[]'")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Dialects
+
+
+@dataclass(frozen=True)
+class Messages:
+    """The error texts of one dialect (templates: ``{type}`` a type name, ``{type_repr}`` its ``repr``, ``{exc}``
+    the underlying exception's text)."""
+
+    no_text: str = "no text to decode"
+    parse_error: str = "not a Python expression: {type}: {exc}"
+    not_a_list: str = "expected a list of calls, got {type}"
+    not_a_call: str = "list element is not a call ({type})"
+    too_deep: str = "expression nested too deeply"
+    unary_non_constant: str = "unary operator on a non-constant"
+    unary_bad_operand: str = "bad operand type for unary -: {type}"
+    dict_unpacking: str = "dict unpacking is not supported"
+    unhashable_key: str = "unhashable dict key"
+    unsupported: str = "unsupported value syntax: {type}"
+    render_failed: str = "cannot render source text: {exc}"
+    arithmetic_failed: str = "cannot evaluate {type}"
+    expression_dict_unpacking: str = "dict unpacking inside an expression"
+    expression_unsupported: str = "binary operation over non-constant syntax ({type})"
+    #: None: an unhashable key inside a constant expression raises TypeError (then ``arithmetic_failed``).
+    expression_unhashable_key: str | None = "unhashable dict key"
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One upstream decoder's behaviour, as flags."""
+
+    name: str
+    #: The exception class raised for undecodable text (scorers replace it with their own).
+    error: type[Exception] = PythonCallError
+    #: Text preparation before ``ast.parse``: ``"bfcl"`` (:func:`strip_and_wrap`, then ``.strip().strip("'")``);
+    #: ``"acebench_agent"`` (:func:`prepare_acebench_agent`; an empty or non-string message is ``no_text``);
+    #: ``"none"`` (prepared by the caller; ``None`` is ``no_text``: ACEBench hands upstream's ``None`` span to
+    #: ``ast.parse``).
+    prepare: str = "none"
+    #: A lone call expression (no list around it) is one call. Upstream BFCL and the ACEBench agent roles test for
+    #: ``ast.Call``; ACEBench's ``decode_ast`` reads ``body.elts`` at once and fails.
+    bare_call: bool = True
+    #: The displays whose elements are the calls (upstream reads ``body.elts``: lists, tuples and sets have it; the
+    #: agent roles test for tuple and list only).
+    containers: tuple[type, ...] = (ast.List, ast.Tuple, ast.Set)
+    #: Any other expression decodes to no call at all (ACEBench agent roles) instead of failing.
+    other_expression_is_empty: bool = False
+    #: A nested call without keyword arguments: ``"source"`` keeps its source text (BFCL, ACEBench agent roles);
+    #: ``"empty_call"`` gives ``{name: {}}`` (ACEBench ``decode_ast``).
+    call_without_keywords: str = "source"
+    #: Source text that ``ast.unparse`` cannot render (too deep) is a decode error with ``render_failed`` (BFCL);
+    #: otherwise the RecursionError surfaces as ``too_deep`` like any other.
+    wrap_render_errors: bool = True
+    #: Dict displays: the key is hashed before the value is resolved (ACEBench: ``hash(key)`` first), rather than on
+    #: insertion after both (BFCL), which decides which error an unhashable key beside a bad value reports.
+    hash_key_before_value: bool = False
+    #: Any failure of a constant expression other than the dialect's own error (ZeroDivisionError, TypeError,
+    #: RecursionError, ...) becomes ``arithmetic_failed`` (ACEBench: ``except Exception`` around the evaluation).
+    wrap_arithmetic_failures: bool = False
+    #: f-strings inside a constant expression are evaluated (BFCL: ``f'{1}' + 'a'`` evaluates upstream).
+    fstrings: bool = True
+    #: A call's keyword arguments are collected in a dict comprehension (ACEBench agent roles' code shape: one more
+    #: frame per nested call, so the recursion limit is reached where it was).
+    arguments_in_comprehension: bool = False
+    messages: Messages = field(default_factory=Messages)
+
+
+BFCL_PROMPTING = Dialect(name="bfcl_prompting", prepare="bfcl")
+
+ACEBENCH_NORMAL = Dialect(
+    name="acebench_normal",
+    prepare="none",
+    bare_call=False,
+    call_without_keywords="empty_call",
+    wrap_render_errors=False,
+    hash_key_before_value=True,
+    wrap_arithmetic_failures=True,
+    fstrings=False,
+    messages=Messages(
+        no_text="Invalid syntax. Failed to decode AST. compile() arg 1 must be a string, bytes or AST object",
+        parse_error="Invalid syntax. Failed to decode AST. {exc}",
+        not_a_list="'{type}' object has no attribute 'elts'",
+        not_a_call="element is not a call",
+        too_deep="output nested too deeply",
+        unary_bad_operand="bad operand for unary -: {type}",
+        dict_unpacking="Unsupported AST type: dict unpacking",
+        unsupported="Unsupported AST type: {type_repr}",
+        expression_dict_unpacking="dict unpacking in an expression",
+        expression_unsupported="unsupported expression {type}",
+        expression_unhashable_key=None,
+    ),
+)
+
+ACEBENCH_AGENT = Dialect(
+    name="acebench_agent",
+    prepare="acebench_agent",
+    containers=(ast.Tuple, ast.List),
+    other_expression_is_empty=True,
+    wrap_render_errors=False,
+    hash_key_before_value=True,
+    wrap_arithmetic_failures=True,
+    fstrings=False,
+    arguments_in_comprehension=True,
+    messages=Messages(
+        no_text="empty message",
+        parse_error="invalid syntax: {exc}",
+        not_a_call="Element is not a function call",
+        too_deep="message nested too deeply",
+        unary_non_constant="unary operator on an unsupported operand",
+        unary_bad_operand="unary operator on an unsupported operand",
+        dict_unpacking="dict unpacking",
+        unsupported="Unsupported AST type: {type_repr}",
+        expression_dict_unpacking="dict unpacking in an expression",
+        expression_unsupported="unsupported expression {type}",
+        expression_unhashable_key=None,
+    ),
+)
+
+_PARSE_FAILURES = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
+_FORMAT_CONVERSIONS = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}
+
+
+def call_name(func: ast.AST) -> str:
+    """The called name: the ``Attribute`` chain down to a ``Name``; any other base (a call, a subscript) is dropped
+    (upstream walks ``.attr`` / ``.id`` the same way)."""
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if isinstance(func, ast.Name):
+        parts.append(func.id)
+    return ".".join(reversed(parts))
+
+
+class PythonCallDecoder:
+    """Decode Python-call text the way one upstream decoder does (its :class:`Dialect`)."""
+
+    def __init__(self, dialect: Dialect):
+        self.dialect = dialect
+        self.error = dialect.error
+        self.messages = dialect.messages
+
+    def __repr__(self) -> str:
+        return f"PythonCallDecoder({self.dialect.name})"
+
+    def _fail(self, template: str, node: Any = None, exc: BaseException | None = None) -> Exception:
+        kind = type(node)
+        return self.error(template.format(type=kind.__name__, type_repr=kind, exc=exc))
+
+    # -- the top level ------------------------------------------------------------------------------------------
+
+    def decode(self, text: Any) -> list[dict[Any, Any]]:
+        """The calls of ``text`` as ``[{name: {keyword: value}}]``; raises the dialect's ``error``."""
+        dialect, messages = self.dialect, self.messages
+        if dialect.prepare == "bfcl":
+            source = strip_and_wrap(text).strip().strip("'")
+        elif dialect.prepare == "acebench_agent":
+            if not isinstance(text, str) or not text:
+                raise self.error(messages.no_text)
+            source = prepare_acebench_agent(text)
+        else:
+            if text is None:
+                raise self.error(messages.no_text)
+            source = text
+        try:
+            tree = ast.parse(source, mode="eval")
+        except _PARSE_FAILURES as exc:
+            raise self.error(messages.parse_error.format(type=type(exc).__name__, exc=exc)) from None
+        body = tree.body
+        try:
+            if dialect.bare_call and isinstance(body, ast.Call):
+                return [self.call(body)]
+            if not isinstance(body, dialect.containers):
+                if dialect.other_expression_is_empty:
+                    return []
+                raise self._fail(messages.not_a_list, body)
+            calls = []
+            for element in body.elts:
+                if not isinstance(element, ast.Call):
+                    raise self._fail(messages.not_a_call, element)
+                calls.append(self.call(element))
+            return calls
+        except RecursionError:
+            raise self.error(messages.too_deep) from None
+
+    def call(self, node: ast.Call) -> dict[Any, Any]:
+        """``{name: {keyword: value}}``. Positional arguments are dropped (upstream reads only ``keywords``);
+        ``**kwargs`` has the keyword ``None``."""
+        if self.dialect.arguments_in_comprehension:
+            return {call_name(node.func): {keyword.arg: self.value(keyword.value) for keyword in node.keywords}}
+        arguments: dict[Any, Any] = {}
+        for keyword in node.keywords:
+            arguments[keyword.arg] = self.value(keyword.value)
+        return {call_name(node.func): arguments}
+
+    # -- values (upstream ``resolve_ast_by_type``) --------------------------------------------------------------
+
+    def value(self, node: ast.AST) -> Any:
+        dialect, messages = self.dialect, self.messages
+        if isinstance(node, ast.Constant):
+            return "..." if node.value is Ellipsis else node.value
+        if isinstance(node, ast.UnaryOp):
+            # Quirk (all upstreams): ``-operand.value`` whatever the operator: ``+5``, ``~5`` and ``not 5`` all give
+            # -5, ``not True`` gives -1. An operand that is not a constant fails, as does a constant that cannot be
+            # negated (a string, None).
+            operand = node.operand
+            if not isinstance(operand, ast.Constant):
+                raise self._fail(messages.unary_non_constant, operand)
+            value = operand.value
+            if isinstance(value, (bool, int, float, complex)):
+                return -value
+            raise self._fail(messages.unary_bad_operand, value)
+        if isinstance(node, ast.List):
+            return [self.value(item) for item in node.elts]
+        if isinstance(node, ast.Dict):
+            result: dict[Any, Any] = {}
+            for key_node, value_node in zip(node.keys, node.values):
+                if key_node is None:  # ``{**other}``: upstream fails on the missing key node
+                    raise self.error(messages.dict_unpacking)
+                key = self.value(key_node)
+                if dialect.hash_key_before_value:
+                    try:
+                        hash(key)
+                    except TypeError:
+                        raise self.error(messages.unhashable_key) from None
+                    result[key] = self.value(value_node)
+                else:
+                    value = self.value(value_node)
+                    try:
+                        result[key] = value
+                    except TypeError:
+                        raise self.error(messages.unhashable_key) from None
+            return result
+        if isinstance(node, ast.BinOp):
+            # Upstream: ``eval(ast.unparse(node))``; here only constant arithmetic is computed, never evaluated.
+            if not dialect.wrap_arithmetic_failures:
+                return self.constant(node)
+            try:
+                return self.constant(node)
+            except self.error:
+                raise
+            except Exception as exc:  # ZeroDivisionError, TypeError, OverflowError, RecursionError, ...
+                raise self._fail(messages.arithmetic_failed, exc) from None
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.Call):
+            if not node.keywords:
+                if dialect.call_without_keywords == "empty_call":
+                    return {call_name(node.func): {}}
+                return self.render(node) if dialect.wrap_render_errors else ast.unparse(node)
+            return self.call(node)
+        if isinstance(node, ast.Tuple):
+            return tuple(self.value(item) for item in node.elts)
+        if isinstance(node, ast.Subscript):
+            # Upstream's first attempt (``node.body``) always fails, so its fallback text is what is kept.
+            if dialect.wrap_render_errors:
+                return self.render(node.value) + "[" + self.render(node.slice) + "]"
+            return ast.unparse(node.value) + "[" + ast.unparse(node.slice) + "]"
+        # Lambdas fail upstream too (its lambda branch reads ``body[0]`` of an expression); the rest is
+        # "Unsupported AST type".
+        raise self._fail(messages.unsupported, node)
+
+    def render(self, node: ast.AST) -> str:
+        """Source text of a node; text too deep to render is the dialect's error (``wrap_render_errors``)."""
+        try:
+            return ast.unparse(node)
+        except (RecursionError, ValueError) as exc:
+            raise self.error(self.messages.render_failed.format(exc=exc)) from None
+
+    # -- constant expressions (upstream ``eval``) ---------------------------------------------------------------
+
+    def constant(self, node: ast.AST) -> Any:
+        """A constant expression's value as Python's ``eval`` computes it, without ``eval``: literals, containers
+        and operators (inside an expression the real semantics apply: ``+5`` is 5 there); names, calls and other
+        syntax fail, as the official ``eval`` raises on them (NameError) or yields objects that fail later. Too-large
+        results are refused (:mod:`pytest_toolbench.parsing.arithmetic`, a documented deviation)."""
+        messages = self.messages
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.BinOp):
+            left = self.constant(node.left)
+            right = self.constant(node.right)
+            try:
+                return apply_binary(node.op, left, right)
+            except ArithmeticRefused as exc:
+                raise self.error(str(exc)) from None
+        if isinstance(node, ast.UnaryOp):
+            operand = self.constant(node.operand)
+            try:
+                return apply_unary(node.op, operand)
+            except ArithmeticRefused as exc:
+                raise self.error(str(exc)) from None
+        if isinstance(node, ast.List):
+            return [self.constant(item) for item in node.elts]
+        if isinstance(node, ast.Tuple):
+            return tuple(self.constant(item) for item in node.elts)
+        if isinstance(node, ast.Dict):
+            if any(key is None for key in node.keys):
+                raise self.error(messages.expression_dict_unpacking)
+            if messages.expression_unhashable_key is None:
+                return {self.constant(k): self.constant(v) for k, v in zip(node.keys, node.values)}
+            try:
+                return {self.constant(k): self.constant(v) for k, v in zip(node.keys, node.values)}
+            except TypeError:
+                raise self.error(messages.expression_unhashable_key) from None
+        if isinstance(node, ast.JoinedStr) and self.dialect.fstrings:
+            return "".join(self._format_piece(piece) for piece in node.values)
+        raise self._fail(messages.expression_unsupported, node)
+
+    def _format_piece(self, piece: ast.AST) -> str:
+        """One part of an f-string inside a constant expression (``f'{1}' + 'a'`` evaluates upstream)."""
+        if isinstance(piece, ast.Constant):
+            return str(piece.value)
+        if not isinstance(piece, ast.FormattedValue):
+            raise self.error("unsupported f-string part")
+        value = self.constant(piece.value)
+        try:
+            value = _FORMAT_CONVERSIONS[piece.conversion](value)
+            spec = self.constant(piece.format_spec) if piece.format_spec is not None else ""
+            if any(len(run) > 6 for run in re.findall(r"\d+", spec)):
+                raise self.error("f-string format width too large to evaluate safely")
+            return format(value, spec)
+        except self.error:
+            raise
+        except (TypeError, ValueError, KeyError, OverflowError) as exc:
+            raise self.error(f"f-string formatting failed: {exc}") from None
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Strict literal calls (the TL-Training protocol's reader: no upstream decoder to reproduce)
+
+_ARITHMETIC: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+}
+_NOT_A_LITERAL = (ValueError, TypeError, SyntaxError, RecursionError, MemoryError, ZeroDivisionError, OverflowError)
+
+
+def _literal(node: ast.AST) -> Any:
+    """A literal value; numeric arithmetic between literals (BFCL writes ``p=1/6``) is folded."""
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        left, right = _literal(node.left), _literal(node.right)
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (left, right)):
+            raise ValueError("arithmetic on non-numbers")
+        if isinstance(node.op, ast.Pow) and abs(right) > 64:
+            raise ValueError("exponent too large")
+        return _ARITHMETIC[type(node.op)](left, right)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _literal(node.operand)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise ValueError("sign on a non-number")
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_literal(e) for e in node.elts]
+    if isinstance(node, ast.Dict):
+        return {_literal(k) if k is not None else None: _literal(v) for k, v in zip(node.keys, node.values)}
+    value = ast.literal_eval(node)
+    if isinstance(value, (tuple, set)):
+        return list(value)
+    return value
+
+
+def _dotted_name(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted_name(node.value)}.{node.attr}"
+    raise ValueError("call target is not a name")
+
+
+def parse_literal_calls(text: str, signatures: Mapping[str, Sequence[str]] | None = None) -> list[dict[str, Any]]:
+    """``name(k=v, ...)`` calls, one per line or as a list/tuple, as ``[{"name", "arguments"}]``; raises
+    ``ValueError`` when not decodable. Values must be literals (``ast.literal_eval``; tuples and sets become lists),
+    with numeric arithmetic folded (exponents up to 64).
+
+    Positional arguments are accepted for tools in ``signatures`` and named after the parameters in their order
+    (BFCL's gold writes ``calculate_mean([1,3,4,6,8])``).
+    """
+    body = text.strip()
+    try:
+        tree = ast.parse(body, mode="exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise ValueError(f"not Python calls: {exc}") from None
+    nodes: list[ast.AST] = []
+    for statement in tree.body:
+        if not isinstance(statement, ast.Expr):
+            raise ValueError("not a call expression")
+        value = statement.value
+        nodes.extend(value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value])
+    calls = []
+    for node in nodes:
+        if not isinstance(node, ast.Call):
+            raise ValueError("expected name(keyword=value, ...)")
+        name = _dotted_name(node.func)
+        arguments: dict[str, Any] = {}
+        order = list((signatures or {}).get(name, ()))
+        if len(node.args) > len(order) or any(isinstance(a, ast.Starred) for a in node.args):
+            raise ValueError(f"positional arguments to {name!r} that its signature cannot name")
+        for param, value in zip(order, node.args):
+            try:
+                arguments[param] = _literal(value)
+            except _NOT_A_LITERAL:
+                raise ValueError(f"argument {param!r} is not a literal") from None
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                raise ValueError("**kwargs are not a call")
+            try:
+                arguments[keyword.arg] = _literal(keyword.value)
+            except _NOT_A_LITERAL:
+                raise ValueError(f"argument {keyword.arg!r} is not a literal") from None
+        calls.append({"name": name, "arguments": arguments})
+    if not calls:
+        raise ValueError("no call")
+    return calls

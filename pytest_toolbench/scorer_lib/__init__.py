@@ -1,0 +1,19 @@
+"""Scorer libraries: parts that several suites' scorers share, outside the plugin core.
+
+A suite opts into a behavioural library from its ``suite.yaml`` (``libraries: [tl_failures]``); its scorer reads the
+flag from the definition it gets in ``load_cases`` and marks its cases. Format libraries hold what a suite that reuses
+another suite's data (``data.reuses`` in ``suite.yaml``) needs to read and judge it, so that no scorer imports
+another suite's scorer package.
+
+* :mod:`.tl_failures`: TL-Training's tool-call error categories and reward, a failure classifier for any suite
+  (opt-in: ``libraries: [tl_failures]``);
+* :mod:`.rotbench`: RoTBench's data files, its ReAct answer parser and its official stage rules (used by the
+  ``rotbench`` suite and by ``tltraining``, which reuses RoTBench's clean First_Turn file).
+
+Like scorers, libraries import neither pytest, a backend nor the core: only the contract types
+(:mod:`pytest_toolbench.suite`, :mod:`pytest_toolbench.data`, :mod:`pytest_toolbench.errors`) and
+:mod:`pytest_toolbench.parsing`.
+"""
+
+#: The behavioural libraries a suite can name in ``libraries:`` of its suite.yaml.
+LIBRARIES = ("tl_failures",)
