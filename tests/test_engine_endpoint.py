@@ -54,6 +54,7 @@ class ScriptedServer:
                     server.in_flight += 1
                     server.peak_in_flight = max(server.peak_in_flight, server.in_flight)
                     status, payload, headers = server.script.pop(0) if server.script else server.default(body)
+                done = False
                 try:
                     time.sleep(server.delay(body))
                     data = json.dumps(payload).encode() if not isinstance(payload, bytes) else payload
@@ -62,11 +63,17 @@ class ScriptedServer:
                         self.send_header(key, value)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
+                    # Out of flight before the body goes out: once the client has the whole answer it may send its
+                    # next request at once, possibly before this thread runs again (a false peak under load).
+                    with server.lock:
+                        server.in_flight -= 1
+                    done = True
                     self.end_headers()
                     self.wfile.write(data)
                 finally:
-                    with server.lock:
-                        server.in_flight -= 1
+                    if not done:
+                        with server.lock:
+                            server.in_flight -= 1
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
