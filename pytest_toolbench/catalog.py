@@ -247,7 +247,7 @@ class Catalog:
         if index is None:
             return None
         return [(case_id, category, tuple(keywords)) for case_id, category, keywords
-                in _first_per_category_rows(index, self.limit)]
+                in _first_per_category(index, self.limit, category=lambda row: row[1])]
 
     def definition_name(self, definition_path: Path) -> str:
         return self._definition(Path(definition_path).resolve()).name
@@ -326,26 +326,15 @@ def _data_key(source: datasource.DataSource, definition: SuiteDefinition, digest
     return {"<samples>": datasource.seal(source, definition, {}, (), hashes).data_sha256}
 
 
-def _first_per_category_rows(rows: list, limit: int | None) -> list:
-    """``_first_per_category`` over (case id, category, keywords) rows."""
+def _first_per_category(items: list, limit: int | None, category: Callable[[Any], str] = lambda c: c.category
+                        ) -> list:
+    """The first ``limit`` items of each category (``--toolbench-limit``), for cases or case-index rows alike."""
     if limit is None:
-        return rows
+        return items
     taken: dict[str, int] = defaultdict(int)
     kept = []
-    for row in rows:
-        if taken[row[1]] < limit:
-            taken[row[1]] += 1
-            kept.append(row)
-    return kept
-
-
-def _first_per_category(cases: list[Case], limit: int | None) -> list[Case]:
-    if limit is None:
-        return cases
-    taken: dict[str, int] = defaultdict(int)
-    kept = []
-    for case in cases:
-        if taken[case.category] < limit:
-            taken[case.category] += 1
-            kept.append(case)
+    for item in items:
+        if taken[category(item)] < limit:
+            taken[category(item)] += 1
+            kept.append(item)
     return kept

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from .lifecycle import check_backend, one_line_failures, run_pregeneration, selected_items, terminal_writer
 from .session import ToolbenchSession
 
 
@@ -29,8 +30,6 @@ class WorkerManifest:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        from .lifecycle import selected_items
-
         config = session.config
         info = config.workerinput["toolbench"]
         path = Path(info["manifest_dir"]) / f"{config.workerinput['workerid']}.json"
@@ -62,14 +61,8 @@ class XdistHooks:
         path = self.manifest_dir / f"{node.workerinput['workerid']}.json"
         manifest = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"suites": {}, "cases": []}
         self.session.expect(manifest)
-        from .lifecycle import check_backend
-
         check_backend(self.session)
-        from .lifecycle import one_line_failures
-
         one_line_failures(self.session.config, only_cases=bool(ids) and len(manifest["cases"]) == len(ids))
-        from .lifecycle import terminal_writer
-
         self.session.report_replay(terminal_writer(self.session.config))
         if not self.session.uses_engine:
             return
@@ -79,14 +72,7 @@ class XdistHooks:
         for _, suite_name, case_id, *_ in manifest["cases"]:
             suite = suites[suite_name]
             entries.append((suite, suite.case(case_id)))
-        reporter = self.session.config.pluginmanager.get_plugin("terminalreporter")
-        from .lifecycle import run_pregeneration
-
-        def write_line(line: str) -> None:
-            if reporter is not None:
-                reporter.write_line(line)
-
-        run_pregeneration(self.session, entries, write_line)
+        run_pregeneration(self.session, entries, terminal_writer(self.session.config))
         # Workers read the cache from here on; the controller needs neither the engine nor a writer any more.
         self.session.close()
 
