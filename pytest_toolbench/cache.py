@@ -46,6 +46,8 @@ def request_key(fingerprint: Mapping[str, Any], request: Request) -> str:
     }
     if request.simulates:
         payload["simulates"] = request.simulates
+    if request.native_messages is not None:  # absent otherwise, so every older key stays valid
+        payload["native_messages"] = list(request.native_messages)
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
     # surrogatepass: a lone surrogate fed back from a model's output still hashes (other keys are unchanged)
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()

@@ -48,6 +48,14 @@ class Request:
     #: None when the model under test answers; "user" for a simulated user's turn in an interactive benchmark,
     #: which ``--toolbench-user-model`` routes to a separate endpoint (else the run's own model plays the user).
     simulates: str | None = None
+    #: What a model answering natively (``--toolbench-mode native``, ``tools=``) is sent instead of ``messages``, for
+    #: a benchmark whose native protocol differs from its prompting one (BFCL's FC handlers send no prompting system
+    #: prompt); None: ``messages`` in both modes.
+    native_messages: Sequence[Mapping[str, Any]] | None = None
+
+    def messages_for(self, native: bool) -> Sequence[Mapping[str, Any]]:
+        """The messages a backend answering in native mode (``native``) or in prompting mode sends."""
+        return self.native_messages if native and self.native_messages is not None else self.messages
 
 
 @dataclass(frozen=True)

@@ -214,7 +214,8 @@ class OpenAIEndpointBackend:
         return sampling
 
     def request_body(self, request: Request) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in request.messages]}
+        messages = request.messages_for(self.mode == "native")
+        body: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in messages]}
         body.update(self._sampling())
         if request.max_tokens is not None:
             body["max_tokens"] = request.max_tokens

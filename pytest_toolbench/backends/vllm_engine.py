@@ -439,7 +439,8 @@ class VllmBackend:
             kwargs["tools"] = [dict(tool) for tool in request.tools]
         kwargs["chat_template"] = self.chat_template()
         try:
-            return self.tokenizer().apply_chat_template(template_messages(request.messages), **kwargs)
+            return self.tokenizer().apply_chat_template(
+                template_messages(request.messages_for(self.mode == "native")), **kwargs)
         except Exception as exc:  # noqa: BLE001 - a template error names the case once, as a usage error
             raise ToolbenchError(
                 f"chat template of {self.model!r} failed on {task.case.suite}::{task.case.case_id} "
