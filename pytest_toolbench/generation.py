@@ -199,17 +199,21 @@ def _run_rounds(entries: Sequence[tuple[Any, Case]], backend: Any, cache: Genera
                 progress: Callable[[str], None]) -> None:
     """Step-synchronous rounds across all live conversations; every round is committed before the next."""
     live: list[list[Any]] = []  # [suite, case, generator, pending request, step]
+    failed: list[str] = []
     for suite, case in entries:
-        conversation = suite.benchmark.conversation(case)
         try:
+            conversation = suite.benchmark.conversation(case)
             live.append([suite, case, conversation, next(conversation), 0])
         except StopIteration:
             continue
+        except Exception as error:  # noqa: BLE001 - that case fails when it is scored (it re-runs the same code)
+            failed.append(f"{case.case_id} ({type(error).__name__}: {error})")
     while live:
         stats.rounds += 1
         tasks = [Task(case, finalize_request(req, suite.definition.max_tokens, max_tokens), step,
                       in_conversation=True)
                  for suite, case, _, req, step in live]
+        before = stats.generated
         _generate_missing(tasks, backend, cache, fingerprint, stats, lambda line: None)
         still_live = []
         for entry, task in zip(live, tasks):
@@ -222,5 +226,12 @@ def _run_rounds(entries: Sequence[tuple[Any, Case]], backend: Any, cache: Genera
                 still_live.append(entry)
             except StopIteration:
                 pass
+            except Exception as error:  # noqa: BLE001 - as above: one conversation stops, the round goes on
+                failed.append(f"{task.case.case_id} ({type(error).__name__}: {error})")
+        progress(f"round {stats.rounds}: {len(tasks)} requests from {len(live)} conversations "
+                 f"({stats.generated - before} generated, {len(tasks) - (stats.generated - before)} from cache or "
+                 f"shared); {len(still_live)} conversations still running")
         live = still_live
-        progress(f"round {stats.rounds}: {len(live)} conversations still running")
+    if failed:
+        progress(f"{len(failed)} conversations stopped on an error and will fail when scored: "
+                 + "; ".join(failed[:3]) + (" ..." if len(failed) > 3 else ""))

@@ -164,7 +164,8 @@ class ToolbenchSession:
                 # The workers score, and cannot see this process's memory: hand them a file of their own.
                 cache.save_unsaved(Path(xdist.manifest_dir) / GenerationCache.UNSAVED_FILENAME)
                 show_notes()
-        write_line(f"toolbench: {stats.generated} generated, {stats.cached} from cache, "
+        rounds = f" in {stats.rounds} rounds" if stats.rounds else ""
+        write_line(f"toolbench: {stats.generated} generated, {stats.cached} from cache{rounds}, "
                    f"{stats.seconds:.1f}s" + (f"; {unsaved} kept in memory only, not saved to {cache.path}"
                                               if unsaved else ""))
 

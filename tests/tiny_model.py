@@ -59,8 +59,10 @@ You are a helpful assistant. Use the tools when they are needed; otherwise answe
 """
 
 
-def build_tiny_model(folder: Path, *, seed: int = 0, vocab_size: int = 1024, layers: int = 2) -> Path:
-    """Write config, safetensors weights, tokenizer files and the chat template into ``folder``; return it."""
+def build_tiny_model(folder: Path, *, seed: int = 0, vocab_size: int = 1024, layers: int = 2,
+                     max_position_embeddings: int = 4096) -> Path:
+    """Write config, safetensors weights, tokenizer files and the chat template into ``folder``; return it.
+    ``max_position_embeddings``: the context; BFCL's multi-turn prompts need far more than the default."""
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
@@ -83,7 +85,7 @@ def build_tiny_model(folder: Path, *, seed: int = 0, vocab_size: int = 1024, lay
         eos_token="<|im_end|>",
         pad_token="<|endoftext|>",
         additional_special_tokens=SPECIAL_TOKENS[1:],
-        model_max_length=4096,
+        model_max_length=max_position_embeddings,
     )
     fast.chat_template = CHAT_TEMPLATE
     fast.save_pretrained(folder)
@@ -95,7 +97,7 @@ def build_tiny_model(folder: Path, *, seed: int = 0, vocab_size: int = 1024, lay
         num_hidden_layers=layers,
         num_attention_heads=4,
         num_key_value_heads=2,
-        max_position_embeddings=4096,
+        max_position_embeddings=max_position_embeddings,
         initializer_range=0.5,
         tie_word_embeddings=False,
         bos_token_id=fast.convert_tokens_to_ids("<|endoftext|>"),

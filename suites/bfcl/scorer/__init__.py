@@ -1,35 +1,72 @@
-"""BFCL v4 single-turn (13 categories, 3,641 entries): faithful prompting-mode scorer.
+"""BFCL v4 (single-turn, multi-turn): faithful scorer of the prompting and FC (native tool-calling) paths.
 
 Reference: bfcl-eval 2026.3.23 = gorilla commit 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8
 (``berkeley-function-call-leaderboard/bfcl_eval``). Spec: shared/specs/bfcl.md.
 
 - :func:`load_cases`: one case per entry; prompts and ground truth are paired by line index, as upstream does.
 - :func:`build_request`: prompting-mode messages (system prompt + language hint), native tools for FC mode.
-- :func:`score`: decode like ``default_decode_ast_prompting`` and check like ``ast_checker`` / the relevance runner.
-  The generic OSS prompting handler does not strip ``<think>`` blocks (``base_oss_handler.py`` returns
-  ``choices[0].text`` untouched and decodes it directly), so neither do we: reasoning text makes the output fail to
-  decode, exactly as in an official run of a model without a dedicated handler.
-- :func:`gold_output`, :func:`aggregate`, :func:`replay_outputs`.
+- :func:`conversation` (multi-turn only, :func:`is_interactive`): the step loop against the simulator classes.
+- :func:`score`: single-turn: decode like ``default_decode_ast_prompting`` and check like ``ast_checker`` / the
+  relevance runner. The generic OSS prompting handler does not strip ``<think>`` blocks (``base_oss_handler.py``
+  returns ``choices[0].text`` untouched and decodes it directly), so neither do we: reasoning text makes the output
+  fail to decode, exactly as in an official run of a model without a dedicated handler. Multi-turn: the official
+  multi-turn checker on the transcript.
+- :func:`gold_output`, :func:`gold_reply`, :func:`aggregate`, :func:`replay_outputs`.
 
 Modules: ``loading`` (data files, categories), ``prompt`` (prompting messages, native tools), ``decoding``
 (``default_decode_ast_prompting``: python through the shared decoder ``pytest_toolbench.parsing.python_calls``) with
 ``java_syntax`` / ``js_syntax`` / ``syntax_common`` (the Java and JavaScript parsers), ``checker`` (``ast_checker``,
 the relevance rule, the verdict) with ``converters`` (Java/JS literal converters), ``gold`` (ground truth rendered as
 model text), ``tl`` (TL-Training categories, opted into by suite.yaml), ``aggregation`` (``eval_runner_helper``'s
-figures), ``replay`` (``bfcl generate`` result files).
+figures), ``replay`` (``bfcl generate`` result files); multi-turn: ``multi_turn`` (cases, the conversation, gold),
+``simulators`` (the eight tool classes, loaded from the pinned official wheel), ``executor`` (the safe executor and
+step decoders), ``multi_turn_checker``.
 """
 
+from pytest_toolbench.suite import Case, Generation, Request, Verdict
+from . import checker, gold, multi_turn, prompt
 from .aggregation import aggregate
-from .checker import score
-from .gold import gold_output
-from .loading import load_cases
-from .prompt import build_request
+from .loading import MULTI_TURN, load_cases
 from .replay import replay_outputs
+
+
+def is_interactive(case: Case) -> bool:
+    return case.category in MULTI_TURN
+
+
+def build_request(case: Case) -> Request:
+    if case.category in MULTI_TURN:
+        return multi_turn.first_request(case)
+    return prompt.build_request(case)
+
+
+def conversation(case: Case):
+    return multi_turn.conversation(case)
+
+
+def gold_output(case: Case) -> str:
+    if case.category in MULTI_TURN:
+        return multi_turn.gold_transcript(case)
+    return gold.gold_output(case)
+
+
+def gold_reply(case: Case, step: int, request: Request) -> str:
+    return multi_turn.gold_reply(case, step, request)
+
+
+def score(case: Case, generation: Generation) -> Verdict:
+    if case.category in MULTI_TURN:
+        return multi_turn.score(case, generation)
+    return checker.score(case, generation)
+
 
 __all__ = [
     "load_cases",
     "build_request",
+    "is_interactive",
+    "conversation",
     "gold_output",
+    "gold_reply",
     "score",
     "aggregate",
     "replay_outputs",

@@ -1,9 +1,9 @@
 """BFCL v4 summary figures, following ``bfcl_eval/eval_checker/eval_runner_helper.py`` (bfcl-eval 2026.3.23).
 
 A category that did not run counts as accuracy 0 in every aggregate (upstream shows it as "N/A" but still uses 0);
-in the count-weighted Live figure it weighs with its full upstream entry count. Multi-turn and Agentic are outside
-this single-turn suite, so the official Overall always carries them as 0; a clearly labelled figure over the
-single-turn components that ran is given next to it.
+in the count-weighted Live figure it weighs with its full upstream entry count. The official Overall is always a
+number; its formula line says whether it is complete (every one of the 22 scored categories ran) or which categories
+it counts as 0. A clearly labelled figure renormalised over the components that ran in full is given next to it.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Sequence
 
 from pytest_toolbench.scorer_lib.tl_failures import tl_metrics
 from pytest_toolbench.suite import CaseResult, Metric
-from .loading import CATEGORIES, LIVE_AST, NON_LIVE_AST
+from .loading import ALL_CATEGORIES, LIVE_AST, MEMORY, MULTI_TURN, NON_LIVE_AST, WEB_SEARCH
 from .tl import SINGLE_CALL_CATEGORIES
 
 #: Entries per category in the pinned data; used as the weight of a live category that did not run.
@@ -21,6 +21,9 @@ UPSTREAM_COUNTS = {
     "simple_python": 400, "simple_java": 100, "simple_javascript": 50, "multiple": 200, "parallel": 200,
     "parallel_multiple": 200, "irrelevance": 240, "live_simple": 258, "live_multiple": 1053, "live_parallel": 16,
     "live_parallel_multiple": 24, "live_irrelevance": 884, "live_relevance": 16,
+    "multi_turn_base": 200, "multi_turn_miss_func": 200, "multi_turn_miss_param": 200, "multi_turn_long_context": 200,
+    "web_search_base": 100, "web_search_no_snippet": 100, "memory_kv": 155, "memory_vector": 155,
+    "memory_rec_sum": 155,
 }
 OVERALL_WEIGHTS = {"non_live": 10, "live": 10, "irrelevance": 10, "multi_turn": 30, "agentic": 40}
 
@@ -37,7 +40,7 @@ def official_metrics(results: Sequence[CaseResult]) -> list[Metric]:
         return correct[category] / total[category] if total[category] else 0.0
 
     metrics: list[Metric] = []
-    for category in CATEGORIES:
+    for category in ALL_CATEGORIES:
         ran = total[category] > 0
         metrics.append(Metric(
             name=category,
@@ -56,11 +59,23 @@ def official_metrics(results: Sequence[CaseResult]) -> list[Metric]:
     live = live_correct / live_total
     irrelevance = (accuracy("irrelevance") + accuracy("live_irrelevance")) / 2
     relevance = accuracy("live_relevance")
-    overall = (OVERALL_WEIGHTS["non_live"] * non_live + OVERALL_WEIGHTS["live"] * live
-               + OVERALL_WEIGHTS["irrelevance"] * irrelevance) / sum(OVERALL_WEIGHTS.values())
+    multi_turn = sum(accuracy(c) for c in MULTI_TURN) / len(MULTI_TURN)
+    web_search = sum(accuracy(c) for c in WEB_SEARCH) / len(WEB_SEARCH)
+    memory = sum(accuracy(c) for c in MEMORY) / len(MEMORY)
+    agentic = (web_search + memory) / 2
+    parts = {"non_live": non_live, "live": live, "irrelevance": irrelevance, "multi_turn": multi_turn,
+             "agentic": agentic}
+    overall = sum(OVERALL_WEIGHTS[name] * value for name, value in parts.items()) / sum(OVERALL_WEIGHTS.values())
 
     def ran_all(categories: Sequence[str]) -> bool:
         return all(total[c] for c in categories)
+
+    missing = [c for c in ALL_CATEGORIES if not total[c]]
+    if missing:
+        completeness = (f"INCOMPLETE: {len(missing)} of {len(ALL_CATEGORIES)} categories did not run and count as 0 "
+                        f"({', '.join(missing)})")
+    else:
+        completeness = "complete: every scored category ran"
 
     metrics += [
         Metric("simple", simple, group="aggregate",
@@ -76,9 +91,16 @@ def official_metrics(results: Sequence[CaseResult]) -> list[Metric]:
                correct=correct["live_relevance"] if total["live_relevance"] else None,
                total=total["live_relevance"] if total["live_relevance"] else None, group="aggregate",
                formula="live_relevance accuracy (not part of Overall)"),
+        Metric("multi_turn", multi_turn, group="aggregate",
+               formula="mean(multi_turn_base, multi_turn_miss_func, multi_turn_miss_param, multi_turn_long_context), "
+                       "unweighted; missing = 0"),
+        Metric("web_search", web_search, group="aggregate",
+               formula="mean(web_search_base, web_search_no_snippet), unweighted; missing = 0"),
+        Metric("memory", memory, group="aggregate",
+               formula="mean(memory_kv, memory_vector, memory_rec_sum), unweighted; missing = 0"),
+        Metric("agentic", agentic, group="aggregate", formula="mean(Web search, Memory), unweighted"),
         Metric("overall_official", overall, group="aggregate",
-               formula="0.1*NonLive + 0.1*Live + 0.1*Irrelevance + 0.3*MultiTurn + 0.4*Agentic; MultiTurn and "
-                       "Agentic are not single-turn and count as 0, as does any category that did not run"),
+               formula="0.1*NonLive + 0.1*Live + 0.1*Irrelevance + 0.3*MultiTurn + 0.4*Agentic; " + completeness),
     ]
     components = []
     if ran_all(NON_LIVE_AST):
@@ -87,7 +109,11 @@ def official_metrics(results: Sequence[CaseResult]) -> list[Metric]:
         components.append(("live", live))
     if ran_all(("irrelevance", "live_irrelevance")):
         components.append(("irrelevance", irrelevance))
-    if components:
+    if ran_all(MULTI_TURN):
+        components.append(("multi_turn", multi_turn))
+    if ran_all(WEB_SEARCH + MEMORY):
+        components.append(("agentic", agentic))
+    if components and missing:
         weight = sum(OVERALL_WEIGHTS[name] for name, _ in components)
         ran_value = sum(OVERALL_WEIGHTS[name] * value for name, value in components) / weight
         metrics.append(Metric(

@@ -12,8 +12,15 @@ from pytest_toolbench.suite import Case
 SUITE = "bfcl"
 NON_LIVE_AST = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel", "parallel_multiple")
 LIVE_AST = ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple")
+#: The single-turn categories (one request, the AST checker or the relevance rule).
 CATEGORIES = NON_LIVE_AST + ("irrelevance",) + LIVE_AST + ("live_irrelevance", "live_relevance")
 RELEVANCE_CATEGORIES = ("irrelevance", "live_irrelevance", "live_relevance")
+MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
+WEB_SEARCH = ("web_search_base", "web_search_no_snippet")
+MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
+AGENTIC = WEB_SEARCH + MEMORY
+#: Every scored category of BFCL v4, in the leaderboard's order.
+ALL_CATEGORIES = CATEGORIES + MULTI_TURN + AGENTIC
 
 _MESSAGE = {
     "type": "object",
@@ -74,15 +81,23 @@ def language_of(category: str) -> str:
 def _selected_categories(definition: Mapping[str, Any]) -> list[str]:
     listed = definition.get("categories") if definition else None
     if not listed:
-        return list(CATEGORIES)
+        return list(ALL_CATEGORIES)
     names = [item["name"] if isinstance(item, Mapping) else str(item) for item in listed]
-    return [name for name in names if name in CATEGORIES]
+    return [name for name in names if name in ALL_CATEGORIES]
 
 
 def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
-    data_dir = Path(data_dir)
+    """Single-turn cases (here), then the multi-turn ones (:mod:`.multi_turn`)."""
+    from .multi_turn import load_multi_turn_cases  # it builds on this module
+
+    selected = _selected_categories(definition)
+    cases = _load_single_turn(Path(data_dir), [c for c in selected if c in CATEGORIES], definition)
+    return cases + load_multi_turn_cases(Path(data_dir), [c for c in selected if c in MULTI_TURN])
+
+
+def _load_single_turn(data_dir: Path, categories: list[str], definition: Mapping[str, Any]) -> list[Case]:
     cases: list[Case] = []
-    for category in _selected_categories(definition):
+    for category in categories:
         prompt_file = data_dir / f"BFCL_v4_{category}.json"
         if not prompt_file.is_file():
             continue

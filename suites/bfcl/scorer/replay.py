@@ -10,8 +10,13 @@ Layouts (a single file, or any folder tree holding them, e.g. ``result/<model>/n
 Where several records hold the same case, the first read counts (v4 files are read before v3 ones) and each
 repeat is a warning naming file and line.
 
-Result files of categories this suite does not score (multi-turn, agentic, format sensitivity, the retired exec /
-rest / sql / chatable ones) are skipped with one warning listing them.
+Result files of categories this suite does not score (format sensitivity, the retired exec / rest / sql / chatable
+ones) are skipped with one warning listing them.
+
+Multi-turn (and agentic) records keep upstream's nested ``result`` (turns -> steps -> raw text, or FC steps
+``[{name: "<arguments JSON>"}]``) as JSON text; the multi-turn scorer reads it, telling FC files by their list steps
+(see :func:`.multi_turn.transcript_of`). A string ``result`` there (``Error during inference: ...``) is kept as the
+JSON string it is, so the checker sees a non-list result (``multi_turn:inference_error``), as upstream does.
 
 **BFCL v3 -> v4** (gorilla #1019, the V4 release of 2025-07-17, CHANGELOG "Test category rename"; checked against the
 last v3 data, gorilla ``58f57e91^``, and the v4 data at ``6ea57973``):
@@ -48,7 +53,7 @@ from pathlib import Path
 from typing import Callable, Collection
 
 from pytest_toolbench.replay_files import ReplayOutputs, json_lines, leading_id
-from .loading import CATEGORIES
+from .loading import AGENTIC, ALL_CATEGORIES, MULTI_TURN
 from .prompt import render_tool_calls
 
 RESULT_SCHEMA = {"type": "object", "required": ["id", "result"]}
@@ -126,7 +131,8 @@ def read_results(path: Path, categories: Collection[str]) -> ReplayOutputs:
             if category not in categories:
                 skipped[category].append(file.name)
                 continue
-        _read_file(outputs, file, version)
+        nested = bool(match) and category in MULTI_TURN + AGENTIC
+        _read_file(outputs, file, version, nested)
     if skipped:
         names = ", ".join(f"{category} ({len(names)} file{'s' if len(names) > 1 else ''})"
                           for category, names in sorted(skipped.items()))
@@ -134,7 +140,7 @@ def read_results(path: Path, categories: Collection[str]) -> ReplayOutputs:
     return outputs
 
 
-def _read_file(outputs: ReplayOutputs, file: Path, version: str) -> None:
+def _read_file(outputs: ReplayOutputs, file: Path, version: str, nested: bool = False) -> None:
     to_v4: Callable[[str], str] = v4_id if version == "v3" else (lambda case_id: case_id)
 
     def case_of(_position: int, text: str) -> str | None:
@@ -152,7 +158,7 @@ def _read_file(outputs: ReplayOutputs, file: Path, version: str) -> None:
         if version == "v3" and case_id in V3_EDITED:
             edited.append(record_id)
         try:
-            text = output_text(record["result"])
+            text = json.dumps(record["result"], ensure_ascii=False) if nested else output_text(record["result"])
         except RecursionError:
             outputs.bad_line(file, number, f"the result of {record_id} is nested too deeply to turn into call text",
                              case_id)
@@ -175,4 +181,4 @@ def replay_outputs(path: Path) -> dict[str, str]:
     also documents how v3 categories and ids map to v4 and how list-form FC results become call text). Returns a
     :class:`~pytest_toolbench.replay_files.ReplayOutputs` (a dict that also carries the problems found).
     """
-    return read_results(Path(path), CATEGORIES)
+    return read_results(Path(path), ALL_CATEGORIES)
