@@ -73,11 +73,27 @@ def converses(suite: Any, case: Case, backend: Any = None) -> bool:
     return bool(decide(case)) if callable(decide) else True
 
 
+class Unavailable(Exception):
+    """A conversation that cannot run here (see ``InteractiveBenchmark.unavailable``); the message says why."""
+
+
+def unavailable(suite: Any, case: Case, backend: Any = None) -> str | None:
+    """Why the case's conversation cannot run on this machine, or None (also None when it does not converse)."""
+    decide = getattr(suite.benchmark, "unavailable", None)
+    if not callable(decide) or not converses(suite, case, backend):
+        return None
+    return decide(case)
+
+
 def run_case(case: Case, suite: Any, answer: Callable[[Task], Generation], max_tokens: int | None) -> Generation:
-    """The model's final output for a case: one answer, or the transcript of an interactive conversation."""
+    """The model's final output for a case: one answer, or the transcript of an interactive conversation.
+    Raises :class:`Unavailable` for a conversation that cannot run here."""
     benchmark = suite.benchmark
     limit = suite.definition.max_tokens
     backend = getattr(answer, "backend", None)
+    reason = unavailable(suite, case, backend)
+    if reason:
+        raise Unavailable(reason)
     if not converses(suite, case, backend):
         if backend is not None and not backend.capabilities.reads_requests:
             # gold and replay answer by case; rendering the prompt for them would be wasted work (it is most of
@@ -141,7 +157,7 @@ def pregenerate(entries: Sequence[tuple[Any, Case]], backend: Any, cache: Genera
     stats = PregenerationStats()
     started = time.perf_counter()
     static = [(s, c) for s, c in entries if not converses(s, c, backend)]
-    interactive = [(s, c) for s, c in entries if converses(s, c, backend)]
+    interactive = [(s, c) for s, c in entries if converses(s, c, backend) and not unavailable(s, c, backend)]
 
     tasks = [Task(case, finalize_request(suite.benchmark.build_request(case), suite.definition.max_tokens,
                                          max_tokens), 0) for suite, case in static]

@@ -15,9 +15,9 @@ from .backends import ENGINE_BACKENDS, MissingOutput
 from .cache import GenerationCache
 from .catalog import Catalog, LoadedSuite, Registry
 from .errors import ToolbenchError
-from .generation import Answerer, pregenerate, run_case
+from .generation import Answerer, Unavailable, pregenerate, run_case
 from .options import RunOptions
-from .suite import Case, Verdict
+from .suite import NOT_SCORED, Case, Verdict
 
 #: Error categories the core gives (every other one is the benchmark's own).
 MISSING_OUTPUT = "missing_output"
@@ -178,6 +178,10 @@ class ToolbenchSession:
             generation = run_case(case, suite, self.answerer(), self.options.max_tokens)
         except MissingOutput as missing:
             verdict = Verdict(passed=False, error_type=MISSING_OUTPUT, explanation=str(missing))
+            return verdict, self._record(suite, case, verdict, output="", finish_reason=None)
+        except Unavailable as reason:  # skipped with the reason, counted as not passed (like any not_scored case)
+            verdict = Verdict(passed=False, error_type=NOT_SCORED, explanation=str(reason),
+                              labels={"outcome": NOT_SCORED})
             return verdict, self._record(suite, case, verdict, output="", finish_reason=None)
         except Exception as error:  # reading this case's output failed: its failure, not a lost case
             verdict = scorer_error(error, "reading the output")

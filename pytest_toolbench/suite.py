@@ -234,7 +234,12 @@ class Backend(Protocol):
 
 class InteractiveBenchmark(Benchmark, Protocol):
     """Optional extension: ``conversation(case)`` replaces the single ``build_request`` round, and
-    ``gold_reply(case, step, request)`` gives the reference answer for one step (the gold backend uses it)."""
+    ``gold_reply(case, step, request)`` gives the reference answer for one step (the gold backend uses it).
+
+    Optionally ``unavailable(case) -> str | None``: why this case's conversation cannot run on this machine (a
+    live API key or an optional dependency it needs is missing), naming what to supply. Such a case is not
+    generated; its item is skipped with that reason (``NOT_SCORED``), unless a backend hands out finished outputs
+    (a replay is always scored)."""
 
     def conversation(self, case: Case) -> Conversation: ...
 
