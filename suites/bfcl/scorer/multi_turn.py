@@ -192,74 +192,100 @@ def holdout_tools(docs: list[dict]) -> list[dict]:
             for tool, doc in zip(native_tools(docs, "multi_turn"), docs)]
 
 
-def conversation(case: Case, *, environment: Any = None) -> Iterator[Request]:
-    """The §6.4 loop for one entry (see the module docstring). Yields requests, receives generations, returns
-    ``{"mode", "result"}``. ``environment`` (tests) replaces the simulator instances and executor."""
-    from . import executor as run
-    payload = case.payload
-    instances = environment if environment is not None else new_instances(case)
-    offered = payload["function"]
-    prompting_history = [dict(m) for m in payload["question"][0]]
-    native_history = [dict(m) for m in payload["question"][0]]
-    prompt = system_prompt(hinted_functions(offered, case.category))
-    if prompting_history and prompting_history[0]["role"] == "system":
-        prompting_history[0]["content"] = prompt + "\n\n" + prompting_history[0]["content"]
-    else:
-        prompting_history.insert(0, {"role": "system", "content": prompt})
-    tools = native_tools(offered, case.category)
-    native: bool | None = None
-    result: list[list[Any]] = []
-    executing_steps = 0
-    for turn, turn_messages in enumerate(payload["question"]):
-        held_out = payload["holdout"].get(str(turn))
-        if turn > 0:
-            if held_out is not None:
-                if native is not False:
-                    tools = tools + holdout_tools(held_out)
-                prompting_message = {"role": "user", "content": f"{held_out}\n{HOLDOUT_SENTENCE}"}
-                native_message = {"role": "user", "content": HOLDOUT_SENTENCE}
-                prompting_history.append(prompting_message)
-                native_history.append(native_message)
-            else:
-                prompting_history.extend(dict(m) for m in turn_messages)
-                native_history.extend(dict(m) for m in turn_messages)
+class Dialogue:
+    """One entry's message history through the step loop (§6.4), in the prompting and the FC protocol.
+
+    Until the first reply tells which protocol the backend answers in (``native`` is None), both histories are kept
+    and each request carries both (``messages`` and ``native_messages``); then only the one in use. ``native``
+    may be given up front (a later entry of a chain whose mode is known)."""
+
+    def __init__(self, first_turn: list[dict], system: str, tools: list[dict], native: bool | None = None):
+        self.prompting = [dict(m) for m in first_turn]
+        self.fc = [dict(m) for m in first_turn]
+        if self.prompting and self.prompting[0]["role"] == "system":
+            self.prompting[0]["content"] = system + "\n\n" + self.prompting[0]["content"]
+        else:
+            self.prompting.insert(0, {"role": "system", "content": system})
+        self.tools = tools
+        self.native = native
+        self.executed_steps = 0
+
+    @property
+    def mode(self) -> str:
+        return "fc" if self.native else "prompting"
+
+    def add_user(self, prompting_message: dict, fc_message: dict | None = None) -> None:
+        self.prompting.append(dict(prompting_message))
+        self.fc.append(dict(fc_message or prompting_message))
+
+    def request(self) -> Request:
+        if self.native is None:
+            return Request(messages=list(self.prompting), tools=self.tools, native_messages=list(self.fc))
+        return Request(messages=list(self.fc if self.native else self.prompting), tools=self.tools)
+
+    def turn(self, execute: Any) -> Iterator[Request]:
+        """The step loop of one turn; ``execute(calls) -> results``. Returns ``(steps, force_quit)``."""
+        from . import executor as run
         steps: list[Any] = []
         count = 0
-        force_quit = False
         while True:
-            generation: Generation = yield Request(
-                messages=list(native_history if native else prompting_history),
-                tools=tools,
-                native_messages=list(native_history) if native is None else None,
-            )
-            if native is None:
-                native = is_native(generation)
-            history = native_history if native else prompting_history
-            step = fc_step(generation) if native else (generation.text or "")
+            generation: Generation = yield self.request()
+            if self.native is None:
+                self.native = is_native(generation)
+            history = self.fc if self.native else self.prompting
+            step = fc_step(generation) if self.native else (generation.text or "")
             steps.append(step)
             try:
-                calls = run.decode_fc_step(step) if native else run.decode_prompting_step(step)
+                calls = run.decode_fc_step(step) if self.native else run.decode_prompting_step(step)
             except Exception:  # noqa: BLE001 - upstream: any decoding error ends the turn
                 calls = None
             if calls is None or run.is_empty_step(calls):
                 history.append({"role": "assistant", "content": step if isinstance(step, str) else ""})
-                break
-            results = run.execute_calls(calls, instances)
-            if native:
-                history.extend(_fc_messages(step, calls, results, executing_steps))
+                return steps, False
+            results = execute(calls)
+            if self.native:
+                history.extend(_fc_messages(step, calls, results, self.executed_steps))
             else:
                 history.append({"role": "assistant", "content": step})
                 history.extend({"role": "tool", "name": call, "content": output}
                                for call, output in zip(calls, results))
-            executing_steps += 1
+            self.executed_steps += 1
             count += 1
             if count > MAXIMUM_STEP_LIMIT:
-                force_quit = True
-                break
+                return steps, True
+
+
+def conversation(case: Case) -> Iterator[Request]:
+    """The §6.4 loop for one multi-turn entry (see the module docstring). Yields requests, receives generations,
+    returns ``{"mode", "result"}``."""
+    from . import executor as run
+    payload = case.payload
+    instances: dict[str, Any] = {}
+
+    def execute(calls: list[str]) -> list[str]:
+        if not instances:  # built on the first call: a conversation without calls never needs the classes
+            instances.update(new_instances(case))
+        return run.execute_calls(calls, instances)
+
+    offered = payload["function"]
+    dialogue = Dialogue(payload["question"][0], system_prompt(hinted_functions(offered, case.category)),
+                        native_tools(offered, case.category))
+    result: list[list[Any]] = []
+    for turn, turn_messages in enumerate(payload["question"]):
+        held_out = payload["holdout"].get(str(turn))
+        if turn > 0 and held_out is not None:
+            if dialogue.native is not False:
+                dialogue.tools = dialogue.tools + holdout_tools(held_out)
+            dialogue.add_user({"role": "user", "content": f"{held_out}\n{HOLDOUT_SENTENCE}"},
+                              {"role": "user", "content": HOLDOUT_SENTENCE})
+        elif turn > 0:
+            for message in turn_messages:
+                dialogue.add_user(message)
+        steps, force_quit = yield from dialogue.turn(execute)
         result.append(steps)
         if force_quit:
             break
-    return {"mode": "fc" if native else "prompting", "result": result}
+    return {"mode": dialogue.mode, "result": result}
 
 
 def new_instances(case: Case) -> dict[str, Any]:
@@ -365,4 +391,4 @@ def score(case: Case, generation: Generation) -> Verdict:
 
 def first_request(case: Case) -> Request:
     """The conversation's first request (what a single-shot view of the case, e.g. a prompt dump, shows)."""
-    return next(conversation(case, environment={}))
+    return next(conversation(case))
