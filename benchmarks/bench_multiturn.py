@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> dict:
         if args.dtype == "auto":
             args.dtype = "float32"
 
-    benchmark = import_scorer(REPO / "suites" / "bfcl", "scorer")
+    benchmark = import_scorer(REPO / "suites" / "bfcl")
     categories = [c for c in args.categories.split(",") if c]
     every = benchmark.load_cases(Path(args.data) / "bfcl", {"categories": categories})
     per_category = -(-args.conversations // len(categories))

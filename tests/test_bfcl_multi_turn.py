@@ -107,7 +107,7 @@ def test_calls_run_and_each_result_is_one_tool_message(cases):
     assert after[-3] == {"role": "assistant", "content": "[pwd(), ls()]"}
     assert [m["role"] for m in after[-2:]] == ["tool", "tool"]
     assert after[-2]["name"] == "pwd()" and after[-1]["name"] == "ls()"
-    assert json.loads(after[-2]["content"]) == {"current_working_directory": "/alex"}
+    assert json.loads(after[-2]["content"]) == {"current_working_directory": "/workspace"}
     assert transcript["result"][0] == ["[pwd(), ls()]", "done"]
 
 
@@ -178,7 +178,7 @@ from pathlib import Path
 from pytest_toolbench.catalog import import_scorer
 from pytest_toolbench.suite import MODEL_BACKEND, Generation
 
-BFCL = import_scorer(Path(os.environ["TOOLBENCH_REPO"]) / "suites" / "bfcl", "scorer")
+BFCL = import_scorer(Path(os.environ["TOOLBENCH_REPO"]) / "suites" / "bfcl")
 
 
 class ScriptedBackend:
@@ -240,7 +240,9 @@ def test_conversations_advance_in_batched_rounds_and_a_rerun_generates_nothing(s
     assert first.returncode == 0, first.stdout[-3000:]
     assert "round 1: 12 requests from 12 conversations" in first.stdout, first.stdout[-3000:]
     sizes = batches(tmp_path)
-    assert sizes[0] == 12 and len(sizes) > 2  # one engine call per round, every live conversation in it
+    # one engine call per round with every live conversation's request; identical requests (entries of different
+    # categories that open with the same turn) are generated once
+    assert 0 < sizes[0] <= 12 and len(sizes) > 2
     document = json.loads((tmp_path / "run.json").read_text())
     assert document["suites"]["bfcl"]["total"] == 12 and document["suites"]["bfcl"]["passed"] == 12
     assert document["header"]["generation"]["rounds"] == len(sizes)

@@ -265,7 +265,7 @@ def conversation(case: Case) -> Iterator[Request]:
     def execute(calls: list[str]) -> list[str]:
         if not instances:  # built on the first call: a conversation without calls never needs the classes
             instances.update(new_instances(case))
-        return run.execute_calls(calls, instances)
+        return run.execute_calls(calls, instances, entry_id=payload["id"])
 
     offered = payload["function"]
     dialogue = Dialogue(payload["question"][0], system_prompt(hinted_functions(offered, case.category)),

