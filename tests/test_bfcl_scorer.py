@@ -35,7 +35,7 @@ def real_cases():
     data = shared_data_dir()
     if data is None or not (data / "bfcl").is_dir():
         pytest.skip("BFCL data not available (set TOOLBENCH_DATA)")
-    return bfcl.load_cases(data / "bfcl", {})
+    return bfcl.load_cases(data / "bfcl", {"categories": list(scorer("bfcl", "loading").CATEGORIES)})
 
 
 def run(case, text):

@@ -146,11 +146,13 @@ def test_bfcl_no_known_layout_and_skipped_categories(tmp_path):
     lines_file(tmp_path / "acebench" / "result_en" / "data_normal_atom_bool_result.json", [{"id": "x", "result": ""}])
     outputs = bfcl.replay_outputs(tmp_path / "acebench")
     assert dict(outputs) == {} and one(texts(outputs), f"{tmp_path / 'acebench'}: error: no BFCL result files")
-    lines_file(tmp_path / "r" / "BFCL_v4_multi_turn_base_result.json", [{"id": "multi_turn_base_0", "result": []}])
+    lines_file(tmp_path / "r" / "BFCL_v4_format_sensitivity_result.json", [{"id": "format_sensitivity_0", "result": []}])
+    lines_file(tmp_path / "r" / "BFCL_v4_multi_turn_base_result.json", [{"id": "multi_turn_base_0", "result": [["x"]]}])
     lines_file(tmp_path / "r" / "BFCL_v4_irrelevance_result.json", [{"id": "irrelevance_0", "result": "no"}])
     outputs = bfcl.replay_outputs(tmp_path / "r")
-    assert dict(outputs) == {"irrelevance_0": "no"}
-    assert one(texts(outputs), "warning: result files of categories this suite does not score", "multi_turn_base")
+    # a multi-turn record keeps its nested result as JSON text
+    assert dict(outputs) == {"irrelevance_0": "no", "multi_turn_base_0": '[["x"]]'}
+    assert one(texts(outputs), "warning: result files of categories this suite does not score", "format_sensitivity")
 
 
 def test_bfcl_v3_files_are_mapped_to_v4_names_and_ids(tmp_path):
