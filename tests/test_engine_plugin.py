@@ -58,12 +58,14 @@ def probe(tmp_path, monkeypatch) -> Path:
     return log
 
 
-def plugin_run(shared_data: Path, model: Path, tmp_path: Path, *extra: str, wait: bool = True):
-    args = [sys.executable, "-m", "pytest", str(REPO / "suites"), "-k", "bfcl", "-p", "import_probe",
+def plugin_run(shared_data: Path, model: Path, tmp_path: Path, *extra: str, wait: bool = True,
+               select: str = "bfcl and not multi_turn", context: int = 4096):
+    args = [sys.executable, "-m", "pytest", str(REPO / "suites"), "-k", select, "-p", "import_probe",
             "-p", "no:cacheprovider", "-q", f"--model={model}", f"--toolbench-data={shared_data}",
             f"--toolbench-cache={tmp_path / 'cache'}", f"--toolbench-json={tmp_path / 'run.json'}",
             "--toolbench-max-tokens", "24", "--toolbench-vllm-arg", "enforce_eager=true", "--toolbench-vllm-arg", "dtype=float32",
-            "--toolbench-vllm-arg", "max_model_len=4096", "--toolbench-vllm-arg", f"kv_cache_memory_bytes={256 << 20}", *extra]
+            "--toolbench-vllm-arg", f"max_model_len={context}", "--toolbench-vllm-arg",
+            f"kv_cache_memory_bytes={(1 << 30) if context > 4096 else (256 << 20)}", *extra]
     if not wait:
         return subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 start_new_session=True)
@@ -120,6 +122,60 @@ def test_a_run_killed_during_generation_resumes_with_only_the_missing_requests(s
     stats = generation_stats(tmp_path)
     assert stats["cached"] == committed
     assert stats["generated"] == 39 - committed
+
+
+@pytest.fixture(scope="module")
+def tiny_long_model(tmp_path_factory) -> Path:
+    """The tiny model with a 32k context: BFCL's multi-turn system prompts (every involved class's docs) need it."""
+    from pytest_toolbench.backends.vllm_engine import apply_cpu_environment
+
+    apply_cpu_environment()
+    from tiny_model import build_tiny_model
+
+    return build_tiny_model(tmp_path_factory.mktemp("models") / "tiny-qwen2-32k", max_position_embeddings=32768)
+
+
+MULTI_TURN = "bfcl and multi_turn"
+
+
+def test_bfcl_multi_turn_runs_in_batched_rounds_and_a_rerun_generates_nothing(shared_data, tiny_long_model, tmp_path,
+                                                                               probe):
+    first = plugin_run(shared_data, tiny_long_model, tmp_path, "--toolbench-limit", "1", "-n", "2",
+                       select=MULTI_TURN, context=32768)
+    assert "toolbench: round 1: 4 requests from 4 conversations" in first.stdout, first.stdout[-3000:]
+    stats = generation_stats(tmp_path)
+    assert stats["rounds"] >= 2 and stats["generated"] > 0
+    document = json.loads((tmp_path / "run.json").read_text())
+    assert document["suites"]["bfcl"]["total"] == 4
+    transcripts = [json.loads(case["output"]) for case in document["cases"]]
+    assert all(t["mode"] == "prompting" and t["result"] for t in transcripts)
+    roles = [json.loads(line) for line in probe.read_text().splitlines()]
+    assert all(r["heavy"] == [] for r in roles if r["role"] != "controller"), roles
+
+    plugin_run(shared_data, tiny_long_model, tmp_path, "--toolbench-limit", "1", "-n", "2", select=MULTI_TURN,
+               context=32768)
+    assert generation_stats(tmp_path)["generated"] == 0
+    assert json.loads((tmp_path / "run.json").read_text())["suites"] == document["suites"]
+
+
+def test_bfcl_multi_turn_killed_mid_run_resumes_without_regenerating_committed_rounds(shared_data, tiny_long_model,
+                                                                                       tmp_path, probe):
+    running = plugin_run(shared_data, tiny_long_model, tmp_path, "--toolbench-limit", "1", "--toolbench-commit-every",
+                         "1", select=MULTI_TURN, context=32768, wait=False)
+    deadline = time.monotonic() + 300
+    while _committed(tmp_path / "cache") < 6 and running.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(running.pid, signal.SIGKILL)
+    running.wait()
+    committed = _committed(tmp_path / "cache")
+    assert committed >= 6, f"the kill came too early ({committed} committed)"
+
+    plugin_run(shared_data, tiny_long_model, tmp_path, "--toolbench-limit", "1", select=MULTI_TURN, context=32768)
+    stats = generation_stats(tmp_path)
+    total = stats["cached"] + stats["generated"]
+    # every committed step is reused (identical requests of two conversations count once per conversation), so
+    # at most the steps that were not committed are generated again
+    assert stats["cached"] >= committed and stats["generated"] <= total - committed and stats["generated"] > 0
 
 
 def test_acebench_agent_cases_run_in_batched_rounds_on_the_engine(shared_data, tiny_model, tmp_path, probe):
