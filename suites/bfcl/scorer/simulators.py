@@ -57,7 +57,7 @@ class SimulatorsUnavailable(ToolbenchError):
     """The official wheel with the simulator classes cannot be found, fetched or verified."""
 
 
-_lock = threading.Lock()
+_lock = threading.RLock()
 _classes: dict[str, type] | None = None
 _verified: dict[tuple[str, int, int], bool] = {}
 
@@ -134,37 +134,71 @@ def _fetch() -> Path:
     return target
 
 
-def _load_modules(wheel: Path) -> dict[str, types.ModuleType]:
-    """Run ``long_context`` and the eight class modules from the wheel as unregistered modules."""
-    modules: dict[str, types.ModuleType] = {}
+#: Stand-ins for the two imports of the memory classes' base module that would pull in bfcl-eval's own package:
+#: ``overrides.final`` (a marker decorator without behaviour) and the three id predicates of ``bfcl_eval.utils``,
+#: used only by the snapshot files, which this suite keeps in memory instead (see :mod:`.agentic`).
+def _shim_modules() -> dict[str, types.ModuleType]:
+    overrides = types.ModuleType("overrides")
+    overrides.final = overrides.override = lambda function: function
 
-    def private_import(name, globals=None, locals=None, fromlist=(), level=0):
-        # the class modules import their sibling by its upstream absolute name: serve it from the wheel
+    def snapshot_files_are_not_used(*_: Any, **__: Any) -> Any:
+        raise RuntimeError("memory snapshots are kept in memory by pytest-toolbench, not in result folders")
+
+    utils = types.ModuleType("bfcl_eval.utils")
+    for name in ("get_directory_structure_by_id", "is_first_memory_prereq_entry", "is_memory_prereq"):
+        setattr(utils, name, snapshot_files_are_not_used)
+    return {"overrides": overrides, "bfcl_eval.utils": utils}
+
+
+class _OfficialModules:
+    """Modules of ``func_source_code`` run from the wheel on first use; their imports of sibling modules are served
+    from the same wheel, every other import by Python's own import system."""
+
+    def __init__(self, wheel: Path):
+        self.wheel = wheel
+        self.loaded: dict[str, types.ModuleType] = {}
+        self.shims = _shim_modules()
+        self.builtins = dict(vars(builtins), __import__=self._import)
+
+    def _import(self, name, globals=None, locals=None, fromlist=(), level=0):
         if name.startswith(UPSTREAM_PACKAGE + "."):
-            return modules[name[len(UPSTREAM_PACKAGE) + 1:]]
+            return self.get(name[len(UPSTREAM_PACKAGE) + 1:])
+        if name in self.shims:
+            return self.shims[name]
         return builtins.__import__(name, globals, locals, fromlist, level)
 
-    private_builtins = dict(vars(builtins), __import__=private_import)
-    with zipfile.ZipFile(wheel) as archive:
-        for name in ["long_context", *CLASS_MODULES.values()]:
+    def get(self, name: str) -> types.ModuleType:
+        if name not in self.loaded:
             member = SOURCE_FOLDER + name + ".py"
-            source = archive.read(member).decode("utf-8")
+            with zipfile.ZipFile(self.wheel) as archive:
+                source = archive.read(member).decode("utf-8")
             module = types.ModuleType(f"{UPSTREAM_PACKAGE}.{name}")
-            module.__file__ = f"{wheel}/{member}"
-            module.__dict__["__builtins__"] = private_builtins
-            exec(compile(source, module.__file__, "exec"), module.__dict__)  # the pinned, verified upstream source
-            modules[name] = module
-    return modules
+            module.__file__ = f"{self.wheel}/{member}"
+            module.__dict__["__builtins__"] = self.builtins
+            exec(compile(source, module.__file__, "exec"), module.__dict__)  # pinned, verified upstream source
+            self.loaded[name] = module
+        return self.loaded[name]
+
+
+_modules: _OfficialModules | None = None
+
+
+def official_module(name: str, data_dirs: Iterable[Path | str] = ()) -> types.ModuleType:
+    """One module of ``func_source_code`` (e.g. ``memory_kv``), run from the verified wheel once per process. Its
+    third-party imports (``rank_bm25``, ``sentence_transformers``...) must be installed: ImportError otherwise."""
+    global _modules
+    with _lock:
+        if _modules is None:
+            _modules = _OfficialModules(find_wheel(data_dirs))
+        return _modules.get(name)
 
 
 def simulator_classes(data_dirs: Iterable[Path | str] = ()) -> dict[str, type]:
     """The eight classes by name (loaded once per process)."""
     global _classes
-    with _lock:
-        if _classes is None:
-            modules = _load_modules(find_wheel(data_dirs))
-            _classes = {name: getattr(modules[module], name) for name, module in CLASS_MODULES.items()}
-        return _classes
+    if _classes is None:
+        _classes = {name: getattr(official_module(module, data_dirs), name) for name, module in CLASS_MODULES.items()}
+    return _classes
 
 
 def new_instances(involved_classes: list[str], initial_config: dict, category: str,

@@ -1,0 +1,154 @@
+"""BFCL agentic categories (memory, web search): the checker against the official code's frozen verdicts, the memory
+backends (official classes run from the wheel) against the official classes' results, loading, the protocol texts,
+gold, skips for what cannot run here.
+
+``tests/data/bfcl_agentic_oracle.jsonl``: hand-made results over real memory and web-search ground truth with the
+verdict of ``_evaluate_single_agentic_entry`` of bfcl-eval 2026.3.23 (prompting and FC decoding).
+``tests/data/bfcl_memory_oracle.jsonl``: call sequences with the official ``MemoryAPI_kv`` / ``MemoryAPI_rec_sum``
+result strings and final state.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_toolbench.suite import Generation
+from shipped import scorer
+
+REPO = Path(__file__).resolve().parents[1]
+bfcl = scorer("bfcl")
+agentic = scorer("bfcl", "agentic")
+executor = scorer("bfcl", "executor")
+
+ROWS = [json.loads(line) for line in (REPO / "tests/data/bfcl_agentic_oracle.jsonl").read_text().splitlines()]
+MEMORY_ROWS = [json.loads(line) for line in (REPO / "tests/data/bfcl_memory_oracle.jsonl").read_text().splitlines()]
+
+
+def test_checker_verdicts_equal_the_official_checker():
+    mismatches = []
+    for row in ROWS:
+        decode = executor.decode_fc_step if row["mode"] == "fc" else executor.decode_prompting_step
+        gt = _ground_truth()[row["id"]]
+        verdict = agentic.check_agentic(row["result"], gt, decode_step=decode)
+        if (verdict.passed, verdict.error_type) != (row["official_valid"], row["official_error_type"]):
+            mismatches.append((row["id"], row["mode"], row["label"], row["official_error_type"], verdict.error_type))
+    assert not mismatches, f"{len(mismatches)} of {len(ROWS)} differ: {mismatches[:8]}"
+
+
+_GT: dict = {}
+
+
+def _ground_truth() -> dict:
+    if not _GT:
+        data = Path(__import__("os").environ.get("TOOLBENCH_DATA", "")) / "bfcl" / "possible_answer"
+        if not data.is_dir():
+            pytest.skip("BFCL data not available (set TOOLBENCH_DATA)")
+        for name, prefix in (("BFCL_v4_memory.json", ("memory", "memory_kv")),
+                             ("BFCL_v4_web_search.json", ("web_search", "web_search_base"))):
+            for line in (data / name).read_text().splitlines():
+                entry = json.loads(line)
+                _GT[entry["id"].replace(*prefix)] = entry["ground_truth"]
+    return _GT
+
+
+@pytest.mark.skipif(importlib.util.find_spec("rank_bm25") is None, reason="the bfcl-memory extra is not installed")
+@pytest.mark.parametrize("row", MEMORY_ROWS, ids=[row["class"] for row in MEMORY_ROWS])
+def test_memory_backends_answer_as_the_official_classes(row, shared_data):
+    category = "memory_" + row["class"].removeprefix("MemoryAPI_")
+    instance = agentic.memory_instance(category, None)
+    results = executor.execute_calls(row["calls"], {row["class"]: instance}, entry_id="x")
+    assert results == row["official_results"]
+    state = {k: v for k, v in vars(instance).items() if not k.startswith("_") and k != "snapshot_folder"}
+    assert state == row["official_state"]
+    # a snapshot round-trips into a fresh instance
+    again = agentic.memory_instance(category, agentic.memory_snapshot(category, instance))
+    assert agentic.memory_snapshot(category, again) == agentic.memory_snapshot(category, instance)
+
+
+@pytest.fixture(scope="module")
+def cases(shared_data):
+    loaded = bfcl.load_cases(shared_data / "bfcl", {"categories": list(agentic.WEB_SEARCH + agentic.MEMORY)})
+    return {case.case_id: case for case in loaded}
+
+
+def test_465_memory_and_200_web_search_items(cases):
+    categories = [case.category for case in cases.values()]
+    assert len(cases) == 665
+    assert {c: categories.count(c) for c in set(categories)} == {
+        "memory_kv": 155, "memory_vector": 155, "memory_rec_sum": 155, "web_search_base": 100,
+        "web_search_no_snippet": 100}
+    case = cases["memory_kv_0-customer-0"]
+    assert case.payload["question"][0][0] == {"role": "system", "content": agentic.ANSWER_FORMAT_PROMPT}
+    assert [p["id"] for p in case.payload["prerequisites"]][:2] == ["memory_kv_prereq_0-customer-0",
+                                                                    "memory_kv_prereq_1-customer-1"]
+    assert cases["web_search_no_snippet_3"].payload["initial_config"] == {"WebSearchAPI": {"show_snippet": False}}
+
+
+def drive(case, reply):
+    conversation = bfcl.conversation(case)
+    requests = []
+    try:
+        request = next(conversation)
+        while True:
+            requests.append(request)
+            request = conversation.send(reply(request, len(requests) - 1))
+    except StopIteration as done:
+        return requests, done.value
+
+
+@pytest.mark.skipif(importlib.util.find_spec("rank_bm25") is None, reason="the bfcl-memory extra is not installed")
+def test_memory_question_runs_its_prerequisites_in_order_with_the_memory_carried_over(cases):
+    case = cases["memory_kv_1-customer-1"]
+    stored = []
+
+    def reply(request, step):
+        # store one fact in the first prerequisite, then answer without calls
+        if step == 0:
+            return Generation(text="[core_memory_add(key='user_name', value='Michael')]")
+        if request.messages[-1]["role"] == "user" and request.messages[-1]["content"] == \
+                case.payload["question"][0][-1]["content"]:
+            stored.append(request.messages[0]["content"])
+            return Generation(text=bfcl.gold_reply(case, step, request))
+        return Generation(text="Noted.")
+
+    requests, transcript = drive(case, reply)
+    prerequisite_turns = sum(len(p["question"]) for p in case.payload["prerequisites"])
+    assert len(requests) == prerequisite_turns + 2  # one extra step for the call, plus the question
+    system = stored[0]
+    assert system.startswith(requests[0].messages[0]["content"].split("\n\n")[0])  # the BFCL prompt comes first
+    assert '"user_name": "Michael"' in system  # the question sees the memory the prerequisites left
+    assert system.endswith("\n\n" + agentic.ANSWER_FORMAT_PROMPT)
+    first_prerequisite_system = requests[0].messages[0]["content"]
+    assert "There is no content in the core memory at this point." in first_prerequisite_system
+    assert agentic.ANSWER_FORMAT_PROMPT not in first_prerequisite_system
+    assert bfcl.score(case, Generation(text=json.dumps(transcript))).passed
+
+
+@pytest.mark.skipif(importlib.util.find_spec("rank_bm25") is None, reason="the bfcl-memory extra is not installed")
+def test_gold_passes_every_memory_question_that_can_run(cases):
+    failures = []
+    for case in cases.values():
+        if case.category == "memory_vector" and bfcl.unavailable(case):
+            continue
+        if not case.category.startswith("memory"):
+            continue
+        _, transcript = drive(case, lambda request, step, case=case: Generation(
+            text=bfcl.gold_reply(case, step, request)))
+        verdict = bfcl.score(case, Generation(text=json.dumps(transcript)))
+        if not verdict.passed:
+            failures.append((case.case_id, verdict.explanation[:200]))
+    assert not failures, failures[:5]
+
+
+def test_web_search_needs_a_key_and_replays_are_scored(cases, monkeypatch):
+    monkeypatch.delenv("SERPAPI_API_KEY", raising=False)
+    case = cases["web_search_base_0"]
+    assert "SERPAPI_API_KEY" in bfcl.unavailable(case)
+    assert bfcl.score(case, Generation(text=bfcl.gold_output(case))).passed
+    wrong = json.dumps([["[search_engine_query(keywords='tea')]", "I do not know"]])
+    verdict = bfcl.score(case, Generation(text=wrong))
+    assert not verdict.passed and verdict.error_type == "agentic:answer_not_found"
