@@ -197,6 +197,10 @@ def _memory_class(category: str) -> type:
 def memory_instance(category: str, snapshot: dict | None) -> Any:
     """A memory backend holding ``snapshot`` (what upstream's ``_load_scenario`` reads from the snapshot file)."""
     instance = _memory_class(category)()
+    if snapshot and category == "memory_vector":  # vector stores load their own export (ids, texts, embeddings)
+        instance.core_memory.load_from_snapshot(copy.deepcopy(snapshot["core_memory"]))
+        instance.archival_memory.load_from_snapshot(copy.deepcopy(snapshot["archival_memory"]))
+        return instance
     for attribute, value in (snapshot or {}).items():
         setattr(instance, attribute, copy.deepcopy(value))
     return instance
@@ -208,7 +212,7 @@ _SNAPSHOT_ATTRIBUTES = {"memory_kv": ("core_memory", "archival_memory"), "memory
 
 def memory_snapshot(category: str, instance: Any) -> dict:
     if category == "memory_vector":
-        return instance._snapshot_state() if hasattr(instance, "_snapshot_state") else copy.deepcopy(vars(instance))
+        return {"core_memory": instance.core_memory.export(), "archival_memory": instance.archival_memory.export()}
     return {attribute: copy.deepcopy(getattr(instance, attribute)) for attribute in _SNAPSHOT_ATTRIBUTES[category]}
 
 
