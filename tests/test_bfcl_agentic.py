@@ -152,3 +152,24 @@ def test_web_search_needs_a_key_and_replays_are_scored(cases, monkeypatch):
     wrong = json.dumps([["[search_engine_query(keywords='tea')]", "I do not know"]])
     verdict = bfcl.score(case, Generation(text=wrong))
     assert not verdict.passed and verdict.error_type == "agentic:answer_not_found"
+
+
+def test_overall_is_labelled_complete_only_when_every_category_ran_in_full():
+    from pytest_toolbench.suite import NOT_SCORED, CaseResult
+
+    loading = scorer("bfcl", "loading")
+
+    def results(skip=()):
+        return [CaseResult("bfcl", f"{c}_0", c, c not in skip, NOT_SCORED if c in skip else None, {})
+                for c in loading.ALL_CATEGORIES]
+
+    metrics = {m.name: m for m in bfcl.aggregate(results())}
+    assert metrics["overall_official"].value == pytest.approx(1.0)
+    assert "complete: every scored category ran" in metrics["overall_official"].formula
+    assert "overall_over_categories_ran" not in metrics
+    metrics = {m.name: m for m in bfcl.aggregate(results(skip=("web_search_base", "web_search_no_snippet")))}
+    assert metrics["web_search_base"].value is None and metrics["web_search"].value == 0
+    assert metrics["agentic"].value == pytest.approx(0.5)
+    assert metrics["overall_official"].value == pytest.approx(0.8)  # 0.4 * Agentic lost half
+    assert "INCOMPLETE: 2 of 22" in metrics["overall_official"].formula
+    assert metrics["overall_over_categories_ran"].value == pytest.approx(1.0)

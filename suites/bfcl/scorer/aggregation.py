@@ -12,7 +12,7 @@ from collections import defaultdict
 from typing import Sequence
 
 from pytest_toolbench.scorer_lib.tl_failures import tl_metrics
-from pytest_toolbench.suite import CaseResult, Metric
+from pytest_toolbench.suite import NOT_SCORED, CaseResult, Metric
 from .loading import ALL_CATEGORIES, LIVE_AST, MEMORY, MULTI_TURN, NON_LIVE_AST, WEB_SEARCH
 from .tl import SINGLE_CALL_CATEGORIES
 
@@ -32,7 +32,11 @@ def official_metrics(results: Sequence[CaseResult]) -> list[Metric]:
     """The figures of ``eval_runner_helper`` (see the module docstring)."""
     correct: dict[str, int] = defaultdict(int)
     total: dict[str, int] = defaultdict(int)
+    skipped: dict[str, int] = defaultdict(int)
     for result in results:
+        if result.error_type == NOT_SCORED:  # could not run here (a missing key or extra): as if it had not run
+            skipped[result.category] += 1
+            continue
         total[result.category] += 1
         correct[result.category] += 1 if result.passed else 0
 
@@ -68,12 +72,12 @@ def official_metrics(results: Sequence[CaseResult]) -> list[Metric]:
     overall = sum(OVERALL_WEIGHTS[name] * value for name, value in parts.items()) / sum(OVERALL_WEIGHTS.values())
 
     def ran_all(categories: Sequence[str]) -> bool:
-        return all(total[c] for c in categories)
+        return all(total[c] and not skipped[c] for c in categories)
 
-    missing = [c for c in ALL_CATEGORIES if not total[c]]
+    missing = [c for c in ALL_CATEGORIES if not total[c] or skipped[c]]
     if missing:
-        completeness = (f"INCOMPLETE: {len(missing)} of {len(ALL_CATEGORIES)} categories did not run and count as 0 "
-                        f"({', '.join(missing)})")
+        completeness = (f"INCOMPLETE: {len(missing)} of {len(ALL_CATEGORIES)} categories did not run (in full) and "
+                        f"count as 0 ({', '.join(missing)})")
     else:
         completeness = "complete: every scored category ran"
 
