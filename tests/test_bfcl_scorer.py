@@ -220,11 +220,13 @@ def test_replay_reads_bfcl_result_files(tmp_path, samples):
     folder.mkdir(parents=True)
     (folder / "BFCL_v4_simple_python_result.json").write_text(
         json.dumps({"id": "simple_python_2", "result": "[set_timer(minutes=15)]"}) + "\n"
-        + json.dumps({"id": "simple_python_0", "result": [{"geometry.rectangle_area": '{"width": 3, "height": 4.5}'}]})
+        + json.dumps({"id": "simple_python_0", "result": [{"geometry_rectangle_area": '{"width": 3, "height": 4.5}'}]})
         + "\n")
     outputs = bfcl.replay_outputs(tmp_path / "result")
     assert outputs["simple_python_2"] == "[set_timer(minutes=15)]"
-    assert run(samples["simple_python_0"], outputs["simple_python_0"]).passed
+    # an FC record (a list) reaches the FC path unchanged: names with "_" for ".", arguments as JSON text
+    verdict = bfcl.score(samples["simple_python_0"], outputs["simple_python_0"])
+    assert verdict.passed and verdict.labels["mode"] == "fc"
 
 
 def test_load_cases_pairs_by_index_and_marks(samples):

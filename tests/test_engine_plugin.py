@@ -124,6 +124,14 @@ def test_a_run_killed_during_generation_resumes_with_only_the_missing_requests(s
     assert stats["generated"] == 39 - committed
 
 
+def test_bfcl_native_mode_on_the_engine_scores_through_the_fc_path(shared_data, tiny_model, tmp_path, probe):
+    run = plugin_run(shared_data, tiny_model, tmp_path, "--toolbench-limit", "2", "--toolbench-mode", "native",
+                     select="bfcl and (simple_python or live_irrelevance or parallel)")
+    document = json.loads((tmp_path / "run.json").read_text())
+    assert document["cases"], run.stdout[-2000:]
+    assert {case["labels"].get("mode") for case in document["cases"]} == {"fc"}, run.stdout[-2000:]
+
+
 @pytest.fixture(scope="module")
 def tiny_long_model(tmp_path_factory) -> Path:
     """The tiny model with a 32k context: BFCL's multi-turn system prompts (every involved class's docs) need it."""

@@ -120,7 +120,7 @@ def test_leading_id_reads_only_the_leading_key():
 
 
 def test_bfcl_bad_lines_cost_only_their_cases(tmp_path):
-    deep = "[" * 900 + "]" * 900  # parses, but cannot be rendered as call text
+    deep = "[" * 5000 + "]" * 5000  # nested too deeply to read
     file = lines_file(tmp_path / "result" / "m" / "BFCL_v4_simple_python_result.json", [
         {"id": "simple_python_0", "result": "[a(x=1)]"},
         BAD_UTF8,
@@ -131,8 +131,9 @@ def test_bfcl_bad_lines_cost_only_their_cases(tmp_path):
         f'{{"id": "simple_python_2", "result": [{{"f": {{"x": {deep}}}}}]}}'.encode(),
     ], tail=b'{"id": "simple_python_3", "result": "[cut(')
     outputs = bfcl.replay_outputs(tmp_path / "result")
-    assert dict(outputs) == {"simple_python_0": "[a(x=1)]", "simple_python_1": "[f(x=2)]",
-                             "simple_python_9": "[unknown()]"}
+    fc = outputs.pop("simple_python_1")  # an FC record travels unchanged, as structured calls
+    assert fc.tool_calls == [{"bfcl_fc_record": [{"f": '{"x": 2}'}]}]
+    assert dict(outputs) == {"simple_python_0": "[a(x=1)]", "simple_python_9": "[unknown()]"}
     assert set(outputs.unreadable) == {"simple_python_2", "simple_python_3"}
     found = texts(outputs)
     assert one(found, f"{file}:2: error: not UTF-8")

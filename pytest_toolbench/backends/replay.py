@@ -56,8 +56,8 @@ class ReplayBackend:
             self._problems[suite_name] = list(outputs.problems) + unknown
         return self._outputs[suite_name]
 
-    def outputs_for(self, suite_name: str) -> dict[str, str]:
-        """The usable outputs of a suite, ``{case id: text}``."""
+    def outputs_for(self, suite_name: str) -> dict[str, Any]:
+        """The usable outputs of a suite, ``{case id: text}`` (or a Generation where the reader kept tool calls)."""
         return self.load(suite_name)
 
     def _read(self, suite_name: str) -> ReplayOutputs:
@@ -139,7 +139,9 @@ class ReplayBackend:
             outputs = self.load(task.case.suite)
             case_id = task.case.case_id
             if case_id in outputs:
-                answers.append(Generation(text=outputs[case_id], finish_reason="stop"))
+                saved = outputs[case_id]
+                # a reader keeps structured calls (a native-mode result file) as a Generation, else the text
+                answers.append(saved if isinstance(saved, Generation) else Generation(text=saved, finish_reason="stop"))
             elif case_id in outputs.unreadable:
                 raise ReplayOutputError(f"the saved output of {task.case.suite} case {case_id!r} cannot be read: "
                                         f"{outputs.unreadable[case_id]}")

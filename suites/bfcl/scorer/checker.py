@@ -19,7 +19,7 @@ from pytest_toolbench.suite import FORMAT_ERROR, Case, Generation, Verdict
 from .converters import JAVA_TYPES, JS_TYPES, ConverterCrash, java_convert, js_convert
 from .decoding import decode, is_empty_output, is_function_calling_format
 from .loading import RELEVANCE_CATEGORIES, language_of
-from .prompt import render_tool_calls
+from .fc import decode_fc, fc_record, is_fc
 from .syntax_common import DecodeError
 from .tl import label_tl_failure
 
@@ -62,17 +62,18 @@ def standardize_string(text: str) -> str:
     return re.sub(r"[ \,\.\/\-\_\*\^]", "", text).lower().replace("'", '"')
 
 
-def check_calls(functions: list[dict], calls: list[dict], ground_truth: list[dict], category: str) -> CheckResult:
+def check_calls(functions: list[dict], calls: list[dict], ground_truth: list[dict], category: str,
+                underscore_to_dot: bool = False) -> CheckResult:
     """Dispatch on the category name as upstream does; never raises."""
     language = language_of(category)
     try:
         if "parallel" in category:
-            return _parallel_no_order(functions, calls, ground_truth, language)
+            return _parallel_no_order(functions, calls, ground_truth, language, underscore_to_dot)
         if "multiple" in category:
-            return _multiple(functions, calls, ground_truth, language)
+            return _multiple(functions, calls, ground_truth, language, underscore_to_dot)
         if len(calls) != 1:
             return _fail("simple_function_checker:wrong_count", "Wrong number of functions.")
-        return check_single_call(functions[0], calls[0], ground_truth[0], language)
+        return check_single_call(functions[0], calls[0], ground_truth[0], language, underscore_to_dot)
     except (ConverterCrash, Exception) as exc:  # noqa: BLE001 - the official checker would abort the run here
         return _fail(CHECKER_CRASH, f"the official checker raises here ({type(exc).__name__}: {show(str(exc))})")
 
@@ -86,15 +87,17 @@ def _find_description(functions: Any, name: str) -> Any:
     return functions
 
 
-def _multiple(functions: list[dict], calls: list[dict], ground_truth: list[dict], language: str) -> CheckResult:
+def _multiple(functions: list[dict], calls: list[dict], ground_truth: list[dict], language: str,
+              underscore_to_dot: bool) -> CheckResult:
     if len(calls) != len(ground_truth):
         return _fail("multiple_function_checker:wrong_count", "Wrong number of functions.")
     expected_name = list(ground_truth[0].keys())[0]
-    return check_single_call(_find_description(functions, expected_name), calls[0], ground_truth[0], language)
+    return check_single_call(_find_description(functions, expected_name), calls[0], ground_truth[0], language,
+                             underscore_to_dot)
 
 
 def _parallel_no_order(functions: list[dict], calls: list[dict], ground_truth: list[dict],
-                       language: str) -> CheckResult:
+                       language: str, underscore_to_dot: bool) -> CheckResult:
     if len(calls) != len(ground_truth):
         return _fail("parallel_function_checker_no_order:wrong_count", "Wrong number of functions.")
     matched: list[int] = []
@@ -106,7 +109,7 @@ def _parallel_no_order(functions: list[dict], calls: list[dict], ground_truth: l
         for index, call in enumerate(calls):
             if index in matched:
                 continue
-            result = check_single_call(description, call, expected, language)
+            result = check_single_call(description, call, expected, language, underscore_to_dot)
             if result.valid:
                 matched.append(index)
                 break
@@ -119,9 +122,12 @@ def _parallel_no_order(functions: list[dict], calls: list[dict], ground_truth: l
     return CheckResult(True)
 
 
-def check_single_call(description: dict, call: dict, expected_call: dict, language: str) -> CheckResult:
+def check_single_call(description: dict, call: dict, expected_call: dict, language: str,
+                      underscore_to_dot: bool = False) -> CheckResult:
     expected = list(expected_call.values())[0]
     name = description["name"]
+    if underscore_to_dot:  # ``convert_func_name``: an FC model's tool names carry "_" for "."
+        name = re.sub(r"\.", "_", name)
     properties = description["parameters"]["properties"]
     required = description["parameters"]["required"]
 
@@ -324,29 +330,33 @@ def json_safe(value: Any) -> Any:
     return show(value)
 
 
-def _output_text(case: Case, generation: Generation) -> tuple[str, str]:
-    if generation.tool_calls:
-        return render_tool_calls(generation.tool_calls, case.payload["function"]), "native"
-    return generation.text or "", "prompting"
-
-
 def score(case: Case, generation: Generation) -> Verdict:
-    text, mode = _output_text(case, generation)
+    """Prompting text through the prompting decoder; a native reply or an FC result file through the FC path
+    (:mod:`.fc`: the handler's ``decode_ast``, ``underscore_to_dot`` on)."""
+    if is_fc(generation):
+        decoded, decode_error = _attempt(decode_fc, fc_record(generation))
+        mode = "fc"
+    else:
+        language = "python" if case.category in RELEVANCE_CATEGORIES else language_of(case.category)
+        decoded, decode_error = _attempt(decode, generation.text or "", language)
+        mode = "prompting"
     if case.category in RELEVANCE_CATEGORIES:
-        return _score_relevance(case, text, mode)
-    verdict = _score_ast(case, text, mode)
+        return _score_relevance(case, decoded, decode_error, mode)
+    verdict = _score_ast(case, decoded, decode_error, mode)
     if not verdict.passed and len(case.payload["ground_truth"]) == 1 and tl_failures.enabled(case):
         label_tl_failure(case, verdict)
     return verdict
 
 
-def _score_relevance(case: Case, text: str, mode: str) -> Verdict:
+def _attempt(decoder: Any, *arguments: Any) -> tuple[Any, str | None]:
     try:
-        decoded = decode(text, "python")
-        has_call = not is_empty_output(decoded)
-        decode_error = None
+        return decoder(*arguments), None
     except DecodeError as exc:
-        decoded, has_call, decode_error = None, False, str(exc)
+        return None, str(exc)
+
+
+def _score_relevance(case: Case, decoded: Any, decode_error: str | None, mode: str) -> Verdict:
+    has_call = decode_error is None and not is_empty_output(decoded)
     wants_call = case.category == "live_relevance"
     passed = has_call == wants_call
     if passed:
@@ -371,17 +381,17 @@ def _score_relevance(case: Case, text: str, mode: str) -> Verdict:
     )
 
 
-def _score_ast(case: Case, text: str, mode: str) -> Verdict:
+def _score_ast(case: Case, decoded: Any, decode_error: str | None, mode: str) -> Verdict:
     payload = case.payload
     language = language_of(case.category)
     expected = payload["ground_truth"]
-    try:
-        decoded = decode(text, language)
-    except DecodeError as exc:
+    if decode_error is not None:
+        exc = decode_error
         return Verdict(
             passed=False,
             error_type="ast_decoder:decoder_failed",
-            explanation=f"Invalid syntax. Failed to decode AST ({language} call syntax). {exc}\n"
+            explanation=f"Invalid syntax. Failed to decode AST "
+                        f"({'FC tool calls' if mode == 'fc' else language + ' call syntax'}). {exc}\n"
                         f"expected: {show(expected, 1000)}",
             decoded=None,
             expected=expected,
@@ -400,7 +410,7 @@ def _score_ast(case: Case, text: str, mode: str) -> Verdict:
             counts={"correct": 0.0},
             labels={"outcome": FORMAT_ERROR, "mode": mode},
         )
-    result = check_calls(payload["function"], decoded, expected, case.category)
+    result = check_calls(payload["function"], decoded, expected, case.category, underscore_to_dot=mode == "fc")
     rule = "all calls match the ground truth" if result.valid else f"{result.error_type}: {' '.join(result.errors)}"
     return Verdict(
         passed=result.valid,

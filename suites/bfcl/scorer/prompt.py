@@ -158,34 +158,6 @@ def native_tools(functions: list[dict], category: str) -> list[dict]:
     return tools
 
 
-def render_tool_calls(tool_calls: Any, functions: list[dict]) -> str:
-    """Turn native tool calls ``[{name: args}]`` / OpenAI-style calls into python-call text for the decoder.
-
-    Names that were dotted in the docs and came back with underscores (see :func:`native_tools`) are restored.
-    """
-    restored = {re.sub(r"\.", "_", f["name"]): f["name"] for f in functions}
-    parts = []
-    for call in tool_calls or []:
-        if not isinstance(call, dict):
-            continue
-        if "function" in call and isinstance(call["function"], dict):
-            call = {call["function"].get("name", ""): call["function"].get("arguments", {})}
-        elif "name" in call and "arguments" in call:
-            call = {call["name"]: call["arguments"]}
-        for name, arguments in call.items():
-            if isinstance(arguments, str):
-                try:
-                    arguments = json.loads(arguments)
-                except ValueError:
-                    arguments = {}
-            if not isinstance(arguments, dict):
-                arguments = {}
-            name = restored.get(name, name)
-            rendered = ", ".join(f"{key}={python_literal(value)}" for key, value in arguments.items())
-            parts.append(f"{name}({rendered})")
-    return "[" + ", ".join(parts) + "]"
-
-
 def python_literal(value: Any) -> str:
     """Python source for a JSON-like value (``repr`` is valid Python for str/int/float/bool/None/list/dict)."""
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
@@ -198,8 +170,11 @@ def python_literal(value: Any) -> str:
 
 
 def build_request(case: Case) -> Request:
+    """Prompting: the BFCL system prompt and the question; native (FC handlers' ``_pre_query_processing_FC``): the
+    question as it is, with the tools."""
     payload = case.payload
     return Request(
         messages=prompting_messages(payload["question"], payload["function"], case.category),
         tools=native_tools(payload["function"], case.category),
+        native_messages=[dict(message) for message in payload["question"][0]],
     )

@@ -50,11 +50,11 @@ import json
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import Callable, Collection
+from typing import Any, Callable, Collection
 
 from pytest_toolbench.replay_files import ReplayOutputs, json_lines, leading_id
 from .loading import AGENTIC, ALL_CATEGORIES, MULTI_TURN
-from .prompt import render_tool_calls
+from .fc import replay_generation
 
 RESULT_SCHEMA = {"type": "object", "required": ["id", "result"]}
 RESULT_FILE = re.compile(r"^BFCL_(?P<version>v3|v4)_(?P<category>\w+?)_result\.json$")
@@ -97,16 +97,16 @@ def result_files(path: Path) -> list[Path]:
     return sorted(found, key=lambda p: (p.name.startswith("BFCL_v3_"), p))
 
 
-def output_text(result: object) -> str:
-    """The text the decoder reads. A string ``result`` is the raw prompting-mode text. A list ``result`` is an
-    FC-mode output (``[{name: args}]``, args a dict or a JSON string): it is rendered to python-call text so the same
-    decoder reads it back; this keeps names and argument values but is only an approximation of FC-mode decoding (a
-    handler's own ``decode_ast``). Any other shape is JSON-encoded and will fail to decode. May raise
-    RecursionError on absurd nesting."""
+def output_text(result: object) -> Any:
+    """What the scorer reads. A string ``result`` is the raw prompting-mode text. A list ``result`` is an FC-mode
+    record (``[{name: "<arguments JSON>"}]``): it travels unchanged to the FC path (:func:`.fc.replay_generation`),
+    which decodes it as the FC handler's ``decode_ast`` does. Any other shape is JSON-encoded and fails to decode.
+    May raise RecursionError on absurd nesting."""
     if isinstance(result, str):
         return result
-    if isinstance(result, list) and all(isinstance(item, dict) for item in result):
-        return render_tool_calls(result, [])
+    if isinstance(result, list):
+        json.dumps(result)  # the same RecursionError / encoding failure a text would meet
+        return replay_generation(result)
     return json.dumps(result)
 
 
