@@ -161,6 +161,7 @@ def main(argv: list[str] | None = None) -> dict:
                             progress=lines.append)
         runs["batched rounds"] = {"seconds": time.perf_counter() - t0, "requests": stats.generated + stats.cached,
                                   "rounds": stats.rounds, "engine calls": stats.rounds}
+        print(f"batched rounds: {runs['batched rounds']}", flush=True)
         cache.close()
         per_round = [line for line in lines if line.startswith("round ")]
 
@@ -175,6 +176,7 @@ def main(argv: list[str] | None = None) -> dict:
     requests = sum(drive(case, suite, one_request) for case in cases)
     runs["one conversation at a time"] = {"seconds": time.perf_counter() - t0, "requests": requests,
                                           "engine calls": calls[0]}
+    print(f"one conversation at a time: {runs['one conversation at a time']}", flush=True)
     del backend, llm
     import gc
 
