@@ -136,3 +136,18 @@ def test_a_malicious_transcript_is_a_scored_failure(tmp_path, cases):
     verdict = bfcl.score(case, bfcl_generation([[step]] * len(case.payload["ground_truth"])))
     assert not verdict.passed and verdict.error_type.startswith("multi_turn:")
     assert not sentinel.exists()
+
+
+def test_a_wheel_with_another_checksum_is_one_error_naming_it(tmp_path, monkeypatch):
+    fake = tmp_path / simulators.WHEEL
+    fake.write_bytes(b"not the wheel")
+    monkeypatch.setenv("TOOLBENCH_BFCL_EVAL_WHEEL", str(fake))
+    with pytest.raises(simulators.SimulatorsUnavailable, match="is not the pinned") as error:
+        simulators.find_wheel()
+    assert str(fake) in str(error.value) and simulators.WHEEL_SHA256 in str(error.value)
+
+
+def test_the_wheel_is_found_beside_the_data(shared_data, monkeypatch):
+    monkeypatch.delenv("TOOLBENCH_DATA", raising=False)
+    monkeypatch.delenv("TOOLBENCH_BFCL_EVAL_WHEEL", raising=False)
+    assert simulators.find_wheel([shared_data / "bfcl"], download=False) == shared_data / "bfcl-eval" / simulators.WHEEL

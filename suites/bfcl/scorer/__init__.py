@@ -35,7 +35,16 @@ def is_interactive(case: Case) -> bool:
 
 
 def unavailable(case: Case) -> str | None:
-    return agentic.unavailable(case) if case.category in AGENTIC else None
+    """Multi-turn and agentic conversations need BFCL's own tool classes (the pinned wheel), and agentic ones a key
+    or an optional extra (:func:`.agentic.unavailable`)."""
+    if not is_interactive(case):
+        return None
+    from .simulators import wheel_problem
+
+    problem = wheel_problem([case.payload["data_dir"]] if case.payload.get("data_dir") else [])
+    if problem is None and case.category in AGENTIC:
+        problem = agentic.unavailable(case)
+    return problem
 
 
 def build_request(case: Case) -> Request:

@@ -131,7 +131,7 @@ def load_agentic_cases(data_dir: Path, categories: list[str]) -> list[Case]:
                     "id": case_id, "index": index, "question": _with_answer_format(entry["question"]),
                     "involved_classes": ["WebSearchAPI"], "function": docs,
                     "initial_config": {"WebSearchAPI": {"show_snippet": "no_snippet" not in case_id}},
-                    "ground_truth": answer["ground_truth"],
+                    "ground_truth": answer["ground_truth"], "data_dir": str(data_dir),
                 }, keywords=("agentic", "web_search")))
     memory = [c for c in MEMORY if c in categories]
     if memory and (data_dir / "BFCL_v4_memory.json").is_file():
@@ -150,6 +150,7 @@ def load_agentic_cases(data_dir: Path, categories: list[str]) -> list[Case]:
                     "id": case_id, "index": index, "question": _with_answer_format(entry["question"]),
                     "involved_classes": [class_name], "function": docs, "scenario": entry["scenario"],
                     "prerequisites": chains[entry["scenario"]], "ground_truth": answer["ground_truth"],
+                    "data_dir": str(data_dir),
                 }, keywords=("agentic", "memory")))
     return cases
 
@@ -187,16 +188,16 @@ def unavailable(case: Case) -> str | None:
     return None
 
 
-def _memory_class(category: str) -> type:
+def _memory_class(category: str, data_dirs: list[str]) -> type:
     from .simulators import official_module
 
     backend = category.removeprefix("memory_")
-    return getattr(official_module(f"memory_{backend}"), f"MemoryAPI_{backend}")
+    return getattr(official_module(f"memory_{backend}", data_dirs), f"MemoryAPI_{backend}")
 
 
-def memory_instance(category: str, snapshot: dict | None) -> Any:
+def memory_instance(category: str, snapshot: dict | None, data_dirs: list[str] = ()) -> Any:
     """A memory backend holding ``snapshot`` (what upstream's ``_load_scenario`` reads from the snapshot file)."""
-    instance = _memory_class(category)()
+    instance = _memory_class(category, list(data_dirs))()
     if snapshot and category == "memory_vector":  # vector stores load their own export (ids, texts, embeddings)
         instance.core_memory.load_from_snapshot(copy.deepcopy(snapshot["core_memory"]))
         instance.archival_memory.load_from_snapshot(copy.deepcopy(snapshot["archival_memory"]))
@@ -262,10 +263,11 @@ def conversation(case: Case) -> Iterator[Request]:
     payload = case.payload
     native: bool | None = None
     docs = payload["function"]
+    near = [payload["data_dir"]] if payload.get("data_dir") else []
     if case.category in WEB_SEARCH:
         from .simulators import official_module
 
-        search = official_module("web_search").WebSearchAPI()
+        search = official_module("web_search", near).WebSearchAPI()
         search._load_scenario(copy.deepcopy(payload["initial_config"]["WebSearchAPI"]))
         turns, native = yield from _entry(payload["question"], docs, case.category, {"WebSearchAPI": search},
                                           payload["id"], native)
@@ -273,11 +275,11 @@ def conversation(case: Case) -> Iterator[Request]:
     class_name = payload["involved_classes"][0]
     snapshot = None
     for prerequisite in payload["prerequisites"]:
-        memory = memory_instance(case.category, snapshot)
+        memory = memory_instance(case.category, snapshot, near)
         question = _with_system(prerequisite["question"], memory_instruction(case.category, payload["scenario"], memory))
         _, native = yield from _entry(question, docs, case.category, {class_name: memory}, prerequisite["id"], native)
         snapshot = memory_snapshot(case.category, memory)
-    memory = memory_instance(case.category, snapshot)
+    memory = memory_instance(case.category, snapshot, near)
     question = _with_system(payload["question"], memory_instruction(case.category, payload["scenario"], memory))
     turns, native = yield from _entry(question, docs, case.category, {class_name: memory}, payload["id"], native)
     return {"mode": "fc" if native else "prompting", "result": turns}

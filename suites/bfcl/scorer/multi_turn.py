@@ -131,6 +131,8 @@ def load_multi_turn_cases(data_dir: Path, categories: list[str]) -> list[Case]:
                     "function": offered,
                     "holdout": holdout,
                     "ground_truth": answer["ground_truth"],
+                    # where the simulator wheel is looked for first (<data root>/bfcl-eval/, see simulators.py)
+                    "data_dir": str(data_dir),
                 },
                 keywords=("multi_turn", "python"),
             ))
@@ -291,7 +293,12 @@ def conversation(case: Case) -> Iterator[Request]:
 def new_instances(case: Case) -> dict[str, Any]:
     from .simulators import new_instances as make
     payload = case.payload
-    return make(payload["involved_classes"], payload["initial_config"], case.category)
+    return make(payload["involved_classes"], payload["initial_config"], case.category, data_dirs(payload))
+
+
+def data_dirs(payload: Mapping[str, Any]) -> list[str]:
+    """The case's data folder, beside which the simulator wheel is looked for first."""
+    return [payload["data_dir"]] if payload.get("data_dir") else []
 
 
 # -- gold -------------------------------------------------------------------------------------------------------------
@@ -313,24 +320,25 @@ def gold_reply(case: Case, step: int, request: Request) -> str:
     calls = case.payload["ground_truth"][turn]
     if not calls:
         return "I need more information to do that."
-    return "[" + ", ".join(keyword_call(call, case.payload["involved_classes"]) for call in calls) + "]"
+    return "[" + ", ".join(keyword_call(call, case.payload["involved_classes"], data_dirs(case.payload))
+                           for call in calls) + "]"
 
 
-def keyword_call(call: str, involved_classes: list[str]) -> str:
+def keyword_call(call: str, involved_classes: list[str], near: list[str] = ()) -> str:
     """A ground-truth call string with every positional argument named after the method's parameter."""
     node = ast.parse(call, mode="eval").body
     if not isinstance(node, ast.Call) or not node.args:
         return call
     name = ast.unparse(node.func)
-    parameters = _parameters(name.rsplit(".", 1)[-1], involved_classes)
+    parameters = _parameters(name.rsplit(".", 1)[-1], involved_classes, near)
     arguments = [f"{parameter}={ast.unparse(value)}" for parameter, value in zip(parameters, node.args)]
     arguments += [f"{k.arg}={ast.unparse(k.value)}" for k in node.keywords]
     return f"{name}({', '.join(arguments)})"
 
 
-def _parameters(method: str, involved_classes: list[str]) -> list[str]:
+def _parameters(method: str, involved_classes: list[str], near: list[str]) -> list[str]:
     from .simulators import simulator_classes
-    for name, cls in simulator_classes().items():
+    for name, cls in simulator_classes(near).items():
         if name in involved_classes and callable(getattr(cls, method, None)):
             return [p for p in inspect.signature(getattr(cls, method)).parameters if p != "self"]
     raise ValueError(f"no involved class has a method {method!r}")
@@ -341,7 +349,8 @@ def gold_transcript(case: Case) -> str:
     result = []
     for turn, calls in enumerate(case.payload["ground_truth"]):
         if calls:
-            result.append(["[" + ", ".join(keyword_call(c, case.payload["involved_classes"]) for c in calls) + "]",
+            result.append(["[" + ", ".join(keyword_call(c, case.payload["involved_classes"], data_dirs(case.payload))
+                                           for c in calls) + "]",
                            ""])
         else:
             result.append(["I need more information to do that."])

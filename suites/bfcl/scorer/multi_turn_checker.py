@@ -77,8 +77,9 @@ def check_multi_turn(payload: Mapping[str, Any], result: Any, *, decode_step: Ca
     except TypeError as error:  # a turn that is not iterable: upstream raises here
         return _fail(CHECKER_CRASH, f"the official checker raises here ({error})", FORMAT_ERROR)
     outcome = "wrong" if any(decoded) else FORMAT_ERROR
-    model = new_instances(payload["involved_classes"], payload["initial_config"], category)
-    reference = new_instances(payload["involved_classes"], payload["initial_config"], category)
+    wheel_near = [payload["data_dir"]] if payload.get("data_dir") else []
+    model = new_instances(payload["involved_classes"], payload["initial_config"], category, wheel_near)
+    reference = new_instances(payload["involved_classes"], payload["initial_config"], category, wheel_near)
     entry_id = payload["id"]
     model_results: list[str] = []
     turns: list[dict[str, Any]] = []

@@ -183,14 +183,33 @@ class _OfficialModules:
 _modules: _OfficialModules | None = None
 
 
+_failure: SimulatorsUnavailable | None = None
+
+
 def official_module(name: str, data_dirs: Iterable[Path | str] = ()) -> types.ModuleType:
     """One module of ``func_source_code`` (e.g. ``memory_kv``), run from the verified wheel once per process. Its
-    third-party imports (``rank_bm25``, ``sentence_transformers``...) must be installed: ImportError otherwise."""
-    global _modules
+    third-party imports (``rank_bm25``, ``sentence_transformers``...) must be installed: ImportError otherwise.
+    A wheel that cannot be had is looked for (and fetched) once per process; later calls raise the same error."""
+    global _modules, _failure
     with _lock:
         if _modules is None:
-            _modules = _OfficialModules(find_wheel(data_dirs))
+            if _failure is not None:
+                raise _failure
+            try:
+                _modules = _OfficialModules(find_wheel(data_dirs))
+            except SimulatorsUnavailable as error:
+                _failure = error
+                raise
         return _modules.get(name)
+
+
+def wheel_problem(data_dirs: Iterable[Path | str] = ()) -> str | None:
+    """Why the official classes cannot be loaded here (the wheel cannot be found, fetched or verified), or None."""
+    try:
+        official_module("long_context", data_dirs)
+    except SimulatorsUnavailable as error:
+        return str(error)
+    return None
 
 
 def simulator_classes(data_dirs: Iterable[Path | str] = ()) -> dict[str, type]:
