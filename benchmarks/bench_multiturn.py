@@ -82,7 +82,7 @@ def free_port() -> int:
 def start_server(model: str, port: int, args, engine_args: dict) -> subprocess.Popen:
     command = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", model, "--port", str(port),
                "--host", "127.0.0.1", "--dtype", args.dtype, "--max-model-len", str(args.max_model_len),
-               "--seed", "0", "--disable-log-requests"]
+               "--seed", "0"]
     for key, value in engine_args.items():
         flag = "--" + key.replace("_", "-")
         command += [flag] if value is True else [flag, str(value)]
