@@ -90,3 +90,23 @@ def test_a_native_request_carries_no_bfcl_system_prompt(cases):
     assert request.messages[0]["role"] == "system"
     assert list(request.native_messages) == case.payload["question"][0]
     assert request.tools[0]["function"]["name"] == "math_factorial"
+
+
+def test_a_text_answer_in_an_fc_result_file_is_read_as_the_fc_handler_reads_it(cases, tmp_path):
+    folder = tmp_path / "result" / "gpt-x-FC" / "non_live"
+    folder.mkdir(parents=True)
+    (folder / "BFCL_v4_simple_python_result.json").write_text(
+        json.dumps({"id": "simple_python_1", "result": [{"math_factorial": "{\"number\": 5}"}]}) + "\n"
+        + json.dumps({"id": "simple_python_2", "result": "[calculate_hypotenuse(x=4, y=5)]"}) + "\n")
+    outputs = bfcl.replay_outputs(tmp_path / "result")
+    assert bfcl.score(cases["simple_python_1"], outputs["simple_python_1"]).passed
+    # officially a text in an FC record does not decode, even when it reads as Python calls
+    verdict = bfcl.score(cases["simple_python_2"], outputs["simple_python_2"])
+    assert verdict.error_type == "ast_decoder:decoder_failed" and verdict.labels["mode"] == "fc"
+
+
+def test_tl_labels_of_fc_verdicts_compare_names_as_bfcl_does(cases):
+    case = next(c for c in cases.values() if c.category == "simple_python" and "." in c.payload["function"][0]["name"])
+    name = case.payload["function"][0]["name"].replace(".", "_")
+    verdict = bfcl.score(case, Generation(text="", tool_calls=[{"name": name, "arguments": {"zz_unknown": 1}}]))
+    assert not verdict.passed and verdict.labels["tl_category"] not in ("tool_hallucination", "wrong_tool")

@@ -219,8 +219,11 @@ def test_replay_reads_bfcl_result_files(tmp_path, samples):
     folder = tmp_path / "result" / "My-Model" / "non_live"
     folder.mkdir(parents=True)
     (folder / "BFCL_v4_simple_python_result.json").write_text(
-        json.dumps({"id": "simple_python_2", "result": "[set_timer(minutes=15)]"}) + "\n"
-        + json.dumps({"id": "simple_python_0", "result": [{"geometry_rectangle_area": '{"width": 3, "height": 4.5}'}]})
+        json.dumps({"id": "simple_python_2", "result": "[set_timer(minutes=15)]"}) + "\n")
+    fc_folder = tmp_path / "result" / "My-Model-FC" / "non_live"
+    fc_folder.mkdir(parents=True)
+    (fc_folder / "BFCL_v4_simple_python_result.json").write_text(
+        json.dumps({"id": "simple_python_0", "result": [{"geometry_rectangle_area": '{"width": 3, "height": 4.5}'}]})
         + "\n")
     outputs = bfcl.replay_outputs(tmp_path / "result")
     assert outputs["simple_python_2"] == "[set_timer(minutes=15)]"

@@ -133,7 +133,9 @@ def test_bfcl_bad_lines_cost_only_their_cases(tmp_path):
     outputs = bfcl.replay_outputs(tmp_path / "result")
     fc = outputs.pop("simple_python_1")  # an FC record travels unchanged, as structured calls
     assert fc.tool_calls == [{"bfcl_fc_record": [{"f": '{"x": 2}'}]}]
-    assert dict(outputs) == {"simple_python_0": "[a(x=1)]", "simple_python_9": "[unknown()]"}
+    # the file holds FC records, so its texts are FC text answers (read by the FC decoder)
+    assert {k: (v.text, v.tool_calls) for k, v in outputs.items()} == {"simple_python_0": ("[a(x=1)]", []),
+                                                                        "simple_python_9": ("[unknown()]", [])}
     assert set(outputs.unreadable) == {"simple_python_2", "simple_python_3"}
     found = texts(outputs)
     assert one(found, f"{file}:2: error: not UTF-8")

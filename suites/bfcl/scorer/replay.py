@@ -54,6 +54,7 @@ from typing import Any, Callable, Collection
 
 from pytest_toolbench.replay_files import ReplayOutputs, json_lines, leading_id
 from .loading import AGENTIC, ALL_CATEGORIES, MULTI_TURN
+from pytest_toolbench.suite import Generation
 from .fc import replay_generation
 
 RESULT_SCHEMA = {"type": "object", "required": ["id", "result"]}
@@ -148,6 +149,8 @@ def _read_file(outputs: ReplayOutputs, file: Path, version: str, nested: bool = 
         return to_v4(found) if isinstance(found, str) else None
 
     edited = []
+    texts: list[str] = []  # ids whose result is a text: FC text answers when the file holds FC records
+    fc_file = False
     for _, number, record in json_lines(outputs, file, RESULT_SCHEMA, what="BFCL result record", case_of=case_of):
         record_id = record["id"]
         if not isinstance(record_id, str):
@@ -167,7 +170,16 @@ def _read_file(outputs: ReplayOutputs, file: Path, version: str, nested: bool = 
             outputs.bad_line(file, number, f"the result of {record_id} cannot be turned into call text "
                                            f"({type(exc).__name__}: {exc})", case_id)
             continue
-        outputs.add(case_id, text, file, number)
+        if outputs.add(case_id, text, file, number) and not nested:
+            if isinstance(text, str) and isinstance(record["result"], str):
+                texts.append(case_id)
+            elif not isinstance(text, str):
+                fc_file = True
+    if fc_file:
+        # An FC handler records a reply without calls as its text; in an FC file such a text is read by the FC
+        # decoder (a non-empty text does not decode), never as Python-call text.
+        for case_id in texts:
+            outputs[case_id] = Generation(text=outputs[case_id], finish_reason="stop", tool_calls=[])
     if edited:
         outputs.warning(f"BFCL v4 edited the prompt of {', '.join(edited)}: the v3 output answers the older prompt",
                         file)

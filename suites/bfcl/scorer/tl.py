@@ -22,6 +22,10 @@ def label_tl_failure(case: Case, verdict: Verdict) -> None:
         predicted = [{"name": name, "arguments": args if isinstance(args, dict) else {}}
                      for call in decoded for name, args in call.items()]
     (name, arguments), = case.payload["ground_truth"][0].items()
+    if verdict.labels.get("mode") == "fc" and predicted:
+        # an FC model names `a.b` as `a_b` (underscore_to_dot): compare the way BFCL does
+        dotted = {f["name"].replace(".", "_"): f["name"] for f in case.payload["function"]}
+        predicted = [dict(call, name=dotted.get(call["name"], call["name"])) for call in predicted]
     category, reward = classify_calls(predicted, [{"name": name, "arguments": arguments}],
                                       case.payload["function"])
     if category == CORRECT:
