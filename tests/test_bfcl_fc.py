@@ -105,8 +105,9 @@ def test_a_text_answer_in_an_fc_result_file_is_read_as_the_fc_handler_reads_it(c
     assert verdict.error_type == "ast_decoder:decoder_failed" and verdict.labels["mode"] == "fc"
 
 
-def test_tl_labels_of_fc_verdicts_compare_names_as_bfcl_does(cases):
-    case = next(c for c in cases.values() if c.category == "simple_python" and "." in c.payload["function"][0]["name"])
+def test_tl_labels_of_fc_verdicts_compare_names_as_bfcl_does(shared_data):
+    labelled = bfcl.load_cases(shared_data / "bfcl", {"categories": ["simple_python"], "libraries": ["tl_failures"]})
+    case = next(c for c in labelled if "." in c.payload["function"][0]["name"])
     name = case.payload["function"][0]["name"].replace(".", "_")
     verdict = bfcl.score(case, Generation(text="", tool_calls=[{"name": name, "arguments": {"zz_unknown": 1}}]))
     assert not verdict.passed and verdict.labels["tl_category"] not in ("tool_hallucination", "wrong_tool")
