@@ -44,7 +44,7 @@ from pytest_toolbench.backends.vllm_engine import VllmBackend, apply_cpu_environ
 from pytest_toolbench.cache import GenerationCache  # noqa: E402
 from pytest_toolbench.catalog import import_scorer  # noqa: E402
 from pytest_toolbench.generation import finalize_request, pregenerate  # noqa: E402
-from pytest_toolbench.suite import Task  # noqa: E402
+from pytest_toolbench.suite import Request, Task  # noqa: E402
 
 
 class MultiTurnSuite:
@@ -190,7 +190,10 @@ def main(argv: list[str] | None = None) -> dict:
         try:
             endpoint = OpenAIEndpointBackend(f"http://127.0.0.1:{port}/v1", model, mode="prompt", api_key_env=None,
                                              max_tokens=args.max_tokens, seed=0, concurrency=1)
-            drive(cases[0], suite, lambda task: endpoint.generate([task])[0])  # warm-up, not timed
+            # warm-up, not timed: one short unrelated request (a conversation's prompt would fill the server's
+            # prefix cache with the BFCL system prompt the timed conversations share; the other runs start empty)
+            warm = Task(cases[0], Request(messages=[{"role": "user", "content": "hello"}], max_tokens=4), 0)
+            endpoint.generate([warm])
             t0 = time.perf_counter()
             with ThreadPoolExecutor(max_workers=args.threads) as pool:
                 counts = list(pool.map(lambda case: drive(case, suite, lambda task: endpoint.generate([task])[0]),
