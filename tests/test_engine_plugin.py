@@ -59,7 +59,7 @@ def probe(tmp_path, monkeypatch) -> Path:
 
 
 def plugin_run(shared_data: Path, model: Path, tmp_path: Path, *extra: str, wait: bool = True,
-               select: str = "bfcl and not multi_turn", context: int = 4096):
+               select: str = "bfcl and not multi_turn and not agentic", context: int = 4096):
     args = [sys.executable, "-m", "pytest", str(REPO / "suites"), "-k", select, "-p", "import_probe",
             "-p", "no:cacheprovider", "-q", f"--model={model}", f"--toolbench-data={shared_data}",
             f"--toolbench-cache={tmp_path / 'cache'}", f"--toolbench-json={tmp_path / 'run.json'}",
