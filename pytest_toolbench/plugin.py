@@ -62,6 +62,8 @@ def pytest_configure(config: pytest.Config) -> None:
         run_options = options.resolve(config, known_backends=options.BACKENDS + tuple(registry.backends))
     session = ToolbenchSession(config, run_options, role, registry)
     config.stash[SESSION_KEY] = session
+    if role != "worker" and not config.getoption("collectonly"):
+        session.model_note = check_model(run_options)
     if role != "worker":
         config.pluginmanager.register(ResultCollector(session), "toolbench-results")
         _register_reports(config, session)
@@ -73,6 +75,24 @@ def pytest_configure(config: pytest.Config) -> None:
         from .xdist import WorkerManifest
 
         config.pluginmanager.register(WorkerManifest(session), "toolbench-manifest")
+
+
+def check_model(run_options: options.RunOptions) -> str | None:
+    """The model (or endpoint) must be there before anything starts: one usage error naming it and the fix, in
+    seconds, instead of a traceback after minutes. Returns a line for the header (e.g. cached copy used offline)."""
+    from .backends.model_source import ModelUnavailable, check_endpoint, locate_model
+
+    try:
+        note = None
+        if run_options.backend == "vllm" and run_options.model:
+            note = locate_model(run_options.model, network=not run_options.offline).note
+        elif run_options.backend == "openai" and run_options.base_url and not run_options.offline:
+            check_endpoint("--toolbench-base-url", run_options.base_url)
+        if run_options.user_base_url and not run_options.offline:
+            check_endpoint("--toolbench-user-base-url", run_options.user_base_url)
+        return note
+    except ModelUnavailable as error:
+        raise pytest.UsageError(f"pytest-toolbench: {error}") from None
 
 
 def _register_reports(config: pytest.Config, session: ToolbenchSession) -> None:
@@ -116,7 +136,10 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         what = f"{opts.backend}, model {opts.model}, mode {opts.mode}"
     data = f"{opts.data_dir} ({opts.data_dir_origin})" if opts.data_dir else \
         "none given: pinned upstream download, else the shipped samples"
-    return [f"toolbench: backend {what}", f"toolbench: data {data}"]
+    lines = [f"toolbench: backend {what}", f"toolbench: data {data}"]
+    if session.model_note:
+        lines.append(f"toolbench: {session.model_note}")
+    return lines
 
 
 # -- collection ------------------------------------------------------------------------------------------------

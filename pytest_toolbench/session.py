@@ -57,6 +57,7 @@ class ToolbenchSession:
         self.replay_facts: dict[str, Any] | None = None
         self.cache_notes: list[str] = []  # what happened to the generation cache (moved aside, not writable, ...)
         self.pregeneration: dict[str, Any] | None = None
+        self.model_note: str | None = None  # how the model was found, when worth saying (plugin.check_model)
         self.summary: Any = None  # the RunSummary, built once at session finish
         self._backend: Any = None
         self._cache: GenerationCache | None = None

@@ -115,24 +115,24 @@ def hash_local_checkpoint(folder: Path) -> dict[str, Any]:
 
 
 def resolve_hub_revision(model: str, revision: str | None) -> dict[str, Any]:
-    """Commit of a Hub model id: from the local HF cache first (offline runs), else from the Hub API.
+    """Commit of a Hub model id: from the local HF cache first (offline runs), else from one short Hub probe
+    (shared with the configure-time check, :func:`pytest_toolbench.backends.model_source.locate_model`).
 
     A Hub checkpoint is identified by its commit alone (the commit fixes every file), so the fingerprint is the same
     before and after the download.
     """
-    try:
-        from huggingface_hub import HfApi, try_to_load_from_cache
-    except ImportError:
+    from pytest_toolbench.backends.model_source import _hub_settings, cached_snapshot, hub_offline, probe_hub
+
+    cache, _, _ = _hub_settings()
+    commit, snapshot = cached_snapshot(cache, model, revision)
+    if commit is not None and snapshot is not None and (snapshot / "config.json").is_file():
+        return {"revision": revision, "commit": commit}
+    if hub_offline():
         return {"revision": revision, "commit": None}
-    cached = try_to_load_from_cache(model, "config.json", revision=revision)
-    if isinstance(cached, str):
-        return {"revision": revision, "commit": Path(cached).parent.name}
-    if os.environ.get("HF_HUB_OFFLINE") not in (None, "", "0"):
-        return {"revision": revision, "commit": None}
-    try:
-        return {"revision": revision, "commit": HfApi().model_info(model, revision=revision).sha}
-    except Exception as exc:  # noqa: BLE001 - any hub failure: keep what we know, say why
-        return {"revision": revision, "commit": None, "unresolved": type(exc).__name__}
+    answer = probe_hub(model, revision)
+    if "error" in answer:  # the configure-time check already stopped a run that cannot have the model
+        return {"revision": revision, "commit": None, "unresolved": answer["error"]}
+    return {"revision": revision, "commit": answer.get("sha")}
 
 
 class _ProgressBar:
