@@ -57,10 +57,47 @@ def terminal_writer(config: pytest.Config):
     return reporter.write_line if reporter else (lambda line: None)
 
 
+class TerminalLines:
+    """Lines for the terminal reporter, plus one updating status line (carriage return) when the terminal is a TTY;
+    a kept line first ends the status line. ``status`` is None off a terminal (CI logs get plain lines)."""
+
+    def __init__(self, config: pytest.Config):
+        self.reporter = config.pluginmanager.get_plugin("terminalreporter")
+        self._open = False
+        tty = bool(self.reporter is not None and getattr(self.reporter, "isatty", False))
+        self.status = self._status if tty else None
+
+    def _status(self, text: str) -> None:
+        self.reporter.rewrite(text, erase=True)
+        self._open = True
+
+    def end(self) -> None:
+        """Leave the status line as it is and start a new one (before an error message, say)."""
+        if self._open:
+            self.reporter.write("\n")
+            self._open = False
+
+    def line(self, text: str) -> None:
+        if self.reporter is None:
+            return
+        if self._open:
+            self.reporter.rewrite(text, erase=True)  # the final figures replace the updating line
+            self.reporter.write("\n")
+            self._open = False
+            return
+        self.reporter.write_line(text)
+
+
 def run_pregeneration(toolbench: ToolbenchSession, entries, write_line) -> None:
     """Generate once; a failure is reported once and stops the run, never as N test errors."""
+    lines = TerminalLines(toolbench.config)
+    if lines.reporter is None or write_line != lines.reporter.write_line:
+        lines.status = None  # a caller's own writer: plain lines only
     try:
-        toolbench.pregenerate(entries, write_line)
+        try:
+            toolbench.pregenerate(entries, lines.line if lines.status else write_line, status=lines.status)
+        finally:
+            lines.end()
     except ToolbenchError as error:  # a CacheError too: it names the file and the fix
         pytest.exit(load_error(error), returncode=pytest.ExitCode.USAGE_ERROR)
     except Exception as error:  # an engine crash: report once, the cache keeps what was committed

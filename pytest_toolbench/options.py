@@ -12,6 +12,8 @@ import pytest
 BACKENDS = ("gold", "replay", "vllm", "openai")
 MODES = ("prompt", "native")
 DATA_ENV = "TOOLBENCH_DATA"
+#: Seconds of generation after which finished answers are committed even when fewer than --toolbench-commit-every.
+DEFAULT_COMMIT_SECONDS = 30.0
 
 
 def add_report_options(parser: pytest.Parser) -> None:
@@ -69,7 +71,13 @@ def add_run_options(parser: pytest.Parser) -> None:
     group.addoption("--toolbench-cache", dest="toolbench_cache", default=None, metavar="DIR",
                     help="Generation cache folder (default: .pytest_cache/d/toolbench).")
     group.addoption("--toolbench-commit-every", dest="toolbench_commit_every", type=int, default=None, metavar="N",
-                    help="Commit generations to the cache every N finished requests (default: the backend's, 256).")
+                    help="Commit generations to the cache every N finished requests (default: the backend's, 256), "
+                         "or every --toolbench-commit-seconds, whichever comes first.")
+    group.addoption("--toolbench-commit-seconds", dest="toolbench_commit_seconds", type=float,
+                    default=DEFAULT_COMMIT_SECONDS, metavar="S",
+                    help="Commit finished generations to the cache at least every S seconds of generation (default "
+                         f"{DEFAULT_COMMIT_SECONDS:g}), whichever comes first with --toolbench-commit-every: a killed "
+                         "run loses at most the requests that finished in its last S seconds.")
     group.addoption("--toolbench-offline", dest="toolbench_offline", action="store_true", default=False,
                     help="Fail on a generation-cache miss instead of generating (CPU-only jobs reusing a cache).")
 
@@ -143,6 +151,7 @@ class RunOptions:
     api_key_env: str = "OPENAI_API_KEY"
     json_path: str | None = None
     commit_every: int | None = None
+    commit_seconds: float = DEFAULT_COMMIT_SECONDS
     user_model: str | None = None
     user_base_url: str | None = None
     data_unverified: bool = False
@@ -223,6 +232,9 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
     commit_every = get("toolbench_commit_every")
     if commit_every is not None and commit_every < 1:
         raise pytest.UsageError("--toolbench-commit-every must be a positive number of requests")
+    commit_seconds = get("toolbench_commit_seconds")
+    if commit_seconds is None or not commit_seconds > 0 or commit_seconds == float("inf"):
+        raise pytest.UsageError("--toolbench-commit-seconds must be a positive number of seconds")
     max_tokens = get("toolbench_max_tokens")
     if max_tokens is not None and max_tokens < 1:
         raise pytest.UsageError("--toolbench-max-tokens must be positive")
@@ -263,6 +275,7 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
         max_model_len=get("toolbench_max_model_len"), gpu_memory_utilization=get("toolbench_gpu_mem"),
         vllm_args=_parse_vllm_args(get("toolbench_vllm_args")), base_url=get("toolbench_base_url"),
         api_key_env=get("toolbench_api_key_env"), json_path=json_path, commit_every=commit_every,
+        commit_seconds=commit_seconds,
         user_model=user_model, user_base_url=user_base_url,
         data_unverified=bool(get("toolbench_data_unverified")),
         suite_options=_parse_suite_options(get("toolbench_suite_options")),

@@ -129,7 +129,7 @@ class ToolbenchSession:
             self._cache = None
 
     # -- generation --------------------------------------------------------------------------------------------
-    def pregenerate(self, entries: list[tuple[LoadedSuite, Case]], write_line) -> None:
+    def pregenerate(self, entries: list[tuple[LoadedSuite, Case]], write_line, status=None) -> None:
         """Generate every missing answer once, before any test runs (engine backends only)."""
         if not self.uses_engine or not entries:
             return
@@ -153,7 +153,8 @@ class ToolbenchSession:
                    f"with {self.options.backend} ({self.options.model})")
         try:
             stats = pregenerate(entries, self.backend(), cache, self.fingerprint(), self.options.max_tokens,
-                                progress=lambda line: write_line(f"toolbench: {line}"))
+                                progress=lambda line: write_line(f"toolbench: {line}"),
+                                status=(lambda line: status(f"toolbench: {line}")) if status else None)
         finally:
             show_notes()
         self.pregeneration = stats.to_json()
@@ -311,6 +312,8 @@ class ToolbenchSession:
         generation_seconds = (self.pregeneration or {}).get("seconds") or 0.0
         header["timing"] = {"wall_s": round(wall, 3), "generation_s": round(generation_seconds, 3),
                             "collection_and_scoring_s": round(wall - generation_seconds, 3)}
+        if self.model_note:
+            header["model_source"] = self.model_note
         if self.uses_engine:
             header["fingerprint"] = self.fingerprint()
             header["generation"] = self.pregeneration

@@ -35,7 +35,8 @@ def with_user_simulator(backend: Backend, options: Any) -> Backend:
 
     user = OpenAIEndpointBackend(options.user_base_url, options.user_model, mode="prompt",
                                  api_key_env=options.api_key_env, temperature=0.0, seed=options.seed,
-                                 chunk_size=options.commit_every or 64)
+                                 chunk_size=options.commit_every or 64,
+                                 commit_seconds=options.commit_seconds)
     return UserSimulatorRouter(backend, user)
 
 

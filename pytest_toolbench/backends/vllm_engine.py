@@ -30,6 +30,7 @@ from pytest_toolbench.backends.common import (
     Stopwatch,
     make_generation,
     package_version,
+    progress_reporter,
 )
 from pytest_toolbench.errors import ToolbenchError
 from pytest_toolbench.parsing.tool_calls import ParseError, detect_parser, get_parser
@@ -189,13 +190,18 @@ class _GenerationRun:
         self.total = total
         self.on_chunk = on_chunk
         self.on_progress = on_progress
+        self.report = progress_reporter(on_progress)
         self.pending = list(early)
         self.done = len(early)
+        self.prompt_tokens = sum(g.prompt_tokens or 0 for _, g in early)
+        self.output_tokens = 0
 
     def _finish(self, index: int, output: Any) -> None:
         generation = self.backend._to_generation(output, self.parser)
         self.results[index] = generation
         self.pending.append((index, generation))
+        self.prompt_tokens += generation.prompt_tokens or 0
+        self.output_tokens += generation.output_tokens or 0
 
     def _flush(self) -> None:
         if self.on_chunk is not None and self.pending:
@@ -217,8 +223,10 @@ class _GenerationRun:
             self._flush()
 
     def stream(self, llm: Any, order: list[int], prompts: list[Any], params: list[Any]) -> None:
-        """Enqueue all, step the engine, hand over finished results as they accumulate."""
-        request_ids = [str(r) for r in llm.enqueue(prompts, params, use_tqdm=False)]
+        """Enqueue all, step the engine, hand over finished results as they accumulate: every ``chunk_size``
+        results or every ``commit_seconds``, whichever comes first (a kill loses at most that much work). The batch
+        stays whole: handing over never drains the scheduler."""
+        request_ids = enqueue(llm, prompts, params)
         position = dict(zip(request_ids, order))
         # enqueue returns the engine's internal ids ("<external>-<8 random chars>" in vLLM >= 0.11) while outputs
         # carry the external id; accept either.
@@ -232,10 +240,13 @@ class _GenerationRun:
                     if not getattr(output, "finished", False):
                         continue
                     request_id = str(output.request_id)
-                    self._finish(position.pop(request_id if request_id in position else internal[request_id]), output)
+                    key = request_id if request_id in position else internal.get(request_id, request_id)
+                    if key not in position:
+                        continue  # not one of ours (a request someone else added to a shared engine)
+                    self._finish(position.pop(key), output)
                     self.done += 1
-                    if self.on_progress is not None:
-                        self.on_progress(self.done, self.total)
+                    if self.report is not None:
+                        self.report(self.done, self.total, self.prompt_tokens, self.output_tokens)
                 now = time.perf_counter()
                 if len(self.pending) >= every or (self.pending and now - last_flush >= self.backend.commit_seconds):
                     self._flush()
@@ -248,6 +259,28 @@ class _GenerationRun:
             raise ToolbenchError(f"vLLM finished without answering {len(position)} requests")
         self._flush()
 
+
+def can_enqueue(llm: Any) -> bool:
+    """Whether requests can be added without waiting and the engine stepped here: ``LLM.enqueue`` (recent vLLM), or
+    the engine's own ``add_request``/``step`` (every vLLM with ``LLM.llm_engine``)."""
+    engine = getattr(llm, "llm_engine", None)
+    return engine is not None and hasattr(engine, "step") and hasattr(engine, "has_unfinished_requests") and (
+        hasattr(llm, "enqueue") or hasattr(engine, "add_request"))
+
+
+def enqueue(llm: Any, prompts: list[Any], params: list[Any]) -> list[str]:
+    """Add every request to the engine without running it; returns the request ids in order."""
+    if hasattr(llm, "enqueue"):
+        return [str(r) for r in llm.enqueue(prompts, params, use_tqdm=False)]
+    # vLLM without LLM.enqueue: the engine's add_request, which LLM.generate itself uses (ids are ours; a
+    # version that returns the id it made up is followed)
+    tag = os.urandom(4).hex()
+    ids = []
+    for number, (prompt, param) in enumerate(zip(prompts, params)):
+        external = f"toolbench-{tag}-{number}"
+        returned = llm.llm_engine.add_request(external, prompt, param)
+        ids.append(returned if isinstance(returned, str) else external)
+    return ids
 
 
 def template_messages(messages: Any) -> list[dict[str, Any]]:
@@ -299,12 +332,13 @@ class VllmBackend:
         enable_prefix_caching: bool = True,
         engine_args: Mapping[str, Any] | None = None,
         chunk_size: int | None = None,
-        commit_seconds: float = 60.0,
+        commit_seconds: float = 30.0,
         on_progress: ProgressCallback | None = None,
         on_chunk: ChunkCallback | None = None,
         llm: Any = None,
     ):
-        """``chunk_size``: results per ``on_chunk`` hand-over (default 256); ``llm``: an already started
+        """``chunk_size``: results per ``on_chunk`` hand-over (default 256), or every ``commit_seconds`` of
+        generation, whichever comes first; ``llm``: an already started
         ``vllm.LLM`` to reuse (tests, benchmarks), in which case the engine arguments here are not applied."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -353,6 +387,7 @@ class VllmBackend:
             gpu_memory_utilization=options.gpu_memory_utilization,
             engine_args=options.vllm_args,
             chunk_size=options.commit_every,
+            commit_seconds=options.commit_seconds,
         )
 
     # -- tokenizer, template, parser (no engine needed) ----------------------------------------------------------------
@@ -489,6 +524,11 @@ class VllmBackend:
             }
         return dict(self._fingerprint)
 
+    def start(self) -> None:
+        """Start the engine now (pre-generation calls this before the first request, so the start-up is timed apart
+        from generation)."""
+        self.engine()
+
     def engine(self) -> Any:
         """The ``vllm.LLM``, started on first use (start time is recorded in :meth:`stats`)."""
         if self._llm is None:
@@ -524,8 +564,9 @@ class VllmBackend:
         """Answer every task, returned in input order; the engine sees them longest prompt first.
 
         Without ``on_chunk``: one ``LLM.generate`` call over all tasks. With it: all tasks are enqueued at once and
-        the engine is stepped here, handing finished results to ``on_chunk`` every ``chunk_size`` results (or every
-        ``commit_seconds``), so the caller commits while the batch stays full (no drain at chunk boundaries).
+        the engine is stepped here, handing finished results to ``on_chunk`` every ``chunk_size`` results or every
+        ``commit_seconds``, whichever comes first, so the caller commits while the batch stays full (no drain at
+        chunk boundaries) and a killed run loses at most ``commit_seconds`` of finished work.
         """
         on_chunk = on_chunk or self.on_chunk
         on_progress = on_progress or self.on_progress
@@ -563,7 +604,7 @@ class VllmBackend:
         ]
         run = _GenerationRun(self, parser, results, len(tasks), on_chunk, on_progress, early)
         with Stopwatch() as watch:
-            if on_chunk is not None and hasattr(llm, "enqueue"):
+            if on_chunk is not None and can_enqueue(llm):
                 run.stream(llm, runnable, prompts, params)
             else:
                 run.batched(llm, runnable, prompts, params)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from ..summary import RunSummary
 from .compare import baseline_label
+from .facts import generation_figures
 from .stats import count_interval, direction_note, format_change, format_counts, format_interval, format_value
 
 if TYPE_CHECKING:
@@ -36,6 +37,9 @@ def render(summary: RunSummary, run: "RunOutcome | None" = None) -> list[str]:
     lines.append(f"backend: {header.get('backend')}" + (f"  model: {header['model']}" if header.get("model") else ""))
     if header.get("user_simulator"):
         lines.append(f"simulated user: {header['user_simulator']}")
+    generation = generation_figures(header)
+    if generation:
+        lines.append(f"generation: {generation}")
     if comparison is not None:
         lines.append(f"baseline: {comparison.path} ({baseline_label(comparison.header)}); "
                      "deltas in percentage points")
