@@ -210,6 +210,8 @@ class ProgressMeter:
             return
         tenth = (10 * done) // max(self.total, 1)
         now = self._clock()
+        if done >= self.total:
+            return  # the final line, with the final figures, follows
         if tenth > self._tenth or now - self._last_line >= self.interval:
             self._tenth = max(tenth, self._tenth)
             self._last_line = now
