@@ -140,6 +140,7 @@ class PregenerationStats:
     seconds: float = 0.0  # the whole pre-generation, engine start-up included
     engine_startup_s: float | None = None  # building the engine (None: a backend without one)
     backend: dict[str, Any] = field(default_factory=dict)
+    started_backend: bool = False  # start_backend ran (it runs once, before the first request)
 
     @property
     def generation_s(self) -> float:
@@ -148,6 +149,7 @@ class PregenerationStats:
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
+        data.pop("started_backend")
         seconds = self.generation_s
         data.update(
             requests=self.generated,
@@ -260,9 +262,12 @@ def pregenerate(entries: Sequence[tuple[Any, Case]], backend: Any, cache: Genera
     return stats
 
 
-def start_backend(backend: Any, progress: Callable[[str], None]) -> None:
+def start_backend(backend: Any, stats: PregenerationStats, progress: Callable[[str], None]) -> None:
     """Start an engine before the first request (an optional ``start()`` of the backend), so its start-up is not
     counted as generation time in the throughput and ETA."""
+    if stats.started_backend:
+        return
+    stats.started_backend = True
     start = getattr(backend, "start", None)
     if callable(start):
         started = time.perf_counter()
@@ -289,7 +294,7 @@ def _generate_missing(tasks: list[Task], backend: Any, cache: GenerationCache, f
     order = sorted(todo, key=lambda k: _prompt_size(todo[k].request), reverse=True)
     ordered_tasks = [todo[k] for k in order]
     done: dict[str, Generation] = {}
-    start_backend(backend, progress)
+    start_backend(backend, stats, progress)
     meter = ProgressMeter(label, len(ordered_tasks), progress, status)
     counted_by_backend = [False]
 
