@@ -6,6 +6,8 @@ from __future__ import annotations
 import html
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -72,3 +74,38 @@ def test_every_report_of_an_endpoint_run_says_how_long_and_how_fast(echo):
     assert f"| Generation | {line} |" in (echo.path / "reports" / "run.md").read_text().splitlines()
     page = html.unescape((echo.path / "reports" / "page.html").read_text(encoding="utf-8"))
     assert f"<tr><th>Generation</th><td>{line}</td></tr>" in page
+
+
+TTY_CONFTEST = '''
+import pytest
+
+
+class Yes:  # pytest's isatty is a bool that can also be called
+    def __bool__(self):
+        return True
+
+    def __call__(self):
+        return True
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    config.pluginmanager.get_plugin("terminalreporter").isatty = Yes()  # as on a terminal
+'''
+
+
+def test_on_a_terminal_progress_is_one_line_redrawn_in_place(echo):
+    echo.makeconftest(TTY_CONFTEST)
+    with ScriptedServer() as server:  # run by hand: pytester's output lines are split at carriage returns too
+        result = subprocess.run([sys.executable, "-m", "pytest", "suites", "--toolbench-data=data", "-p",
+                                 "no:cacheprovider", "--toolbench-backend=openai",
+                                 f"--toolbench-base-url={server.url}", "--model=m"],
+                                cwd=echo.path, capture_output=True, timeout=300)  # bytes: text mode reads \r as \n
+    text = result.stdout.decode()
+    drawn = text.split("toolbench: pre-generating answers for 3 cases of echo with openai (m)", 1)[1]
+    drawn = drawn.split("toolbench: 3 generated, 0 from cache", 1)[0]
+    # redrawn with a carriage return; the final figures replace it and end the line
+    redraws = [part.strip() for part in drawn.split("\r") if part.strip()]
+    assert redraws and all(part.startswith("toolbench: generating: ") for part in redraws), drawn
+    assert redraws[-1].startswith("toolbench: generating: 3/3 requests (100%)")
+    assert drawn.count("\n") == 2 and drawn.rstrip(" ").endswith("\n"), drawn  # the line before, and its end
