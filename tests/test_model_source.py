@@ -5,6 +5,7 @@ answers for unknown and gated repositories come from a small local server that a
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import threading
@@ -142,10 +143,16 @@ def test_hub_ids_against_a_hub_that_answers(monkeypatch):
         with pytest.raises(ModelUnavailable, match=r"--model=org/gated: a gated repository .*accept its licence "
                                                    r"at .*/org/gated and set HF_TOKEN"):
             locate_model("org/gated")
+        # cached complete but refused (a private repository, an expired token): the cached copy runs offline
+        cache_model(Path(os.environ["HF_HUB_CACHE"]), "org/private")
+        found = locate_model("org/private")
+        assert (found.kind, found.commit) == ("hub-cache", COMMIT) and "refused" in found.note
+        assert os.environ["HF_HUB_OFFLINE"] == "1"
     # one probe per model, no retries
     assert sorted(hub.paths) == sorted(["/api/models/org/public/revision/main", "/api/models/org/nope/revision/main",
                                         "/api/models/org/gated/revision/main",
-                                        "/org/gated/resolve/main/config.json"])
+                                        "/org/gated/resolve/main/config.json",
+                                        "/api/models/org/private/revision/main"])
 
 
 def test_no_network(monkeypatch, isolated_hub):
@@ -161,8 +168,6 @@ def test_no_network(monkeypatch, isolated_hub):
     found = locate_model("org/cached")
     assert (found.kind, found.commit) == ("hub-cache", COMMIT)
     assert "unreachable" in found.note and "HF_HUB_OFFLINE=1" in found.note
-    import os
-
     assert os.environ["HF_HUB_OFFLINE"] == "1"
 
 

@@ -219,10 +219,11 @@ def locate_model(model: str, revision: str | None = None, *, network: bool = Tru
     answer = probe_hub(model, revision, timeout)
     error = answer.get("error")
     if complete:
-        if error == "unreachable":
+        if error is not None:  # unreachable, or it refuses (an expired token): the cached copy is what there is
             _go_offline()
+            why = "is unreachable" if error == "unreachable" else "refused the model's description"
             return ModelSource("hub-cache", commit,
-                               note=f"the Hub ({endpoint}) is unreachable ({answer['detail']}): {model} runs from "
+                               note=f"the Hub ({endpoint}) {why} ({answer['detail']}): {model} runs from "
                                     f"the local cache at commit {commit} (HF_HUB_OFFLINE=1 for this run)")
         return ModelSource("hub-cache", commit)
     if error is None:
