@@ -23,7 +23,7 @@ from .charts import CHART_CSS, Bar, bar_chart
 from .compare import SuiteComparison, baseline_label
 from .facts import report_title, run_facts
 from .stats import change_css, count_interval, direction_note, format_change, format_counts, format_interval, \
-    format_value
+    format_value, samples_note, warning_notes
 
 if TYPE_CHECKING:
     from ..session import ToolbenchSession
@@ -143,6 +143,7 @@ def _metric_table(suite: SuiteSummary, metrics: list[Any], comparison: SuiteComp
     for metric in metrics:
         unit = getattr(metric, "unit", "%")
         name = escape(metric.name) + (f" <small>({direction_note(metric)})</small>" if direction_note(metric) else "")
+        name += "".join(f' <small class="tb-note">{escape(note)}</small>' for note in warning_notes(metric))
         cells = [escape(metric.group or ""), name, format_value(metric.value, unit),
                  format_counts(metric), format_interval(count_interval(metric))]
         row = "".join(f"<td>{c}</td>" for c in cells[:2]) + "".join(f'<td class="tb-n">{c}</td>' for c in cells[2:])
@@ -207,12 +208,15 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
                    nodeids: Mapping[tuple[str, str], str]) -> str:
     compared = comparison if comparison is not None and comparison.in_baseline else None
     parts = [f'<div class="tb-suite" id="tb-suite-{escape(suite.name)}">',
-             f"<h3>{escape(suite.name)}: {escape(suite.title)}</h3>",
+             f"<h3>{escape(suite.name)}: {escape(suite.title)}"
+             + (' <span class="tb-warn">(shipped samples)</span>' if suite.is_sample else "") + "</h3>",
              f"<p><b>{suite.passed}/{suite.total}</b> cases passed · data: "
              f"{escape(suite.data_source.get('description', '?'))}</p>"]
     if suite.is_sample:
-        parts.append('<p class="tb-warn">Sample data only: these figures are not the benchmark\'s published '
-                     "numbers.</p>")
+        parts.append(f'<p class="tb-warn">{escape(samples_note())}</p>')
+    if suite.partial_selection:
+        parts.append(f"<p>Selection: {suite.total} of {suite.available} cases; the figures marked (selection) "
+                     "cover only them.</p>")
     if comparison is not None and not comparison.in_baseline:
         parts.append("<p>Not in the baseline.</p>")
     primary = [m for m in suite.metrics if m.group in PRIMARY_GROUPS] or list(suite.metrics)
@@ -256,6 +260,7 @@ SUMMARY_CSS = CHART_CSS + """
 .tb-flex{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}
 .tb-up{color:#18794e}.tb-down{color:#c62828}
 .tb-warn{color:#c62828;font-weight:bold}
+.tb-note{color:#c62828;font-weight:normal}
 .tb-gates{border:1px solid #ddd;padding:6px 10px;margin:8px 0}
 .tb-gates.tb-missed{border-color:#c62828;background:#fff4f4}
 .tb-list{font-size:12px}
