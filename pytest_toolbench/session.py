@@ -177,7 +177,8 @@ class ToolbenchSession:
             generation = run_case(case, suite, self.answerer(), self.options.max_tokens)
         except MissingOutput as missing:  # no saved line, a line that cannot be read, an offline cache miss
             verdict = Verdict(passed=False, error_type=MISSING_OUTPUT, explanation=str(missing),
-                              counts=no_output_counts(suite, case), labels={"outcome": MISSING_OUTPUT})
+                              counts=no_output_counts(suite, case) if missing.in_denominators else {},
+                              labels={"outcome": MISSING_OUTPUT})
             return verdict, self._record(suite, case, verdict, output="", finish_reason=None)
         except Unavailable as reason:  # skipped with the reason, counted as not passed (like any not_scored case)
             verdict = Verdict(passed=False, error_type=NOT_SCORED, explanation=str(reason),

@@ -146,6 +146,9 @@ class ReplayBackend:
             elif case_id in outputs.unreadable:
                 raise ReplayOutputError(f"the saved output of {task.case.suite} case {case_id!r} cannot be read: "
                                         f"{outputs.unreadable[case_id]}")
+            elif case_id in getattr(outputs, "left_out", {}):
+                raise MissingOutput(f"no saved output for {task.case.suite} case {case_id!r}: "
+                                    f"{outputs.left_out[case_id]}", in_denominators=False)
             else:
                 raise MissingOutput(f"no saved output for {task.case.suite} case {case_id!r} in {self.path}")
         return answers
