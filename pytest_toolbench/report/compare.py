@@ -68,9 +68,9 @@ def baseline_label(header: Mapping[str, Any]) -> str:
     if model:
         return f"model {model}, backend {backend}"
     if backend == "gold":
-        return "the gold reference answers (backend gold)"
+        return "no model: the gold reference answers, backend gold"
     if backend == "replay":
-        return f"replayed outputs {header.get('replay') or '?'} (backend replay)"
+        return f"replayed outputs {header.get('replay') or '?'}, backend replay"
     return f"backend {backend}"
 
 

@@ -161,7 +161,7 @@ def _metric_table(suite: SuiteSummary, metrics: list[Any], comparison: SuiteComp
     return f'<table class="tb-table tb-metrics">{"".join(rows)}</table>'
 
 
-def _chart(suite: SuiteSummary, comparison: SuiteComparison | None) -> str:
+def _chart(suite: SuiteSummary, comparison: SuiteComparison | None, baseline_name: str = "") -> str:
     rates = [m for m in suite.metrics if getattr(m, "unit", "%") == "%" and m.value is not None]
     picked = [m for m in rates if m.group == "category"] or [m for m in rates if m.group == "aggregate"] or rates
     if not picked:
@@ -176,7 +176,7 @@ def _chart(suite: SuiteSummary, comparison: SuiteComparison | None) -> str:
     group = picked[0].group or "metrics"
     title = f"{suite.name}: {group} figures" + (f" (first {CHART_BARS} of {len(picked)})"
                                                   if len(picked) > CHART_BARS else "")
-    return bar_chart(bars, title, with_baseline=comparison is not None)
+    return bar_chart(bars, title, with_baseline=comparison is not None, baseline_name=baseline_name)
 
 
 def _failure_table(suite: SuiteSummary) -> str:
@@ -205,7 +205,7 @@ def _case_links(suite: SuiteSummary, ids: list[str], nodeids: Mapping[tuple[str,
 
 
 def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
-                   nodeids: Mapping[tuple[str, str], str]) -> str:
+                   nodeids: Mapping[tuple[str, str], str], baseline_name: str = "") -> str:
     compared = comparison if comparison is not None and comparison.in_baseline else None
     parts = [f'<div class="tb-suite" id="tb-suite-{escape(suite.name)}">',
              f"<h3>{escape(suite.name)}: {escape(suite.title)}"
@@ -226,7 +226,7 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
         groups = ", ".join(dict.fromkeys(m.group or "metrics" for m in rest))
         parts.append(f"<details><summary>{len(rest)} more metrics ({escape(groups)})</summary>"
                      f"{_metric_table(suite, rest, compared)}</details>")
-    parts.append(f'</div><div>{_chart(suite, compared)}</div></div>')
+    parts.append(f'</div><div>{_chart(suite, compared, baseline_name)}</div></div>')
     parts.append(_failure_table(suite))
     if compared is not None:
         parts.append(f"<p>Against the baseline ({compared.compared_cases} cases in both runs): "
@@ -247,7 +247,8 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
 
 
 SUMMARY_CSS = CHART_CSS + """
-#toolbench-summary{margin:0 0 16px 0;max-width:100%}
+#toolbench-summary{margin:0 0 16px 0;max-width:100%;overflow-wrap:anywhere}
+#toolbench-summary .tb-flex>div{min-width:0;max-width:100%}
 #toolbench-summary h3{margin:18px 0 4px 0;color:#222}
 #toolbench-summary b{color:inherit}
 .tb-gates b{color:#222}
@@ -255,7 +256,8 @@ SUMMARY_CSS = CHART_CSS + """
 .tb-table{border-collapse:collapse;font-size:12px;margin:4px 0}
 .tb-table th,.tb-table td{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top;color:#222}
 .tb-table th{background:#f2f2f2}
-.tb-table td.tb-n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.tb-table td.tb-n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal}
+#results-table td{overflow-wrap:anywhere}
 .tb-total td{font-weight:bold}
 .tb-flex{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}
 .tb-up{color:#18794e}.tb-down{color:#c62828}
@@ -299,7 +301,8 @@ def summary_html(summary: RunSummary, run: "RunOutcome | None", options: Any,
     parts.append("<p>95% CI: Wilson score interval, for figures that are correct/total of whole counts. "
                  "Hover a chart bar or a metric row for its exact figures or formula.</p>")
     for suite in summary.suites:
-        parts.append(_suite_section(suite, comparison.suites.get(suite.name) if comparison else None, nodeids))
+        parts.append(_suite_section(suite, comparison.suites.get(suite.name) if comparison else None, nodeids,
+                                    Path(comparison.path).name if comparison else ""))
     parts.append("</section>")
     return "".join(parts)
 
