@@ -156,13 +156,14 @@ def _threshold_gate(summary: RunSummary, threshold: Threshold) -> GateResult:
     if metric.value is None:
         return GateResult(gate, False, f"{threshold.label}: no value (nothing ran, or the figure is incomplete)")
     # A figure that looks more complete than it is never passes a gate: samples, or categories that did not run.
-    if suite.is_sample:
-        return GateResult(gate, False, f"{threshold.label} = {shown} is over the shipped samples, not the "
-                                       f"benchmark's data ({suite.data_source.get('description', '?')}): no gate "
-                                       "passes on it")
+    reasons = []
     if getattr(metric, "incomplete", ""):
-        return GateResult(gate, False, f"{threshold.label} = {shown} is incomplete ({metric.incomplete}): no gate "
-                                       "passes on it")
+        reasons.append(f"is incomplete ({metric.incomplete})")
+    if suite.is_sample:
+        reasons.append(f"is over the shipped samples, not the benchmark's data "
+                       f"({suite.data_source.get('description', '?')})")
+    if reasons:
+        return GateResult(gate, False, f"{threshold.label} = {shown} {' and '.join(reasons)}: no gate passes on it")
     if lower_is_better(metric):  # an attack success rate, say: the bound is a maximum
         if metric.value - 1e-12 > limit:
             return GateResult(gate, False, f"{threshold.label} = {shown}, above the allowed maximum "
