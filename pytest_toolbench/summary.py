@@ -36,10 +36,6 @@ class SuiteSummary:
     def partial_selection(self) -> bool:
         return self.available is not None and self.total < self.available
 
-    def selection_note(self) -> str:
-        """"over N of M cases (selection)" when the selection left cases out, else ""."""
-        return f"over {self.total} of {self.available} cases (selection)" if self.partial_selection else ""
-
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name, "title": self.title, "data_source": dict(self.data_source),
