@@ -9,8 +9,6 @@ WIDTH = 640
 PLOT = 300  # pixels for 0..100%
 CHAR = 7.2  # width of one 12px sans-serif character, taken generously (digits and capitals run about 6.7)
 LABEL_MAX = 64  # characters; a longer label is cut with "…" (its tooltip has it whole)
-#: The page (pytest-html plus this summary) must fit a 1,280 px window: the chart also scales down with its box.
-MAX_WIDTH = 1000
 
 
 @dataclass(frozen=True)
@@ -84,7 +82,7 @@ def bar_chart(bars: list[Bar], title: str, with_baseline: bool, baseline_name: s
         legend = _short(f"baseline: {baseline_name}" if baseline_name else "baseline", 48)
         # right-aligned with the chart's edge, after the title (11px legend characters: about 6.6 px each)
         lx = max(len(title) * CHAR + 12, width - 89 - len(legend) * 6.6 - 6)
-        if lx + 89 + len(legend) * 6.6 > width:  # a long title: the legend gets a line of its own under it
+        if lx + 89 + len(legend) * 6.6 > width:  # a long title: the chart widens so that the legend still fits
             width = int(lx + 89 + len(legend) * 6.6 + 6)
             parts[0] = parts[0].replace(f'width="{old_width}"', f'width="{width}"').replace(
                 f'viewBox="0 0 {old_width} ', f'viewBox="0 0 {width} ')
@@ -98,6 +96,7 @@ def bar_chart(bars: list[Bar], title: str, with_baseline: bool, baseline_name: s
 
 CHART_CSS = """
 .tb-chart{font-family:sans-serif;font-size:12px;background:#fff;max-width:100%;height:auto}
+/* max-width: a chart wider than its box scales down (viewBox) instead of making the page scroll sideways */
 .tb-chart .tb-ct{font-weight:bold}
 .tb-chart .tb-grid{stroke:#ddd;stroke-width:1}
 .tb-chart .tb-tick{fill:#666;font-size:10px;text-anchor:middle}
