@@ -255,7 +255,7 @@ SUMMARY_CSS = CHART_CSS + """
 #toolbench-summary h4{margin:10px 0 4px 0}
 .tb-table{border-collapse:collapse;font-size:12px;margin:4px 0}
 .tb-table th,.tb-table td{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top;color:#222}
-.tb-table th{background:#f2f2f2}
+.tb-table th{background:#f2f2f2;white-space:nowrap;overflow-wrap:normal}
 .tb-table td.tb-n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal}
 #results-table td{overflow-wrap:anywhere}
 .tb-total td{font-weight:bold}
