@@ -137,5 +137,5 @@ def warning_notes(metric: Any) -> list[str]:
 
 def samples_note() -> str:
     """The one warning every report gives a suite that ran on its shipped samples."""
-    return ("SHIPPED SAMPLES ONLY: the real data could not be had, so these figures are over the hand-made samples, "
+    return ("SAMPLE DATA ONLY: the real data could not be had, so these figures are over the shipped samples, "
             "not the benchmark's; a gate on them is missed")
