@@ -398,3 +398,25 @@ def test_the_page_fits_1280_px_with_whole_labels_in_headless_chromium(echo):
     assert seen["legend"] == ["this run", "baseline: gold.json"]
     assert "gold.json" in seen["baseline"] and "gold (gold)" not in seen["baseline"]
     assert "no model: the gold reference answers, backend gold" in seen["baseline"]
+
+
+def test_every_report_marks_samples_incomplete_and_partial_figures():
+    from pytest_toolbench.report import markdown
+    from pytest_toolbench.report.html import summary_html
+    from pytest_toolbench.summary import RunSummary, SuiteSummary
+
+    metric = Metric("m", 1.0, 1, 1, group="aggregate", incomplete="INCOMPLETE: x did not run",
+                    scope="over 1 of 2 cases (selection)")
+    summary = RunSummary(header={"backend": "gold"}, suites=[SuiteSummary(
+        "taskbench", "T", {"kind": "samples", "description": "d"}, 1, 1, [metric], {}, {}, {}, available=2)])
+    page = summary_html(summary, None, None, {})
+    comment = markdown.render(summary)
+    lines = "\n".join(terminal.render(summary))
+    for text in (page, comment, lines):
+        assert "SAMPLE DATA ONLY" in text and "INCOMPLETE: x did not run" in text
+        assert "over 1 of 2 cases (selection)" in text
+    assert "Ran on shipped samples, not the benchmark's data: taskbench" in page
+    assert "Ran on shipped samples, not the benchmark's data:** taskbench" in comment
+    assert "selection: 1 of 2 cases" in lines and "Selection: 1 of 2 cases" in page
+    assert terminal.samples_line(summary).endswith(": taskbench")
+    assert summary.to_json()["suites"]["taskbench"]["samples"] is True

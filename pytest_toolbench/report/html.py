@@ -298,6 +298,10 @@ def summary_html(summary: RunSummary, run: "RunOutcome | None", options: Any,
             items += f"<li>… and {len(ordered) - LISTED_GATES} more (all in the terminal and the JSON)</li>"
         parts.append(f'<div class="tb-gates{" tb-missed" if missed else ""}"><b>Gates: '
                      f'{f"{len(missed)} missed" if missed else "all passed"}</b><ul>{items}</ul></div>')
+    samples = [suite.name for suite in summary.suites if suite.is_sample]
+    if samples:
+        parts.append(f'<p class="tb-warn">Ran on shipped samples, not the benchmark\'s data: '
+                     f'{escape(", ".join(samples))}</p>')
     parts.append("<p>95% CI: Wilson score interval, for figures that are correct/total of whole counts. "
                  "Hover a chart bar or a metric row for its exact figures or formula.</p>")
     for suite in summary.suites:
