@@ -47,6 +47,16 @@ SUITE_SCHEMA: dict[str, Any] = {
                     },
                 },
                 "license": {"type": "string"},
+                "selected_by": {
+                    "type": "object",
+                    "description": "download entries (data.files, download: true) under `folder` are needed only "
+                                   "when their name relative to it is listed in the suite option `option` (T-Eval's "
+                                   "files): the others are neither fetched, nor checked, nor reported",
+                    "required": ["option", "folder"],
+                    "additionalProperties": False,
+                    "properties": {"option": {"type": "string", "minLength": 1},
+                                   "folder": {"type": "string"}},
+                },
                 "upstream": {
                     "type": "object",
                     "required": ["repository", "commit"],

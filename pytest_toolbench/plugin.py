@@ -219,7 +219,7 @@ def build_summary(toolbench: ToolbenchSession):
         if record["suite"] not in benchmarks:
             facts = toolbench.suite_facts(record["suite"])
             benchmark = toolbench.registry.benchmark(facts["scorer"], Path(facts["definition"]))
-            benchmarks[record["suite"]] = (benchmark, facts["title"], facts["data_source"])
+            benchmarks[record["suite"]] = (benchmark, facts["title"], facts["data_source"], facts.get("available"))
     return summarize(toolbench.records, benchmarks, toolbench.header())
 
 
@@ -258,6 +258,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
         terminalreporter.section("toolbench summary")
         for line in terminal.render(toolbench.summary, run.outcome if run else None):
             terminalreporter.write_line(line)
+        samples = terminal.samples_line(toolbench.summary)
+        if samples:
+            terminalreporter.write_line(samples, yellow=True, bold=True)
     if run is None:
         return
     for what, path in run.written:

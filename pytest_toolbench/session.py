@@ -17,12 +17,11 @@ from .catalog import Catalog, LoadedSuite, Registry
 from .errors import ToolbenchError
 from .generation import Answerer, Unavailable, pregenerate, run_case
 from .options import RunOptions
-from .suite import NOT_SCORED, Case, Verdict
+from .suite import NOT_RUN, NOT_SCORED, Case, Generation, Verdict
 
 #: Error categories the core gives (every other one is the benchmark's own).
 MISSING_OUTPUT = "missing_output"
 SCORER_ERROR = "scorer_error"
-NOT_RUN = "not_run"
 
 REPLAY_LINES_SHOWN = 20
 
@@ -178,8 +177,10 @@ class ToolbenchSession:
         suite = self.catalog.by_name(case.suite)
         try:
             generation = run_case(case, suite, self.answerer(), self.options.max_tokens)
-        except MissingOutput as missing:
-            verdict = Verdict(passed=False, error_type=MISSING_OUTPUT, explanation=str(missing))
+        except MissingOutput as missing:  # no saved line, a line that cannot be read, an offline cache miss
+            verdict = Verdict(passed=False, error_type=MISSING_OUTPUT, explanation=str(missing),
+                              counts=no_output_counts(suite, case) if missing.in_denominators else {},
+                              labels={"outcome": MISSING_OUTPUT})
             return verdict, self._record(suite, case, verdict, output="", finish_reason=None)
         except Unavailable as reason:  # skipped with the reason, counted as not passed (like any not_scored case)
             verdict = Verdict(passed=False, error_type=NOT_SCORED, explanation=str(reason),
@@ -187,11 +188,13 @@ class ToolbenchSession:
             return verdict, self._record(suite, case, verdict, output="", finish_reason=None)
         except Exception as error:  # reading this case's output failed: its failure, not a lost case
             verdict = scorer_error(error, "reading the output")
+            verdict.counts = no_output_counts(suite, case)
             return verdict, self._record(suite, case, verdict, output="", finish_reason=None)
         try:
             verdict = suite.benchmark.score(case, generation)
         except Exception as error:  # RecursionError on absurd nesting, a scorer bug, ...
             verdict = scorer_error(error, "scoring")
+            verdict.counts = no_output_counts(suite, case)
         if generation.truncated:
             verdict.labels.setdefault("truncated", "yes")
         return verdict, self._record(suite, case, verdict, generation.text, generation.finish_reason)
@@ -227,7 +230,8 @@ class ToolbenchSession:
         for nodeid, suite, case in entries:
             if suite.name not in suites:
                 suites[suite.name] = {"scorer": suite.definition.scorer, "definition": str(suite.definition.path),
-                                      "title": suite.definition.title, "data_source": suite.source.to_json()}
+                                      "title": suite.definition.title, "data_source": suite.source.to_json(),
+                                      "available": _available(suite)}
             cases.append([nodeid, suite.name, case.case_id, case.category, list(case.keywords), _order(suite, case)])
         return {"suites": suites, "cases": cases}
 
@@ -324,6 +328,14 @@ class ToolbenchSession:
         return header
 
 
+def _available(suite: LoadedSuite) -> dict[str, Any]:
+    """What the suite has in this run's data (after ``--toolbench-limit``): the selection is measured against it."""
+    by_category: dict[str, int] = {}
+    for case in suite.cases:
+        by_category[case.category] = by_category.get(case.category, 0) + 1
+    return {"cases": len(suite.cases), "by_category": by_category}
+
+
 def _order(suite: LoadedSuite, case: Case) -> int:
     index = getattr(suite, "_order_index", None)
     if index is None:
@@ -336,6 +348,17 @@ def _plugin_version() -> str:
     from . import __version__
 
     return __version__
+
+
+def no_output_counts(suite: LoadedSuite, case: Case) -> dict[str, float]:
+    """The per-case counts of a case that has no usable output (``missing_output``, ``scorer_error``): those an
+    empty answer gets, so that the case stays in every denominator a suite sums from counts (NesTools' Format and
+    Tree, micro P/R over gold items) instead of silently dropping out of it. The case itself fails whatever the
+    empty answer would have scored."""
+    try:
+        return dict(suite.benchmark.score(case, Generation(text="")).counts)
+    except Exception:  # noqa: BLE001 - the counts serve the denominators; the verdict stands without them
+        return {}
 
 
 def scorer_error(error: BaseException, stage: str) -> Verdict:

@@ -336,7 +336,7 @@ def test_backend_reads_each_file_once_and_fails_only_the_bad_cases(catalog, tmp_
             backend.generate([task(next(c for c in simple if c.case_id == missing))])
     assert reads == [str(file)]
     coverage = backend.coverage(cases)
-    assert coverage["bfcl"]["simple_python"] == (len(simple), 1)  # the unreadable one fails on its own
+    assert coverage["bfcl"]["simple_python"] == (len(simple), 2)  # the unreadable one has no output either
     assert coverage["bfcl"]["multiple"] == (2, 2)
     problems = backend.problems()
     assert one(problems, f"bfcl: {file}:2: error: not UTF-8")
@@ -426,7 +426,13 @@ def test_plugin_scores_the_good_lines_of_a_broken_file(tmp_path):
     assert len(verdicts) == len(suite.cases)
     failed = sorted(case_id for case_id, case in verdicts.items() if not case["passed"])
     assert failed == sorted([broken, cut]), failed
-    # the broken lines fail their own cases, naming file and line (not "no output"); the rest score as usual
-    assert verdicts[broken]["error_type"] != "missing_output" and verdicts[cut]["error_type"] != "missing_output"
+    # a case whose line cannot be read has no output: missing_output (naming file and line), counted in the
+    # coverage line beside the cases without a line; the rest score as usual
+    assert verdicts[broken]["error_type"] == "missing_output" and verdicts[cut]["error_type"] == "missing_output"
+    simple_count = sum(1 for case in suite.cases if case.category == "simple_python")
+    assert f"selected cases without a saved output (scored missing_output): simple_python 2/{simple_count}" \
+        in combined, combined[-3000:]
+    assert document["header"]["replay_coverage"]["bfcl"]["simple_python"] == {"selected": simple_count,
+                                                                               "without_output": 2}
     assert "BFCL_v3_simple_result.json:2: not UTF-8 (byte 0xff" in combined
     assert "BFCL_v3_simple_result.json:4: invalid JSON" in combined

@@ -16,7 +16,6 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ..errors import ToolbenchError
 from ..replay_files import Problem, ReplayOutputs, plural
 from ..suite import BackendCapabilities, Case, Generation, Task
 from . import MissingOutput
@@ -25,9 +24,10 @@ from . import MissingOutput
 UNKNOWN_EXAMPLES = 5
 
 
-class ReplayOutputError(ToolbenchError):
+class ReplayOutputError(MissingOutput):
     """A case has a saved output that cannot be turned into the text its scorer reads (a line cut short, not UTF-8,
-    nested too deeply...): that case's failure, with the file and line in the message."""
+    nested too deeply...): the case has no output, so it is a ``missing_output`` like a case without a line, with
+    the file and line in the message."""
 
 
 class ReplayBackend:
@@ -120,14 +120,15 @@ class ReplayBackend:
 
     def coverage(self, cases: Iterable[Case]) -> dict[str, dict[str, tuple[int, int]]]:
         """``{suite: {category: (selected cases, cases without a saved output)}}``, the latter scored
-        ``MissingOutput``; reads each suite's files if not yet read. A case whose saved output exists but is
-        unreadable is not counted here: it fails with ``ReplayOutputError`` and its line is one of the problems."""
+        ``MissingOutput``; reads each suite's files if not yet read. A case whose saved line cannot be read has no
+        output either (``ReplayOutputError``, a ``MissingOutput``): it is counted here too, and its line is also one
+        of the problems."""
         table: dict[str, dict[str, list[int]]] = {}
         for case in cases:
             outputs = self.load(case.suite)
             row = table.setdefault(case.suite, {}).setdefault(case.category, [0, 0])
             row[0] += 1
-            if case.case_id not in outputs and case.case_id not in outputs.unreadable:
+            if case.case_id not in outputs:
                 row[1] += 1
         return {suite: {category: (row[0], row[1]) for category, row in categories.items()}
                 for suite, categories in table.items()}
@@ -145,6 +146,9 @@ class ReplayBackend:
             elif case_id in outputs.unreadable:
                 raise ReplayOutputError(f"the saved output of {task.case.suite} case {case_id!r} cannot be read: "
                                         f"{outputs.unreadable[case_id]}")
+            elif case_id in getattr(outputs, "left_out", {}):
+                raise MissingOutput(f"no saved output for {task.case.suite} case {case_id!r}: "
+                                    f"{outputs.left_out[case_id]}", in_denominators=False)
             else:
                 raise MissingOutput(f"no saved output for {task.case.suite} case {case_id!r} in {self.path}")
         return answers
