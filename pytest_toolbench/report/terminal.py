@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from ..summary import RunSummary
 from .compare import baseline_label
 from .facts import generation_figures
-from .stats import count_interval, direction_note, figure_notes, format_change, format_counts, format_interval, \
+from .stats import count_interval, figure_notes, format_change, format_counts, format_interval, \
     format_value, samples_note
 
 if TYPE_CHECKING:
