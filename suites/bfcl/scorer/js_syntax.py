@@ -18,6 +18,13 @@ line break inside quotes is skipped like a blank, so ``'a\\n'`` decodes to ``a``
 Deviation (documented): tree-sitter's error recovery cannot be reproduced in general; this parser accepts the
 common expression grammar and rejects everything else. Function and block bodies are checked for balanced braces
 only.
+
+Deviation (documented): comments are skipped as blanks. tree-sitter keeps them as nodes, and upstream then reads
+them: a comment between ``name`` and ``=`` or between ``=`` and the value takes the place of the value
+(``f(a=/*c*/1)`` decodes upstream to ``{"a": "/*c*/"}``, ``f(a /*c*/ = 1)`` to ``{"a": "="}``, as the third child
+of the assignment is read). Measured: 10 value shapes x 13 comment placements, 30 of 130 differ, every one a comment
+between the name and the value; no gold output and no other BFCL output reachable here holds a
+comment.
 """
 
 from __future__ import annotations
