@@ -22,15 +22,16 @@ span raw line breaks, a ``'...'`` character literal may not. Texts are cut with 
 :class:`_ByteOffsetSlices`). Deviation: string templates (``"\\{expr}"``) are not parsed, ``\\{`` reads as an escape
 (a template whose expression does not parse is an ERROR upstream and decodes here).
 
-Deviation (documented): comments are skipped as blanks. tree-sitter keeps them as nodes, and upstream reads them:
-a comment between ``name`` and ``=`` or between ``=`` and the value takes the place of the value (the assignment's
-third child: ``f(a=/*c*/1)`` is ``{"a": "/*c*/"}``, ``f(a /*c*/ = 1)`` is ``{"a": "="}``); inside a value the
-comment's text is part of the token concatenation (``new int[]{/*c*/1, 2}``), and inside ``new T(...)`` it is an
-argument of its own (``new Foo(/*c*/, 1)``); a comment outside the call does not count toward the 10-byte
-statement rule above (``/*s*/f(a=1)`` is an ERROR upstream). Measured: 12 value shapes x 29 comment and
-empty-argument placements, 122 of 354 differ, every one holding a comment (empty arguments ``f(a=)``, ``f(a=1,)``,
-``f(,a=1)``, ``f(a=1,,b=2)``, ``f()``, ``f( )`` agree); no gold output (150 Java and JavaScript entries) and no
-other BFCL output reachable here holds a comment.
+Comments are skipped as blanks, but tree-sitter keeps them as nodes, and upstream reads them in two places
+reproduced here: the assignment's third child is the value, so a comment between ``name`` and ``=`` or between
+``=`` and the value takes its place (``f(a=/*c*/1)`` is ``{"a": "/*c*/"}``, ``f(a /*c*/ = 1)`` is ``{"a": "="}``;
+:func:`.syntax_common.assignment_children`), and a comment around the single short statement does not make it
+longer (``/*c*/f(a=1)`` is an ERROR, as ``f(a=1)`` is). Deviation (documented): a comment *inside* a value is
+dropped here, while upstream's token concatenation keeps it (``new int[]{/*c*/1, 2}``) and ``new T(...)`` lists it
+as an argument of its own (``new Foo(/*c*/, 1)``). Measured on 367 frozen official rows (12 value shapes x 29
+comment and empty-argument placements, and empty statements): 24 differ, all of them this case; empty arguments
+(``f(a=)``, ``f(a=1,)``, ``f(,a=1)``, ``f(a=1,,b=2)``, ``f()``) agree; no gold output (150 Java and JavaScript
+entries) and no other BFCL output reachable here holds a comment.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ from __future__ import annotations
 from functools import partial
 
 from .syntax_common import (
-    DecodeError, Node, Token, TokenStream, inner, is_identifier_start, leaf, scan_escape, scan_identifier, scan_number,
-    skip_blanks_and_comments,
+    DecodeError, Node, Token, TokenStream, assignment_children, inner, is_identifier_start, leaf, scan_escape,
+    scan_identifier, scan_number, skip_blanks_and_comments,
 )
 
 _OPERATORS = sorted(
@@ -149,9 +150,14 @@ class _Parser:
         statements = self.statements(top_level=True)
         if self.missing_tokens and len(statements) <= 1:
             # tree-sitter recovers with MISSING tokens (no ERROR node) unless the program is one short one-line
-            # statement: its cost model then prefers an ERROR node (measured on tree-sitter-java 0.21).
-            span = self.source.strip(" \t\r\n\f")
-            if len(span.encode("utf-8")) <= 10 and "\n" not in span:
+            # statement: its cost model then prefers an ERROR node (measured on tree-sitter-java 0.21). The program's
+            # statement alone counts, from its first token to its last: comments around it are extras (``/*c*/f(a=1)``
+            # is an ERROR too), while an empty statement ``;`` is a statement of its own (``;f(a=1)`` recovers).
+            tokens = [token for token in stream.tokens if token.kind != "eof"]
+            alone = bool(statements) and tokens[0].start == statements[0].start and \
+                tokens[-1].end == statements[0].end
+            span = self.source[tokens[0].start:tokens[-1].end] if alone else ""
+            if alone and len(span.encode("utf-8")) <= 10 and "\n" not in span:
                 raise DecodeError("short program needing error recovery (tree-sitter reports an ERROR node)")
         del stream
         return statements
@@ -633,6 +639,7 @@ def parse_java_calls(source: str) -> list[dict] | dict:
         statements = _Parser(source).program()
     except RecursionError:
         raise DecodeError("expression nested too deeply") from None
+    text = source
     if not source.isascii():
         source = _ByteOffsetSlices(source)  # type: ignore[assignment]  # sliced like a str by Node.text
     for statement in statements:
@@ -648,7 +655,7 @@ def parse_java_calls(source: str) -> list[dict] | dict:
         for child in invocation.fields["arguments"].children:
             if child.type == "assignment_expression":
                 key = child.children[0].text(source)
-                value = _top_value(child.children[2], source)
+                value = _top_value(assignment_children(child, text)[2], source)
             elif child.type in ("identifier", "class_literal"):
                 key, value = None, _top_value(child, source)
             else:
