@@ -10,6 +10,8 @@
   nestings (lists, tuples, dicts, nested calls), each at lengths around the point where upstream's
   ``ast.unparse`` runs out of stack, with whether a real ``bfcl evaluate`` run (the CLI, Python 3.11, recursion limit
   1,000) reported ``ast_decoder:decoder_failed``. The decoder must agree whatever the depth of its own stack.
+- ``java_js`` rows: the Java and JavaScript decoders (``default_decode_ast_prompting`` with tree-sitter) on comments
+  in every position of an argument and of its value, empty arguments and empty statements.
 """
 
 from __future__ import annotations
@@ -95,12 +97,13 @@ def test_deep_text_leaves_the_recursion_limit_alone():
     assert sys.getrecursionlimit() == before
 
 
-def test_java_and_javascript_agree_except_for_comments():
-    """``java_js`` rows: values of 12 (Java) and 10 (JavaScript) shapes with comments and empty arguments in every
-    position. Empty arguments agree; a comment before the value is read in its place, as upstream does; a comment
-    inside a Java ``new T[]{...}`` / ``new T(...)`` value is the documented deviation (java_syntax docstring)."""
+def test_java_and_javascript_comments_and_empty_arguments_decode_as_upstream():
+    """``java_js`` rows: values of many shapes (literals, arrays, object creations, generics, lambdas, casts,
+    operators) with comments in every position, empty arguments and empty statements. tree-sitter keeps comments as
+    nodes: one before the value is read in its place, one inside a Java value stays in its text or is an argument of
+    ``new T(...)``; a comment around a short statement does not lengthen it."""
     rows = [row for row in ROWS if row["kind"] == "java_js"]
-    assert len(rows) > 400
+    assert len(rows) > 700 and sum("/*" in row["text"] for row in rows) > 500
     differ = []
     for row in rows:
         try:
@@ -109,5 +112,4 @@ def test_java_and_javascript_agree_except_for_comments():
             ours = None
         if ours != row["official"]:
             differ.append(row["text"])
-    assert all(("/*" in text or "//" in text) and ("new " in text) for text in differ), differ
-    assert len(differ) == 24  # the deviation's measured size; a change here must update the docstrings
+    assert not differ, differ[:10]

@@ -226,6 +226,22 @@ def _stack_depth() -> int:
 _THREAD_BASE_FRAMES = 8
 
 
+#: An upper bound on the frames ``ast.unparse`` spends per level of the tree (about 3 measured for operators and
+#: subscripts), and a margin for C-level calls: below that, text renders on any stack and needs no fresh thread.
+_UNPARSE_FRAMES_PER_LEVEL = 8
+_STACK_MARGIN = 60
+
+
+def _tree_depth(node: ast.AST) -> int:
+    """The depth of an expression tree, without recursion."""
+    deepest, pending = 0, [(node, 1)]
+    while pending:
+        current, depth = pending.pop()
+        deepest = max(deepest, depth)
+        pending.extend((child, depth + 1) for child in ast.iter_child_nodes(current))
+    return deepest
+
+
 def _on_fresh_stack(frames: int, function: Callable[..., Any], *arguments: Any) -> Any:
     """``function(*arguments)`` on a new thread, called ``frames`` frames deep (from the thread's target); what it
     raises is raised here. The thread's recursion depth starts at zero, so the result does not depend on the
@@ -419,7 +435,11 @@ class PythonCallDecoder:
         two frames on both sides; a dict is two upstream, one here, hence ``_dicts``). This process's own stack
         (pytest, pluggy, C-level calls) must not count, so the text is rendered on a fresh thread whose stack is
         built up to upstream's depth first."""
-        below_entry = _stack_depth() - 1 - self._entry_depth + self._dicts  # render's caller, value, is the base
+        here = _stack_depth()
+        below_entry = here - 1 - self._entry_depth + self._dicts  # render's caller, value, is the base
+        needed = _UNPARSE_FRAMES_PER_LEVEL * _tree_depth(node) + _STACK_MARGIN
+        if self.dialect.upstream_frames + below_entry + needed < 1000 and here + needed < sys.getrecursionlimit():
+            return ast.unparse(node)  # shallow text renders on both stacks: no thread needed
         frames = self.dialect.upstream_frames + below_entry - _THREAD_BASE_FRAMES + sys.getrecursionlimit() - 1000
         return _on_fresh_stack(frames, ast.unparse, node)
 

@@ -22,8 +22,8 @@ only.
 Comments are skipped as blanks, but tree-sitter keeps them as nodes and upstream reads the assignment's third
 child as the value: a comment between ``name`` and ``=`` or between ``=`` and the value takes the value's place
 (``f(a=/*c*/1)`` is ``{"a": "/*c*/"}``, ``f(a /*c*/ = 1)`` is ``{"a": "="}``), reproduced by
-:func:`.syntax_common.assignment_children`. Checked on 130 frozen official rows (10 value shapes x 13 comment and
-empty-argument placements): all agree.
+:func:`.syntax_common.assignment_children`. Inside a value the source text is kept as it is, comments included.
+Checked on 166 frozen official rows (comments in 22 value shapes, empty arguments): all agree.
 """
 
 from __future__ import annotations

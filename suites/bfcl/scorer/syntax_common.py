@@ -214,14 +214,14 @@ def assignment_children(node: Node, source: str) -> list[Node]:
     ``=``. ``source`` is the parsed text (character offsets)."""
     target, operator, value = node.children[0], node.children[1], node.children[-1]
     children = [target]
-    children += _comments_between(source, target.end, operator.start)
+    children += comments_between(source, target.end, operator.start)
     children.append(operator)
-    children += _comments_between(source, operator.end, value.start)
+    children += comments_between(source, operator.end, value.start)
     children.append(value)
     return children
 
 
-def _comments_between(source: str, start: int, end: int) -> list[Node]:
+def comments_between(source: str, start: int, end: int) -> list[Node]:
     """The comments in ``source[start:end]``, a run of blanks and comments, as nodes (a line comment stops before its
     line break, as tree-sitter's ``line_comment`` / ``comment`` does)."""
     comments = []
