@@ -25,7 +25,8 @@ import pytest
 from shipped import scorer
 
 REPO = Path(__file__).resolve().parents[1]
-ROWS = [json.loads(line) for line in (REPO / "tests/data/bfcl_decoder_expression_oracle.jsonl").read_text().splitlines()]
+ORACLE_FILE = REPO / "tests" / "data" / "bfcl_decoder_expression_oracle.jsonl"
+ROWS = [json.loads(line) for line in ORACLE_FILE.read_text().splitlines()]
 decoding = scorer("bfcl", "decoding")
 
 

@@ -222,7 +222,8 @@ def _stack_depth() -> int:
 
 
 #: What a fresh thread's stack holds when its target starts (threading's bootstrap), in recursion-limit units;
-#: calibrated with :func:`_on_fresh_stack` against ``bfcl evaluate``'s verdicts (tests/test_bfcl_decoder_expressions.py).
+#: calibrated with :func:`_on_fresh_stack` against ``bfcl evaluate``'s verdicts
+#: (tests/test_bfcl_decoder_expressions.py).
 _THREAD_BASE_FRAMES = 8
 
 
