@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 BACKENDS = ("gold", "replay", "vllm", "openai")
+#: ``--toolbench-replay-mode``: which handler made a replayed file (the replay backend hands it to readers that ask).
+REPLAY_MODES = ("fc", "prompting")
 MODES = ("prompt", "native")
 DATA_ENV = "TOOLBENCH_DATA"
 #: Seconds of generation after which finished answers are committed even when fewer than --toolbench-commit-every.
@@ -54,6 +56,9 @@ def add_run_options(parser: pytest.Parser) -> None:
                          "replay with --toolbench-replay).")
     group.addoption("--toolbench-replay", dest="toolbench_replay", default=None, metavar="PATH",
                     help="Score saved outputs: a file or folder of the benchmarks' own result files.")
+    group.addoption("--toolbench-replay-mode", dest="toolbench_replay_mode", default=None, choices=REPLAY_MODES,
+                    help="How replayed BFCL result files were made: fc (a native-mode model's files) or prompting; "
+                         "default: per file, FC when any record of the file holds a structured call step.")
     group.addoption("--toolbench-data", dest="toolbench_data", default=None, metavar="DIR",
                     help=f"Folder with the upstream data (DIR/<suite>/...); also ini toolbench_data, env {DATA_ENV}.")
     group.addoption("--toolbench-data-unverified", dest="toolbench_data_unverified", action="store_true",
@@ -131,6 +136,8 @@ class RunOptions:
     backend: str
     model: str | None = None
     replay: str | None = None
+    #: ``--toolbench-replay-mode``: None decides per file (see the replay backend)
+    replay_mode: str | None = None
     data_dir: str | None = None
     data_dir_origin: str = ""
     download: bool = True
@@ -219,6 +226,10 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
         raise pytest.UsageError("--toolbench-backend replay needs --toolbench-replay PATH")
     if replay and not Path(replay).exists():
         raise pytest.UsageError(f"--toolbench-replay {replay}: no such file or folder")
+    replay_mode = get("toolbench_replay_mode")
+    if replay_mode and backend != "replay":
+        raise pytest.UsageError(f"--toolbench-replay-mode={replay_mode} applies to replayed outputs only "
+                                "(--toolbench-replay=PATH)")
     if backend == "vllm" and not model:
         raise pytest.UsageError("--toolbench-backend vllm needs --model <hf-id-or-path>")
     if backend == "openai" and not (get("toolbench_base_url") and model):
@@ -267,7 +278,7 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
         json_path = str(report_path(config, json_path))
 
     return RunOptions(
-        backend=backend, model=model, replay=str(Path(replay).resolve()) if replay else None,
+        backend=backend, model=model, replay=str(Path(replay).resolve()) if replay else None, replay_mode=replay_mode,
         data_dir=data_dir or None, data_dir_origin=origin, download=not get("toolbench_no_download"),
         limit=limit, cache_dir=str(cache_path), offline=get("toolbench_offline"), mode=get("toolbench_mode"),
         tool_parser=get("toolbench_tool_parser"), max_tokens=max_tokens, temperature=get("toolbench_temperature"),

@@ -131,7 +131,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if opts.backend == "gold":
         what = "gold (reference answers; no --model given)"
     elif opts.backend == "replay":
-        what = f"replay of {opts.replay}"
+        what = f"replay of {opts.replay} (replay mode: {getattr(opts, 'replay_mode', None) or 'per file'})"
     else:
         what = f"{opts.backend}, model {opts.model}, mode {opts.mode}"
     data = f"{opts.data_dir} ({opts.data_dir_origin})" if opts.data_dir else \

@@ -305,6 +305,9 @@ class ToolbenchSession:
                                      ("kind", "path", "data_sha256", "unverified", "unlisted")}
                               for name, facts in sorted(self.expected["suites"].items())}
             header["data_unverified_allowed"] = self.options.data_unverified
+        if self.options.backend == "replay":
+            # --toolbench-replay-mode: how BFCL's reader decodes the files (fc, prompting, or decided per file)
+            header["replay_mode"] = getattr(self.options, "replay_mode", None) or "per file"
         if self.options.suite_options:
             header["suite_options"] = self.options.suite_options
         if self.cache_notes:

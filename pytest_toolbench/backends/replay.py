@@ -8,6 +8,11 @@ a plain ``dict`` from another benchmark is taken as it is, and an exception from
 For the run header and summary: :meth:`ReplayBackend.problems` lists every error and warning (bad lines naming
 file and line, files in no known layout, empty files, duplicate ids, ids that match no case) and
 :meth:`ReplayBackend.coverage` counts, per suite and category, the selected cases that have no output.
+
+``--toolbench-replay-mode=fc|prompting`` (``mode``) says which kind of handler made the files, for benchmarks whose
+official scorer decodes a whole model's output one way (BFCL: an FC model's decoder never reads text, a prompting
+model's never reads structured calls). It reaches the readers that take a ``mode`` keyword; without it such a
+reader decides per file. The choice is in the fingerprint and the run header.
 """
 
 from __future__ import annotations
@@ -35,14 +40,15 @@ class ReplayBackend:
     # saved outputs are finished answers (agent transcripts included), read by case, never one step
     capabilities = BackendCapabilities(cacheable=False, reads_requests=False, final_outputs=True)
 
-    def __init__(self, catalog: Any, path: str):
+    def __init__(self, catalog: Any, path: str, mode: str | None = None):
         self.catalog = catalog
         self.path = Path(path)
+        self.mode = mode
         self._outputs: dict[str, ReplayOutputs] = {}
         self._problems: dict[str, list[Problem]] = {}
 
     def fingerprint(self) -> dict[str, Any]:
-        return {"backend": "replay", "path": str(self.path)}
+        return {"backend": "replay", "path": str(self.path), "replay_mode": self.mode or "per file"}
 
     # -- reading -----------------------------------------------------------------------------------------------
     def load(self, suite_name: str) -> ReplayOutputs:
@@ -69,7 +75,7 @@ class ReplayBackend:
             outputs.error(f"suite {suite_name} {why}: none of its cases has a saved output", self.path)
             return outputs
         try:
-            found = reader(self.path)
+            found = reader(self.path, mode=self.mode) if _takes_mode(reader) else reader(self.path)
         except Exception as error:  # noqa: BLE001 - a reader that fails costs its suite's outputs, once
             outputs = ReplayOutputs()
             outputs.error(f"reading the saved outputs failed: {type(error).__name__}: {error}", self.path)
@@ -155,3 +161,13 @@ class ReplayBackend:
 
     def close(self) -> None:
         pass
+
+
+def _takes_mode(reader: Any) -> bool:
+    """The reader accepts ``mode=`` (``--toolbench-replay-mode``); readers of benchmarks without modes do not."""
+    import inspect
+
+    try:
+        return "mode" in inspect.signature(reader).parameters
+    except (TypeError, ValueError):
+        return False

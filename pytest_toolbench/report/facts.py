@@ -69,6 +69,8 @@ def run_facts(summary: RunSummary, options: Any = None) -> list[tuple[str, str]]
     sampling = header.get("sampling") or {}
     if sampling and backend not in ("gold", "replay"):
         facts.append(("Sampling", ", ".join(f"{k}={v}" for k, v in sampling.items() if v is not None)))
+    if header.get("replay_mode"):
+        facts.append(("Replay mode", str(header["replay_mode"])))
     if header.get("user_simulator"):
         facts.append(("Simulated user", header["user_simulator"]))
     if header.get("limit"):
