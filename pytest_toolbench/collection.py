@@ -105,11 +105,13 @@ class CaseItem(pytest.Item):
 
         _, record = get_session(self.config).score(self.case)
         record = dataclasses.replace(record, nodeid=self.nodeid)
+        if not record["passed"]:  # the record keeps the very text the test fails (or is skipped) with
+            record = dataclasses.replace(record, message=fail_message(record))
         self.stash[RECORD_KEY] = record
         if record["error_type"] == NOT_SCORED:
-            pytest.skip(f"not scored: {record['explanation']}")
+            pytest.skip(record.message)
         if not record["passed"]:
-            pytest.fail(fail_message(record), pytrace=False)
+            pytest.fail(record.message, pytrace=False)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, pytest.fail.Exception) and not excinfo.value.pytrace:

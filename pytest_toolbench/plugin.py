@@ -227,10 +227,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     toolbench = get_session(config)
     if toolbench is None or toolbench.role == "worker":
         return
-    from .report import terminal
+    from .report import failures, terminal
     from .report.run import RUN_KEY
 
     run = config.stash.get(RUN_KEY, None)
+    failure_lines = failures.lines(toolbench.records)
+    if failure_lines:
+        terminalreporter.section("toolbench failures")
+        for line in failure_lines:
+            terminalreporter.write_line(line)
     if toolbench.summary is not None:
         terminalreporter.section("toolbench summary")
         for line in terminal.render(toolbench.summary, run.outcome if run else None):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import platform
 import time
 from pathlib import Path
@@ -253,7 +254,7 @@ class ToolbenchSession:
                 explanation="no verdict: the test never reached its scorer (a crashed xdist worker, a setup error "
                             "or an interrupted run)",
                 labels={"outcome": NOT_RUN}, nodeid=nodeid))
-        return missing
+        return [dataclasses.replace(record, message=fail_message(record)) for record in missing]
 
     # -- replay diagnostics ------------------------------------------------------------------------------------
     def report_replay(self, write_line) -> None:
@@ -341,12 +342,18 @@ def scorer_error(error: BaseException, stage: str) -> Verdict:
 
 
 def fail_message(record: records.CaseRecord) -> str:
-    """The assertion text, from the safe record (so it can cross to the xdist controller whatever the output)."""
+    """The assertion text, from the safe record (so it can cross to the xdist controller whatever the output); the
+    record's ``message``. A case that is not scored is skipped with ``not scored: <reason>``; a case with no verdict
+    (``not_run``) ran no test, and its message is its error type and explanation."""
+    if record.get("error_type") == NOT_SCORED:
+        return records.safe_text(f"not scored: {record.get('explanation', '')}", records.MESSAGE_LIMIT)
+    if record.get("error_type") == NOT_RUN:
+        return records.safe_text(f"{NOT_RUN}: {record.get('explanation', '')}", records.MESSAGE_LIMIT)
     output = record.get("output") or ""
     shown = output if len(output) <= 2000 else output[:2000] + f"... [{len(output)} characters]"
     lines = [f"{record.get('error_type') or 'failed'}: {record.get('explanation', '')}".rstrip(), "",
              f"model output: {shown!r}"]
-    return records.safe_text("\n".join(lines), 30_000)
+    return records.safe_text("\n".join(lines), records.MESSAGE_LIMIT)
 
 
 def load_error(error: ToolbenchError) -> str:
