@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Mapping
 import pytest
 
 from . import datasource, suite_cache
-from .definition import SuiteDefinition, find_definitions, load_definition
+from .definition import OptionError, SuiteDefinition, find_definitions, load_definition, with_options
 from .errors import DataError, ToolbenchError
 from .suite import Case
 
@@ -194,6 +194,8 @@ class Catalog:
             for definition_path in find_definitions(paths):
                 try:
                     definition = self._definition(definition_path)
+                except OptionError:
+                    raise  # a default or an override its schema refuses: one usage error, now
                 except (ToolbenchError, OSError):
                     continue
                 named.add(definition.name)
@@ -206,6 +208,8 @@ class Catalog:
                     continue
                 datasource.verify(datasource.DataSource(folder, "folder", str(folder)), definition, self.hashes,
                                   self.data_unverified)
+        except OptionError as error:
+            raise pytest.UsageError(error.usage_line()) from None
         except DataError as error:
             raise pytest.UsageError(f"pytest-toolbench: {error}") from None
         finally:
@@ -311,7 +315,7 @@ class Catalog:
             definition = load_definition(definition_path)
             overrides = self.suite_options.get(definition.name)
             if overrides:
-                definition = _with_options(definition, overrides)
+                definition = with_options(definition, overrides)
             self._definitions[definition_path] = definition
         return self._definitions[definition_path]
 
@@ -344,18 +348,6 @@ class _Plan:
 
     def unlisted_unchanged(self, unlisted: dict[str, str]) -> bool:
         return all(self.hashes.sha256(self.source.path / rel) == sha for rel, sha in unlisted.items())
-
-
-def _with_options(definition: SuiteDefinition, overrides: Mapping[str, Any]) -> SuiteDefinition:
-    """The definition with ``--toolbench-suite-option`` values in its ``options``; only declared keys may change, so
-    a misspelt key is an error instead of a silently ignored setting."""
-    declared = dict(definition.raw.get("options") or {})
-    unknown = sorted(set(overrides) - set(declared))
-    if unknown:
-        raise pytest.UsageError(
-            f"--toolbench-suite-option={definition.name}.{unknown[0]}=…: suite {definition.name!r} has no option "
-            f"{unknown[0]!r} (its options: {', '.join(sorted(declared)) or 'none'}; see {definition.path})")
-    return SuiteDefinition(definition.path, {**definition.raw, "options": {**declared, **overrides}})
 
 
 def _data_key(source: datasource.DataSource, definition: SuiteDefinition, digests: dict[str, str],

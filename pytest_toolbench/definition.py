@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -111,7 +111,22 @@ SUITE_SCHEMA: dict[str, Any] = {
             "items": {"enum": list(LIBRARIES)},
         },
         "known_defects": {"type": "string"},
-        "options": {"type": "object"},
+        "options": {
+            "type": "object",
+            "description": "the settings a run may change (--toolbench-suite-option=SUITE.KEY=VALUE): each key's "
+                           "default, the JSON Schema every value must match, and what it means",
+            "propertyNames": {"pattern": IDENTIFIER},
+            "additionalProperties": {
+                "type": "object",
+                "required": ["default", "schema"],
+                "additionalProperties": False,
+                "properties": {
+                    "description": {"type": "string"},
+                    "default": {},
+                    "schema": {"type": "object", "description": "a JSON Schema (draft 2020-12) for the value"},
+                },
+            },
+        },
     },
 }
 
@@ -121,12 +136,26 @@ KNOWN_DEFECTS_SCHEMA: dict[str, Any] = {
 }
 
 
+class OptionError(DataError):
+    """A suite option whose value (a default in ``suite.yaml`` or a run's override) its schema refuses, or an
+    override of an option the suite does not declare."""
+
+    def usage_line(self) -> str:
+        """The one-line usage error: an override's message names the option itself (and the file declaring it)."""
+        if self.message.startswith("--toolbench-suite-option"):
+            return f"pytest-toolbench: {self.message} (declared in {self.path})"
+        return f"pytest-toolbench: {self}"
+
+
 @dataclass(frozen=True)
 class SuiteDefinition:
-    """A parsed and validated ``suite.yaml``."""
+    """A parsed and validated ``suite.yaml``. ``raw`` is what the scorer reads: the document with ``options`` as
+    ``{key: value}`` (the declared default, or the run's override); ``option_specs`` keeps each option's declaration
+    (``default``, ``schema``, ``description``)."""
 
     path: Path
     raw: Mapping[str, Any]
+    option_specs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -228,7 +257,106 @@ def _line_of(text: str, field_path: str | None) -> int | None:
 
 
 def load_definition(path: Path) -> SuiteDefinition:
-    return SuiteDefinition(path=path, raw=load_yaml(path, SUITE_SCHEMA))
+    """Parse and validate a ``suite.yaml``; each option's default must match its schema (an ``OptionError``
+    naming the file, the line and the option otherwise)."""
+    document = load_yaml(path, SUITE_SCHEMA)
+    specs = dict(document.get("options") or {})
+    for key, spec in specs.items():
+        problem = option_problem(spec, spec["default"])
+        if problem is not None:
+            where = f"options/{key}/default" if problem[0] == "value" else f"options/{key}/schema"
+            text = path.read_text(encoding="utf-8")
+            what = (f"the default {_shown(spec['default'])} of {document['name']}.{key} is not accepted: it must be "
+                    f"{accepts(spec['schema'])}") if problem[0] == "value" else f"not a JSON Schema: {problem[1]}"
+            raise OptionError(path, what, line=_line_of(text, where), field=where)
+    raw = {**document, "options": {key: spec["default"] for key, spec in specs.items()}} if specs else document
+    return SuiteDefinition(path=path, raw=raw, option_specs=specs)
+
+
+def with_options(definition: SuiteDefinition, overrides: Mapping[str, Any]) -> SuiteDefinition:
+    """The definition with a run's ``--toolbench-suite-option`` values. Only declared keys may change (a misspelt
+    key is an error, not a silently ignored setting), and each value must match the option's schema: an
+    ``OptionError`` naming ``SUITE.KEY``, the value and what the option accepts."""
+    specs = definition.option_specs
+    unknown = sorted(set(overrides) - set(specs))
+    if unknown:
+        raise OptionError(definition.path, f"--toolbench-suite-option={definition.name}.{unknown[0]}=…: suite "
+                                           f"{definition.name!r} has no option {unknown[0]!r} (its options: "
+                                           f"{', '.join(sorted(specs)) or 'none'})")
+    for key, value in overrides.items():
+        if option_problem(specs[key], value) is not None:
+            raise OptionError(definition.path, f"--toolbench-suite-option={definition.name}.{key}={_shown(value)}: "
+                                               f"not accepted: {definition.name}.{key} must be "
+                                               f"{accepts(specs[key]['schema'])}")
+    values = {**definition.raw.get("options", {}), **overrides}
+    return SuiteDefinition(definition.path, {**definition.raw, "options": values}, specs)
+
+
+def option_problem(spec: Mapping[str, Any], value: Any) -> tuple[str, str] | None:
+    """None when ``value`` matches the option's schema; else ("schema", why) for a schema that is not one, or
+    ("value", the validator's message)."""
+    import jsonschema
+
+    schema = spec["schema"]
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as error:
+        return "schema", error.message
+    error = jsonschema.exceptions.best_match(cls(schema).iter_errors(value))
+    return None if error is None else ("value", error.message)
+
+
+def _shown(value: Any) -> str:
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def accepts(schema: Mapping[str, Any]) -> str:
+    """What a JSON Schema accepts, in words, for the one-line error (``a list of any of clean, slight (at least 1,
+    no repeats)``); a schema beyond the common forms is shown as JSON."""
+    if "enum" in schema:
+        return "one of " + ", ".join(_shown(v) if not isinstance(v, str) else v for v in schema["enum"])
+    if "const" in schema:
+        return _shown(schema["const"])
+    for combinator in ("anyOf", "oneOf"):
+        if combinator in schema:
+            return " or ".join(accepts(part) for part in schema[combinator])
+    kind = schema.get("type")
+    if kind == "array":
+        items = schema.get("items") or {}
+        inner = accepts(items) if items else "values"
+        inner = ("any of " + inner[len("one of "):]) if inner.startswith("one of ") else inner
+        notes = []
+        if schema.get("minItems"):
+            notes.append(f"at least {schema['minItems']}")
+        if "maxItems" in schema:
+            notes.append(f"at most {schema['maxItems']}")
+        if schema.get("uniqueItems"):
+            notes.append("no repeats")
+        return f"a list of {inner}" + (f" ({', '.join(notes)})" if notes else "")
+    if kind in ("integer", "number"):
+        words = "an integer" if kind == "integer" else "a number"
+        bounds = [f">= {schema['minimum']}" if "minimum" in schema else "",
+                  f"> {schema['exclusiveMinimum']}" if "exclusiveMinimum" in schema else "",
+                  f"<= {schema['maximum']}" if "maximum" in schema else "",
+                  f"< {schema['exclusiveMaximum']}" if "exclusiveMaximum" in schema else ""]
+        bounds = [b for b in bounds if b]
+        return words + (f" {' and '.join(bounds)}" if bounds else "")
+    if kind == "string":
+        words = "a non-empty string" if schema.get("minLength") == 1 else "a string"
+        return words + (f" matching {schema['pattern']}" if "pattern" in schema else "")
+    if kind == "boolean":
+        return "true or false"
+    if kind == "null":
+        return "null"
+    if isinstance(kind, list):
+        return " or ".join(accepts({**schema, "type": k}) for k in kind)
+    return "a value matching the schema " + _shown(schema)
 
 
 #: Folders never searched for suite definitions: pytest's default ``norecursedirs`` (and hidden folders).
