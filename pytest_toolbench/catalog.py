@@ -276,6 +276,19 @@ class Catalog:
         return [(case_id, category, tuple(keywords)) for case_id, category, keywords
                 in _first_per_category(index, self.limit, category=lambda row: row[1])]
 
+    def definition(self, definition_path: Path) -> SuiteDefinition:
+        return self._definition(Path(definition_path).resolve())
+
+    def definitions_under(self, paths: Iterable[Path | str]) -> list[SuiteDefinition]:
+        """The definitions of every suite under ``paths`` that loads (a broken one is reported by collection)."""
+        found = []
+        for definition_path in find_definitions(paths):
+            try:
+                found.append(self._definition(definition_path))
+            except (ToolbenchError, OSError):
+                continue
+        return found
+
     def definition_name(self, definition_path: Path) -> str:
         return self._definition(Path(definition_path).resolve()).name
 

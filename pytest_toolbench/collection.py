@@ -50,7 +50,8 @@ class SuiteFile(pytest.File):
         except ToolbenchError as error:
             raise self.CollectError(load_error(error)) from None
         _register(self.config, {n for case in suite.cases for n in marker_names(case.suite, case.category,
-                                                                                  case.keywords)})
+                                                                                  case.keywords)},
+                  suite.definition.keyword_description)
         marks_of: dict[tuple, list] = {}  # marks are immutable: cases of one combination share one list
         for case in suite.cases:
             key = (case.category, tuple(case.keywords), suite.known_defects.get(case.case_id) if gold else None)
@@ -79,7 +80,8 @@ class SuiteFile(pytest.File):
             return True
         name = catalog.definition_name(self.path)
         defects = catalog.known_defects(self.path) if gold else {}
-        _register(self.config, {n for _, category, keywords in index for n in marker_names(name, category, keywords)})
+        _register(self.config, {n for _, category, keywords in index for n in marker_names(name, category, keywords)},
+                  catalog.definition(self.path).keyword_description)
         marks_of: dict[tuple, list] = {}  # cases share a few (category, keywords, defect) combinations
         for case_id, category, keywords in index:
             key = (category, tuple(keywords), defects.get(case_id))
@@ -171,16 +173,53 @@ def _mark(config: pytest.Config, name: str) -> pytest.MarkDecorator:
     return decorator
 
 
-def _register(config: pytest.Config, names: Iterable[str]) -> None:
-    """Register marker names (for --strict-markers) before any of them is used. pytest re-reads every registered
-    marker line whenever it meets a mark name it has not seen, so a suite's names are registered together first:
-    the first use then reads them all at once (one line per case, or one read per name, made collection
-    quadratic)."""
+def register_suite_markers(config: pytest.Config, definitions: Iterable[Any]) -> None:
+    """At configure time, every marker the run's suites declare (name, categories, ``markers:`` of each suite.yaml),
+    with its description, so that ``pytest --markers`` lists them and ``--strict-markers`` accepts them before
+    anything is collected. A name several suites use gets one line with each description."""
+    described: dict[str, list[str]] = {}
+    for definition in definitions:
+        for name, text in definition.marker_descriptions().items():
+            described.setdefault(name, []).append(text)
+    lines = config.stash.setdefault(REGISTERED_KEY, set())
+    for name, texts in described.items():
+        if name not in lines:
+            config.addinivalue_line("markers", f"{name}: {'; '.join(dict.fromkeys(texts))}")
+            lines.add(name)
+
+
+def _register(config: pytest.Config, names: Iterable[str],
+              describe: Callable[[str], str | None] = lambda name: None) -> None:
+    """Register marker names (for --strict-markers) before any of them is used; those the suites declared are
+    registered at configure time already (``register_suite_markers``), a data-derived one of a declared family here
+    with the family's description. pytest re-reads every registered marker line whenever it meets a mark name it
+    has not seen, so a suite's names are registered together first: the first use then reads them all at once (one
+    line per case, or one read per name, made collection quadratic)."""
     lines = config.stash.setdefault(REGISTERED_KEY, set())
     for name in names:
         if name not in lines:
-            config.addinivalue_line("markers", f"{name}: pytest-toolbench suite, category or keyword marker.")
+            text = describe(name) or "pytest-toolbench keyword marker (not declared in its suite.yaml)"
+            config.addinivalue_line("markers", f"{name}: {text}")
             lines.add(name)
+
+
+def unknown_mark_names(config: pytest.Config) -> list[str]:
+    """The marker names a ``-m`` expression uses that nothing registered (pytest's, the ini's, a conftest's, the
+    suites' declared ones): such a name selects nothing, silently. (A data-derived name of a declared family, such
+    as a task domain beyond the pinned data, is only registered once its suite is collected.)"""
+    markexpr = (config.option.markexpr or "").strip()
+    if not markexpr:
+        return []
+    try:
+        from _pytest.mark.expression import Scanner, TokenType
+    except ImportError:
+        return []
+    try:
+        names = [token.value for token in Scanner(markexpr).lex(markexpr) if token.type is TokenType.IDENT]
+    except Exception:  # a malformed expression: pytest reports it in its own words
+        return []
+    known = {line.split(":", 1)[0].split("(", 1)[0].strip() for line in config.getini("markers")}
+    return [name for name in dict.fromkeys(names) if name not in known]
 
 
 class _JoinedNames:

@@ -111,6 +111,24 @@ SUITE_SCHEMA: dict[str, Any] = {
             "items": {"enum": list(LIBRARIES)},
         },
         "known_defects": {"type": "string"},
+        "markers": {
+            "type": "array",
+            "description": "the keyword markers the cases carry (besides the suite's name and its categories), each "
+                           "with a description: by name, or as a family of data-derived names matched by a pattern "
+                           "and shown as its label in `pytest --markers`",
+            "items": {
+                "type": "object",
+                "required": ["description"],
+                "additionalProperties": False,
+                "oneOf": [{"required": ["names"]}, {"required": ["pattern", "label"]}],
+                "properties": {
+                    "names": {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": IDENTIFIER}},
+                    "pattern": {"type": "string", "format": "regex"},
+                    "label": {"type": "string", "minLength": 1},
+                    "description": {"type": "string", "minLength": 1},
+                },
+            },
+        },
         "options": {
             "type": "object",
             "description": "the settings a run may change (--toolbench-suite-option=SUITE.KEY=VALUE): each key's "
@@ -202,6 +220,31 @@ class SuiteDefinition:
             else:
                 files[local] = (entry["sha256"], entry["source"])
         return files
+
+    def marker_descriptions(self) -> dict[str, str]:
+        """Every marker this suite declares, with its description: the suite's name, each category, each keyword
+        named under ``markers:``, and each family of data-derived keywords under its label (``structure<N>``)."""
+        described = {self.name: f"every case of the suite {self.title}"}
+        for category in self.raw["categories"]:
+            described.setdefault(category["name"], category.get("description")
+                                 or f"{self.name}: the cases of the category {category['name']}")
+        for entry in self.raw.get("markers") or ():
+            for name in entry.get("names") or (entry["label"],):
+                described.setdefault(name, f"{self.name}: {entry['description']}")
+        return described
+
+    def keyword_description(self, name: str) -> str | None:
+        """The description of a marker name the suite's cases carry: declared by name, or matched by a family's
+        pattern; None when the suite does not declare it."""
+        import re
+
+        declared = self.marker_descriptions()
+        if name in declared:
+            return declared[name]
+        for entry in self.raw.get("markers") or ():
+            if "pattern" in entry and re.fullmatch(entry["pattern"], name):
+                return f"{self.name}: {entry['description']} ({entry['label']})"
+        return None
 
     @property
     def max_tokens(self) -> int:

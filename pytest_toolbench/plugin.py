@@ -63,6 +63,8 @@ def pytest_configure(config: pytest.Config) -> None:
     session = ToolbenchSession(config, run_options, role, registry)
     config.stash[SESSION_KEY] = session
     if role != "worker":
+        _register_markers(config, session)
+    if role != "worker":
         config.pluginmanager.register(ResultCollector(session), "toolbench-results")
         _register_reports(config, session)
     if role == "controller":
@@ -73,6 +75,26 @@ def pytest_configure(config: pytest.Config) -> None:
         from .xdist import WorkerManifest
 
         config.pluginmanager.register(WorkerManifest(session), "toolbench-manifest")
+
+
+def _register_markers(config: pytest.Config, session: ToolbenchSession) -> None:
+    """Every marker of the run's suites, described, before collection (``pytest --markers``, ``--strict-markers``);
+    then a ``-m`` expression naming a marker no suite or plugin knows gets a warning instead of silently selecting
+    nothing. (Workers register what they collect; the controller has warned already.)"""
+    import difflib
+
+    from .session import run_paths
+
+    definitions = session.catalog.definitions_under(run_paths(config))
+    collection.register_suite_markers(config, definitions)
+    known = sorted({line.split(":", 1)[0].split("(", 1)[0].strip() for line in config.getini("markers")})
+    for name in collection.unknown_mark_names(config):
+        close = difflib.get_close_matches(name, known, n=3)
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        config.issue_config_time_warning(pytest.PytestConfigWarning(
+            f"pytest-toolbench: -m {config.option.markexpr!r} names the marker {name!r}, which no suite, plugin or "
+            f"ini file declares, so it selects nothing by that name (`pytest --markers` lists them){hint}"),
+            stacklevel=2)
 
 
 def _register_reports(config: pytest.Config, session: ToolbenchSession) -> None:

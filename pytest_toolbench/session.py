@@ -50,8 +50,7 @@ class ToolbenchSession:
             suite_cache_dir=Path(options.cache_dir) / "suites",
             suite_options=options.suite_options,
             # Check the run's local data before collection (a difference: one usage error); workers need not.
-            check_first=() if role == "worker" else
-            [config.invocation_params.dir / arg.split("::", 1)[0] for arg in config.args])
+            check_first=() if role == "worker" else run_paths(config))
         self.records: list[records.CaseRecord] = []
         self.skipped: set[str] = set()  # node ids of skipped benchmark items: no verdict expected
         self.expected: dict[str, Any] | None = None  # the selected cases (a manifest), to find those never scored
@@ -319,6 +318,27 @@ class ToolbenchSession:
                     f"{self.options.user_model} at {self.options.user_base_url}" if self.options.user_model else
                     "the run's own model: NOT comparable with published numbers (upstream uses GPT-4o)")
         return header
+
+
+def run_paths(config: pytest.Config) -> list[Path]:
+    """The files and folders the run collects from (``config.args``; a ``--pyargs`` package name as its folder)."""
+    paths = []
+    for arg in config.args:
+        given = arg.split("::", 1)[0]
+        path = config.invocation_params.dir / given
+        if not path.exists() and config.getoption("pyargs", False):
+            import importlib.util
+
+            try:
+                spec = importlib.util.find_spec(given)
+            except (ImportError, ValueError):
+                spec = None
+            if spec is not None and spec.submodule_search_locations:
+                path = Path(list(spec.submodule_search_locations)[0])
+            elif spec is not None and spec.origin:
+                path = Path(spec.origin)
+        paths.append(path)
+    return paths
 
 
 def _order(suite: LoadedSuite, case: Case) -> int:
