@@ -289,6 +289,29 @@ class Catalog:
                 continue
         return found
 
+    def needs_network(self, definition_path: Path) -> bool:
+        """Whether resolving the suite's data now would go to the network: downloads are allowed, the suite
+        declares something to download, and what it needs is neither in the data folder nor in the download cache
+        (resolved here with downloads turned off, which touches only local files)."""
+        definition_path = Path(definition_path).resolve()
+        if definition_path in self._plans or definition_path in self._suites:
+            return False
+        definition = self._definition(definition_path)
+        entries = datasource.download_entries(definition)
+        if not datasource.downloads_allowed(self.allow_download) or not (
+                entries or (definition.data_files and definition.upstream.get("base_url"))):
+            return False
+        if self.data_dir_hook and self.data_dir_hook(definition.name) is not None:
+            return False
+        try:
+            local = datasource.resolve(definition, self.data_dir, self.data_origin, self.download_root, False,
+                                       self.hashes)
+        except ToolbenchError:
+            return False  # reported when the suite is resolved for real
+        finally:
+            self.hashes.save()
+        return local.kind == "samples" or bool(local.unsettled)
+
     def definition_name(self, definition_path: Path) -> str:
         return self._definition(Path(definition_path).resolve()).name
 

@@ -14,6 +14,8 @@ so pytest's "deselected" count does not include them.)
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import re
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -44,6 +46,8 @@ class SuiteFile(pytest.File):
         gold = session.options.backend == "gold"
         selectable = _selector(self)
         try:
+            if selectable is not None and not self._may_select(session.catalog, selectable):
+                return  # the names and markers the suite declares rule it out: its data are not even resolved
             if selectable is not None and not self._any_selectable(session.catalog, selectable, gold):
                 return  # nothing here can be selected: the suite is not even loaded
             suite = session.catalog.load(self.path)
@@ -71,6 +75,19 @@ class SuiteFile(pytest.File):
         if defect is not None:
             marks.append(pytest.mark.xfail(reason=f"known upstream defect: {defect}", strict=True))
         return marks
+
+    def _may_select(self, catalog: Any, selectable: "Selector") -> bool:
+        """Whether ``-k``/``-m`` may keep an item of this suite, from its definition alone (its name, categories
+        and declared markers), before its data are resolved: a suite ruled out costs no data check, download or
+        network access. Case ids are known only from the data: when the expression could still match one, the suite
+        goes on to its case index, unless that index needs a download first (nothing of the suite local or cached
+        yet); then the suite is decided on its names and markers alone, as its case ids are not known yet."""
+        definition = catalog.definition(self.path)
+        if not selectable.may_select(definition, case_ids=True):
+            return False
+        if selectable.may_select(definition, case_ids=False):
+            return True
+        return not catalog.needs_network(self.path)
 
     def _any_selectable(self, catalog: Any, selectable: Callable[[str, list], bool], gold: bool) -> bool:
         """From the loaded-suite cache's index of case ids, categories and keywords: whether any item of this suite
@@ -239,11 +256,98 @@ class _JoinedNames:
         return subname.lower() in self.joined
 
 
-def _selector(parent: pytest.Collector) -> Callable[[str, list], bool] | None:
-    """``selectable(case_id, marks)``: whether the run's ``-k`` and ``-m`` expressions keep an item with that name
-    and those marks under ``parent``, decided with pytest's own expression parser and matchers. None when there is
-    no expression, or when this pytest's internals differ from what is relied on (every item is then built and
-    pytest deselects as usual)."""
+class Selector:
+    """The run's ``-k`` and ``-m`` expressions, decided with pytest's own expression parser and matchers.
+    ``selector(case_id, marks)``: whether pytest would keep an item with that name and those marks under the
+    collector; ``may_select(definition, case_ids)``: whether any item of a suite may be kept, from its definition."""
+
+    #: expressions with more unknown identifiers than this are not analysed (the suite is then resolved)
+    MAX_UNKNOWN = 12
+
+    def __init__(self, keyword_expr: Any, mark_expr: Any, keyword_idents: list[str], mark_idents: list[str],
+                 chain: list[str], matcher_of: Callable[[list], Any]):
+        self.keyword_expr, self.mark_expr = keyword_expr, mark_expr
+        self.keyword_idents, self.mark_idents = keyword_idents, mark_idents
+        self.chain = chain
+        self.matcher_of = matcher_of
+        self.resolved_of: dict[int, tuple[list, str, Any]] = {}  # per marks list: the list, names joined, matcher
+
+    def __call__(self, case_id: str, marks: list) -> bool:
+        known = self.resolved_of.get(id(marks))
+        if known is None or known[0] is not marks:
+            resolved = [mark.mark for mark in marks]
+            matcher = self.matcher_of(resolved) if self.mark_expr is not None else None
+            names = "\n".join(name.lower() for name in {*self.chain, *(mark.name for mark in resolved)})
+            known = self.resolved_of[id(marks)] = (marks, names, matcher)
+        _, names, matcher = known
+        if self.keyword_expr is not None and not self.keyword_expr.evaluate(
+                _JoinedNames(f"{names}\n{case_id.lower()}")):
+            return False
+        if matcher is not None and not self.mark_expr.evaluate(matcher):
+            return False
+        return True
+
+    def may_select(self, definition: Any, case_ids: bool) -> bool:
+        """Three-valued: each identifier is certainly true for every item of the suite (its name, the chain of
+        folders), possibly true (a category, a declared keyword, a family of data-derived keywords; with
+        ``case_ids``, any ``-k`` substring a case id could hold) or certainly false; the suite may be selected when
+        some assignment of the possible ones satisfies both expressions."""
+        declared = [name for name in definition.marker_descriptions() if name.isidentifier()]
+        families = any("pattern" in entry for entry in definition.raw.get("markers") or ())
+        always = [name.lower() for name in (*self.chain, definition.name)]
+        sometimes = [name.lower() for name in declared]
+
+        def keyword_values(ident: str) -> tuple[bool, ...]:
+            sub = ident.lower()
+            if any(sub in name for name in always):
+                return (True,)
+            if case_ids or families or any(sub in name for name in sometimes):
+                return (True, False)
+            return (False,)
+
+        def mark_values(ident: str) -> tuple[bool, ...]:
+            if ident == definition.name:
+                return (True,)
+            if ident in declared or any("pattern" in entry and re.fullmatch(entry["pattern"], ident)
+                                        for entry in definition.raw.get("markers") or ()):
+                return (True, False)
+            return (False,)
+
+        return (_satisfiable(self.keyword_expr, self.keyword_idents, keyword_values)
+                and _satisfiable(self.mark_expr, self.mark_idents, mark_values))
+
+
+def _satisfiable(expression: Any, idents: list[str], values_of: Callable[[str], tuple[bool, ...]]) -> bool:
+    """Whether some assignment of the identifiers' possible values makes ``expression`` true (no expression: yes)."""
+    if expression is None:
+        return True
+    domains = {ident: values_of(ident) for ident in idents}
+    unknown = [ident for ident, values in domains.items() if len(values) > 1]
+    if len(unknown) > Selector.MAX_UNKNOWN:
+        return True
+    for assignment in itertools.product((True, False), repeat=len(unknown)):
+        chosen = dict(zip(unknown, assignment))
+
+        def matcher(ident: str, /, **kwargs: Any) -> bool:
+            if ident in chosen:
+                return chosen[ident]
+            values = domains.get(ident) or values_of(ident)
+            return values[0] if not kwargs or len(values) == 1 else True
+
+        if expression.evaluate(matcher):
+            return True
+    return False
+
+
+def _idents(text: str) -> list[str]:
+    from _pytest.mark.expression import Scanner, TokenType
+
+    return list(dict.fromkeys(token.value for token in Scanner(text).lex(text) if token.type is TokenType.IDENT))
+
+
+def _selector(parent: pytest.Collector) -> Selector | None:
+    """The run's :class:`Selector` under ``parent``. None when there is no expression, or when this pytest's
+    internals differ from what is relied on (every item is then built and pytest deselects as usual)."""
     keyword = (parent.config.option.keyword or "").lstrip()
     markexpr = (parent.config.option.markexpr or "").lstrip()
     if not keyword and not markexpr:
@@ -256,27 +360,12 @@ def _selector(parent: pytest.Collector) -> Callable[[str, list], bool] | None:
     try:
         keyword_expr = Expression.compile(keyword) if keyword else None
         mark_expr = Expression.compile(markexpr) if markexpr else None
+        keyword_idents = _idents(keyword) if keyword else []
+        mark_idents = _idents(markexpr) if markexpr else []
     except Exception:  # a malformed expression: let pytest report it in its own words
         return None
     # KeywordMatcher.from_item's names: every node of the chain but the session and the root directory.
     chain = [node.name for node in parent.listchain()
              if not isinstance(node, pytest.Session)
              and not (isinstance(node, pytest.Directory) and isinstance(node.parent, pytest.Session))]
-
-    resolved_of: dict[int, tuple[list, str, Any]] = {}  # per marks list: the list, its names joined, a matcher
-
-    def selectable(case_id: str, marks: list) -> bool:
-        known = resolved_of.get(id(marks))
-        if known is None or known[0] is not marks:
-            resolved = [mark.mark for mark in marks]
-            matcher = MarkMatcher.from_markers(resolved) if mark_expr is not None else None
-            names = "\n".join(name.lower() for name in {*chain, *(mark.name for mark in resolved)})
-            known = resolved_of[id(marks)] = (marks, names, matcher)
-        _, names, matcher = known
-        if keyword_expr is not None and not keyword_expr.evaluate(_JoinedNames(f"{names}\n{case_id.lower()}")):
-            return False
-        if matcher is not None and not mark_expr.evaluate(matcher):
-            return False
-        return True
-
-    return selectable
+    return Selector(keyword_expr, mark_expr, keyword_idents, mark_idents, chain, MarkMatcher.from_markers)
