@@ -340,14 +340,33 @@ def option_problem(spec: Mapping[str, Any], value: Any) -> tuple[str, str] | Non
     ("value", the validator's message)."""
     import jsonschema
 
-    schema = spec["schema"]
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except jsonschema.SchemaError as error:
-        return "schema", error.message
-    error = jsonschema.exceptions.best_match(cls(schema).iter_errors(value))
-    return None if error is None else ("value", error.message)
+    validator = _option_validator(spec["schema"])
+    if isinstance(validator, str):
+        return "schema", validator
+    if validator.is_valid(value):
+        return None
+    return "value", jsonschema.exceptions.best_match(validator.iter_errors(value)).message
+
+
+_OPTION_VALIDATORS: dict[str, Any] = {}
+
+
+def _option_validator(schema: Mapping[str, Any]) -> Any:
+    """The compiled validator of an option's schema, or why it is not a schema; one per distinct schema (every
+    process checks each suite's defaults once per run, workers included)."""
+    import json
+
+    import jsonschema
+
+    key = json.dumps(schema, sort_keys=True, default=str)
+    if key not in _OPTION_VALIDATORS:
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        try:
+            cls.check_schema(schema)
+            _OPTION_VALIDATORS[key] = cls(schema)
+        except jsonschema.SchemaError as error:
+            _OPTION_VALIDATORS[key] = error.message
+    return _OPTION_VALIDATORS[key]
 
 
 def _shown(value: Any) -> str:

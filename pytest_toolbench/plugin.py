@@ -62,8 +62,7 @@ def pytest_configure(config: pytest.Config) -> None:
         run_options = options.resolve(config, known_backends=options.BACKENDS + tuple(registry.backends))
     session = ToolbenchSession(config, run_options, role, registry)
     config.stash[SESSION_KEY] = session
-    if role != "worker":
-        _register_markers(config, session)
+    _register_markers(config, session, warn=role != "worker")
     if role != "worker":
         config.pluginmanager.register(ResultCollector(session), "toolbench-results")
         _register_reports(config, session)
@@ -77,16 +76,18 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(WorkerManifest(session), "toolbench-manifest")
 
 
-def _register_markers(config: pytest.Config, session: ToolbenchSession) -> None:
-    """Every marker of the run's suites, described, before collection (``pytest --markers``, ``--strict-markers``);
-    then a ``-m`` expression naming a marker no suite or plugin knows gets a warning instead of silently selecting
-    nothing. (Workers register what they collect; the controller has warned already.)"""
+def _register_markers(config: pytest.Config, session: ToolbenchSession, warn: bool) -> None:
+    """Every marker of the run's suites, described, before collection (``pytest --markers``, ``--strict-markers``,
+    also on xdist workers, whose ``-m`` check may name a suite they rule out); then a ``-m`` expression naming a
+    marker no suite or plugin knows gets a warning instead of silently selecting nothing (once: not on workers)."""
     import difflib
 
     from .session import run_paths
 
     definitions = session.catalog.definitions_under(run_paths(config))
     collection.register_suite_markers(config, definitions)
+    if not warn:
+        return
     known = sorted({line.split(":", 1)[0].split("(", 1)[0].strip() for line in config.getini("markers")})
     for name in collection.unknown_mark_names(config):
         close = difflib.get_close_matches(name, known, n=3)

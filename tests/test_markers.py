@@ -82,3 +82,11 @@ def test_strict_markers_accepts_the_suites_markers_and_a_misspelt_one_is_named(t
     assert "did you mean 'parallel'" in misspelt.stdout
     quiet = _pytest(tmp_path, "suites/bfcl", "--collect-only", "-q", "-m", "bfcl and parallel")
     assert "PytestConfigWarning" not in quiet.stdout
+
+
+def test_xdist_workers_know_the_markers_of_the_suites_they_rule_out(tmp_path):
+    # nestools is ruled out on each worker before it is collected, yet --strict-markers checks the -m names there
+    done = _pytest(tmp_path, "suites/bfcl", "suites/nestools", "-n", "2", "--strict-markers", "--toolbench-limit=1",
+                   "-m", "simple_python and not finance")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "1 passed" in done.stdout

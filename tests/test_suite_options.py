@@ -140,3 +140,12 @@ def test_acebench_agent_message_budget_reaches_the_conversation():
     except StopIteration as done:
         transcript = done.value
     assert steps <= 3 and transcript["stopped_by"] == "limit", transcript
+
+
+def test_an_option_schema_that_is_not_one_is_refused_naming_its_line(tmp_path):
+    from pytest_toolbench.definition import OptionError, load_definition
+
+    path = tmp_path / "suite.yaml"
+    path.write_text(BAD_DEFAULT_YAML.replace("default: -1", "default: 1").replace("minimum: 1", "minimum: one"))
+    with pytest.raises(OptionError, match=r"suite.yaml:14: field 'options/rounds/schema': not a JSON Schema"):
+        load_definition(path)
