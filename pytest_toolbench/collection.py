@@ -79,13 +79,13 @@ class SuiteFile(pytest.File):
     def _may_select(self, catalog: Any, selectable: "Selector") -> bool:
         """Whether ``-k``/``-m`` may keep an item of this suite, from its definition alone (its name, categories
         and declared markers), before its data are resolved: a suite ruled out costs no data check, download or
-        network access. Case ids are known only from the data: when the expression could still match one, the suite
-        goes on to its case index, unless that index needs a download first (nothing of the suite local or cached
-        yet); then the suite is decided on its names and markers alone, as its case ids are not known yet."""
+        network access. Case ids are known only from the data: when only a case id could still match, the suite goes
+        on to its case index if its data are at hand or the expression names the suite (``-k "taskbench and 12"``);
+        an expression that never names it (``-k bfcl``) does not start its download to look for such an id."""
         definition = catalog.definition(self.path)
         if not selectable.may_select(definition, case_ids=True):
             return False
-        if selectable.may_select(definition, case_ids=False):
+        if selectable.may_select(definition, case_ids=False) or selectable.names_suite(definition):
             return True
         return not catalog.needs_network(self.path)
 
@@ -286,6 +286,14 @@ class Selector:
         if matcher is not None and not self.mark_expr.evaluate(matcher):
             return False
         return True
+
+    def names_suite(self, definition: Any) -> bool:
+        """Whether an identifier of the expressions names something of the suite: a ``-k`` word in its folder
+        chain, its name, a category or a declared marker; a ``-m`` name among them."""
+        names = [name.lower() for name in (*self.chain, definition.name, *definition.marker_descriptions())]
+        return (any(ident.lower() in name for ident in self.keyword_idents for name in names)
+                or any(ident == definition.name or ident in definition.marker_descriptions()
+                       for ident in self.mark_idents))
 
     def may_select(self, definition: Any, case_ids: bool) -> bool:
         """Three-valued: each identifier is certainly true for every item of the suite (its name, the chain of

@@ -587,3 +587,16 @@ def test_a_deselected_suite_costs_no_download(project, upstream, data, workers, 
     # selected, the same suite asks for what it needs, as before
     run(project, *data, "-k", "dl")
     assert upstream.requests
+
+
+def test_a_case_id_selects_a_suite_whose_data_are_at_hand_and_never_starts_a_download(project, upstream):
+    # nothing cached yet: only a case id could match, and finding out would take a download, so the suite is left out
+    result = run(project, "--toolbench-data=data", "-k", "q0", "--collect-only", "-q")
+    assert "suites/dl/suite.yaml::q0" not in result.stdout.str() and upstream.requests == []
+    # by its suite's name, it is selected and downloaded as usual; then its case index is at hand, and the case id
+    # alone selects it, with no request
+    run(project, "--toolbench-data=data", "-k", "dl and q0").assert_outcomes(passed=1)
+    assert upstream.requests
+    upstream.requests.clear()
+    run(project, "--toolbench-data=data", "-k", "q0").assert_outcomes(passed=1)
+    assert upstream.requests == []
