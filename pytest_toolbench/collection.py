@@ -300,7 +300,8 @@ class Selector:
         folders), possibly true (a category, a declared keyword, a family of data-derived keywords; with
         ``case_ids``, any ``-k`` substring a case id could hold) or certainly false; the suite may be selected when
         some assignment of the possible ones satisfies both expressions."""
-        declared = [name for name in definition.marker_descriptions() if name.isidentifier()]
+        # the core's own mark: a known upstream defect runs as a strict xfail under the gold backend
+        declared = [name for name in definition.marker_descriptions() if name.isidentifier()] + ["xfail"]
         families = any("pattern" in entry for entry in definition.raw.get("markers") or ())
         always = [name.lower() for name in (*self.chain, definition.name)]
         sometimes = [name.lower() for name in declared]
