@@ -624,8 +624,11 @@ class _Failure(Exception):
         self.kind = kind
 
 
-def _downloads_allowed(allow_download: bool) -> bool:
+def downloads_allowed(allow_download: bool) -> bool:
     return allow_download and not os.environ.get(NO_DOWNLOAD_ENV)
+
+
+_downloads_allowed = downloads_allowed
 
 
 def _fetch(url: str, dest: Path) -> tuple[str, str, int]:

@@ -64,6 +64,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SESSION_KEY] = session
     if role != "worker" and not config.getoption("collectonly"):
         session.model_note = check_model(run_options)
+    _register_markers(config, session, warn=role != "worker")
     if role != "worker":
         config.pluginmanager.register(ResultCollector(session), "toolbench-results")
         _register_reports(config, session)
@@ -93,6 +94,28 @@ def check_model(run_options: options.RunOptions) -> str | None:
         return note
     except ModelUnavailable as error:
         raise pytest.UsageError(f"pytest-toolbench: {error}") from None
+
+
+def _register_markers(config: pytest.Config, session: ToolbenchSession, warn: bool) -> None:
+    """Every marker of the run's suites, described, before collection (``pytest --markers``, ``--strict-markers``,
+    also on xdist workers, whose ``-m`` check may name a suite they rule out); then a ``-m`` expression naming a
+    marker no suite or plugin knows gets a warning instead of silently selecting nothing (once: not on workers)."""
+    import difflib
+
+    from .session import run_paths
+
+    definitions = session.catalog.definitions_under(run_paths(config))
+    collection.register_suite_markers(config, definitions)
+    if not warn:
+        return
+    known = sorted({line.split(":", 1)[0].split("(", 1)[0].strip() for line in config.getini("markers")})
+    for name in collection.unknown_mark_names(config):
+        close = difflib.get_close_matches(name, known, n=3)
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        config.issue_config_time_warning(pytest.PytestConfigWarning(
+            f"pytest-toolbench: -m {config.option.markexpr!r} names the marker {name!r}, which no suite, plugin or "
+            f"ini file declares, so it selects nothing by that name (`pytest --markers` lists them){hint}"),
+            stacklevel=2)
 
 
 def _register_reports(config: pytest.Config, session: ToolbenchSession) -> None:
@@ -250,10 +273,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     toolbench = get_session(config)
     if toolbench is None or toolbench.role == "worker":
         return
-    from .report import terminal
+    from .report import failures, terminal
     from .report.run import RUN_KEY
 
     run = config.stash.get(RUN_KEY, None)
+    failure_lines = failures.lines(toolbench.records)
+    if failure_lines:
+        terminalreporter.section("toolbench failures")
+        for line in failure_lines:
+            terminalreporter.write_line(line)
     if toolbench.summary is not None:
         terminalreporter.section("toolbench summary")
         for line in terminal.render(toolbench.summary, run.outcome if run else None):

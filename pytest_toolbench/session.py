@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import platform
 import time
 from pathlib import Path
@@ -48,8 +49,7 @@ class ToolbenchSession:
             suite_cache_dir=Path(options.cache_dir) / "suites",
             suite_options=options.suite_options,
             # Check the run's local data before collection (a difference: one usage error); workers need not.
-            check_first=() if role == "worker" else
-            [config.invocation_params.dir / arg.split("::", 1)[0] for arg in config.args])
+            check_first=() if role == "worker" else run_paths(config))
         self.records: list[records.CaseRecord] = []
         self.skipped: set[str] = set()  # node ids of skipped benchmark items: no verdict expected
         self.expected: dict[str, Any] | None = None  # the selected cases (a manifest), to find those never scored
@@ -259,7 +259,7 @@ class ToolbenchSession:
                 explanation="no verdict: the test never reached its scorer (a crashed xdist worker, a setup error "
                             "or an interrupted run)",
                 labels={"outcome": NOT_RUN}, nodeid=nodeid))
-        return missing
+        return [dataclasses.replace(record, message=fail_message(record)) for record in missing]
 
     # -- replay diagnostics ------------------------------------------------------------------------------------
     def report_replay(self, write_line) -> None:
@@ -339,6 +339,27 @@ def _available(suite: LoadedSuite) -> dict[str, Any]:
     return {"cases": len(suite.cases), "by_category": by_category}
 
 
+def run_paths(config: pytest.Config) -> list[Path]:
+    """The files and folders the run collects from (``config.args``; a ``--pyargs`` package name as its folder)."""
+    paths = []
+    for arg in config.args:
+        given = arg.split("::", 1)[0]
+        path = config.invocation_params.dir / given
+        if not path.exists() and config.getoption("pyargs", False):
+            import importlib.util
+
+            try:
+                spec = importlib.util.find_spec(given)
+            except (ImportError, ValueError):
+                spec = None
+            if spec is not None and spec.submodule_search_locations:
+                path = Path(list(spec.submodule_search_locations)[0])
+            elif spec is not None and spec.origin:
+                path = Path(spec.origin)
+        paths.append(path)
+    return paths
+
+
 def _order(suite: LoadedSuite, case: Case) -> int:
     index = getattr(suite, "_order_index", None)
     if index is None:
@@ -371,12 +392,18 @@ def scorer_error(error: BaseException, stage: str) -> Verdict:
 
 
 def fail_message(record: records.CaseRecord) -> str:
-    """The assertion text, from the safe record (so it can cross to the xdist controller whatever the output)."""
+    """The assertion text, from the safe record (so it can cross to the xdist controller whatever the output); the
+    record's ``message``. A case that is not scored is skipped with ``not scored: <reason>``; a case with no verdict
+    (``not_run``) ran no test, and its message is its error type and explanation."""
+    if record.get("error_type") == NOT_SCORED:
+        return records.safe_text(f"not scored: {record.get('explanation', '')}", records.MESSAGE_LIMIT)
+    if record.get("error_type") == NOT_RUN:
+        return records.safe_text(f"{NOT_RUN}: {record.get('explanation', '')}", records.MESSAGE_LIMIT)
     output = record.get("output") or ""
     shown = output if len(output) <= 2000 else output[:2000] + f"... [{len(output)} characters]"
     lines = [f"{record.get('error_type') or 'failed'}: {record.get('explanation', '')}".rstrip(), "",
              f"model output: {shown!r}"]
-    return records.safe_text("\n".join(lines), 30_000)
+    return records.safe_text("\n".join(lines), records.MESSAGE_LIMIT)
 
 
 def load_error(error: ToolbenchError) -> str:

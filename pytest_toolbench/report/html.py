@@ -112,9 +112,12 @@ def case_details(record: Mapping[str, Any], request: Any = None) -> str:
     limit = PASSED_LIMIT if passed else FAILED_LIMIT
     output = record.get("output") or ""
     verdict = "passed" if passed else text(record.get("error_type") or "failed")
-    parts = ["<div class=tb-case>",
-             f"<p class=tb-why><b class=tb-{'ok' if passed else 'ko'}>{verdict}</b> "
-             f"{clip(record.get('explanation') or '', limit)}</p>"]
+    parts = ["<div class=tb-case>"]
+    if passed:
+        parts.append(f"<p class=tb-why><b class=tb-ok>{verdict}</b> {clip(record.get('explanation') or '', limit)}</p>")
+    else:  # the text the test failed with (the record's message), as the terminal and the JSON give it
+        message = record.get("message") or record.get("explanation") or ""
+        parts.append(f"<p class=tb-why><b class=tb-ko>{verdict}</b></p><pre class=tb-message>{clip(message, limit)}</pre>")
     if request is not None:
         title, body = request_text(request, passed)
         parts.append(_block(title, body, False))
