@@ -77,7 +77,7 @@ def test_every_suite_gets_a_verdict_on_every_case_and_a_rerun_generates_nothing(
     assert generation["output_tokens_per_s"] > 0 and generation["generation_s"] > 0
     assert generation["engine_startup_s"] is not None and generation["engine_startup_s"] > 0
     assert generation["rounds"] >= 2  # the conversations (BFCL multi-turn, ACEBench agent) ran in rounds
-    assert "tokens/s" in first.stdout, output  # the terminal's run header shows the speed too
+    assert "generated tok/s" in first.stdout, output  # the terminal's run header shows the speed too
 
     second, again = run_every_suite(shared_data, tiny_long_model, tmp_path)
     assert second.returncode == 0, second.stdout[-4000:]
