@@ -173,3 +173,58 @@ def test_handler_option_for_an_unknown_family_is_one_clear_error():
 def test_renderer_hashes_differ_per_family():
     hashes = {f.family: f.sha256 for f in pf.HANDLER_FORMATS.values()}
     assert len(set(hashes.values())) == len(hashes)
+
+
+# -- the engine backend routes BFCL through the handler; sampling as BFCL samples -----------------------------------
+
+def _checkpoint(tmp_path, model_type="qwen2"):
+    folder = tmp_path / f"ckpt-{model_type}"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text(json.dumps({"model_type": model_type}))
+    (folder / "tokenizer_config.json").write_text(json.dumps({"chat_template": "{{ 'template' }}"}))
+    return folder
+
+
+def _task(suite, messages, step=0):
+    from pytest_toolbench.suite import Case, Request, Task
+    return Task(Case(suite=suite, case_id="c1", category="simple_python", payload={}),
+                Request(messages=messages), step)
+
+
+def test_engine_renders_bfcl_requests_with_the_handler_without_loading_a_tokenizer(tmp_path):
+    from pytest_toolbench.backends.vllm_engine import VllmBackend
+
+    scenario = next(s for s in ORACLE["scenarios"] if s["id"] == "live_irrelevance_0-0-0")
+    messages = project_requests(scenario)[0]
+    gemma = VllmBackend(str(_checkpoint(tmp_path, "gemma3")))
+    assert gemma.render(_task("bfcl", messages)) == scenario["prompts"]["gemma3"][0]
+    assert gemma._tokenizer_obj is None
+    from pytest_toolbench.errors import ToolbenchError
+    with pytest.raises(ToolbenchError, match="no official handler renderer"):
+        VllmBackend(str(_checkpoint(tmp_path, "mistral")), prompt_format_option="handler").fingerprint()
+
+
+def test_bfcl_sampling_defaults_follow_bfcl_generate():
+    from pytest_toolbench.backends.vllm_engine import VllmBackend, answer_budget
+    from pytest_toolbench.cache import request_key
+    from pytest_toolbench.definition import load_definition
+    from pytest_toolbench.generation import finalize_request
+    from pytest_toolbench.suite import Request
+
+    generation = load_definition(REPO / "suites/bfcl/suite.yaml").generation
+    assert generation == {"max_tokens": 4096, "temperature": 0.001, "context_reserve": 2}
+    request = finalize_request(Request(messages=[{"role": "user", "content": "q"}]), generation, None)
+    assert (request.max_tokens, request.temperature, request.context_reserve) == (4096, 0.001, 2)
+    # min(4096, context - prompt - 2), at least one token
+    assert answer_budget(request, 512, 32768, 1000) == 4096
+    assert answer_budget(request, 512, 32768, 30000) == 32768 - 30000 - 2
+    assert answer_budget(request, 512, 32768, 32767) == 1
+    # the user's options win
+    assert finalize_request(Request(messages=[]), generation, 256).max_tokens == 256
+    assert VllmBackend("m", temperature=0.5).temperature_for(request) == 0.5
+    assert VllmBackend("m").temperature_for(request) == 0.001
+    assert VllmBackend("m").temperature_for(Request(messages=[])) == 0.0  # a suite without its own: greedy
+    # a suite's temperature is part of the request's cache key; a suite without one keeps its old keys
+    plain = Request(messages=[{"role": "user", "content": "q"}], max_tokens=4096)
+    assert request_key({}, plain) != request_key({}, request)
+    assert request_key({}, finalize_request(plain, {"max_tokens": 4096}, None)) == request_key({}, plain)

