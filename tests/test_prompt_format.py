@@ -123,6 +123,9 @@ def test_a_reply_with_reasoning_after_the_last_user_turn_keeps_it():
 
 @pytest.mark.parametrize(("model", "config", "template", "family"), [
     ("Qwen/Qwen2.5-7B-Instruct", {"model_type": "qwen2"}, None, "qwen"),
+    ("/ckpt/q", {"model_type": "qwen2"}, "{{ '<|im_start|>' + m }}", "qwen"),
+    ("deepseek-ai/DeepSeek-R1-Distill-Qwen-7B", {"model_type": "qwen2"}, "{{ '<｜User｜>' + m }}", None),
+    ("/ckpt/g", {"model_type": "gemma3"}, "{{ '<start_of_turn>' }}", "gemma3"),
     ("/ckpt/step-1200", {"model_type": "qwen3"}, None, "qwen"),
     ("/ckpt/step-1200", {"model_type": "qwen3_moe"}, None, "qwen"),
     ("/ckpt/x", {"model_type": "llama"}, "{{ '<|start_header_id|>' }}", "llama3"),
@@ -181,7 +184,7 @@ def _checkpoint(tmp_path, model_type="qwen2"):
     folder = tmp_path / f"ckpt-{model_type}"
     folder.mkdir(parents=True)
     (folder / "config.json").write_text(json.dumps({"model_type": model_type}))
-    (folder / "tokenizer_config.json").write_text(json.dumps({"chat_template": "{{ 'template' }}"}))
+    (folder / "tokenizer_config.json").write_text(json.dumps({"chat_template": "{{ '<start_of_turn>' }}"}))
     return folder
 
 

@@ -238,8 +238,23 @@ def detect_family(model: str, config: Mapping[str, Any] | None = None, chat_temp
     base's), else from the model's name. A
     ``llama`` model type covers Llama 1, 2 and 3 and many others; it is Llama 3 when its chat template writes Llama
     3's header tokens (or, without a template at hand, when the name says Llama 3). A config that names another
-    model type is not guessed from the name.
+    model type is not guessed from the name. When the chat template is at hand, it must use the family's turn tokens
+    (a fine-tune may keep its base's architecture but change the format, e.g. DeepSeek-R1-Distill-Qwen, which BFCL
+    gives another handler).
     """
+    family = _family_from_config_or_name(model, config, chat_template)
+    if family is not None and chat_template and _FAMILY_MARKERS[family] not in chat_template:
+        return None  # e.g. a DeepSeek-R1 distill keeps Qwen2's model type but not its turn tokens
+    return family
+
+
+#: The turn token each handler writes; a checkpoint whose chat template lacks it speaks another format.
+_FAMILY_MARKERS = {"qwen": "<|im_start|>", "llama3": "<|start_header_id|>", "llama4": "<|header_start|>",
+                   "gemma3": "<start_of_turn>"}
+
+
+def _family_from_config_or_name(model: str, config: Mapping[str, Any] | None,
+                                chat_template: str | None) -> str | None:
     config = config or {}
     model_type = str(config.get("model_type") or "").lower()
     architectures = config.get("architectures")
