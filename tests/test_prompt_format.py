@@ -264,3 +264,29 @@ def test_chat_templates_differ_from_the_handler_where_measured(template, family,
     # the first request of every entry with a system prompt renders the same with a Qwen template
     if family == "qwen":
         assert not any(d.endswith("#0") for d in differing)
+
+
+def test_special_tokens_are_added_where_upstream_tokenizes_a_text_prompt():
+    qwen = pf.PromptFormats("auto", "qwen", native=False, chat_template_sha256="t")
+    assert qwen.adds_special_tokens("bfcl")  # the handler's text goes to the completions endpoint
+    assert qwen.adds_special_tokens("acebench")  # LLM.generate on the chat template's text
+    assert not qwen.adds_special_tokens("nestools")  # a chat API call
+    assert not pf.PromptFormats("auto", None, False, "t").adds_special_tokens("bfcl")  # chat template fallback
+    assert not pf.PromptFormats("auto", "qwen", True, "t").adds_special_tokens("acebench")
+    described = qwen.describe()["suites"]
+    assert described["bfcl"]["special_tokens_added"] and described["acebench"]["special_tokens_added"]
+
+
+def test_engine_tokenizes_a_handler_prompt_with_special_tokens(tmp_path):
+    """A tokenizer that adds a BOS (here a stand-in) gets a second one on BFCL's handler text, as vLLM's completions
+    endpoint gives it, and none on a chat-template text."""
+    from pytest_toolbench.backends.vllm_engine import VllmBackend
+
+    class Tokenizer:
+        def __call__(self, texts, add_special_tokens):
+            return {"input_ids": [([0] if add_special_tokens else []) + [len(t)] for t in texts]}
+
+    backend = VllmBackend(str(_checkpoint(tmp_path, "gemma3")))
+    backend._tokenizer_obj = Tokenizer()
+    tasks = [_task("bfcl", [{"role": "user", "content": "q"}]), _task("nestools", [{"role": "user", "content": "q"}])]
+    assert backend.encode(tasks, ["<bos>abc", "<bos>xy"]) == [[0, 8], [7]]

@@ -44,6 +44,10 @@ PROMPT_FORMATS = ("auto", "handler", "chat-template")
 #: Suites whose official harness renders prompts itself (per model family) instead of using the chat template.
 HANDLER_SUITES = frozenset({"bfcl"})
 
+#: Suites whose upstream tokenizes the chat template's text as a plain text prompt (special tokens added):
+#: ACEBench's ``model_inference/model_infer.py`` calls ``LLM.generate`` on ``apply_chat_template(...)``'s text.
+TEXT_PROMPT_SUITES = frozenset({"acebench"})
+
 CHAT_TEMPLATE = "chat-template"
 UPSTREAM = "bfcl-eval 2026.3.23 (gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8)"
 
@@ -334,6 +338,19 @@ class PromptFormats:
             return None
         return HANDLER_FORMATS.get(self.family or "")
 
+    def adds_special_tokens(self, suite: str) -> bool:
+        """Whether the rendered text is tokenized *with* the tokenizer's special tokens, as upstream's inference
+        does: BFCL's handlers send their text to vLLM's completions endpoint (``add_special_tokens`` defaults to
+        true there), ACEBench passes the chat template's text to ``LLM.generate`` (which tokenizes a text prompt the
+        same way). A tokenizer that adds a BOS (Llama 3, Gemma) then puts a second one before the one the text
+        already starts with; Qwen's adds nothing. A chat API call (every other suite) renders and tokenizes without
+        them."""
+        if self.native:
+            return False
+        if suite in TEXT_PROMPT_SUITES:
+            return True
+        return self.handler_for(suite) is not None
+
     def describe(self) -> dict[str, Any]:
         chat = {"renderer": CHAT_TEMPLATE, "sha256": self.chat_template_sha256}
         handler = None if self.native or self.option == CHAT_TEMPLATE else HANDLER_FORMATS.get(self.family or "")
@@ -347,6 +364,8 @@ class PromptFormats:
                        "native mode: chat template with tools=" if self.native else
                        "model family not recognised: the chat template is a deviation from the official handler")
                 suites[suite] = {**chat, "note": why}
+        for suite in sorted(HANDLER_SUITES | TEXT_PROMPT_SUITES):
+            suites.setdefault(suite, dict(chat))["special_tokens_added"] = self.adds_special_tokens(suite)
         return {"option": self.option, "family": self.family, "default": chat, "suites": suites}
 
 

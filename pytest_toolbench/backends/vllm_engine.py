@@ -478,6 +478,21 @@ class VllmBackend:
                 f"(step {task.step}): {type(exc).__name__}: {exc}"
             ) from exc
 
+    def encode(self, tasks: Sequence[Task], texts: Sequence[str]) -> list[list[int]]:
+        """Token ids of rendered prompts. A chat template writes its own BOS, so the text is tokenized without
+        special tokens, except for a suite whose upstream sends the text as a plain prompt (BFCL's handlers, ACEBench:
+        ``prompt_format.PromptFormats.adds_special_tokens``), which gets them as it does there."""
+        formats = self.prompt_formats()
+        flags = [formats.adds_special_tokens(task.case.suite) for task in tasks]
+        ids: list[list[int]] = [[] for _ in texts]
+        for flag in (False, True):
+            chosen = [i for i, f in enumerate(flags) if f is flag]
+            if chosen:
+                encoded = self.tokenizer()([texts[i] for i in chosen], add_special_tokens=flag)["input_ids"]
+                for i, row in zip(chosen, encoded):
+                    ids[i] = list(row)
+        return ids
+
     # -- Backend protocol ---------------------------------------------------------------------------------------------
 
     def temperature_for(self, request: Any) -> float:
@@ -579,7 +594,7 @@ class VllmBackend:
             return []
         parser = get_parser(self.tool_parser) if self.mode == "native" else None
         texts = [self.render(task) for task in tasks]
-        token_ids = self.tokenizer()(texts, add_special_tokens=False)["input_ids"]
+        token_ids = self.encode(tasks, texts)
         llm = self.engine()
         from vllm import SamplingParams
 
