@@ -204,7 +204,10 @@ class HandlerFormat:
         """Identity of the renderer as run: the source of its functions (a change to them regenerates)."""
         digest = hashlib.sha256()
         for function in (self.render, *self.helpers):
-            digest.update(inspect.getsource(function).encode())
+            try:
+                digest.update(inspect.getsource(function).encode())
+            except (OSError, TypeError):  # installed without sources: the compiled code stands in
+                digest.update(function.__code__.co_code + repr(function.__code__.co_consts).encode())
         return digest.hexdigest()
 
 
