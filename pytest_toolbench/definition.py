@@ -111,6 +111,12 @@ SUITE_SCHEMA: dict[str, Any] = {
                 "max_tokens": {"type": "integer", "minimum": 512,
                                "description": "the model's output limit for this suite's requests (the run's "
                                               "--toolbench-max-tokens overrides it)"},
+                "temperature": {"type": "number", "minimum": 0,
+                                "description": "the sampling temperature of the suite's official harness (the "
+                                               "run's --toolbench-temperature overrides it); absent: greedy"},
+                "context_reserve": {"type": "integer", "minimum": 0,
+                                    "description": "tokens left free of the context: an answer gets at most "
+                                                   "context - prompt - context_reserve tokens (default 0)"},
             },
         },
         "libraries": {
@@ -259,6 +265,11 @@ class SuiteDefinition:
     @property
     def max_tokens(self) -> int:
         return int(self.raw["generation"]["max_tokens"])
+
+    @property
+    def generation(self) -> dict[str, Any]:
+        """suite.yaml ``generation:`` (``max_tokens``, optional ``temperature`` and ``context_reserve``)."""
+        return dict(self.raw["generation"])
 
     def known_defects(self) -> dict[str, str]:
         path = self.folder / self.raw.get("known_defects", "known_defects.yaml")

@@ -12,18 +12,34 @@ import dataclasses
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .backends import MissingOutput
 from .cache import CacheError, GenerationCache, request_key
 from .suite import Case, Generation, Request, Task
 
 
-def finalize_request(request: Request, suite_max_tokens: int, max_tokens_option: int | None) -> Request:
+def finalize_request(request: Request, settings: Mapping[str, Any] | int,
+                     max_tokens_option: int | None) -> Request:
     """``--toolbench-max-tokens`` wins, then a limit the request itself carries (only a simulated user's turn sets
-    one: it is another model's setting), then suite.yaml's ``generation.max_tokens``: no hidden defaults."""
-    max_tokens = max_tokens_option or request.max_tokens or suite_max_tokens
-    return dataclasses.replace(request, max_tokens=max_tokens)
+    one: it is another model's setting), then suite.yaml's ``generation.max_tokens``: no hidden defaults. The suite's
+    ``temperature`` and ``context_reserve`` go with the request too (``--toolbench-temperature``, applied by the
+    backend, wins over the former); a simulated user's turn keeps its own settings."""
+    if not isinstance(settings, Mapping):
+        settings = {"max_tokens": settings}
+    max_tokens = max_tokens_option or request.max_tokens or int(settings["max_tokens"])
+    if request.simulates:
+        return dataclasses.replace(request, max_tokens=max_tokens)
+    temperature = request.temperature if request.temperature is not None else settings.get("temperature")
+    reserve = request.context_reserve or int(settings.get("context_reserve", 0))
+    return dataclasses.replace(request, max_tokens=max_tokens, temperature=temperature, context_reserve=reserve)
+
+
+def suite_generation(suite: Any) -> Mapping[str, Any] | int:
+    """suite.yaml's ``generation:`` settings of a loaded suite (a definition without them: its ``max_tokens``)."""
+    definition = suite.definition
+    generation = getattr(definition, "generation", None)
+    return generation if isinstance(generation, Mapping) else definition.max_tokens
 
 
 #: The request handed to backends that answer by case and never read the prompt.
@@ -89,7 +105,7 @@ def run_case(case: Case, suite: Any, answer: Callable[[Task], Generation], max_t
     """The model's final output for a case: one answer, or the transcript of an interactive conversation.
     Raises :class:`Unavailable` for a conversation that cannot run here."""
     benchmark = suite.benchmark
-    limit = suite.definition.max_tokens
+    limit = suite_generation(suite)
     backend = getattr(answer, "backend", None)
     reason = unavailable(suite, case, backend)
     if reason:
@@ -248,7 +264,7 @@ def pregenerate(entries: Sequence[tuple[Any, Case]], backend: Any, cache: Genera
     static = [(s, c) for s, c in entries if not converses(s, c, backend)]
     interactive = [(s, c) for s, c in entries if converses(s, c, backend) and not unavailable(s, c, backend)]
 
-    tasks = [Task(case, finalize_request(suite.benchmark.build_request(case), suite.definition.max_tokens,
+    tasks = [Task(case, finalize_request(suite.benchmark.build_request(case), suite_generation(suite),
                                          max_tokens), 0) for suite, case in static]
     _generate_missing(tasks, backend, cache, fingerprint, stats, progress, status, "generating")
 
@@ -342,7 +358,7 @@ def _run_rounds(entries: Sequence[tuple[Any, Case]], backend: Any, cache: Genera
             failed.append(f"{case.case_id} ({type(error).__name__}: {error})")
     while live:
         stats.rounds += 1
-        tasks = [Task(case, finalize_request(req, suite.definition.max_tokens, max_tokens), step,
+        tasks = [Task(case, finalize_request(req, suite_generation(suite), max_tokens), step,
                       in_conversation=True)
                  for suite, case, _, req, step in live]
         before = stats.generated

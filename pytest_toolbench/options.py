@@ -91,10 +91,17 @@ def add_run_options(parser: pytest.Parser) -> None:
                   help="prompt: the benchmark's own prompt, answers in text; native: chat template with tools=.")
     gen.addoption("--toolbench-tool-parser", dest="toolbench_tool_parser", default=None,
                   help="Native-mode tool-call parser (hermes, llama3_json, mistral, pythonic); default: detected.")
+    gen.addoption("--toolbench-prompt-format", dest="toolbench_prompt_format", default="auto",
+                  choices=("auto", "handler", "chat-template"),
+                  help="How prompts are written (vllm backend): auto (default): as the benchmark's official harness "
+                       "writes them for the model's family where it has its own renderer (BFCL's handlers for "
+                       "Qwen, Llama 3/4, Gemma 3), else the chat template; handler: the harness's renderer, an "
+                       "error for an unrecognised family; chat-template: always the checkpoint's chat template.")
     gen.addoption("--toolbench-max-tokens", dest="toolbench_max_tokens", type=int, default=None, metavar="N",
                   help="Maximum output tokens (default: the suite's setting, never below 512).")
-    gen.addoption("--toolbench-temperature", dest="toolbench_temperature", type=float, default=0.0, metavar="T",
-                  help="Sampling temperature (default 0: greedy).")
+    gen.addoption("--toolbench-temperature", dest="toolbench_temperature", type=float, default=None, metavar="T",
+                  help="Sampling temperature for every suite (default: the suite's own, as its official harness "
+                       "samples, e.g. BFCL 0.001; 0, greedy, for a suite that sets none).")
     gen.addoption("--toolbench-seed", dest="toolbench_seed", type=int, default=0, metavar="N", help="Sampling seed.")
     gen.addoption("--toolbench-tp", dest="toolbench_tp", type=int, default=1, metavar="N",
                   help="vLLM tensor-parallel size.")
@@ -147,7 +154,9 @@ class RunOptions:
     mode: str = "prompt"
     tool_parser: str | None = None
     max_tokens: int | None = None
-    temperature: float = 0.0
+    #: ``--toolbench-temperature``; None: each suite's own (suite.yaml ``generation.temperature``, else greedy)
+    temperature: float | None = None
+    prompt_format: str = "auto"
     seed: int = 0
     tensor_parallel_size: int = 1
     dtype: str = "auto"
@@ -282,6 +291,7 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
         data_dir=data_dir or None, data_dir_origin=origin, download=not get("toolbench_no_download"),
         limit=limit, cache_dir=str(cache_path), offline=get("toolbench_offline"), mode=get("toolbench_mode"),
         tool_parser=get("toolbench_tool_parser"), max_tokens=max_tokens, temperature=get("toolbench_temperature"),
+        prompt_format=get("toolbench_prompt_format"),
         seed=get("toolbench_seed"), tensor_parallel_size=get("toolbench_tp"), dtype=get("toolbench_dtype"),
         max_model_len=get("toolbench_max_model_len"), gpu_memory_utilization=get("toolbench_gpu_mem"),
         vllm_args=_parse_vllm_args(get("toolbench_vllm_args")), base_url=get("toolbench_base_url"),

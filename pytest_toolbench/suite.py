@@ -55,6 +55,12 @@ class Request:
     #: a benchmark whose native protocol differs from its prompting one (BFCL's FC handlers send no prompting system
     #: prompt); None: ``messages`` in both modes.
     native_messages: Sequence[Mapping[str, Any]] | None = None
+    #: The suite's sampling temperature (suite.yaml ``generation.temperature``: its official harness's), used unless
+    #: the run sets ``--toolbench-temperature``; None: greedy.
+    temperature: float | None = None
+    #: Tokens kept free of the context beside the prompt and the answer: the answer gets at most ``context - prompt -
+    #: context_reserve`` tokens (BFCL's OSS handlers: ``min(4096, context - prompt - 2)``).
+    context_reserve: int = 0
 
     def messages_for(self, native: bool) -> Sequence[Mapping[str, Any]]:
         """The messages a backend answering in native mode (``native``) or in prompting mode sends."""

@@ -82,7 +82,7 @@ class OpenAIEndpointBackend:
         *,
         mode: str = "native",
         api_key_env: str | None = "OPENAI_API_KEY",
-        temperature: float = 0.0,
+        temperature: float | None = None,
         max_tokens: int = 512,
         top_p: float | None = None,
         seed: int | None = None,
@@ -231,6 +231,8 @@ class OpenAIEndpointBackend:
         messages = request.messages_for(self.mode == "native")
         body: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in messages]}
         body.update(self._sampling())
+        if self.temperature is None:  # no --toolbench-temperature: the suite's own, else greedy
+            body["temperature"] = request.temperature if request.temperature is not None else 0.0
         if request.max_tokens is not None:
             body["max_tokens"] = request.max_tokens
         if self.mode == "native" and request.tools:

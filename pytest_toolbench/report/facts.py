@@ -68,7 +68,13 @@ def run_facts(summary: RunSummary, options: Any = None) -> list[tuple[str, str]]
              ("Data", "; ".join(sources) or "?")]
     sampling = header.get("sampling") or {}
     if sampling and backend not in ("gold", "replay"):
-        facts.append(("Sampling", ", ".join(f"{k}={v}" for k, v in sampling.items() if v is not None)))
+        shown = {**sampling, "temperature": "each suite's" if sampling.get("temperature", 0) is None
+                 else sampling.get("temperature")}
+        facts.append(("Sampling", ", ".join(f"{k}={v}" for k, v in shown.items() if v is not None)))
+    prompt_format = fingerprint.get("prompt_format") or {}
+    if prompt_format.get("suites"):
+        described = [f"{suite}: {entry.get('renderer')}" for suite, entry in sorted(prompt_format["suites"].items())]
+        facts.append(("Prompt format", "; ".join(described + ["other suites: chat-template"])))
     if header.get("replay_mode"):
         facts.append(("Replay mode", str(header["replay_mode"])))
     if header.get("user_simulator"):
