@@ -182,6 +182,7 @@ class _OfficialModules:
         self.wheel = wheel
         self.loaded: dict[str, types.ModuleType] = {}
         self.shims = _shim_modules()
+        self.sentence_transformers: types.ModuleType | None = None  # imported by memory_vector only
         self.builtins = dict(vars(builtins), __import__=self._import)
 
     def _import(self, name, globals=None, locals=None, fromlist=(), level=0):
@@ -190,9 +191,9 @@ class _OfficialModules:
         if name in self.shims:
             return self.shims[name]
         if name == "sentence_transformers" and level == 0:
-            if "sentence_transformers" not in self.loaded:
-                self.loaded["sentence_transformers"] = verified_sentence_transformers()
-            return self.loaded["sentence_transformers"]
+            if self.sentence_transformers is None:
+                self.sentence_transformers = verified_sentence_transformers()
+            return self.sentence_transformers
         return builtins.__import__(name, globals, locals, fromlist, level)
 
     def get(self, name: str) -> types.ModuleType:
