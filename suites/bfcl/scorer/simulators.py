@@ -163,7 +163,7 @@ def verified_sentence_transformers() -> types.ModuleType:
         def __getattr__(self, attribute: str) -> Any:
             return getattr(installed, attribute)
 
-    def SentenceTransformer(model_name_or_path: Any = None, *args: Any, **kwargs: Any) -> Any:  # noqa: N802 - upstream's name
+    def SentenceTransformer(model_name_or_path: Any = None, *args: Any, **kwargs: Any) -> Any:  # noqa: N802
         verified = embedding_models.local_path(model_name_or_path) if isinstance(model_name_or_path, str) else None
         if verified is None:
             return installed.SentenceTransformer(model_name_or_path, *args, **kwargs)

@@ -96,7 +96,7 @@ def get_encoder(name: str) -> tuple[Encoder | None, str | None]:
     return cached, None
 
 
-def availability(name: str = "sentence-transformers/all-mpnet-base-v2") -> str:
+def availability() -> str:
     """A line for the run header: whether the extra is importable (the model itself loads on first use)."""
     if _installed is not None:
         return f"stand-in encoder {getattr(_installed, 'name', type(_installed).__name__)} (tests)"
@@ -106,4 +106,4 @@ def availability(name: str = "sentence-transformers/all-mpnet-base-v2") -> str:
     if missing:
         return (f"NOT AVAILABLE ({', '.join(missing)} missing): Plan and Reason (thought) similarity are not "
                 f"computed; {EXTRA_HINT}")
-    return f"sentence-transformers installed; {embedding_models.describe(name)} (loaded on first use)"
+    return "sentence-transformers installed (model loaded on first use)"
