@@ -234,7 +234,8 @@ def batches(tmp_path) -> list[int]:
     return [json.loads(line)["n"] for line in (tmp_path / "batches.log").read_text().splitlines()]
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+# slow (-m slow): each run is a pytest subprocess over the real BFCL data, twice; the xdist one about 20 s of CPU
+@pytest.mark.parametrize("workers", [[], pytest.param(["-n", "2"], marks=pytest.mark.slow)], ids=["serial", "xdist"])
 def test_conversations_advance_in_batched_rounds_and_a_rerun_generates_nothing(shared_data, tmp_path, workers):
     first = scripted_run(shared_data, tmp_path, *workers)
     assert first.returncode == 0, first.stdout[-3000:]
@@ -253,6 +254,7 @@ def test_conversations_advance_in_batched_rounds_and_a_rerun_generates_nothing(s
     assert json.loads((tmp_path / "run.json").read_text())["header"]["generation"]["generated"] == 0
 
 
+@pytest.mark.slow
 def test_a_run_killed_mid_conversation_resumes_from_the_last_committed_round(shared_data, tmp_path):
     killed = scripted_run(shared_data, tmp_path, kill_after=30)
     assert killed.returncode != 0
