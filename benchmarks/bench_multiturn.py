@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> dict:
                                   "rounds": stats.rounds, "engine calls": stats.rounds}
         print(f"batched rounds: {runs['batched rounds']}", flush=True)
         cache.close()
-        per_round = [line for line in lines if line.startswith("round ")]
+        per_round = [line for line in lines if line.startswith("round ") and " conversations" in line]  # not the progress lines
 
     llm.reset_prefix_cache()
     t0 = time.perf_counter()

@@ -48,6 +48,10 @@ def request_key(fingerprint: Mapping[str, Any], request: Request) -> str:
         payload["simulates"] = request.simulates
     if request.native_messages is not None:  # absent otherwise, so every older key stays valid
         payload["native_messages"] = list(request.native_messages)
+    if request.temperature is not None:  # likewise: only a suite with its own temperature changes its keys
+        payload["temperature"] = request.temperature
+    if request.context_reserve:
+        payload["context_reserve"] = request.context_reserve
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
     # surrogatepass: a lone surrogate fed back from a model's output still hashes (other keys are unchanged)
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Mapping
 import pytest
 
 from . import datasource, suite_cache
-from .definition import SuiteDefinition, find_definitions, load_definition
+from .definition import OptionError, SuiteDefinition, find_definitions, load_definition, with_options
 from .errors import DataError, ToolbenchError
 from .suite import Case
 
@@ -194,6 +194,8 @@ class Catalog:
             for definition_path in find_definitions(paths):
                 try:
                     definition = self._definition(definition_path)
+                except OptionError:
+                    raise  # a default or an override its schema refuses: one usage error, now
                 except (ToolbenchError, OSError):
                     continue
                 named.add(definition.name)
@@ -206,6 +208,8 @@ class Catalog:
                     continue
                 datasource.verify(datasource.DataSource(folder, "folder", str(folder)), definition, self.hashes,
                                   self.data_unverified)
+        except OptionError as error:
+            raise pytest.UsageError(error.usage_line()) from None
         except DataError as error:
             raise pytest.UsageError(f"pytest-toolbench: {error}") from None
         finally:
@@ -272,6 +276,42 @@ class Catalog:
         return [(case_id, category, tuple(keywords)) for case_id, category, keywords
                 in _first_per_category(index, self.limit, category=lambda row: row[1])]
 
+    def definition(self, definition_path: Path) -> SuiteDefinition:
+        return self._definition(Path(definition_path).resolve())
+
+    def definitions_under(self, paths: Iterable[Path | str]) -> list[SuiteDefinition]:
+        """The definitions of every suite under ``paths`` that loads (a broken one is reported by collection)."""
+        found = []
+        for definition_path in find_definitions(paths):
+            try:
+                found.append(self._definition(definition_path))
+            except (ToolbenchError, OSError):
+                continue
+        return found
+
+    def needs_network(self, definition_path: Path) -> bool:
+        """Whether resolving the suite's data now would go to the network: downloads are allowed, the suite
+        declares something to download, and what it needs is neither in the data folder nor in the download cache
+        (resolved here with downloads turned off, which touches only local files)."""
+        definition_path = Path(definition_path).resolve()
+        if definition_path in self._plans or definition_path in self._suites:
+            return False
+        definition = self._definition(definition_path)
+        entries = datasource.download_entries(definition)
+        if not datasource.downloads_allowed(self.allow_download) or not (
+                entries or (definition.data_files and definition.upstream.get("base_url"))):
+            return False
+        if self.data_dir_hook and self.data_dir_hook(definition.name) is not None:
+            return False
+        try:
+            local = datasource.resolve(definition, self.data_dir, self.data_origin, self.download_root, False,
+                                       self.hashes)
+        except ToolbenchError:
+            return False  # reported when the suite is resolved for real
+        finally:
+            self.hashes.save()
+        return local.kind == "samples" or bool(local.unsettled)
+
     def definition_name(self, definition_path: Path) -> str:
         return self._definition(Path(definition_path).resolve()).name
 
@@ -311,7 +351,7 @@ class Catalog:
             definition = load_definition(definition_path)
             overrides = self.suite_options.get(definition.name)
             if overrides:
-                definition = _with_options(definition, overrides)
+                definition = with_options(definition, overrides)
             self._definitions[definition_path] = definition
         return self._definitions[definition_path]
 
@@ -344,18 +384,6 @@ class _Plan:
 
     def unlisted_unchanged(self, unlisted: dict[str, str]) -> bool:
         return all(self.hashes.sha256(self.source.path / rel) == sha for rel, sha in unlisted.items())
-
-
-def _with_options(definition: SuiteDefinition, overrides: Mapping[str, Any]) -> SuiteDefinition:
-    """The definition with ``--toolbench-suite-option`` values in its ``options``; only declared keys may change, so
-    a misspelt key is an error instead of a silently ignored setting."""
-    declared = dict(definition.raw.get("options") or {})
-    unknown = sorted(set(overrides) - set(declared))
-    if unknown:
-        raise pytest.UsageError(
-            f"--toolbench-suite-option={definition.name}.{unknown[0]}=…: suite {definition.name!r} has no option "
-            f"{unknown[0]!r} (its options: {', '.join(sorted(declared)) or 'none'}; see {definition.path})")
-    return SuiteDefinition(definition.path, {**definition.raw, "options": {**declared, **overrides}})
 
 
 def _data_key(source: datasource.DataSource, definition: SuiteDefinition, digests: dict[str, str],

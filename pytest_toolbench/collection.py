@@ -14,6 +14,8 @@ so pytest's "deselected" count does not include them.)
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import re
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -44,13 +46,16 @@ class SuiteFile(pytest.File):
         gold = session.options.backend == "gold"
         selectable = _selector(self)
         try:
+            if selectable is not None and not self._may_select(session.catalog, selectable):
+                return  # the names and markers the suite declares rule it out: its data are not even resolved
             if selectable is not None and not self._any_selectable(session.catalog, selectable, gold):
                 return  # nothing here can be selected: the suite is not even loaded
             suite = session.catalog.load(self.path)
         except ToolbenchError as error:
             raise self.CollectError(load_error(error)) from None
         _register(self.config, {n for case in suite.cases for n in marker_names(case.suite, case.category,
-                                                                                  case.keywords)})
+                                                                                  case.keywords)},
+                  suite.definition.keyword_description)
         marks_of: dict[tuple, list] = {}  # marks are immutable: cases of one combination share one list
         for case in suite.cases:
             key = (case.category, tuple(case.keywords), suite.known_defects.get(case.case_id) if gold else None)
@@ -71,6 +76,19 @@ class SuiteFile(pytest.File):
             marks.append(pytest.mark.xfail(reason=f"known upstream defect: {defect}", strict=True))
         return marks
 
+    def _may_select(self, catalog: Any, selectable: "Selector") -> bool:
+        """Whether ``-k``/``-m`` may keep an item of this suite, from its definition alone (its name, categories
+        and declared markers), before its data are resolved: a suite ruled out costs no data check, download or
+        network access. Case ids are known only from the data: when only a case id could still match, the suite goes
+        on to its case index if its data are at hand or the expression names the suite (``-k "taskbench and 12"``);
+        an expression that never names it (``-k bfcl``) does not start its download to look for such an id."""
+        definition = catalog.definition(self.path)
+        if not selectable.may_select(definition, case_ids=True):
+            return False
+        if selectable.may_select(definition, case_ids=False) or selectable.names_suite(definition):
+            return True
+        return not catalog.needs_network(self.path)
+
     def _any_selectable(self, catalog: Any, selectable: Callable[[str, list], bool], gold: bool) -> bool:
         """From the loaded-suite cache's index of case ids, categories and keywords: whether any item of this suite
         passes ``-k``/``-m`` (True when the index is not available: the suite is loaded and filtered item by item)."""
@@ -79,7 +97,8 @@ class SuiteFile(pytest.File):
             return True
         name = catalog.definition_name(self.path)
         defects = catalog.known_defects(self.path) if gold else {}
-        _register(self.config, {n for _, category, keywords in index for n in marker_names(name, category, keywords)})
+        _register(self.config, {n for _, category, keywords in index for n in marker_names(name, category, keywords)},
+                  catalog.definition(self.path).keyword_description)
         marks_of: dict[tuple, list] = {}  # cases share a few (category, keywords, defect) combinations
         for case_id, category, keywords in index:
             key = (category, tuple(keywords), defects.get(case_id))
@@ -105,11 +124,13 @@ class CaseItem(pytest.Item):
 
         _, record = get_session(self.config).score(self.case)
         record = dataclasses.replace(record, nodeid=self.nodeid)
+        if not record["passed"]:  # the record keeps the very text the test fails (or is skipped) with
+            record = dataclasses.replace(record, message=fail_message(record))
         self.stash[RECORD_KEY] = record
         if record["error_type"] == NOT_SCORED:
-            pytest.skip(f"not scored: {record['explanation']}")
+            pytest.skip(record.message)
         if not record["passed"]:
-            pytest.fail(fail_message(record), pytrace=False)
+            pytest.fail(record.message, pytrace=False)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, pytest.fail.Exception) and not excinfo.value.pytrace:
@@ -169,16 +190,53 @@ def _mark(config: pytest.Config, name: str) -> pytest.MarkDecorator:
     return decorator
 
 
-def _register(config: pytest.Config, names: Iterable[str]) -> None:
-    """Register marker names (for --strict-markers) before any of them is used. pytest re-reads every registered
-    marker line whenever it meets a mark name it has not seen, so a suite's names are registered together first:
-    the first use then reads them all at once (one line per case, or one read per name, made collection
-    quadratic)."""
+def register_suite_markers(config: pytest.Config, definitions: Iterable[Any]) -> None:
+    """At configure time, every marker the run's suites declare (name, categories, ``markers:`` of each suite.yaml),
+    with its description, so that ``pytest --markers`` lists them and ``--strict-markers`` accepts them before
+    anything is collected. A name several suites use gets one line with each description."""
+    described: dict[str, list[str]] = {}
+    for definition in definitions:
+        for name, text in definition.marker_descriptions().items():
+            described.setdefault(name, []).append(text)
+    lines = config.stash.setdefault(REGISTERED_KEY, set())
+    for name, texts in described.items():
+        if name not in lines:
+            config.addinivalue_line("markers", f"{name}: {'; '.join(dict.fromkeys(texts))}")
+            lines.add(name)
+
+
+def _register(config: pytest.Config, names: Iterable[str],
+              describe: Callable[[str], str | None] = lambda name: None) -> None:
+    """Register marker names (for --strict-markers) before any of them is used; those the suites declared are
+    registered at configure time already (``register_suite_markers``), a data-derived one of a declared family here
+    with the family's description. pytest re-reads every registered marker line whenever it meets a mark name it
+    has not seen, so a suite's names are registered together first: the first use then reads them all at once (one
+    line per case, or one read per name, made collection quadratic)."""
     lines = config.stash.setdefault(REGISTERED_KEY, set())
     for name in names:
         if name not in lines:
-            config.addinivalue_line("markers", f"{name}: pytest-toolbench suite, category or keyword marker.")
+            text = describe(name) or "pytest-toolbench keyword marker (not declared in its suite.yaml)"
+            config.addinivalue_line("markers", f"{name}: {text}")
             lines.add(name)
+
+
+def unknown_mark_names(config: pytest.Config) -> list[str]:
+    """The marker names a ``-m`` expression uses that nothing registered (pytest's, the ini's, a conftest's, the
+    suites' declared ones): such a name selects nothing, silently. (A data-derived name of a declared family, such
+    as a task domain beyond the pinned data, is only registered once its suite is collected.)"""
+    markexpr = (config.option.markexpr or "").strip()
+    if not markexpr:
+        return []
+    try:
+        from _pytest.mark.expression import Scanner, TokenType
+    except ImportError:
+        return []
+    try:
+        names = [token.value for token in Scanner(markexpr).lex(markexpr) if token.type is TokenType.IDENT]
+    except Exception:  # a malformed expression: pytest reports it in its own words
+        return []
+    known = {line.split(":", 1)[0].split("(", 1)[0].strip() for line in config.getini("markers")}
+    return [name for name in dict.fromkeys(names) if name not in known]
 
 
 class _JoinedNames:
@@ -198,11 +256,107 @@ class _JoinedNames:
         return subname.lower() in self.joined
 
 
-def _selector(parent: pytest.Collector) -> Callable[[str, list], bool] | None:
-    """``selectable(case_id, marks)``: whether the run's ``-k`` and ``-m`` expressions keep an item with that name
-    and those marks under ``parent``, decided with pytest's own expression parser and matchers. None when there is
-    no expression, or when this pytest's internals differ from what is relied on (every item is then built and
-    pytest deselects as usual)."""
+class Selector:
+    """The run's ``-k`` and ``-m`` expressions, decided with pytest's own expression parser and matchers.
+    ``selector(case_id, marks)``: whether pytest would keep an item with that name and those marks under the
+    collector; ``may_select(definition, case_ids)``: whether any item of a suite may be kept, from its definition."""
+
+    #: expressions with more unknown identifiers than this are not analysed (the suite is then resolved)
+    MAX_UNKNOWN = 12
+
+    def __init__(self, keyword_expr: Any, mark_expr: Any, keyword_idents: list[str], mark_idents: list[str],
+                 chain: list[str], matcher_of: Callable[[list], Any]):
+        self.keyword_expr, self.mark_expr = keyword_expr, mark_expr
+        self.keyword_idents, self.mark_idents = keyword_idents, mark_idents
+        self.chain = chain
+        self.matcher_of = matcher_of
+        self.resolved_of: dict[int, tuple[list, str, Any]] = {}  # per marks list: the list, names joined, matcher
+
+    def __call__(self, case_id: str, marks: list) -> bool:
+        known = self.resolved_of.get(id(marks))
+        if known is None or known[0] is not marks:
+            resolved = [mark.mark for mark in marks]
+            matcher = self.matcher_of(resolved) if self.mark_expr is not None else None
+            names = "\n".join(name.lower() for name in {*self.chain, *(mark.name for mark in resolved)})
+            known = self.resolved_of[id(marks)] = (marks, names, matcher)
+        _, names, matcher = known
+        if self.keyword_expr is not None and not self.keyword_expr.evaluate(
+                _JoinedNames(f"{names}\n{case_id.lower()}")):
+            return False
+        if matcher is not None and not self.mark_expr.evaluate(matcher):
+            return False
+        return True
+
+    def names_suite(self, definition: Any) -> bool:
+        """Whether an identifier of the expressions names something of the suite: a ``-k`` word in its folder
+        chain, its name, a category or a declared marker; a ``-m`` name among them."""
+        names = [name.lower() for name in (*self.chain, definition.name, *definition.marker_descriptions())]
+        return (any(ident.lower() in name for ident in self.keyword_idents for name in names)
+                or any(ident == definition.name or ident in definition.marker_descriptions()
+                       for ident in self.mark_idents))
+
+    def may_select(self, definition: Any, case_ids: bool) -> bool:
+        """Three-valued: each identifier is certainly true for every item of the suite (its name, the chain of
+        folders), possibly true (a category, a declared keyword, a family of data-derived keywords; with
+        ``case_ids``, any ``-k`` substring a case id could hold) or certainly false; the suite may be selected when
+        some assignment of the possible ones satisfies both expressions."""
+        # the core's own mark: a known upstream defect runs as a strict xfail under the gold backend
+        declared = [name for name in definition.marker_descriptions() if name.isidentifier()] + ["xfail"]
+        families = any("pattern" in entry for entry in definition.raw.get("markers") or ())
+        always = [name.lower() for name in (*self.chain, definition.name)]
+        sometimes = [name.lower() for name in declared]
+
+        def keyword_values(ident: str) -> tuple[bool, ...]:
+            sub = ident.lower()
+            if any(sub in name for name in always):
+                return (True,)
+            if case_ids or families or any(sub in name for name in sometimes):
+                return (True, False)
+            return (False,)
+
+        def mark_values(ident: str) -> tuple[bool, ...]:
+            if ident == definition.name:
+                return (True,)
+            if ident in declared or any("pattern" in entry and re.fullmatch(entry["pattern"], ident)
+                                        for entry in definition.raw.get("markers") or ()):
+                return (True, False)
+            return (False,)
+
+        return (_satisfiable(self.keyword_expr, self.keyword_idents, keyword_values)
+                and _satisfiable(self.mark_expr, self.mark_idents, mark_values))
+
+
+def _satisfiable(expression: Any, idents: list[str], values_of: Callable[[str], tuple[bool, ...]]) -> bool:
+    """Whether some assignment of the identifiers' possible values makes ``expression`` true (no expression: yes)."""
+    if expression is None:
+        return True
+    domains = {ident: values_of(ident) for ident in idents}
+    unknown = [ident for ident, values in domains.items() if len(values) > 1]
+    if len(unknown) > Selector.MAX_UNKNOWN:
+        return True
+    for assignment in itertools.product((True, False), repeat=len(unknown)):
+        chosen = dict(zip(unknown, assignment))
+
+        def matcher(ident: str, /, **kwargs: Any) -> bool:
+            if ident in chosen:
+                return chosen[ident]
+            values = domains.get(ident) or values_of(ident)
+            return values[0] if not kwargs or len(values) == 1 else True
+
+        if expression.evaluate(matcher):
+            return True
+    return False
+
+
+def _idents(text: str) -> list[str]:
+    from _pytest.mark.expression import Scanner, TokenType
+
+    return list(dict.fromkeys(token.value for token in Scanner(text).lex(text) if token.type is TokenType.IDENT))
+
+
+def _selector(parent: pytest.Collector) -> Selector | None:
+    """The run's :class:`Selector` under ``parent``. None when there is no expression, or when this pytest's
+    internals differ from what is relied on (every item is then built and pytest deselects as usual)."""
     keyword = (parent.config.option.keyword or "").lstrip()
     markexpr = (parent.config.option.markexpr or "").lstrip()
     if not keyword and not markexpr:
@@ -215,27 +369,12 @@ def _selector(parent: pytest.Collector) -> Callable[[str, list], bool] | None:
     try:
         keyword_expr = Expression.compile(keyword) if keyword else None
         mark_expr = Expression.compile(markexpr) if markexpr else None
+        keyword_idents = _idents(keyword) if keyword else []
+        mark_idents = _idents(markexpr) if markexpr else []
     except Exception:  # a malformed expression: let pytest report it in its own words
         return None
     # KeywordMatcher.from_item's names: every node of the chain but the session and the root directory.
     chain = [node.name for node in parent.listchain()
              if not isinstance(node, pytest.Session)
              and not (isinstance(node, pytest.Directory) and isinstance(node.parent, pytest.Session))]
-
-    resolved_of: dict[int, tuple[list, str, Any]] = {}  # per marks list: the list, its names joined, a matcher
-
-    def selectable(case_id: str, marks: list) -> bool:
-        known = resolved_of.get(id(marks))
-        if known is None or known[0] is not marks:
-            resolved = [mark.mark for mark in marks]
-            matcher = MarkMatcher.from_markers(resolved) if mark_expr is not None else None
-            names = "\n".join(name.lower() for name in {*chain, *(mark.name for mark in resolved)})
-            known = resolved_of[id(marks)] = (marks, names, matcher)
-        _, names, matcher = known
-        if keyword_expr is not None and not keyword_expr.evaluate(_JoinedNames(f"{names}\n{case_id.lower()}")):
-            return False
-        if matcher is not None and not mark_expr.evaluate(matcher):
-            return False
-        return True
-
-    return selectable
+    return Selector(keyword_expr, mark_expr, keyword_idents, mark_idents, chain, MarkMatcher.from_markers)

@@ -57,7 +57,9 @@ def iter_jsonl(path: Path | str, schema: Mapping[str, Any] | None = None) -> Ite
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                # Without its line break: a line cut short would otherwise be reported at "line 2 column 1" (json
+                # skips the break as whitespace first), not at the column where the record stops.
+                record = json.loads(line.rstrip("\r\n"))
             except json.JSONDecodeError as exc:
                 raise DataError(path, f"invalid JSON ({exc.msg.removesuffix(' at')} at column {exc.colno})",
                                 line=number) from None

@@ -466,12 +466,30 @@ class LfsPointer:
     text: str
 
 
+def selected_download(definition: SuiteDefinition, rel: str) -> bool:
+    """Whether the run needs the download entry ``rel``: always, unless ``data.selected_by`` makes the entries
+    under its folder depend on a suite option listing the files to run (T-Eval's ``files``)."""
+    selected_by = definition.raw["data"].get("selected_by")
+    if not selected_by:
+        return True
+    folder = selected_by["folder"].rstrip("/") + "/" if selected_by["folder"] else ""
+    if not rel.startswith(folder):
+        return True
+    chosen = (definition.raw.get("options") or {}).get(selected_by["option"])
+    if not isinstance(chosen, (list, tuple)):
+        return True
+    return rel[len(folder):] in {str(name) for name in chosen}
+
+
 def download_entries(definition: SuiteDefinition) -> list[DownloadEntry]:
-    """The ``download: true`` entries of ``data.files``, sorted by path, with their URL."""
+    """The ``download: true`` entries of ``data.files`` the run needs (see :func:`selected_download`), sorted by
+    path, with their URL."""
     base = definition.upstream.get("base_url", "")
     entries = []
     for rel, entry in sorted(definition.raw["data"].get("files", {}).items()):
         if not (isinstance(entry, dict) and entry.get("download") is True):
+            continue
+        if not selected_download(definition, rel):
             continue
         source = entry["source"]
         if re.match(r"^https?://", source):
@@ -606,8 +624,11 @@ class _Failure(Exception):
         self.kind = kind
 
 
-def _downloads_allowed(allow_download: bool) -> bool:
+def downloads_allowed(allow_download: bool) -> bool:
     return allow_download and not os.environ.get(NO_DOWNLOAD_ENV)
+
+
+_downloads_allowed = downloads_allowed
 
 
 def _fetch(url: str, dest: Path) -> tuple[str, str, int]:

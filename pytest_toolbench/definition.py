@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -47,6 +47,16 @@ SUITE_SCHEMA: dict[str, Any] = {
                     },
                 },
                 "license": {"type": "string"},
+                "selected_by": {
+                    "type": "object",
+                    "description": "download entries (data.files, download: true) under `folder` are needed only "
+                                   "when their name relative to it is listed in the suite option `option` (T-Eval's "
+                                   "files): the others are neither fetched, nor checked, nor reported",
+                    "required": ["option", "folder"],
+                    "additionalProperties": False,
+                    "properties": {"option": {"type": "string", "minLength": 1},
+                                   "folder": {"type": "string"}},
+                },
                 "upstream": {
                     "type": "object",
                     "required": ["repository", "commit"],
@@ -101,6 +111,12 @@ SUITE_SCHEMA: dict[str, Any] = {
                 "max_tokens": {"type": "integer", "minimum": 512,
                                "description": "the model's output limit for this suite's requests (the run's "
                                               "--toolbench-max-tokens overrides it)"},
+                "temperature": {"type": "number", "minimum": 0,
+                                "description": "the sampling temperature of the suite's official harness (the "
+                                               "run's --toolbench-temperature overrides it); absent: greedy"},
+                "context_reserve": {"type": "integer", "minimum": 0,
+                                    "description": "tokens left free of the context: an answer gets at most "
+                                                   "context - prompt - context_reserve tokens (default 0)"},
             },
         },
         "libraries": {
@@ -111,7 +127,40 @@ SUITE_SCHEMA: dict[str, Any] = {
             "items": {"enum": list(LIBRARIES)},
         },
         "known_defects": {"type": "string"},
-        "options": {"type": "object"},
+        "markers": {
+            "type": "array",
+            "description": "the keyword markers the cases carry (besides the suite's name and its categories), each "
+                           "with a description: by name, or as a family of data-derived names matched by a pattern "
+                           "and shown as its label in `pytest --markers`",
+            "items": {
+                "type": "object",
+                "required": ["description"],
+                "additionalProperties": False,
+                "oneOf": [{"required": ["names"]}, {"required": ["pattern", "label"]}],
+                "properties": {
+                    "names": {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": IDENTIFIER}},
+                    "pattern": {"type": "string", "format": "regex"},
+                    "label": {"type": "string", "minLength": 1},
+                    "description": {"type": "string", "minLength": 1},
+                },
+            },
+        },
+        "options": {
+            "type": "object",
+            "description": "the settings a run may change (--toolbench-suite-option=SUITE.KEY=VALUE): each key's "
+                           "default, the JSON Schema every value must match, and what it means",
+            "propertyNames": {"pattern": IDENTIFIER},
+            "additionalProperties": {
+                "type": "object",
+                "required": ["default", "schema"],
+                "additionalProperties": False,
+                "properties": {
+                    "description": {"type": "string"},
+                    "default": {},
+                    "schema": {"type": "object", "description": "a JSON Schema (draft 2020-12) for the value"},
+                },
+            },
+        },
     },
 }
 
@@ -121,12 +170,26 @@ KNOWN_DEFECTS_SCHEMA: dict[str, Any] = {
 }
 
 
+class OptionError(DataError):
+    """A suite option whose value (a default in ``suite.yaml`` or a run's override) its schema refuses, or an
+    override of an option the suite does not declare."""
+
+    def usage_line(self) -> str:
+        """The one-line usage error: an override's message names the option itself (and the file declaring it)."""
+        if self.message.startswith("--toolbench-suite-option"):
+            return f"pytest-toolbench: {self.message} (declared in {self.path})"
+        return f"pytest-toolbench: {self}"
+
+
 @dataclass(frozen=True)
 class SuiteDefinition:
-    """A parsed and validated ``suite.yaml``."""
+    """A parsed and validated ``suite.yaml``. ``raw`` is what the scorer reads: the document with ``options`` as
+    ``{key: value}`` (the declared default, or the run's override); ``option_specs`` keeps each option's declaration
+    (``default``, ``schema``, ``description``)."""
 
     path: Path
     raw: Mapping[str, Any]
+    option_specs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -174,9 +237,39 @@ class SuiteDefinition:
                 files[local] = (entry["sha256"], entry["source"])
         return files
 
+    def marker_descriptions(self) -> dict[str, str]:
+        """Every marker this suite declares, with its description: the suite's name, each category, each keyword
+        named under ``markers:``, and each family of data-derived keywords under its label (``structure<N>``)."""
+        described = {self.name: f"every case of the suite {self.title}"}
+        for category in self.raw["categories"]:
+            described.setdefault(category["name"], category.get("description")
+                                 or f"{self.name}: the cases of the category {category['name']}")
+        for entry in self.raw.get("markers") or ():
+            for name in entry.get("names") or (entry["label"],):
+                described.setdefault(name, f"{self.name}: {entry['description']}")
+        return described
+
+    def keyword_description(self, name: str) -> str | None:
+        """The description of a marker name the suite's cases carry: declared by name, or matched by a family's
+        pattern; None when the suite does not declare it."""
+        import re
+
+        declared = self.marker_descriptions()
+        if name in declared:
+            return declared[name]
+        for entry in self.raw.get("markers") or ():
+            if "pattern" in entry and re.fullmatch(entry["pattern"], name):
+                return f"{self.name}: {entry['description']} ({entry['label']})"
+        return None
+
     @property
     def max_tokens(self) -> int:
         return int(self.raw["generation"]["max_tokens"])
+
+    @property
+    def generation(self) -> dict[str, Any]:
+        """suite.yaml ``generation:`` (``max_tokens``, optional ``temperature`` and ``context_reserve``)."""
+        return dict(self.raw["generation"])
 
     def known_defects(self) -> dict[str, str]:
         path = self.folder / self.raw.get("known_defects", "known_defects.yaml")
@@ -228,7 +321,125 @@ def _line_of(text: str, field_path: str | None) -> int | None:
 
 
 def load_definition(path: Path) -> SuiteDefinition:
-    return SuiteDefinition(path=path, raw=load_yaml(path, SUITE_SCHEMA))
+    """Parse and validate a ``suite.yaml``; each option's default must match its schema (an ``OptionError``
+    naming the file, the line and the option otherwise)."""
+    document = load_yaml(path, SUITE_SCHEMA)
+    specs = dict(document.get("options") or {})
+    for key, spec in specs.items():
+        problem = option_problem(spec, spec["default"])
+        if problem is not None:
+            where = f"options/{key}/default" if problem[0] == "value" else f"options/{key}/schema"
+            text = path.read_text(encoding="utf-8")
+            what = (f"the default {_shown(spec['default'])} of {document['name']}.{key} is not accepted: it must be "
+                    f"{accepts(spec['schema'])}") if problem[0] == "value" else f"not a JSON Schema: {problem[1]}"
+            raise OptionError(path, what, line=_line_of(text, where), field=where)
+    raw = {**document, "options": {key: spec["default"] for key, spec in specs.items()}} if specs else document
+    return SuiteDefinition(path=path, raw=raw, option_specs=specs)
+
+
+def with_options(definition: SuiteDefinition, overrides: Mapping[str, Any]) -> SuiteDefinition:
+    """The definition with a run's ``--toolbench-suite-option`` values. Only declared keys may change (a misspelt
+    key is an error, not a silently ignored setting), and each value must match the option's schema: an
+    ``OptionError`` naming ``SUITE.KEY``, the value and what the option accepts."""
+    specs = definition.option_specs
+    unknown = sorted(set(overrides) - set(specs))
+    if unknown:
+        raise OptionError(definition.path, f"--toolbench-suite-option={definition.name}.{unknown[0]}=…: suite "
+                                           f"{definition.name!r} has no option {unknown[0]!r} (its options: "
+                                           f"{', '.join(sorted(specs)) or 'none'})")
+    for key, value in overrides.items():
+        if option_problem(specs[key], value) is not None:
+            raise OptionError(definition.path, f"--toolbench-suite-option={definition.name}.{key}={_shown(value)}: "
+                                               f"not accepted: {definition.name}.{key} must be "
+                                               f"{accepts(specs[key]['schema'])}")
+    values = {**definition.raw.get("options", {}), **overrides}
+    return SuiteDefinition(definition.path, {**definition.raw, "options": values}, specs)
+
+
+def option_problem(spec: Mapping[str, Any], value: Any) -> tuple[str, str] | None:
+    """None when ``value`` matches the option's schema; else ("schema", why) for a schema that is not one, or
+    ("value", the validator's message)."""
+    import jsonschema
+
+    validator = _option_validator(spec["schema"])
+    if isinstance(validator, str):
+        return "schema", validator
+    if validator.is_valid(value):
+        return None
+    return "value", jsonschema.exceptions.best_match(validator.iter_errors(value)).message
+
+
+_OPTION_VALIDATORS: dict[str, Any] = {}
+
+
+def _option_validator(schema: Mapping[str, Any]) -> Any:
+    """The compiled validator of an option's schema, or why it is not a schema; one per distinct schema (every
+    process checks each suite's defaults once per run, workers included)."""
+    import json
+
+    import jsonschema
+
+    key = json.dumps(schema, sort_keys=True, default=str)
+    if key not in _OPTION_VALIDATORS:
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        try:
+            cls.check_schema(schema)
+            _OPTION_VALIDATORS[key] = cls(schema)
+        except jsonschema.SchemaError as error:
+            _OPTION_VALIDATORS[key] = error.message
+    return _OPTION_VALIDATORS[key]
+
+
+def _shown(value: Any) -> str:
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def accepts(schema: Mapping[str, Any]) -> str:
+    """What a JSON Schema accepts, in words, for the one-line error (``a list of any of clean, slight (at least 1,
+    no repeats)``); a schema beyond the common forms is shown as JSON."""
+    if "enum" in schema:
+        return "one of " + ", ".join(_shown(v) if not isinstance(v, str) else v for v in schema["enum"])
+    if "const" in schema:
+        return _shown(schema["const"])
+    for combinator in ("anyOf", "oneOf"):
+        if combinator in schema:
+            return " or ".join(accepts(part) for part in schema[combinator])
+    kind = schema.get("type")
+    if kind == "array":
+        items = schema.get("items") or {}
+        inner = accepts(items) if items else "values"
+        inner = ("any of " + inner[len("one of "):]) if inner.startswith("one of ") else inner
+        notes = []
+        if schema.get("minItems"):
+            notes.append(f"at least {schema['minItems']}")
+        if "maxItems" in schema:
+            notes.append(f"at most {schema['maxItems']}")
+        if schema.get("uniqueItems"):
+            notes.append("no repeats")
+        return f"a list of {inner}" + (f" ({', '.join(notes)})" if notes else "")
+    if kind in ("integer", "number"):
+        words = "an integer" if kind == "integer" else "a number"
+        bounds = [f">= {schema['minimum']}" if "minimum" in schema else "",
+                  f"> {schema['exclusiveMinimum']}" if "exclusiveMinimum" in schema else "",
+                  f"<= {schema['maximum']}" if "maximum" in schema else "",
+                  f"< {schema['exclusiveMaximum']}" if "exclusiveMaximum" in schema else ""]
+        bounds = [b for b in bounds if b]
+        return words + (f" {' and '.join(bounds)}" if bounds else "")
+    if kind == "string":
+        words = "a non-empty string" if schema.get("minLength") == 1 else "a string"
+        return words + (f" matching {schema['pattern']}" if "pattern" in schema else "")
+    if kind == "boolean":
+        return "true or false"
+    if kind == "null":
+        return "null"
+    if isinstance(kind, list):
+        return " or ".join(accepts({**schema, "type": k}) for k in kind)
+    return "a value matching the schema " + _shown(schema)
 
 
 #: Folders never searched for suite definitions: pytest's default ``norecursedirs`` (and hidden folders).

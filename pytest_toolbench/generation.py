@@ -12,18 +12,34 @@ import dataclasses
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .backends import MissingOutput
 from .cache import CacheError, GenerationCache, request_key
 from .suite import Case, Generation, Request, Task
 
 
-def finalize_request(request: Request, suite_max_tokens: int, max_tokens_option: int | None) -> Request:
+def finalize_request(request: Request, settings: Mapping[str, Any] | int,
+                     max_tokens_option: int | None) -> Request:
     """``--toolbench-max-tokens`` wins, then a limit the request itself carries (only a simulated user's turn sets
-    one: it is another model's setting), then suite.yaml's ``generation.max_tokens``: no hidden defaults."""
-    max_tokens = max_tokens_option or request.max_tokens or suite_max_tokens
-    return dataclasses.replace(request, max_tokens=max_tokens)
+    one: it is another model's setting), then suite.yaml's ``generation.max_tokens``: no hidden defaults. The suite's
+    ``temperature`` and ``context_reserve`` go with the request too (``--toolbench-temperature``, applied by the
+    backend, wins over the former); a simulated user's turn keeps its own settings."""
+    if not isinstance(settings, Mapping):
+        settings = {"max_tokens": settings}
+    max_tokens = max_tokens_option or request.max_tokens or int(settings["max_tokens"])
+    if request.simulates:
+        return dataclasses.replace(request, max_tokens=max_tokens)
+    temperature = request.temperature if request.temperature is not None else settings.get("temperature")
+    reserve = request.context_reserve or int(settings.get("context_reserve", 0))
+    return dataclasses.replace(request, max_tokens=max_tokens, temperature=temperature, context_reserve=reserve)
+
+
+def suite_generation(suite: Any) -> Mapping[str, Any] | int:
+    """suite.yaml's ``generation:`` settings of a loaded suite (a definition without them: its ``max_tokens``)."""
+    definition = suite.definition
+    generation = getattr(definition, "generation", None)
+    return generation if isinstance(generation, Mapping) else definition.max_tokens
 
 
 #: The request handed to backends that answer by case and never read the prompt.
@@ -89,7 +105,7 @@ def run_case(case: Case, suite: Any, answer: Callable[[Task], Generation], max_t
     """The model's final output for a case: one answer, or the transcript of an interactive conversation.
     Raises :class:`Unavailable` for a conversation that cannot run here."""
     benchmark = suite.benchmark
-    limit = suite.definition.max_tokens
+    limit = suite_generation(suite)
     backend = getattr(answer, "backend", None)
     reason = unavailable(suite, case, backend)
     if reason:
@@ -137,13 +153,98 @@ class PregenerationStats:
     rounds: int = 0
     prompt_tokens: int = 0
     output_tokens: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # the whole pre-generation, engine start-up included
+    engine_startup_s: float | None = None  # building the engine (None: a backend without one)
     backend: dict[str, Any] = field(default_factory=dict)
+    started_backend: bool = False  # start_backend ran (it runs once, before the first request)
+
+    @property
+    def generation_s(self) -> float:
+        """Wall seconds of generation: pre-generation less the engine's start-up."""
+        return max(0.0, self.seconds - (self.engine_startup_s or 0.0))
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
-        data["output_tokens_per_s"] = round(self.output_tokens / self.seconds, 1) if self.seconds else None
+        data.pop("started_backend")
+        seconds = self.generation_s
+        data.update(
+            requests=self.generated,
+            generation_s=round(seconds, 3),
+            engine_startup_s=None if self.engine_startup_s is None else round(self.engine_startup_s, 3),
+            prompt_tokens_per_s=round(self.prompt_tokens / seconds, 1) if seconds and self.generated else None,
+            output_tokens_per_s=round(self.output_tokens / seconds, 1) if seconds and self.generated else None,
+        )
         return data
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    return (f"{hours}h{rest // 60:02d}m" if hours else f"{rest // 60}m") + f"{rest % 60:02d}s"
+
+
+class ProgressMeter:
+    """Requests done/total, prompt and generation tokens per second, elapsed and ETA, the way vLLM's and pytest's
+    users expect them: ``status`` (one updating line on a terminal) gets every change, else ``line`` gets a plain
+    line at every tenth of the requests and at least every ``interval`` seconds (CI logs). The ETA assumes the rest
+    goes as fast as what is done; prompts run longest first, so it errs long."""
+
+    def __init__(self, label: str, total: int, line: Callable[[str], None],
+                 status: Callable[[str], None] | None = None, interval: float = 30.0,
+                 clock: Callable[[], float] = time.perf_counter):
+        self.label, self.total, self._line, self._status, self.interval = label, total, line, status, interval
+        self._clock = clock
+        self.started = clock()
+        self.done = self.prompt_tokens = self.output_tokens = 0
+        self._tenth = 0
+        self._last_line = self.started
+
+    def rates(self) -> str:
+        """Prompt and generation tokens per second and the elapsed time."""
+        elapsed = self._clock() - self.started
+        rates = (f"prompt {self.prompt_tokens / elapsed:,.0f} tok/s, generation {self.output_tokens / elapsed:,.1f} "
+                 "tok/s, " if elapsed > 0 else "")
+        return f"{rates}elapsed {_duration(elapsed)}"
+
+    def text(self) -> str:
+        elapsed = self._clock() - self.started
+        text = (f"{self.label}: {self.done}/{self.total} requests ({100 * self.done // max(self.total, 1)}%), "
+                + self.rates())
+        if 0 < self.done < self.total:
+            text += f", ETA {_duration(elapsed / self.done * (self.total - self.done))}"
+        return text
+
+    def update(self, done: int, prompt_tokens: int | None = None, output_tokens: int | None = None) -> None:
+        self.done = done
+        if prompt_tokens is not None:
+            self.prompt_tokens = prompt_tokens
+        if output_tokens is not None:
+            self.output_tokens = output_tokens
+        if self._status is not None:
+            now = self._clock()
+            if done >= self.total or now - self._last_line >= 0.1:  # a terminal line, redrawn at most 10 times a second
+                self._last_line = now
+                self._status(self.text())
+            return
+        tenth = (10 * done) // max(self.total, 1)
+        now = self._clock()
+        if done >= self.total:
+            return  # the final line, with the final figures, follows
+        if tenth > self._tenth or now - self._last_line >= self.interval:
+            self._tenth = max(tenth, self._tenth)
+            self._last_line = now
+            self._line(self.text())
+
+    def add_tokens(self, prompt_tokens: int, output_tokens: int) -> None:
+        """Tokens of committed answers, for a backend whose progress reports carry none."""
+        self.prompt_tokens += prompt_tokens
+        self.output_tokens += output_tokens
+
+    def tick(self) -> None:
+        """A plain line when ``interval`` passed without one (a stall shows in a CI log as the same counts)."""
+        if self._status is None and self._clock() - self._last_line >= self.interval:
+            self._last_line = self._clock()
+            self._line(self.text())
 
 
 def _prompt_size(request: Request) -> int:
@@ -152,27 +253,50 @@ def _prompt_size(request: Request) -> int:
 
 def pregenerate(entries: Sequence[tuple[Any, Case]], backend: Any, cache: GenerationCache,
                 fingerprint: dict[str, Any], max_tokens: int | None,
-                progress: Callable[[str], None] = lambda line: None) -> PregenerationStats:
-    """Generate every missing answer for ``entries`` (pairs of loaded suite and case) into ``cache``."""
+                progress: Callable[[str], None] = lambda line: None,
+                status: Callable[[str], None] | None = None) -> PregenerationStats:
+    """Generate every missing answer for ``entries`` (pairs of loaded suite and case) into ``cache``.
+
+    ``progress`` gets lines to keep; ``status`` (a terminal) the one updating progress line, else progress goes to
+    ``progress`` as periodic plain lines (see :class:`ProgressMeter`)."""
     stats = PregenerationStats()
     started = time.perf_counter()
     static = [(s, c) for s, c in entries if not converses(s, c, backend)]
     interactive = [(s, c) for s, c in entries if converses(s, c, backend) and not unavailable(s, c, backend)]
 
-    tasks = [Task(case, finalize_request(suite.benchmark.build_request(case), suite.definition.max_tokens,
+    tasks = [Task(case, finalize_request(suite.benchmark.build_request(case), suite_generation(suite),
                                          max_tokens), 0) for suite, case in static]
-    _generate_missing(tasks, backend, cache, fingerprint, stats, progress)
+    _generate_missing(tasks, backend, cache, fingerprint, stats, progress, status, "generating")
 
     if interactive:
-        _run_rounds(interactive, backend, cache, fingerprint, max_tokens, stats, progress)
+        _run_rounds(interactive, backend, cache, fingerprint, max_tokens, stats, progress, status)
     stats.seconds = time.perf_counter() - started
     if hasattr(backend, "stats"):
         stats.backend = backend.stats()
+        startup = stats.backend.get("engine_start_seconds") if isinstance(stats.backend, dict) else None
+        stats.engine_startup_s = startup if isinstance(startup, (int, float)) else None
     return stats
 
 
+def start_backend(backend: Any, stats: PregenerationStats, progress: Callable[[str], None]) -> None:
+    """Start an engine before the first request (an optional ``start()`` of the backend), so its start-up is not
+    counted as generation time in the throughput and ETA."""
+    if stats.started_backend:
+        return
+    stats.started_backend = True
+    start = getattr(backend, "start", None)
+    if callable(start):
+        started = time.perf_counter()
+        start()
+        progress(f"engine started in {time.perf_counter() - started:.1f}s")
+
+
 def _generate_missing(tasks: list[Task], backend: Any, cache: GenerationCache, fingerprint: dict[str, Any],
-                      stats: PregenerationStats, progress: Callable[[str], None]) -> dict[str, Generation]:
+                      stats: PregenerationStats, progress: Callable[[str], None],
+                      status: Callable[[str], None] | None = None, label: str = "generating",
+                      final_line: bool = True) -> ProgressMeter | None:
+    """Generate the tasks not in the cache, committing as the backend hands answers over; returns the progress
+    meter with the final figures (None when everything was cached)."""
     keys = [request_key(fingerprint, t.request) for t in tasks]
     missing = cache.missing(keys)
     stats.requested += len(tasks)
@@ -182,24 +306,27 @@ def _generate_missing(tasks: list[Task], backend: Any, cache: GenerationCache, f
             todo[key] = task
     stats.cached += len(tasks) - len(todo)
     if not todo:
-        return {}
+        return None
     order = sorted(todo, key=lambda k: _prompt_size(todo[k].request), reverse=True)
     ordered_tasks = [todo[k] for k in order]
     done: dict[str, Generation] = {}
+    start_backend(backend, stats, progress)
+    meter = ProgressMeter(label, len(ordered_tasks), progress, status)
+    counted_by_backend = [False]
 
     def commit(chunk: Iterable[tuple[int, Generation]]) -> None:
         rows = [(order[i], g) for i, g in chunk if order[i] not in done]
         cache.put_many(rows)
         done.update(rows)
+        if not counted_by_backend[0]:
+            meter.add_tokens(sum(g.prompt_tokens or 0 for _, g in rows), sum(g.output_tokens or 0 for _, g in rows))
+        meter.tick()
 
-    shown = [-1]
-
-    def report_progress(finished: int, total: int) -> None:
-        # A line per tenth keeps logs readable; the controller's xdist status line is frozen meanwhile.
-        tenth = (10 * finished) // max(total, 1)
-        if tenth > shown[0]:
-            shown[0] = tenth
-            progress(f"generating: {finished}/{total} requests ({100 * finished // max(total, 1)}%)")
+    def report_progress(finished: int, total: int, prompt_tokens: int | None = None,
+                        output_tokens: int | None = None) -> None:
+        if prompt_tokens is not None or output_tokens is not None:
+            counted_by_backend[0] = True
+        meter.update(finished, prompt_tokens, output_tokens)
 
     generations = backend.generate(ordered_tasks, on_chunk=commit, on_progress=report_progress)
     commit(enumerate(generations))
@@ -207,12 +334,17 @@ def _generate_missing(tasks: list[Task], backend: Any, cache: GenerationCache, f
         stats.generated += 1
         stats.prompt_tokens += generation.prompt_tokens or 0
         stats.output_tokens += generation.output_tokens or 0
-    return done
+    meter.done = len(generations)
+    meter.prompt_tokens = sum(g.prompt_tokens or 0 for g in generations)
+    meter.output_tokens = sum(g.output_tokens or 0 for g in generations)
+    if final_line:
+        progress(meter.text())  # the final figures, kept (on a terminal it replaces the updating line)
+    return meter
 
 
 def _run_rounds(entries: Sequence[tuple[Any, Case]], backend: Any, cache: GenerationCache,
                 fingerprint: dict[str, Any], max_tokens: int | None, stats: PregenerationStats,
-                progress: Callable[[str], None]) -> None:
+                progress: Callable[[str], None], status: Callable[[str], None] | None = None) -> None:
     """Step-synchronous rounds across all live conversations; every round is committed before the next."""
     live: list[list[Any]] = []  # [suite, case, generator, pending request, step]
     failed: list[str] = []
@@ -226,11 +358,12 @@ def _run_rounds(entries: Sequence[tuple[Any, Case]], backend: Any, cache: Genera
             failed.append(f"{case.case_id} ({type(error).__name__}: {error})")
     while live:
         stats.rounds += 1
-        tasks = [Task(case, finalize_request(req, suite.definition.max_tokens, max_tokens), step,
+        tasks = [Task(case, finalize_request(req, suite_generation(suite), max_tokens), step,
                       in_conversation=True)
                  for suite, case, _, req, step in live]
         before = stats.generated
-        _generate_missing(tasks, backend, cache, fingerprint, stats, lambda line: None)
+        meter = _generate_missing(tasks, backend, cache, fingerprint, stats, progress, status, f"round {stats.rounds}",
+                                  final_line=False)
         still_live = []
         for entry, task in zip(live, tasks):
             generation = cache.get(request_key(fingerprint, task.request))
@@ -246,7 +379,8 @@ def _run_rounds(entries: Sequence[tuple[Any, Case]], backend: Any, cache: Genera
                 failed.append(f"{task.case.case_id} ({type(error).__name__}: {error})")
         progress(f"round {stats.rounds}: {len(tasks)} requests from {len(live)} conversations "
                  f"({stats.generated - before} generated, {len(tasks) - (stats.generated - before)} from cache or "
-                 f"shared); {len(still_live)} conversations still running")
+                 f"shared); {len(still_live)} conversations still running"
+                 + (f"; {meter.rates()}" if meter is not None else ""))
         live = still_live
     if failed:
         progress(f"{len(failed)} conversations stopped on an error and will fail when scored: "

@@ -10,8 +10,12 @@ from typing import Any
 import pytest
 
 BACKENDS = ("gold", "replay", "vllm", "openai")
+#: ``--toolbench-replay-mode``: which handler made a replayed file (the replay backend hands it to readers that ask).
+REPLAY_MODES = ("fc", "prompting")
 MODES = ("prompt", "native")
 DATA_ENV = "TOOLBENCH_DATA"
+#: Seconds of generation after which finished answers are committed even when fewer than --toolbench-commit-every.
+DEFAULT_COMMIT_SECONDS = 30.0
 
 
 def add_report_options(parser: pytest.Parser) -> None:
@@ -52,6 +56,9 @@ def add_run_options(parser: pytest.Parser) -> None:
                          "replay with --toolbench-replay).")
     group.addoption("--toolbench-replay", dest="toolbench_replay", default=None, metavar="PATH",
                     help="Score saved outputs: a file or folder of the benchmarks' own result files.")
+    group.addoption("--toolbench-replay-mode", dest="toolbench_replay_mode", default=None, choices=REPLAY_MODES,
+                    help="How replayed BFCL result files were made: fc (a native-mode model's files) or prompting; "
+                         "default: per file, FC when any record of the file holds a structured call step.")
     group.addoption("--toolbench-data", dest="toolbench_data", default=None, metavar="DIR",
                     help=f"Folder with the upstream data (DIR/<suite>/...); also ini toolbench_data, env {DATA_ENV}.")
     group.addoption("--toolbench-data-unverified", dest="toolbench_data_unverified", action="store_true",
@@ -69,7 +76,13 @@ def add_run_options(parser: pytest.Parser) -> None:
     group.addoption("--toolbench-cache", dest="toolbench_cache", default=None, metavar="DIR",
                     help="Generation cache folder (default: .pytest_cache/d/toolbench).")
     group.addoption("--toolbench-commit-every", dest="toolbench_commit_every", type=int, default=None, metavar="N",
-                    help="Commit generations to the cache every N finished requests (default: the backend's, 256).")
+                    help="Commit generations to the cache every N finished requests (default: the backend's, 256), "
+                         "or every --toolbench-commit-seconds, whichever comes first.")
+    group.addoption("--toolbench-commit-seconds", dest="toolbench_commit_seconds", type=float,
+                    default=DEFAULT_COMMIT_SECONDS, metavar="S",
+                    help="Commit finished generations to the cache at least every S seconds of generation (default "
+                         f"{DEFAULT_COMMIT_SECONDS:g}), whichever comes first with --toolbench-commit-every: a killed "
+                         "run loses at most the requests that finished in its last S seconds.")
     group.addoption("--toolbench-offline", dest="toolbench_offline", action="store_true", default=False,
                     help="Fail on a generation-cache miss instead of generating (CPU-only jobs reusing a cache).")
 
@@ -78,10 +91,17 @@ def add_run_options(parser: pytest.Parser) -> None:
                   help="prompt: the benchmark's own prompt, answers in text; native: chat template with tools=.")
     gen.addoption("--toolbench-tool-parser", dest="toolbench_tool_parser", default=None,
                   help="Native-mode tool-call parser (hermes, llama3_json, mistral, pythonic); default: detected.")
+    gen.addoption("--toolbench-prompt-format", dest="toolbench_prompt_format", default="auto",
+                  choices=("auto", "handler", "chat-template"),
+                  help="How prompts are written (vllm backend): auto (default): as the benchmark's official harness "
+                       "writes them for the model's family where it has its own renderer (BFCL's handlers for "
+                       "Qwen, Llama 3/4, Gemma 3), else the chat template; handler: the harness's renderer, an "
+                       "error for an unrecognised family; chat-template: always the checkpoint's chat template.")
     gen.addoption("--toolbench-max-tokens", dest="toolbench_max_tokens", type=int, default=None, metavar="N",
                   help="Maximum output tokens (default: the suite's setting, never below 512).")
-    gen.addoption("--toolbench-temperature", dest="toolbench_temperature", type=float, default=0.0, metavar="T",
-                  help="Sampling temperature (default 0: greedy).")
+    gen.addoption("--toolbench-temperature", dest="toolbench_temperature", type=float, default=None, metavar="T",
+                  help="Sampling temperature for every suite (default: the suite's own, as its official harness "
+                       "samples, e.g. BFCL 0.001; 0, greedy, for a suite that sets none).")
     gen.addoption("--toolbench-seed", dest="toolbench_seed", type=int, default=0, metavar="N", help="Sampling seed.")
     gen.addoption("--toolbench-tp", dest="toolbench_tp", type=int, default=1, metavar="N",
                   help="vLLM tensor-parallel size.")
@@ -123,6 +143,8 @@ class RunOptions:
     backend: str
     model: str | None = None
     replay: str | None = None
+    #: ``--toolbench-replay-mode``: None decides per file (see the replay backend)
+    replay_mode: str | None = None
     data_dir: str | None = None
     data_dir_origin: str = ""
     download: bool = True
@@ -132,7 +154,9 @@ class RunOptions:
     mode: str = "prompt"
     tool_parser: str | None = None
     max_tokens: int | None = None
-    temperature: float = 0.0
+    #: ``--toolbench-temperature``; None: each suite's own (suite.yaml ``generation.temperature``, else greedy)
+    temperature: float | None = None
+    prompt_format: str = "auto"
     seed: int = 0
     tensor_parallel_size: int = 1
     dtype: str = "auto"
@@ -143,6 +167,7 @@ class RunOptions:
     api_key_env: str = "OPENAI_API_KEY"
     json_path: str | None = None
     commit_every: int | None = None
+    commit_seconds: float = DEFAULT_COMMIT_SECONDS
     user_model: str | None = None
     user_base_url: str | None = None
     data_unverified: bool = False
@@ -225,6 +250,10 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
         raise pytest.UsageError("--toolbench-backend replay needs --toolbench-replay PATH")
     if replay and not Path(replay).exists():
         raise pytest.UsageError(f"--toolbench-replay {replay}: no such file or folder")
+    replay_mode = get("toolbench_replay_mode")
+    if replay_mode and backend != "replay":
+        raise pytest.UsageError(f"--toolbench-replay-mode={replay_mode} applies to replayed outputs only "
+                                "(--toolbench-replay=PATH)")
     if backend == "vllm" and not model:
         raise pytest.UsageError("--toolbench-backend vllm needs --model <hf-id-or-path>")
     if backend == "openai" and not (get("toolbench_base_url") and model):
@@ -238,6 +267,9 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
     commit_every = get("toolbench_commit_every")
     if commit_every is not None and commit_every < 1:
         raise pytest.UsageError("--toolbench-commit-every must be a positive number of requests")
+    commit_seconds = get("toolbench_commit_seconds")
+    if commit_seconds is None or not commit_seconds > 0 or commit_seconds == float("inf"):
+        raise pytest.UsageError("--toolbench-commit-seconds must be a positive number of seconds")
     max_tokens = get("toolbench_max_tokens")
     if max_tokens is not None and max_tokens < 1:
         raise pytest.UsageError("--toolbench-max-tokens must be positive")
@@ -272,14 +304,16 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
         json_path = str(report_path(config, json_path))
 
     return RunOptions(
-        backend=backend, model=model, replay=str(Path(replay).resolve()) if replay else None,
+        backend=backend, model=model, replay=str(Path(replay).resolve()) if replay else None, replay_mode=replay_mode,
         data_dir=data_dir or None, data_dir_origin=origin, download=not get("toolbench_no_download"),
         limit=limit, cache_dir=str(cache_path), offline=get("toolbench_offline"), mode=get("toolbench_mode"),
         tool_parser=get("toolbench_tool_parser"), max_tokens=max_tokens, temperature=get("toolbench_temperature"),
+        prompt_format=get("toolbench_prompt_format"),
         seed=get("toolbench_seed"), tensor_parallel_size=get("toolbench_tp"), dtype=get("toolbench_dtype"),
         max_model_len=get("toolbench_max_model_len"), gpu_memory_utilization=get("toolbench_gpu_mem"),
         vllm_args=_parse_vllm_args(get("toolbench_vllm_args")), base_url=get("toolbench_base_url"),
         api_key_env=get("toolbench_api_key_env"), json_path=json_path, commit_every=commit_every,
+        commit_seconds=commit_seconds,
         user_model=user_model, user_base_url=user_base_url,
         data_unverified=bool(get("toolbench_data_unverified")),
         suite_options=_parse_suite_options(get("toolbench_suite_options")),

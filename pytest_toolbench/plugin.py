@@ -71,6 +71,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[DATA_ENV_KEY] = (relative, os.environ[options.DATA_ENV]) if relative is not None else None
     session = ToolbenchSession(config, run_options, role, registry)
     config.stash[SESSION_KEY] = session
+    if role != "worker" and not config.getoption("collectonly"):
+        session.model_note = check_model(run_options)
+    _register_markers(config, session, warn=role != "worker")
     if role != "worker":
         config.pluginmanager.register(ResultCollector(session), "toolbench-results")
         _register_reports(config, session)
@@ -82,6 +85,46 @@ def pytest_configure(config: pytest.Config) -> None:
         from .xdist import WorkerManifest
 
         config.pluginmanager.register(WorkerManifest(session), "toolbench-manifest")
+
+
+def check_model(run_options: options.RunOptions) -> str | None:
+    """The model (or endpoint) must be there before anything starts: one usage error naming it and the fix, in
+    seconds, instead of a traceback after minutes. Returns a line for the header (e.g. cached copy used offline)."""
+    from .backends.model_source import ModelUnavailable, check_endpoint, locate_model
+
+    try:
+        note = None
+        if run_options.backend == "vllm" and run_options.model:
+            note = locate_model(run_options.model, network=not run_options.offline).note
+        elif run_options.backend == "openai" and run_options.base_url and not run_options.offline:
+            check_endpoint("--toolbench-base-url", run_options.base_url)
+        if run_options.user_base_url and not run_options.offline:
+            check_endpoint("--toolbench-user-base-url", run_options.user_base_url)
+        return note
+    except ModelUnavailable as error:
+        raise pytest.UsageError(f"pytest-toolbench: {error}") from None
+
+
+def _register_markers(config: pytest.Config, session: ToolbenchSession, warn: bool) -> None:
+    """Every marker of the run's suites, described, before collection (``pytest --markers``, ``--strict-markers``,
+    also on xdist workers, whose ``-m`` check may name a suite they rule out); then a ``-m`` expression naming a
+    marker no suite or plugin knows gets a warning instead of silently selecting nothing (once: not on workers)."""
+    import difflib
+
+    from .session import run_paths
+
+    definitions = session.catalog.definitions_under(run_paths(config))
+    collection.register_suite_markers(config, definitions)
+    if not warn:
+        return
+    known = sorted({line.split(":", 1)[0].split("(", 1)[0].strip() for line in config.getini("markers")})
+    for name in collection.unknown_mark_names(config):
+        close = difflib.get_close_matches(name, known, n=3)
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        config.issue_config_time_warning(pytest.PytestConfigWarning(
+            f"pytest-toolbench: -m {config.option.markexpr!r} names the marker {name!r}, which no suite, plugin or "
+            f"ini file declares, so it selects nothing by that name (`pytest --markers` lists them){hint}"),
+            stacklevel=2)
 
 
 def _register_reports(config: pytest.Config, session: ToolbenchSession) -> None:
@@ -124,12 +167,15 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if opts.backend == "gold":
         what = "gold (reference answers; no --model given)"
     elif opts.backend == "replay":
-        what = f"replay of {opts.replay}"
+        what = f"replay of {opts.replay} (replay mode: {getattr(opts, 'replay_mode', None) or 'per file'})"
     else:
         what = f"{opts.backend}, model {opts.model}, mode {opts.mode}"
     data = f"{opts.data_dir} ({opts.data_dir_origin})" if opts.data_dir else \
         "none given: pinned upstream download, else the shipped samples"
-    return [f"toolbench: backend {what}", f"toolbench: data {data}"]
+    lines = [f"toolbench: backend {what}", f"toolbench: data {data}"]
+    if session.model_note:
+        lines.append(f"toolbench: {session.model_note}")
+    return lines
 
 
 # -- collection ------------------------------------------------------------------------------------------------
@@ -209,7 +255,7 @@ def build_summary(toolbench: ToolbenchSession):
         if record["suite"] not in benchmarks:
             facts = toolbench.suite_facts(record["suite"])
             benchmark = toolbench.registry.benchmark(facts["scorer"], Path(facts["definition"]))
-            benchmarks[record["suite"]] = (benchmark, facts["title"], facts["data_source"])
+            benchmarks[record["suite"]] = (benchmark, facts["title"], facts["data_source"], facts.get("available"))
     return summarize(toolbench.records, benchmarks, toolbench.header())
 
 
@@ -240,14 +286,22 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     toolbench = get_session(config)
     if toolbench is None or toolbench.role == "worker":
         return
-    from .report import terminal
+    from .report import failures, terminal
     from .report.run import RUN_KEY
 
     run = config.stash.get(RUN_KEY, None)
+    failure_lines = failures.lines(toolbench.records)
+    if failure_lines:
+        terminalreporter.section("toolbench failures")
+        for line in failure_lines:
+            terminalreporter.write_line(line)
     if toolbench.summary is not None:
         terminalreporter.section("toolbench summary")
         for line in terminal.render(toolbench.summary, run.outcome if run else None):
             terminalreporter.write_line(line)
+        samples = terminal.samples_line(toolbench.summary)
+        if samples:
+            terminalreporter.write_line(samples, yellow=True, bold=True)
     if run is None:
         return
     for what, path in run.written:

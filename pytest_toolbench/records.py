@@ -33,6 +33,8 @@ MAX_NODES = 20_000
 OUTPUT_LIMIT = 200_000
 TEXT_LIMIT = 20_000
 LEAF_LIMIT = 10_000
+#: a failed test's message: the explanation and the start of the output (see ``session.fail_message``)
+MESSAGE_LIMIT = 30_000
 
 _INT64 = 1 << 63
 _NOTE_ROOM = 64
@@ -153,6 +155,8 @@ class CaseRecord(Mapping):
     finish_reason: str | None = None
     known_defect: str | None = None  # the reason, when the case is a documented upstream defect
     nodeid: str | None = None
+    #: the text the case's test failed (or was skipped) with, on every record that did not pass; None when passed
+    message: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = {name: getattr(self, name) for name in _FIELD_NAMES}
@@ -190,7 +194,7 @@ _FIELD_SET = frozenset(_FIELD_NAMES)
 
 #: Record fields and the limit each is held to. Text fields are cut to their limit; structured fields go through
 #: :func:`safe_value`. Fields not listed are set by the core itself from the suite definition and data.
-TEXT_FIELDS = {"output": OUTPUT_LIMIT, "explanation": TEXT_LIMIT}
+TEXT_FIELDS = {"output": OUTPUT_LIMIT, "explanation": TEXT_LIMIT, "message": MESSAGE_LIMIT}
 VALUE_FIELDS = ("decoded", "expected", "counts", "labels", "details", "keywords")
 
 

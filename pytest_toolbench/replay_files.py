@@ -65,6 +65,9 @@ class ReplayOutputs(dict):
         self.problems: list[Problem] = []
         self.unreadable: dict[str, str] = {}
         self.origins: dict[str, tuple[str, int | None]] = {}
+        #: ``{case id: reason}`` of cases the benchmark's own scorer leaves out of every denominator (NesTools' API
+        #: failures): they fail as ``missing_output`` but add nothing to the counts, as upstream.
+        self.left_out: dict[str, str] = {}
         self.files: list[str] = []
         self.duplicates = duplicates
         self._line_problems: dict[str, int] = {}

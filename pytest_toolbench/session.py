@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import platform
 import time
 from pathlib import Path
@@ -17,12 +18,11 @@ from .catalog import Catalog, LoadedSuite, Registry
 from .errors import ToolbenchError
 from .generation import Answerer, Unavailable, pregenerate, run_case
 from .options import RunOptions
-from .suite import NOT_SCORED, Case, Verdict
+from .suite import NOT_RUN, NOT_SCORED, Case, Generation, Verdict
 
 #: Error categories the core gives (every other one is the benchmark's own).
 MISSING_OUTPUT = "missing_output"
 SCORER_ERROR = "scorer_error"
-NOT_RUN = "not_run"
 
 REPLAY_LINES_SHOWN = 20
 
@@ -49,14 +49,14 @@ class ToolbenchSession:
             suite_cache_dir=Path(options.cache_dir) / "suites",
             suite_options=options.suite_options,
             # Check the run's local data before collection (a difference: one usage error); workers need not.
-            check_first=() if role == "worker" else
-            [config.invocation_params.dir / arg.split("::", 1)[0] for arg in config.args])
+            check_first=() if role == "worker" else run_paths(config))
         self.records: list[records.CaseRecord] = []
         self.skipped: set[str] = set()  # node ids of skipped benchmark items: no verdict expected
         self.expected: dict[str, Any] | None = None  # the selected cases (a manifest), to find those never scored
         self.replay_facts: dict[str, Any] | None = None
         self.cache_notes: list[str] = []  # what happened to the generation cache (moved aside, not writable, ...)
         self.pregeneration: dict[str, Any] | None = None
+        self.model_note: str | None = None  # how the model was found, when worth saying (plugin.check_model)
         self.summary: Any = None  # the RunSummary, built once at session finish
         self._backend: Any = None
         self._cache: GenerationCache | None = None
@@ -128,7 +128,7 @@ class ToolbenchSession:
             self._cache = None
 
     # -- generation --------------------------------------------------------------------------------------------
-    def pregenerate(self, entries: list[tuple[LoadedSuite, Case]], write_line) -> None:
+    def pregenerate(self, entries: list[tuple[LoadedSuite, Case]], write_line, status=None) -> None:
         """Generate every missing answer once, before any test runs (engine backends only)."""
         if not self.uses_engine or not entries:
             return
@@ -152,7 +152,8 @@ class ToolbenchSession:
                    f"with {self.options.backend} ({self.options.model})")
         try:
             stats = pregenerate(entries, self.backend(), cache, self.fingerprint(), self.options.max_tokens,
-                                progress=lambda line: write_line(f"toolbench: {line}"))
+                                progress=lambda line: write_line(f"toolbench: {line}"),
+                                status=(lambda line: status(f"toolbench: {line}")) if status else None)
         finally:
             show_notes()
         self.pregeneration = stats.to_json()
@@ -176,8 +177,10 @@ class ToolbenchSession:
         suite = self.catalog.by_name(case.suite)
         try:
             generation = run_case(case, suite, self.answerer(), self.options.max_tokens)
-        except MissingOutput as missing:
-            verdict = Verdict(passed=False, error_type=MISSING_OUTPUT, explanation=str(missing))
+        except MissingOutput as missing:  # no saved line, a line that cannot be read, an offline cache miss
+            verdict = Verdict(passed=False, error_type=MISSING_OUTPUT, explanation=str(missing),
+                              counts=no_output_counts(suite, case) if missing.in_denominators else {},
+                              labels={"outcome": MISSING_OUTPUT})
             return verdict, self._record(suite, case, verdict, output="", finish_reason=None)
         except Unavailable as reason:  # skipped with the reason, counted as not passed (like any not_scored case)
             verdict = Verdict(passed=False, error_type=NOT_SCORED, explanation=str(reason),
@@ -185,11 +188,13 @@ class ToolbenchSession:
             return verdict, self._record(suite, case, verdict, output="", finish_reason=None)
         except Exception as error:  # reading this case's output failed: its failure, not a lost case
             verdict = scorer_error(error, "reading the output")
+            verdict.counts = no_output_counts(suite, case)
             return verdict, self._record(suite, case, verdict, output="", finish_reason=None)
         try:
             verdict = suite.benchmark.score(case, generation)
         except Exception as error:  # RecursionError on absurd nesting, a scorer bug, ...
             verdict = scorer_error(error, "scoring")
+            verdict.counts = no_output_counts(suite, case)
         if generation.truncated:
             verdict.labels.setdefault("truncated", "yes")
         return verdict, self._record(suite, case, verdict, generation.text, generation.finish_reason)
@@ -225,7 +230,8 @@ class ToolbenchSession:
         for nodeid, suite, case in entries:
             if suite.name not in suites:
                 suites[suite.name] = {"scorer": suite.definition.scorer, "definition": str(suite.definition.path),
-                                      "title": suite.definition.title, "data_source": suite.source.to_json()}
+                                      "title": suite.definition.title, "data_source": suite.source.to_json(),
+                                      "available": _available(suite)}
             cases.append([nodeid, suite.name, case.case_id, case.category, list(case.keywords), _order(suite, case)])
         return {"suites": suites, "cases": cases}
 
@@ -253,7 +259,7 @@ class ToolbenchSession:
                 explanation="no verdict: the test never reached its scorer (a crashed xdist worker, a setup error "
                             "or an interrupted run)",
                 labels={"outcome": NOT_RUN}, nodeid=nodeid))
-        return missing
+        return [dataclasses.replace(record, message=fail_message(record)) for record in missing]
 
     # -- replay diagnostics ------------------------------------------------------------------------------------
     def report_replay(self, write_line) -> None:
@@ -299,6 +305,9 @@ class ToolbenchSession:
                                      ("kind", "path", "data_sha256", "unverified", "unlisted")}
                               for name, facts in sorted(self.expected["suites"].items())}
             header["data_unverified_allowed"] = self.options.data_unverified
+        if self.options.backend == "replay":
+            # --toolbench-replay-mode: how BFCL's reader decodes the files (fc, prompting, or decided per file)
+            header["replay_mode"] = getattr(self.options, "replay_mode", None) or "per file"
         if self.options.suite_options:
             header["suite_options"] = self.options.suite_options
         if self.cache_notes:
@@ -310,6 +319,8 @@ class ToolbenchSession:
         generation_seconds = (self.pregeneration or {}).get("seconds") or 0.0
         header["timing"] = {"wall_s": round(wall, 3), "generation_s": round(generation_seconds, 3),
                             "collection_and_scoring_s": round(wall - generation_seconds, 3)}
+        if self.model_note:
+            header["model_source"] = self.model_note
         if self.uses_engine:
             header["fingerprint"] = self.fingerprint()
             header["generation"] = self.pregeneration
@@ -318,6 +329,35 @@ class ToolbenchSession:
                     f"{self.options.user_model} at {self.options.user_base_url}" if self.options.user_model else
                     "the run's own model: NOT comparable with published numbers (upstream uses GPT-4o)")
         return header
+
+
+def _available(suite: LoadedSuite) -> dict[str, Any]:
+    """What the suite has in this run's data (after ``--toolbench-limit``): the selection is measured against it."""
+    by_category: dict[str, int] = {}
+    for case in suite.cases:
+        by_category[case.category] = by_category.get(case.category, 0) + 1
+    return {"cases": len(suite.cases), "by_category": by_category}
+
+
+def run_paths(config: pytest.Config) -> list[Path]:
+    """The files and folders the run collects from (``config.args``; a ``--pyargs`` package name as its folder)."""
+    paths = []
+    for arg in config.args:
+        given = arg.split("::", 1)[0]
+        path = config.invocation_params.dir / given
+        if not path.exists() and config.getoption("pyargs", False):
+            import importlib.util
+
+            try:
+                spec = importlib.util.find_spec(given)
+            except (ImportError, ValueError):
+                spec = None
+            if spec is not None and spec.submodule_search_locations:
+                path = Path(list(spec.submodule_search_locations)[0])
+            elif spec is not None and spec.origin:
+                path = Path(spec.origin)
+        paths.append(path)
+    return paths
 
 
 def _order(suite: LoadedSuite, case: Case) -> int:
@@ -334,6 +374,17 @@ def _plugin_version() -> str:
     return __version__
 
 
+def no_output_counts(suite: LoadedSuite, case: Case) -> dict[str, float]:
+    """The per-case counts of a case that has no usable output (``missing_output``, ``scorer_error``): those an
+    empty answer gets, so that the case stays in every denominator a suite sums from counts (NesTools' Format and
+    Tree, micro P/R over gold items) instead of silently dropping out of it. The case itself fails whatever the
+    empty answer would have scored."""
+    try:
+        return dict(suite.benchmark.score(case, Generation(text="")).counts)
+    except Exception:  # noqa: BLE001 - the counts serve the denominators; the verdict stands without them
+        return {}
+
+
 def scorer_error(error: BaseException, stage: str) -> Verdict:
     message = records.safe_text(f"{type(error).__name__}: {error}", 2000)
     return Verdict(passed=False, error_type=SCORER_ERROR, explanation=f"{stage} raised {message}",
@@ -341,12 +392,18 @@ def scorer_error(error: BaseException, stage: str) -> Verdict:
 
 
 def fail_message(record: records.CaseRecord) -> str:
-    """The assertion text, from the safe record (so it can cross to the xdist controller whatever the output)."""
+    """The assertion text, from the safe record (so it can cross to the xdist controller whatever the output); the
+    record's ``message``. A case that is not scored is skipped with ``not scored: <reason>``; a case with no verdict
+    (``not_run``) ran no test, and its message is its error type and explanation."""
+    if record.get("error_type") == NOT_SCORED:
+        return records.safe_text(f"not scored: {record.get('explanation', '')}", records.MESSAGE_LIMIT)
+    if record.get("error_type") == NOT_RUN:
+        return records.safe_text(f"{NOT_RUN}: {record.get('explanation', '')}", records.MESSAGE_LIMIT)
     output = record.get("output") or ""
     shown = output if len(output) <= 2000 else output[:2000] + f"... [{len(output)} characters]"
     lines = [f"{record.get('error_type') or 'failed'}: {record.get('explanation', '')}".rstrip(), "",
              f"model output: {shown!r}"]
-    return records.safe_text("\n".join(lines), 30_000)
+    return records.safe_text("\n".join(lines), records.MESSAGE_LIMIT)
 
 
 def load_error(error: ToolbenchError) -> str:

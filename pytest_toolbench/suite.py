@@ -20,6 +20,9 @@ FORMAT_ERROR = "format_error"
 #: to install), never as passed; its record is kept, it counts as not passed, and the metrics that need the missing
 #: part are N/A.
 NOT_SCORED = "not_scored"
+#: The error category the core gives a selected case that reached no verdict (a crashed xdist worker, a setup error,
+#: an interrupted run): a failure, and the figures over its category are incomplete.
+NOT_RUN = "not_run"
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,12 @@ class Request:
     #: a benchmark whose native protocol differs from its prompting one (BFCL's FC handlers send no prompting system
     #: prompt); None: ``messages`` in both modes.
     native_messages: Sequence[Mapping[str, Any]] | None = None
+    #: The suite's sampling temperature (suite.yaml ``generation.temperature``: its official harness's), used unless
+    #: the run sets ``--toolbench-temperature``; None: greedy.
+    temperature: float | None = None
+    #: Tokens kept free of the context beside the prompt and the answer: the answer gets at most ``context - prompt -
+    #: context_reserve`` tokens (BFCL's OSS handlers: ``min(4096, context - prompt - 2)``).
+    context_reserve: int = 0
 
     def messages_for(self, native: bool) -> Sequence[Mapping[str, Any]]:
         """The messages a backend answering in native mode (``native``) or in prompting mode sends."""
@@ -143,6 +152,12 @@ class Metric:
     #: Which way is an improvement: "higher" (accuracy) or "lower" (an attack success rate). Gates and baseline
     #: comparisons read it: --toolbench-fail-under is a maximum and --toolbench-max-drop a maximum rise for "lower".
     better: str = "higher"
+    #: Why the figure does not cover what it claims (a category that did not run in full, cases without a
+    #: verdict), or "" when it is complete; reports show it, and a gate on an incomplete figure is missed.
+    incomplete: str = ""
+    #: Set by the core, not the suite: "over N of M cases (selection)" when the run's selection (``-k``, ``--lf``,
+    #: node ids) left part of what the figure covers out; "" when the figure covers all of it.
+    scope: str = ""
 
     def __post_init__(self) -> None:
         if self.better not in METRIC_DIRECTIONS:

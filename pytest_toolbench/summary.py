@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from .suite import CaseResult, Metric
+from .suite import NOT_RUN, CaseResult, Metric
 
 
 @dataclass
@@ -21,15 +22,25 @@ class SuiteSummary:
     error_types_by_category: dict[str, dict[str, int]]
     labels: dict[str, dict[str, int]]
     known_defects: int = 0  # failing cases that are documented upstream defects (their reference is wrong)
+    #: How many cases the suite has in this run's data (after ``--toolbench-limit``), when known; ``total`` below
+    #: it means the selection (``-k``, ``--lf``, node ids) left cases out.
+    available: int | None = None
 
     @property
     def is_sample(self) -> bool:
+        """The suite ran on its shipped samples (its real data could not be had): its figures are not the
+        benchmark's, and a gate on them is missed."""
         return self.data_source.get("kind") == "samples"
+
+    @property
+    def partial_selection(self) -> bool:
+        return self.available is not None and self.total < self.available
 
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name, "title": self.title, "data_source": dict(self.data_source),
-            "total": self.total, "passed": self.passed,
+            "samples": self.is_sample,
+            "total": self.total, "passed": self.passed, "available": self.available,
             "metrics": [m.__dict__ for m in self.metrics],
             "error_types": self.error_types, "error_types_by_category": self.error_types_by_category,
             "labels": self.labels, "known_defects": self.known_defects,
@@ -52,9 +63,57 @@ def to_case_result(record: Mapping[str, Any]) -> CaseResult:
                       output=record.get("output") or "", keywords=tuple(record.get("keywords") or ()))
 
 
+def no_value_without_cases(metric: Metric) -> Metric:
+    """A figure over no cases (``0/0``) has no value: N/A everywhere, never a 0% beside its N/A twin."""
+    if metric.value is not None and metric.total is not None and metric.total == 0 and not metric.correct:
+        return dataclasses.replace(metric, value=None)
+    return metric
+
+
+def with_scope(metrics: list[Metric], results: list[CaseResult], available: int | None,
+               available_by_category: Mapping[str, int] | None) -> list[Metric]:
+    """Say "over N of M cases (selection)" on every figure the run's selection covers only in part: a category's
+    own figure when that category lost cases, every other figure when the suite did."""
+    if available is None or len(results) >= available:
+        return metrics
+    selected = Counter(r.category for r in results)
+    suite_note = f"over {len(results)} of {available} cases (selection)"
+    scoped = []
+    for metric in metrics:
+        note = suite_note
+        if metric.group == "category" and available_by_category and metric.name in available_by_category:
+            have, of = selected.get(metric.name, 0), available_by_category[metric.name]
+            note = f"over {have} of {of} cases (selection)" if have < of else ""
+        scoped.append(dataclasses.replace(metric, scope=note) if note else metric)
+    return scoped
+
+
+def with_not_run(metrics: list[Metric], results: list[CaseResult]) -> list[Metric]:
+    """Cases without a verdict (``not_run``) make a suite's figures incomplete. A suite whose aggregation marks
+    that itself (BFCL, per category) is left alone; for the others, every figure is marked except the category
+    figures of categories where every case reached its verdict."""
+    stopped = Counter(r.category for r in results if r.error_type == NOT_RUN)
+    if not stopped or any(m.incomplete for m in metrics):
+        return metrics
+    selected = Counter(r.category for r in results)
+    marked = []
+    for metric in metrics:
+        if metric.group == "category" and metric.name in selected:
+            if not stopped.get(metric.name):
+                marked.append(metric)
+                continue
+            why = f"{stopped[metric.name]} of {selected[metric.name]} cases"
+        else:
+            why = f"{sum(stopped.values())} of {len(results)} cases"
+        marked.append(dataclasses.replace(
+            metric, incomplete=f"INCOMPLETE: {why} have no verdict (not_run, counted as failed)"))
+    return marked
+
+
 def summarize(records: Iterable[Mapping[str, Any]], benchmarks: Mapping[str, Any],
               header: dict[str, Any]) -> RunSummary:
-    """``benchmarks`` maps suite name to (benchmark object, for ``aggregate``; title; data source facts)."""
+    """``benchmarks`` maps suite name to (benchmark object, for ``aggregate``; title; data source facts[;
+    ``{"cases": M, "by_category": {category: m}}``, what the suite has in this run's data])."""
     by_suite: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for record in records:
         by_suite[record["suite"]].append(record)
@@ -62,7 +121,8 @@ def summarize(records: Iterable[Mapping[str, Any]], benchmarks: Mapping[str, Any
     for name in sorted(by_suite):
         suite_records = sorted(by_suite[name], key=lambda r: r.get("order", 0))
         results = [to_case_result(r) for r in suite_records]
-        benchmark, title, data_source = benchmarks[name]
+        benchmark, title, data_source = benchmarks[name][:3]
+        available = (benchmarks[name][3] if len(benchmarks[name]) > 3 else None) or {}
         errors = Counter(r.error_type for r in results if not r.passed and r.error_type)
         per_category: dict[str, Counter] = defaultdict(Counter)
         for r in results:
@@ -75,7 +135,10 @@ def summarize(records: Iterable[Mapping[str, Any]], benchmarks: Mapping[str, Any
         summary.suites.append(SuiteSummary(
             name=name, title=title, data_source=data_source or {},
             total=len(results), passed=sum(r.passed for r in results),
-            metrics=list(benchmark.aggregate(results)),
+            metrics=with_scope(with_not_run([no_value_without_cases(m) for m in benchmark.aggregate(results)],
+                                            results),
+                               results, available.get("cases"), available.get("by_category")),
+            available=available.get("cases"),
             error_types=dict(errors.most_common()),
             error_types_by_category={c: dict(v.most_common()) for c, v in sorted(per_category.items())},
             labels={k: dict(v.most_common()) for k, v in sorted(labels.items())},

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from pytest_toolbench.definition import load_definition
 
 from pytest_toolbench.catalog import import_scorer
 from pytest_toolbench.scorer_lib import rouge as rouge_l  # the shared rouge 1.0.1 ROUGE-L
@@ -33,7 +34,7 @@ specs = import_scorer(SUITE_DIR, "specs")
 
 
 def _definition(samples=("dialog",), **options) -> dict:
-    definition = yaml.safe_load((SUITE_DIR / "suite.yaml").read_text())
+    definition = dict(load_definition(SUITE_DIR / "suite.yaml").raw)  # options: their default values
     definition["options"] = {**definition["options"], "samples": list(samples), **options}
     return definition
 
@@ -182,13 +183,13 @@ def test_samples_pass_under_gold():
 
 
 def test_bad_options_are_refused():
-    from pytest_toolbench.errors import DataError
-    for bad in ({"samples": ["api"]}, {"prompt": "other"}, {"description_order": "set"},
-                {"levels": ["level-3"]}, {"dialog_pass_threshold": "high"}):
-        definition = _definition()
-        definition["options"].update(bad)
-        with pytest.raises(DataError):
-            scorer.load_cases(SAMPLES, definition)
+    from shipped import option_refusal
+
+    for bad in ({"samples": ["api"]}, {"samples": []}, {"prompt": "other"}, {"description_order": "set"},
+                {"levels": ["level-3"]}, {"dialog_pass_threshold": "high"}, {"dialog_pass_threshold": True}):
+        key = next(iter(bad))
+        assert f"apibank.{key}=" in option_refusal("apibank", **bad), bad
+    assert option_refusal("apibank", samples=["dialog", "api_call"], dialog_pass_threshold=0.5) == ""
 
 
 def test_full_data_counts(full_cases):

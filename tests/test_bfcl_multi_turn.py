@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -240,6 +241,9 @@ def test_conversations_advance_in_batched_rounds_and_a_rerun_generates_nothing(s
     first = scripted_run(shared_data, tmp_path, *workers)
     assert first.returncode == 0, first.stdout[-3000:]
     assert "round 1: 12 requests from 12 conversations" in first.stdout, first.stdout[-3000:]
+    # each round says how fast it ran
+    assert re.search(r"toolbench: round 1: 12 requests from 12 conversations \(.*\); \d+ conversations still "
+                     r"running; prompt [\d,]+ tok/s, generation [\d,.]+ tok/s, elapsed \dm\d\ds", first.stdout)
     sizes = batches(tmp_path)
     # one engine call per round with every live conversation's request; identical requests (entries of different
     # categories that open with the same turn) are generated once

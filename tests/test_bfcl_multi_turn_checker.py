@@ -4,7 +4,11 @@
 ground truth with positional arguments, a dropped / reordered / split / wrong call, an empty turn, hostile and
 undecodable steps, a force-terminated transcript, a non-list result, FC steps with bad JSON, text, odd shapes), each
 with the verdict and error type of ``_evaluate_single_multi_turn_entry`` (prompting handler:
-``default_decode_execute_prompting``; FC: ``convert_to_function_call``).
+``default_decode_execute_prompting``; FC: ``convert_to_function_call``). Rows labelled ``fc_*``, ``prompting_*``,
+``*_as_prompting`` (36 real entries of base / miss_param / long_context, gold as FC steps): turns answered in text by
+an FC model (an empty turn upstream), FC steps read by the prompting handler, a repeated argument key (``"k"`` and
+``"k "``: ``eval`` refuses ``f(k=v,k =v)``), two calls fused into one FC name with ``or`` / ``and`` (``eval`` runs
+both, or stops at the first falsy result), a repeated keyword in prompting text (the decoder keeps one).
 
 ``tests/data/bfcl_executor_oracle.jsonl``: call strings (the ground truth plus hostile and odd calls) with the result
 strings of the official ``execute_multi_turn_func_call`` on fresh instances. Calls where this executor deviates on
@@ -47,6 +51,10 @@ def test_the_oracle_file_covers_every_error_type():
                        "multi_turn:execution_response_mismatch"):
         assert seen[("prompting", error_type)], error_type
     assert seen[("fc", None)] and seen[("fc", "multi_turn:instance_state_mismatch")]
+    labels = Counter(row["label"] for row in ROWS)
+    for label in ("fc_text_turn", "fc_all_text", "fc_repeated_key", "fc_or_name", "fc_and_name",
+                  "prompting_repeated_key", "all_text_as_prompting", "fc_steps_as_prompting"):
+        assert labels[label] >= 30, label
 
 
 def test_verdicts_equal_the_official_checker(cases):
@@ -62,10 +70,59 @@ def test_verdicts_equal_the_official_checker(cases):
 
 def test_the_suite_scores_replayed_results_in_their_mode(cases):
     for row in ROWS[::7]:
-        if row["mode"] == "fc" and not any(isinstance(s, list) for t in row["result"] for s in t):
-            continue  # an FC transcript without a single call step reads as prompting text (README)
-        verdict = bfcl.score(cases[row["id"]], bfcl_generation(row["result"]))
+        expected = (row["official_valid"], row["official_error_type"])
+        wrapped = bfcl.score(cases[row["id"]], bfcl_generation({"mode": row["mode"], "result": row["result"]}))
+        assert (wrapped.passed, wrapped.error_type) == expected, row["label"]
+        structured = isinstance(row["result"], list) and any(
+            isinstance(s, list) for t in row["result"] if isinstance(t, list) for s in t)
+        if structured == (row["mode"] == "fc"):
+            # a bare result (no file around it) can only be read as FC when it holds a structured step
+            bare = bfcl.score(cases[row["id"]], bfcl_generation(row["result"]))
+            assert (bare.passed, bare.error_type) == expected, row["label"]
+
+
+def test_replayed_files_are_decoded_in_their_file_mode(cases, tmp_path):
+    """An FC file (any record with a structured step) decodes every record as FC, its all-text records included
+    (upstream's FC decoder never reads text: an empty turn); ``mode`` overrides the per-file decision."""
+    from pytest_toolbench.suite import Generation
+
+    as_prompting = {(row["id"], row["label"]): row for row in ROWS
+                    if row["label"] in ("fc_steps_as_prompting", "all_text_as_prompting")}
+    fc_rows = [row for row in ROWS if row["label"] in ("fc_gold_keywords", "fc_all_text")
+               and row["category"] == "multi_turn_base" and (row["id"], "all_text_as_prompting") in as_prompting]
+    assert len(fc_rows) >= 20
+    for position, rows in enumerate((fc_rows[0::2], fc_rows[1::2])):  # one file of gold, one of text (each id once)
+        folder = tmp_path / str(position)
+        folder.mkdir()
+        (folder / "BFCL_v4_multi_turn_base_result.json").write_text(
+            "".join(json.dumps({"id": row["id"], "result": row["result"]}) + "\n" for row in rows))
+        for mode in (None, "fc", "prompting"):
+            outputs = bfcl.replay_outputs(folder, mode=mode)
+            for row in rows:
+                verdict = bfcl.score(cases[row["id"]], Generation(text=outputs[row["id"]], finish_reason="stop"))
+                if mode == "prompting":
+                    label = "fc_steps_as_prompting" if row["label"] == "fc_gold_keywords" else "all_text_as_prompting"
+                    expected = as_prompting[(row["id"], label)]
+                elif mode is None and all(not isinstance(s, list) for turn in row["result"] for s in turn) \
+                        and all(r["label"] == "fc_all_text" for r in rows):
+                    expected = as_prompting[(row["id"], "all_text_as_prompting")]  # a file of text: prompting
+                else:
+                    expected = row
+                assert (verdict.passed, verdict.error_type) == (expected["official_valid"],
+                                                                 expected["official_error_type"]), (mode, row["label"])
+                assert verdict.labels["mode"] == expected["mode"]
+    # a file mixing both: the text records are an FC model's, empty turns as upstream
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    mixed = [row for row in fc_rows if row["label"] == "fc_gold_keywords"][:3] + \
+        [row for row in fc_rows if row["label"] == "fc_all_text"][3:6]
+    (folder / "BFCL_v4_multi_turn_base_result.json").write_text(
+        "".join(json.dumps({"id": row["id"], "result": row["result"]}) + "\n" for row in mixed))
+    outputs = bfcl.replay_outputs(folder)
+    for row in mixed:
+        verdict = bfcl.score(cases[row["id"]], Generation(text=outputs[row["id"]], finish_reason="stop"))
         assert (verdict.passed, verdict.error_type) == (row["official_valid"], row["official_error_type"]), row["label"]
+        assert verdict.labels["mode"] == "fc"
 
 
 def bfcl_generation(result):

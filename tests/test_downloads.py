@@ -530,3 +530,73 @@ def test_a_placeholder_pin_is_never_fetched_and_says_how_to_run_with_a_copy(tmp_
     source = resolve(definition, user_data(tmp_path / "data"), tmp_path / "cache")
     assert source.kind == "samples" and upstream.requests == []
     assert "placeholder checksum" in source.description and "--toolbench-data-unverified" in source.description
+
+
+OTHER_SUITE_YAML = """\
+name: other
+title: Another suite
+scorer: scorer
+data:
+  folder: other
+  samples: samples
+categories:
+  - name: other_q
+generation:
+  max_tokens: 512
+"""
+
+OTHER_SCORER = '''
+from pytest_toolbench.suite import Case, Metric, Request, Verdict
+
+
+def load_cases(data_dir, definition):
+    return [Case("other", f"o{i}", "other_q", {}) for i in range(2)]
+
+
+def build_request(case):
+    return Request(messages=[{"role": "user", "content": case.case_id}])
+
+
+def gold_output(case):
+    return "ok"
+
+
+def score(case, generation):
+    return Verdict(generation.text == "ok", None if generation.text == "ok" else "wrong", "")
+
+
+def aggregate(results):
+    passed = sum(r.passed for r in results)
+    return [Metric("accuracy", passed / len(results), passed, len(results), group="aggregate")]
+'''
+
+
+@pytest.mark.parametrize("data", [["--toolbench-data=data"], []], ids=["data-folder", "no-data-folder"])
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["single", "xdist"])
+@pytest.mark.parametrize("selection", [["-k", "other"], ["-m", "other"], ["-k", "not dl"], ["-m", "other_q"]],
+                         ids=lambda args: " ".join(args))
+def test_a_deselected_suite_costs_no_download(project, upstream, data, workers, selection):
+    other = project.path / "suites" / "other"
+    (other / "samples").mkdir(parents=True)
+    (other / "suite.yaml").write_text(OTHER_SUITE_YAML)
+    (other / "scorer.py").write_text(OTHER_SCORER)
+    result = run(project, *data, *workers, *selection)
+    result.assert_outcomes(passed=2)
+    assert upstream.requests == []  # the dl suite's files were neither fetched nor asked for
+    assert not (project.path / "cache" / "downloads").exists()
+    # selected, the same suite asks for what it needs, as before
+    run(project, *data, "-k", "dl")
+    assert upstream.requests
+
+
+def test_a_case_id_selects_a_suite_whose_data_are_at_hand_and_never_starts_a_download(project, upstream):
+    # nothing cached yet: only a case id could match, and finding out would take a download, so the suite is left out
+    result = run(project, "--toolbench-data=data", "-k", "q0", "--collect-only", "-q")
+    assert "suites/dl/suite.yaml::q0" not in result.stdout.str() and upstream.requests == []
+    # by its suite's name, it is selected and downloaded as usual; then its case index is at hand, and the case id
+    # alone selects it, with no request
+    run(project, "--toolbench-data=data", "-k", "dl and q0").assert_outcomes(passed=1)
+    assert upstream.requests
+    upstream.requests.clear()
+    run(project, "--toolbench-data=data", "-k", "q0").assert_outcomes(passed=1)
+    assert upstream.requests == []

@@ -226,3 +226,12 @@ def test_invalid_settings_are_rejected():
         OpenAIEndpointBackend("http://x", "m", mode="chat")
     with pytest.raises(ValueError):
         OpenAIEndpointBackend("http://x", "m", concurrency=0)
+
+
+def test_temperature_is_the_suites_unless_the_run_sets_one():
+    import dataclasses
+
+    sampled = dataclasses.replace(task("q"), request=dataclasses.replace(task("q").request, temperature=0.001))
+    assert backend("http://unused").request_body(sampled.request)["temperature"] == 0.001
+    assert backend("http://unused").request_body(task("q").request)["temperature"] == 0.0  # greedy by default
+    assert backend("http://unused", temperature=0.5).request_body(sampled.request)["temperature"] == 0.5

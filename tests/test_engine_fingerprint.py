@@ -74,14 +74,18 @@ def test_fingerprint_is_content_addressed_not_path_addressed(checkpoint, tmp_pat
 def test_fingerprint_records_settings_that_change_generations(checkpoint):
     base = VllmBackend(str(checkpoint)).fingerprint()
     assert base["chat_template_sha256"] and base["mode"] == "prompt" and base["tool_parser"] is None
-    assert base["sampling"] == {"temperature": 0.0, "top_p": 1.0, "max_tokens": 512, "seed": 0}
+    # temperature None: no --toolbench-temperature, each suite's own (suite.yaml generation.temperature)
+    assert base["sampling"] == {"temperature": None, "top_p": 1.0, "max_tokens": 512, "seed": 0}
+    # a Qwen2 architecture: BFCL's requests are rendered as QwenHandler renders them, the rest by the template
+    assert base["prompt_format"]["suites"]["bfcl"]["renderer"] == "bfcl-handler:QwenHandler"
+    assert base["prompt_format"]["default"]["sha256"] == base["chat_template_sha256"]
     assert set(base["versions"]) == {"vllm", "torch", "transformers"}
 
     native = VllmBackend(str(checkpoint), mode="native").fingerprint()
     assert native["tool_parser"] == "hermes"  # detected from the template's <tool_call>
     assert VllmBackend(str(checkpoint), mode="native", tool_parser="pythonic").fingerprint()["tool_parser"] == "pythonic"
 
-    for change in ({"temperature": 0.7}, {"seed": 1}, {"dtype": "bfloat16"}, {"max_model_len": 4096},
+    for change in ({"temperature": 0.7}, {"temperature": 0.0}, {"prompt_format_option": "chat-template"}, {"seed": 1}, {"dtype": "bfloat16"}, {"max_model_len": 4096},
                    {"tensor_parallel_size": 2}, {"engine_args": {"quantization": "fp8"}}):
         assert VllmBackend(str(checkpoint), **change).fingerprint() != base, change
 

@@ -83,6 +83,11 @@ def test_one_engine_generates_once_and_workers_only_score(shared_data, tiny_mode
     assert "pre-generating answers for 65 cases" in first.stdout, first.stdout[-3000:]
     stats = generation_stats(tmp_path)
     assert (stats["generated"], stats["cached"]) == (65, 0)
+    # how long and how fast: the engine's start-up apart from generation, tokens per second of what was generated
+    assert stats["requests"] == 65 and stats["engine_startup_s"] > 0 and stats["generation_s"] > 0
+    assert stats["output_tokens_per_s"] == pytest.approx(stats["output_tokens"] / stats["generation_s"], rel=0.01)
+    assert "toolbench: engine started in " in first.stdout
+    assert "toolbench: generating: 65/65 requests (100%), prompt " in first.stdout
     document = json.loads((tmp_path / "run.json").read_text())
     assert len(document["cases"]) == 65 and document["suites"]["bfcl"]["total"] == 65
     assert document["header"]["fingerprint"]["backend"] == "vllm"
@@ -94,6 +99,7 @@ def test_one_engine_generates_once_and_workers_only_score(shared_data, tiny_mode
     assert "65 from cache" in second.stdout or generation_stats(tmp_path)["cached"] == 65
     stats = generation_stats(tmp_path)
     assert (stats["generated"], stats["cached"]) == (0, 65)
+    assert stats["engine_startup_s"] is None and "engine started" not in second.stdout  # nothing to generate
     assert json.loads((tmp_path / "run.json").read_text())["suites"] == document["suites"]
 
 

@@ -171,6 +171,48 @@ def test_progress_without_chunks_uses_one_generate_call(tiny_model_dir, tiny_llm
     assert stats["output_tokens_per_second"] > 0
 
 
+def staggered_tasks(count: int) -> list[Task]:
+    """Tasks that finish at different engine steps (task i may write i + 1 tokens)."""
+    return [Task(t.case, Request(t.request.messages, max_tokens=i + 1)) for i, t in enumerate(make_tasks(count))]
+
+
+def test_results_are_handed_over_by_time_as_well_as_by_count(tiny_model_dir, tiny_llm):
+    tasks = staggered_tasks(6)
+    whole = make_backend(tiny_model_dir, tiny_llm).generate(tasks)
+    # by count only (a count no run of 6 reaches, a time no run reaches): one hand-over, at the end
+    chunks = []
+    assert make_backend(tiny_model_dir, tiny_llm, chunk_size=1000, commit_seconds=3600).generate(
+        tasks, on_chunk=chunks.append) == whole
+    assert len(chunks) == 1
+    # by time: whatever finished is handed over as soon as the time is up, long before the count is reached
+    chunks = []
+    assert make_backend(tiny_model_dir, tiny_llm, chunk_size=1000, commit_seconds=1e-9).generate(
+        tasks, on_chunk=chunks.append) == whole
+    assert len(chunks) == 6 and sorted(i for chunk in chunks for i, _ in chunk) == list(range(6))
+
+
+class _WithoutEnqueue:
+    """The engine as a vLLM without ``LLM.enqueue`` exposes it (older releases): ``llm_engine`` and ``generate``."""
+
+    def __init__(self, llm):
+        self.llm_engine = llm.llm_engine
+        self.generate = llm.generate
+
+
+def test_without_llm_enqueue_the_engine_is_stepped_through_add_request(tiny_model_dir, tiny_llm):
+    tasks = staggered_tasks(5)
+    whole = make_backend(tiny_model_dir, tiny_llm).generate(tasks)
+    chunks, progress = [], []
+    backend = make_backend(tiny_model_dir, _WithoutEnqueue(tiny_llm), chunk_size=1000, commit_seconds=1e-9)
+    streamed = backend.generate(tasks, on_chunk=chunks.append,
+                                on_progress=lambda done, total, prompt_tokens, output_tokens:
+                                progress.append((done, output_tokens)))
+    assert streamed == whole
+    assert len(chunks) == 5  # one hand-over per finished request: they finish at different steps
+    assert progress[-1] == (5, sum(g.output_tokens for g in whole))
+    assert not tiny_llm.llm_engine.has_unfinished_requests()
+
+
 def test_native_mode_renders_tools_and_parses_each_output(tiny_model_dir, tiny_llm):
     backend = make_backend(tiny_model_dir, tiny_llm, mode="native")
     assert backend.tool_parser == "hermes"  # detected from the template's <tool_call> markers
@@ -271,7 +313,7 @@ def test_endpoint_native_mode_and_truncation(vllm_server):
     assert all(isinstance(g.tool_calls, list) for g in generations)
     assert endpoint.fingerprint() == {
         "backend": "openai", "base_url": vllm_server, "model": "tiny", "mode": "native",
-        "sampling": {"temperature": 0.0, "max_tokens": 8}, "extra_body": {},
+        "sampling": {"temperature": None, "max_tokens": 8}, "extra_body": {},  # None: each suite's own
     }
 
 

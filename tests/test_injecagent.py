@@ -354,10 +354,18 @@ def test_a_malformed_cache_fails_loading_naming_the_file(tmp_path):
 
 
 @pytest.mark.parametrize("options", [{"settings": ["hard"]}, {"attacks": ["xx"]}, {"attacker_simulator": "gpt4"},
-                                     {"prompt_format": "raw"}])
-def test_unknown_options_are_data_errors(options):
-    with pytest.raises(DataError, match="options"):
-        sample_cases(**options)
+                                     {"prompt_format": "raw"}, {"settings": []}])
+def test_unknown_options_are_refused_by_the_suite_yaml_schemas(options):
+    from shipped import option_refusal
+
+    assert f"injecagent.{next(iter(options))}=" in option_refusal("injecagent", **options)
+
+
+def test_valid_option_values_are_accepted():
+    from shipped import option_refusal
+
+    assert option_refusal("injecagent", settings="base", attacks=["ds", "dh"], attacker_simulator="none",
+                          attacker_cache=None, prompt_format="concatenated") == ""
 
 
 # -- get_score: formulas, rounding, incompleteness --------------------------------------------------------------

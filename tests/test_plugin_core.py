@@ -187,8 +187,10 @@ def test_failed_cases_are_one_line_each_unless_tb_is_given(echo):
     saved = echo.path / "saved.jsonl"
     saved.write_text(json.dumps({"id": "echo_0", "result": "not json"}) + "\n")
     short = run(echo, f"--toolbench-replay={saved}").stdout.str()
-    assert "= FAILURES =" not in short
-    assert "FAILED suites/echo/suite.yaml::echo_0 - Failed: format_error" in short
+    assert "= FAILURES =" not in short and "short test summary info" not in short
+    assert "suites/echo/suite.yaml::echo_0: format_error: output is not an echo call" in short
+    assert "FAILED suites/echo/suite.yaml::echo_0 - Failed: format_error" in \
+        run(echo, f"--toolbench-replay={saved}", "-rf").stdout.str()
     long = run(echo, f"--toolbench-replay={saved}", "--tb=short").stdout.str()
     assert "= FAILURES =" in long and "model output: 'not json'" in long
 

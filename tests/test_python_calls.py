@@ -197,7 +197,7 @@ def test_presets_differ_only_where_flags_say():
     flags = {f.name for f in dataclasses.fields(Dialect)} - {"name", "error", "messages"}
     assert {name for name in flags if getattr(ACEBENCH_NORMAL, name) != getattr(BFCL_PROMPTING, name)} == {
         "prepare", "bare_call", "call_without_keywords", "wrap_render_errors", "hash_key_before_value",
-        "wrap_arithmetic_failures", "fstrings"}
+        "wrap_arithmetic_failures", "fstrings", "sets_in_expressions", "upstream_frames"}
     assert {name for name in flags if getattr(ACEBENCH_AGENT, name) != getattr(ACEBENCH_NORMAL, name)} == {
         "prepare", "bare_call", "containers", "other_expression_is_empty", "call_without_keywords",
         "arguments_in_comprehension"}

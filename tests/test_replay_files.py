@@ -153,8 +153,8 @@ def test_bfcl_no_known_layout_and_skipped_categories(tmp_path):
     lines_file(tmp_path / "r" / "BFCL_v4_multi_turn_base_result.json", [{"id": "multi_turn_base_0", "result": [["x"]]}])
     lines_file(tmp_path / "r" / "BFCL_v4_irrelevance_result.json", [{"id": "irrelevance_0", "result": "no"}])
     outputs = bfcl.replay_outputs(tmp_path / "r")
-    # a multi-turn record keeps its nested result as JSON text
-    assert dict(outputs) == {"irrelevance_0": "no", "multi_turn_base_0": '[["x"]]'}
+    # a multi-turn record keeps its nested result as JSON text, with its file's mode (all text: prompting)
+    assert dict(outputs) == {"irrelevance_0": "no", "multi_turn_base_0": '{"mode": "prompting", "result": [["x"]]}'}
     assert one(texts(outputs), "warning: result files of categories this suite does not score", "format_sensitivity")
 
 
@@ -336,7 +336,7 @@ def test_backend_reads_each_file_once_and_fails_only_the_bad_cases(catalog, tmp_
             backend.generate([task(next(c for c in simple if c.case_id == missing))])
     assert reads == [str(file)]
     coverage = backend.coverage(cases)
-    assert coverage["bfcl"]["simple_python"] == (len(simple), 1)  # the unreadable one fails on its own
+    assert coverage["bfcl"]["simple_python"] == (len(simple), 2)  # the unreadable one has no output either
     assert coverage["bfcl"]["multiple"] == (2, 2)
     problems = backend.problems()
     assert one(problems, f"bfcl: {file}:2: error: not UTF-8")
@@ -426,7 +426,112 @@ def test_plugin_scores_the_good_lines_of_a_broken_file(tmp_path):
     assert len(verdicts) == len(suite.cases)
     failed = sorted(case_id for case_id, case in verdicts.items() if not case["passed"])
     assert failed == sorted([broken, cut]), failed
-    # the broken lines fail their own cases, naming file and line (not "no output"); the rest score as usual
-    assert verdicts[broken]["error_type"] != "missing_output" and verdicts[cut]["error_type"] != "missing_output"
+    # a case whose line cannot be read has no output: missing_output (naming file and line), counted in the
+    # coverage line beside the cases without a line; the rest score as usual
+    assert verdicts[broken]["error_type"] == "missing_output" and verdicts[cut]["error_type"] == "missing_output"
+    simple_count = sum(1 for case in suite.cases if case.category == "simple_python")
+    assert f"selected cases without a saved output (scored missing_output): simple_python 2/{simple_count}" \
+        in combined, combined[-3000:]
+    assert document["header"]["replay_coverage"]["bfcl"]["simple_python"] == {"selected": simple_count,
+                                                                               "without_output": 2}
     assert "BFCL_v3_simple_result.json:2: not UTF-8 (byte 0xff" in combined
     assert "BFCL_v3_simple_result.json:4: invalid JSON" in combined
+
+
+# ------------------------------------------------------------------------------------------------------------
+# --toolbench-replay-mode
+
+def test_bfcl_single_turn_mode_is_decided_per_file_or_stated(tmp_path):
+    """A file with any list result is an FC file (its texts go to the FC decoder); ``mode`` states it instead."""
+    lines_file(tmp_path / "fc" / "BFCL_v4_simple_python_result.json",
+               [{"id": "simple_python_0", "result": [{"f": "{}"}]}, {"id": "simple_python_1", "result": "[f()]"}])
+    lines_file(tmp_path / "text" / "BFCL_v4_simple_python_result.json", [{"id": "simple_python_1", "result": "[f()]"}])
+    per_file = bfcl.replay_outputs(tmp_path / "fc")
+    assert per_file["simple_python_1"].tool_calls == [] and per_file["simple_python_0"].tool_calls
+    assert bfcl.replay_outputs(tmp_path / "text")["simple_python_1"] == "[f()]"
+    assert bfcl.replay_outputs(tmp_path / "text", mode="fc")["simple_python_1"].tool_calls == []
+    stated = bfcl.replay_outputs(tmp_path / "fc", mode="prompting")
+    assert stated["simple_python_0"] == '[{"f": "{}"}]' and stated["simple_python_1"] == "[f()]"
+
+
+def test_bfcl_multi_turn_records_carry_their_file_mode(tmp_path):
+    fc_step = [[[{"cd": '{"folder": "x"}'}]]]
+    text_step = [["[cd(folder='x')]"]]
+    lines_file(tmp_path / "fc" / "BFCL_v4_multi_turn_base_result.json",
+               [{"id": "multi_turn_base_0", "result": fc_step}, {"id": "multi_turn_base_1", "result": text_step},
+                {"id": "multi_turn_base_2", "result": "Error during inference: boom"}])
+    lines_file(tmp_path / "text" / "BFCL_v4_multi_turn_base_result.json",
+               [{"id": "multi_turn_base_1", "result": text_step}])
+    modes = {case_id: json.loads(text)["mode"] for case_id, text in bfcl.replay_outputs(tmp_path / "fc").items()}
+    assert modes == {"multi_turn_base_0": "fc", "multi_turn_base_1": "fc", "multi_turn_base_2": "fc"}
+    assert json.loads(bfcl.replay_outputs(tmp_path / "text")["multi_turn_base_1"]) == {"mode": "prompting",
+                                                                                      "result": text_step}
+    assert json.loads(bfcl.replay_outputs(tmp_path / "text", mode="fc")["multi_turn_base_1"])["mode"] == "fc"
+    stated = bfcl.replay_outputs(tmp_path / "fc", mode="prompting")
+    assert {json.loads(text)["mode"] for text in stated.values()} == {"prompting"}
+    assert json.loads(stated["multi_turn_base_2"])["result"] == "Error during inference: boom"
+
+
+def test_the_replay_backend_hands_its_mode_to_readers_that_take_it(tmp_path):
+    lines_file(tmp_path / "BFCL_v4_simple_python_result.json", [{"id": "simple_python_1", "result": "[f()]"}])
+    seen = []
+
+    class Suite:
+        def __init__(self, reader):
+            self.benchmark = type("Benchmark", (), {"replay_outputs": staticmethod(reader)})
+            self.all_case_ids, self.cases = [], []
+
+    def with_mode(path, mode=None):
+        seen.append(mode)
+        return {"a": "x"}
+
+    def without_mode(path):
+        seen.append("no mode")
+        return {"a": "x"}
+
+    class Catalog_:
+        suites = {"with": Suite(with_mode), "without": Suite(without_mode)}
+
+        def by_name(self, name):
+            return self.suites.get(name)
+
+    backend = ReplayBackend(Catalog_(), str(tmp_path), mode="fc")
+    assert backend.fingerprint()["replay_mode"] == "fc"
+    backend.load("with"), backend.load("without")
+    assert seen == ["fc", "no mode"]
+    assert ReplayBackend(Catalog_(), str(tmp_path)).fingerprint()["replay_mode"] == "per file"
+
+
+def _run_replay(tmp_path, *args):
+    env = {key: value for key, value in os.environ.items() if key != "TOOLBENCH_DATA"}  # the shipped samples
+    return subprocess.run([sys.executable, "-m", "pytest", str(REPO / "suites" / "bfcl"), "-q", "-p",
+                           "no:cacheprovider", "-p", "no:randomly", *args], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300, env=env)
+
+
+def test_replay_mode_is_in_the_header_and_reaches_the_bfcl_reader(tmp_path):
+    catalog = Catalog(Registry(), None, "", Path(tempfile.mkdtemp()), False, limit=None)
+    suite = catalog.load(REPO / "suites" / "bfcl" / "suite.yaml")
+    case = next(c for c in suite.cases if c.category == "simple_python")
+    lines_file(tmp_path / "r" / "BFCL_v4_simple_python_result.json",
+               [{"id": case.case_id, "result": suite.benchmark.gold_output(case)}])
+    for mode, passed in ((None, True), ("fc", False)):
+        out = tmp_path / f"{mode}.json"
+        result = _run_replay(tmp_path, f"--toolbench-replay={tmp_path / 'r'}", f"--toolbench-json={out}",
+                             "-v", "-k", case.case_id, *([f"--toolbench-replay-mode={mode}"] if mode else []))
+        document = json.loads(out.read_text())
+        assert document["header"]["replay_mode"] == (mode or "per file"), result.stdout[-2000:]
+        assert f"replay mode: {mode or 'per file'}" in result.stdout
+        record = next(c for c in document["cases"] if c["case_id"] == case.case_id)
+        # the gold text read as an FC model's text: upstream's FC decoder does not decode text
+        assert record["passed"] is passed and record["labels"]["mode"] == ("fc" if mode else "prompting")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--toolbench-replay-mode=fc"], "--toolbench-replay-mode=fc applies to replayed outputs only"),
+    (["--toolbench-replay-mode=native", "--toolbench-replay=."], "invalid choice: 'native'"),
+])
+def test_a_bad_replay_mode_is_one_usage_error(tmp_path, args, message):
+    result = _run_replay(tmp_path, "--collect-only", *args)
+    assert result.returncode == 4, result.stdout[-2000:] + result.stderr[-2000:]
+    assert message in result.stderr and "Traceback" not in result.stderr + result.stdout

@@ -59,6 +59,7 @@ def test_html_report_has_summary_columns_and_case_details(echo):
                  "Diff (expected → parsed)", "expected 'hello world, this is a longer text'"):
         assert part in details
     assert failed["log"] == ""  # the explanation lives in the details, not twice
+    assert "<pre class=tb-message>wrong_text: expected 'hello world, this is a longer text'" in details  # message
     passed = entries["suites/echo/suite.yaml::echo_0"]
     assert cell(passed, "errortype") == ""
     assert "Raw model output" in passed["extras"][-1]["content"] and "Diff" not in passed["extras"][-1]["content"]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from pytest_toolbench.definition import load_definition
 
 from pytest_toolbench.suite import FORMAT_ERROR, Case, CaseResult, Generation
 from conftest import REPO, shared_data_dir
@@ -232,7 +233,7 @@ def test_third_turn_request_carries_history_with_function_names():
 
 @pytest.fixture(scope="module")
 def all_cases(shared_data):
-    return rotbench.load_cases(shared_data / "rotbench", yaml.safe_load((SUITE_DIR / "suite.yaml").read_text()))
+    return rotbench.load_cases(shared_data / "rotbench", dict(load_definition(SUITE_DIR / "suite.yaml").raw))
 
 
 def test_all_cases_loaded(all_cases):

@@ -31,7 +31,7 @@ SCORERS = {"bfcl": bfcl, "acebench": acebench, "nestools": nestools, "rotbench":
 
 
 def _definition(suite: str) -> dict:
-    return yaml.safe_load((REPO / "suites" / suite / "suite.yaml").read_text(encoding="utf-8"))
+    return dict(load_definition(REPO / "suites" / suite / "suite.yaml").raw)  # options: their default values
 
 
 def _scored(suite: str, definition: dict) -> list[tuple]:

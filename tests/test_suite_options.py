@@ -55,6 +55,63 @@ def test_a_misspelt_option_is_one_usage_error(tmp_path, option, message):
     assert message in result.stderr, result.stderr[-2000:]
 
 
+@pytest.mark.parametrize("paths, option, message", [
+    (["suites"], "rotbench.levels=[clen]",
+     'pytest-toolbench: --toolbench-suite-option=rotbench.levels=["clen"]: not accepted: rotbench.levels must be a '
+     "list of any of clean, slight, medium, heavy, union (at least 1, no repeats)"),
+    (["suites/rotbench"], "rotbench.levels=clean", "rotbench.levels must be a list of any of clean"),
+    (["suites"], "acebench.languages=[fr]", "acebench.languages must be a list of any of en, zh"),
+    (["suites/acebench"], "acebench.agent_max_messages=0", "acebench.agent_max_messages must be an integer >= 1"),
+    (["suites/tltraining"], "tltraining.empty_input_fails=maybe", "tltraining.empty_input_fails must be true or false"),
+])
+def test_a_value_the_options_schema_refuses_is_one_usage_error(tmp_path, paths, option, message):
+    result = _pytest(tmp_path, *paths, "--collect-only", f"--toolbench-suite-option={option}")
+    assert result.returncode == 4, result.stdout[-2000:] + result.stderr[-2000:]
+    assert message in result.stderr, result.stderr[-2000:]
+    assert "Traceback" not in result.stdout + result.stderr
+    assert len([line for line in result.stderr.splitlines() if line.strip()]) == 1, result.stderr
+
+
+def test_every_shipped_option_declares_a_schema_its_default_matches():
+    from pytest_toolbench.definition import load_definition, option_problem
+
+    for path in sorted((REPO / "suites").glob("*/suite.yaml")):
+        definition = load_definition(path)  # raises on a default its schema refuses
+        for key, spec in definition.option_specs.items():
+            assert spec["schema"] and spec.get("description"), (path, key)
+            assert option_problem(spec, spec["default"]) is None
+            assert definition.raw["options"][key] == spec["default"]  # what the scorer reads: the value
+
+
+BAD_DEFAULT_YAML = """\
+name: tiny
+title: Tiny
+scorer: scorer
+data:
+  folder: tiny
+categories:
+  - name: add
+generation:
+  max_tokens: 512
+options:
+  rounds:
+    description: how many rounds
+    default: -1
+    schema: {type: integer, minimum: 1}
+"""
+
+
+def test_a_default_its_schema_refuses_is_one_usage_error_naming_file_line_and_option(tmp_path):
+    folder = tmp_path / "suites" / "tiny"
+    folder.mkdir(parents=True)
+    (folder / "suite.yaml").write_text(BAD_DEFAULT_YAML)
+    (folder / "scorer.py").write_text("")
+    result = _pytest(tmp_path, str(tmp_path / "suites"), "--collect-only", f"--rootdir={tmp_path}")
+    assert result.returncode == 4, result.stdout[-2000:] + result.stderr[-2000:]
+    assert (f"{folder / 'suite.yaml'}:13: field 'options/rounds/default': the default -1 of tiny.rounds is not "
+            "accepted: it must be an integer >= 1") in result.stderr, result.stderr
+
+
 def test_values_are_read_as_yaml():
     from pytest_toolbench.options import _parse_suite_options
 
@@ -83,3 +140,12 @@ def test_acebench_agent_message_budget_reaches_the_conversation():
     except StopIteration as done:
         transcript = done.value
     assert steps <= 3 and transcript["stopped_by"] == "limit", transcript
+
+
+def test_an_option_schema_that_is_not_one_is_refused_naming_its_line(tmp_path):
+    from pytest_toolbench.definition import OptionError, load_definition
+
+    path = tmp_path / "suite.yaml"
+    path.write_text(BAD_DEFAULT_YAML.replace("default: -1", "default: 1").replace("minimum: 1", "minimum: one"))
+    with pytest.raises(OptionError, match=r"suite.yaml:14: field 'options/rounds/schema': not a JSON Schema"):
+        load_definition(path)

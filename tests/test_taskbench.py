@@ -189,10 +189,12 @@ def test_missing_labels_name_the_download(tmp_path):
 
 
 def test_options_are_checked():
-    with pytest.raises(DataError, match="options.protocol"):
-        sample_cases(protocol="jarvis")
-    with pytest.raises(DataError, match="options.domains"):
-        sample_cases(domains=["tools"])
+    from shipped import option_refusal
+
+    assert "taskbench.protocol=\"jarvis\": not accepted: taskbench.protocol must be one of toleap, upstream" in \
+        option_refusal("taskbench", protocol="jarvis")
+    assert "taskbench.domains=" in option_refusal("taskbench", domains=["tools"])
+    assert option_refusal("taskbench", domains="multimedia", protocol="upstream") == ""
 
 
 def _write_labels_for_real_requests(target: Path, real: Path) -> dict[str, int]:

@@ -539,8 +539,11 @@ def test_loader_rejects_malformed_files(tmp_path):
         teval.load_cases(SAMPLES, {"options": {"files": ["plan_str_v2.json", "plan_str_v2_zh.json"]}})
     with pytest.raises(DataError, match="not a T-Eval v2 data file"):
         teval.load_cases(SAMPLES, {"options": {"files": ["plan_v1.json"]}})
-    with pytest.raises(DataError, match="postprocess"):
-        teval.load_cases(SAMPLES, {"options": {"postprocess": "strip"}})
+    from shipped import option_refusal
+
+    assert "teval.files=[\"plan_v1.json\"]" in option_refusal("teval", files=["plan_v1.json"])
+    assert "teval.postprocess=" in option_refusal("teval", postprocess="strip")
+    assert option_refusal("teval", files=["plan_str_v2_zh.json", "instruct_v2_subset.json"]) == ""
 
 
 HOSTILE = ["", "\x00", "{" * 5000, "[" * 5000 + "]" * 5000, "'" * 1000, "```json", "```json\n```", "{'a': " * 300,

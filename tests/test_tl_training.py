@@ -6,6 +6,7 @@ import json
 
 import pytest
 import yaml
+from pytest_toolbench.definition import load_definition
 
 from pytest_toolbench.suite import FORMAT_ERROR, CaseResult, Generation
 from conftest import REPO
@@ -18,7 +19,7 @@ parse_python_calls = scorer("tltraining", "decoding").parse_python_calls
 
 SUITE_DIR = REPO / "suites" / "tltraining"
 #: The suite's own definition: it declares the reused RoTBench and BFCL data (data.reuses) and opts into TL labels.
-DEFINITION = yaml.safe_load((SUITE_DIR / "suite.yaml").read_text())
+DEFINITION = dict(load_definition(SUITE_DIR / "suite.yaml").raw)
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +138,7 @@ def test_aggregate_per_dataset(sample_cases):
 
 
 def test_shared_data_gold_run(shared_data):
-    definition = yaml.safe_load((SUITE_DIR / "suite.yaml").read_text())
+    definition = dict(load_definition(SUITE_DIR / "suite.yaml").raw)
     cases = tltraining.load_cases(shared_data, definition)
     counts = {}
     for case in cases:

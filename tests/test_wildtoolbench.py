@@ -156,8 +156,11 @@ def test_loader_rejects_malformed_lines_and_unknown_language(tmp_path, definitio
     with pytest.raises(DataError) as error:
         wtb.load_cases(tmp_path, definition)
     assert "Wild-Tool-Bench.jsonl:1" in str(error.value) and "english_env_info" in str(error.value)
-    with pytest.raises(DataError, match="language"):
-        wtb.load_cases(SAMPLES, {**definition, "options": {**definition["options"], "language": "zh"}})
+    from shipped import option_refusal
+
+    assert "wildtoolbench.language=\"zh\": not accepted: wildtoolbench.language must be one of en" in \
+        option_refusal("wildtoolbench", language="zh")
+    assert "wildtoolbench.max_graph_combinations=" in option_refusal("wildtoolbench", max_graph_combinations=0)
 
 
 # ------------------------------------------------------------------------------------------------------------------

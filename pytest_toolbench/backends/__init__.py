@@ -13,7 +13,13 @@ ENGINE_BACKENDS = ("vllm", "openai")
 
 
 class MissingOutput(ToolbenchError):
-    """A backend has no answer for a case (e.g. a replay folder without it, or an offline cache miss)."""
+    """A backend has no answer for a case (e.g. a replay folder without it, or an offline cache miss). The case
+    stays in every denominator (``in_denominators``) unless the benchmark's own scorer leaves such a case out (a
+    replayed NesTools API failure)."""
+
+    def __init__(self, message: str, in_denominators: bool = True):
+        super().__init__(message)
+        self.in_denominators = in_denominators
 
 
 def checked(backend: Any, name: str) -> Backend:
@@ -35,7 +41,8 @@ def with_user_simulator(backend: Backend, options: Any) -> Backend:
 
     user = OpenAIEndpointBackend(options.user_base_url, options.user_model, mode="prompt",
                                  api_key_env=options.api_key_env, temperature=0.0, seed=options.seed,
-                                 chunk_size=options.commit_every or 64)
+                                 chunk_size=options.commit_every or 64,
+                                 commit_seconds=options.commit_seconds)
     return UserSimulatorRouter(backend, user)
 
 
@@ -51,7 +58,7 @@ def make_builtin(options: Any, catalog: Any, extra: dict[str, Callable[..., Any]
     if options.backend == "replay":
         from .replay import ReplayBackend
 
-        return ReplayBackend(catalog, options.replay)
+        return ReplayBackend(catalog, options.replay, mode=getattr(options, "replay_mode", None))
     if options.backend == "vllm":
         from .vllm_engine import VllmBackend
 

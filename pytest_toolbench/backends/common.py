@@ -14,13 +14,33 @@ from typing import Any, Callable, Mapping, Sequence
 
 from pytest_toolbench.suite import Generation
 
-#: ``on_progress(done, total)``: called as requests finish (done counts requests of this ``generate`` call).
-ProgressCallback = Callable[[int, int], None]
+#: ``on_progress(done, total)``: called as requests finish (done counts requests of this ``generate`` call). The
+#: core's callback also takes ``prompt_tokens=`` and ``output_tokens=`` (of the finished requests so far) for its
+#: tokens-per-second figures; :func:`progress_reporter` passes them only to a callback that accepts them.
+ProgressCallback = Callable[..., None]
 #: ``on_chunk([(index, generation), ...])``: a finished group of results, indices into the ``tasks`` argument, so the
 #: caller can commit them to its cache before the rest of the run finishes.
 ChunkCallback = Callable[[list[tuple[int, Generation]]], None]
 
 _GENERATION_FIELDS = {f.name for f in dataclasses.fields(Generation)}
+
+
+def progress_reporter(on_progress: ProgressCallback | None) -> Callable[[int, int, int, int], None] | None:
+    """``report(done, total, prompt_tokens, output_tokens)`` for a backend: the token counts go to an
+    ``on_progress`` that takes them as keywords; a two-argument callback gets the two counts only."""
+    if on_progress is None:
+        return None
+    import inspect
+
+    try:
+        inspect.signature(on_progress).bind(0, 0, prompt_tokens=0, output_tokens=0)
+        with_tokens = True
+    except (TypeError, ValueError):
+        with_tokens = False
+    if with_tokens:
+        return lambda done, total, prompt, output: on_progress(done, total, prompt_tokens=prompt,
+                                                               output_tokens=output)
+    return lambda done, total, prompt, output: on_progress(done, total)
 
 
 def make_generation(

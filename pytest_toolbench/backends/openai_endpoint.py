@@ -23,6 +23,7 @@ from pytest_toolbench.backends.common import (
     ProgressCallback,
     Stopwatch,
     make_generation,
+    progress_reporter,
 )
 from pytest_toolbench.errors import ToolbenchError
 from pytest_toolbench.suite import MODEL_BACKEND, Generation, Request, Task
@@ -81,7 +82,7 @@ class OpenAIEndpointBackend:
         *,
         mode: str = "native",
         api_key_env: str | None = "OPENAI_API_KEY",
-        temperature: float = 0.0,
+        temperature: float | None = None,
         max_tokens: int = 512,
         top_p: float | None = None,
         seed: int | None = None,
@@ -92,14 +93,15 @@ class OpenAIEndpointBackend:
         backoff_initial_s: float = 1.0,
         backoff_max_s: float = 60.0,
         chunk_size: int = 64,
+        commit_seconds: float = 30.0,
         on_progress: ProgressCallback | None = None,
         on_chunk: ChunkCallback | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-        if concurrency < 1 or chunk_size < 1 or max_retries < 0:
-            raise ValueError("concurrency and chunk_size must be >= 1, max_retries >= 0")
+        if concurrency < 1 or chunk_size < 1 or max_retries < 0 or not commit_seconds > 0:
+            raise ValueError("concurrency and chunk_size must be >= 1, max_retries >= 0, commit_seconds > 0")
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.mode = mode
@@ -115,6 +117,7 @@ class OpenAIEndpointBackend:
         self.backoff_initial_s = backoff_initial_s
         self.backoff_max_s = backoff_max_s
         self.chunk_size = chunk_size
+        self.commit_seconds = commit_seconds
         self.on_progress = on_progress
         self.on_chunk = on_chunk
         self._sleep = sleep
@@ -145,6 +148,7 @@ class OpenAIEndpointBackend:
             seed=options.seed,
             max_tokens=options.max_tokens or 512,
             chunk_size=options.commit_every or 64,
+            commit_seconds=options.commit_seconds,
         )
 
     def generate(
@@ -154,12 +158,14 @@ class OpenAIEndpointBackend:
         on_chunk: ChunkCallback | None = None,
         on_progress: ProgressCallback | None = None,
     ) -> list[Generation]:
-        """Answer every task, in input order; finished results go to ``on_chunk`` every ``chunk_size`` of them."""
+        """Answer every task, in input order; finished results go to ``on_chunk`` every ``chunk_size`` of them or
+        every ``commit_seconds``, whichever comes first (also while every request in flight is still waiting)."""
         on_chunk = on_chunk or self.on_chunk
-        on_progress = on_progress or self.on_progress
+        report = progress_reporter(on_progress or self.on_progress)
         results: list[Generation | None] = [None] * len(tasks)
         pending_chunk: list[tuple[int, Generation]] = []
-        done = 0
+        done = prompt_tokens = output_tokens = 0
+        last_commit = time.perf_counter()
         with Stopwatch() as watch, ThreadPoolExecutor(max_workers=self.concurrency) as pool:
             futures: dict[Future, int] = {}
             queue = iter(enumerate(tasks))
@@ -173,18 +179,26 @@ class OpenAIEndpointBackend:
                 submit_next()
             try:
                 while futures:
-                    finished, _ = wait(list(futures), return_when=FIRST_COMPLETED)
+                    # wake up when the oldest uncommitted answer is commit_seconds old, even if nothing finishes
+                    timeout = (max(0.0, self.commit_seconds - (time.perf_counter() - last_commit))
+                               if on_chunk and pending_chunk else None)
+                    finished, _ = wait(list(futures), timeout=timeout, return_when=FIRST_COMPLETED)
                     for future in finished:
                         index = futures.pop(future)
                         results[index] = future.result()
                         pending_chunk.append((index, results[index]))
                         done += 1
+                        prompt_tokens += results[index].prompt_tokens or 0
+                        output_tokens += results[index].output_tokens or 0
                         submit_next()
                         if on_chunk and len(pending_chunk) >= self.chunk_size:  # exactly chunk_size a commit
                             on_chunk(pending_chunk)
-                            pending_chunk = []
-                    if on_progress:
-                        on_progress(done, len(tasks))
+                            pending_chunk, last_commit = [], time.perf_counter()
+                    if on_chunk and pending_chunk and time.perf_counter() - last_commit >= self.commit_seconds:
+                        on_chunk(pending_chunk)
+                        pending_chunk, last_commit = [], time.perf_counter()
+                    if report and finished:
+                        report(done, len(tasks), prompt_tokens, output_tokens)
             except BaseException:
                 for future in futures:
                     future.cancel()
@@ -217,6 +231,8 @@ class OpenAIEndpointBackend:
         messages = request.messages_for(self.mode == "native")
         body: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in messages]}
         body.update(self._sampling())
+        if self.temperature is None:  # no --toolbench-temperature: the suite's own, else greedy
+            body["temperature"] = request.temperature if request.temperature is not None else 0.0
         if request.max_tokens is not None:
             body["max_tokens"] = request.max_tokens
         if self.mode == "native" and request.tools:

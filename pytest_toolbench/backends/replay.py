@@ -8,6 +8,11 @@ a plain ``dict`` from another benchmark is taken as it is, and an exception from
 For the run header and summary: :meth:`ReplayBackend.problems` lists every error and warning (bad lines naming
 file and line, files in no known layout, empty files, duplicate ids, ids that match no case) and
 :meth:`ReplayBackend.coverage` counts, per suite and category, the selected cases that have no output.
+
+``--toolbench-replay-mode=fc|prompting`` (``mode``) says which kind of handler made the files, for benchmarks whose
+official scorer decodes a whole model's output one way (BFCL: an FC model's decoder never reads text, a prompting
+model's never reads structured calls). It reaches the readers that take a ``mode`` keyword; without it such a
+reader decides per file. The choice is in the fingerprint and the run header.
 """
 
 from __future__ import annotations
@@ -16,7 +21,6 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ..errors import ToolbenchError
 from ..replay_files import Problem, ReplayOutputs, plural
 from ..suite import BackendCapabilities, Case, Generation, Task
 from . import MissingOutput
@@ -25,9 +29,10 @@ from . import MissingOutput
 UNKNOWN_EXAMPLES = 5
 
 
-class ReplayOutputError(ToolbenchError):
+class ReplayOutputError(MissingOutput):
     """A case has a saved output that cannot be turned into the text its scorer reads (a line cut short, not UTF-8,
-    nested too deeply...): that case's failure, with the file and line in the message."""
+    nested too deeply...): the case has no output, so it is a ``missing_output`` like a case without a line, with
+    the file and line in the message."""
 
 
 class ReplayBackend:
@@ -35,14 +40,15 @@ class ReplayBackend:
     # saved outputs are finished answers (agent transcripts included), read by case, never one step
     capabilities = BackendCapabilities(cacheable=False, reads_requests=False, final_outputs=True)
 
-    def __init__(self, catalog: Any, path: str):
+    def __init__(self, catalog: Any, path: str, mode: str | None = None):
         self.catalog = catalog
         self.path = Path(path)
+        self.mode = mode
         self._outputs: dict[str, ReplayOutputs] = {}
         self._problems: dict[str, list[Problem]] = {}
 
     def fingerprint(self) -> dict[str, Any]:
-        return {"backend": "replay", "path": str(self.path)}
+        return {"backend": "replay", "path": str(self.path), "replay_mode": self.mode or "per file"}
 
     # -- reading -----------------------------------------------------------------------------------------------
     def load(self, suite_name: str) -> ReplayOutputs:
@@ -69,7 +75,7 @@ class ReplayBackend:
             outputs.error(f"suite {suite_name} {why}: none of its cases has a saved output", self.path)
             return outputs
         try:
-            found = reader(self.path)
+            found = reader(self.path, mode=self.mode) if _takes_mode(reader) else reader(self.path)
         except Exception as error:  # noqa: BLE001 - a reader that fails costs its suite's outputs, once
             outputs = ReplayOutputs()
             outputs.error(f"reading the saved outputs failed: {type(error).__name__}: {error}", self.path)
@@ -120,14 +126,15 @@ class ReplayBackend:
 
     def coverage(self, cases: Iterable[Case]) -> dict[str, dict[str, tuple[int, int]]]:
         """``{suite: {category: (selected cases, cases without a saved output)}}``, the latter scored
-        ``MissingOutput``; reads each suite's files if not yet read. A case whose saved output exists but is
-        unreadable is not counted here: it fails with ``ReplayOutputError`` and its line is one of the problems."""
+        ``MissingOutput``; reads each suite's files if not yet read. A case whose saved line cannot be read has no
+        output either (``ReplayOutputError``, a ``MissingOutput``): it is counted here too, and its line is also one
+        of the problems."""
         table: dict[str, dict[str, list[int]]] = {}
         for case in cases:
             outputs = self.load(case.suite)
             row = table.setdefault(case.suite, {}).setdefault(case.category, [0, 0])
             row[0] += 1
-            if case.case_id not in outputs and case.case_id not in outputs.unreadable:
+            if case.case_id not in outputs:
                 row[1] += 1
         return {suite: {category: (row[0], row[1]) for category, row in categories.items()}
                 for suite, categories in table.items()}
@@ -145,9 +152,22 @@ class ReplayBackend:
             elif case_id in outputs.unreadable:
                 raise ReplayOutputError(f"the saved output of {task.case.suite} case {case_id!r} cannot be read: "
                                         f"{outputs.unreadable[case_id]}")
+            elif case_id in getattr(outputs, "left_out", {}):
+                raise MissingOutput(f"no saved output for {task.case.suite} case {case_id!r}: "
+                                    f"{outputs.left_out[case_id]}", in_denominators=False)
             else:
                 raise MissingOutput(f"no saved output for {task.case.suite} case {case_id!r} in {self.path}")
         return answers
 
     def close(self) -> None:
         pass
+
+
+def _takes_mode(reader: Any) -> bool:
+    """The reader accepts ``mode=`` (``--toolbench-replay-mode``); readers of benchmarks without modes do not."""
+    import inspect
+
+    try:
+        return "mode" in inspect.signature(reader).parameters
+    except (TypeError, ValueError):
+        return False

@@ -38,6 +38,11 @@ class UserSimulatorRouter:
                 results[index] = generation
         return results  # type: ignore[return-value]
 
+    def start(self) -> None:
+        start = getattr(self.model, "start", None)
+        if callable(start):
+            start()
+
     def stats(self) -> dict[str, Any]:
         stats = getattr(self.model, "stats", None)
         return stats() if callable(stats) else {}

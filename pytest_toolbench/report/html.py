@@ -23,7 +23,7 @@ from .charts import CHART_CSS, Bar, bar_chart
 from .compare import SuiteComparison, baseline_label
 from .facts import report_title, run_facts
 from .stats import change_css, count_interval, direction_note, format_change, format_counts, format_interval, \
-    format_value
+    format_value, samples_note, warning_notes
 
 if TYPE_CHECKING:
     from ..session import ToolbenchSession
@@ -112,9 +112,12 @@ def case_details(record: Mapping[str, Any], request: Any = None) -> str:
     limit = PASSED_LIMIT if passed else FAILED_LIMIT
     output = record.get("output") or ""
     verdict = "passed" if passed else text(record.get("error_type") or "failed")
-    parts = ["<div class=tb-case>",
-             f"<p class=tb-why><b class=tb-{'ok' if passed else 'ko'}>{verdict}</b> "
-             f"{clip(record.get('explanation') or '', limit)}</p>"]
+    parts = ["<div class=tb-case>"]
+    if passed:
+        parts.append(f"<p class=tb-why><b class=tb-ok>{verdict}</b> {clip(record.get('explanation') or '', limit)}</p>")
+    else:  # the text the test failed with (the record's message), as the terminal and the JSON give it
+        message = record.get("message") or record.get("explanation") or ""
+        parts.append(f"<p class=tb-why><b class=tb-ko>{verdict}</b></p><pre class=tb-message>{clip(message, limit)}</pre>")
     if request is not None:
         title, body = request_text(request, passed)
         parts.append(_block(title, body, False))
@@ -143,6 +146,7 @@ def _metric_table(suite: SuiteSummary, metrics: list[Any], comparison: SuiteComp
     for metric in metrics:
         unit = getattr(metric, "unit", "%")
         name = escape(metric.name) + (f" <small>({direction_note(metric)})</small>" if direction_note(metric) else "")
+        name += "".join(f' <small class="tb-note">{escape(note)}</small>' for note in warning_notes(metric))
         cells = [escape(metric.group or ""), name, format_value(metric.value, unit),
                  format_counts(metric), format_interval(count_interval(metric))]
         row = "".join(f"<td>{c}</td>" for c in cells[:2]) + "".join(f'<td class="tb-n">{c}</td>' for c in cells[2:])
@@ -160,7 +164,7 @@ def _metric_table(suite: SuiteSummary, metrics: list[Any], comparison: SuiteComp
     return f'<table class="tb-table tb-metrics">{"".join(rows)}</table>'
 
 
-def _chart(suite: SuiteSummary, comparison: SuiteComparison | None) -> str:
+def _chart(suite: SuiteSummary, comparison: SuiteComparison | None, baseline_name: str = "") -> str:
     rates = [m for m in suite.metrics if getattr(m, "unit", "%") == "%" and m.value is not None]
     picked = [m for m in rates if m.group == "category"] or [m for m in rates if m.group == "aggregate"] or rates
     if not picked:
@@ -175,7 +179,7 @@ def _chart(suite: SuiteSummary, comparison: SuiteComparison | None) -> str:
     group = picked[0].group or "metrics"
     title = f"{suite.name}: {group} figures" + (f" (first {CHART_BARS} of {len(picked)})"
                                                   if len(picked) > CHART_BARS else "")
-    return bar_chart(bars, title, with_baseline=comparison is not None)
+    return bar_chart(bars, title, with_baseline=comparison is not None, baseline_name=baseline_name)
 
 
 def _failure_table(suite: SuiteSummary) -> str:
@@ -204,15 +208,18 @@ def _case_links(suite: SuiteSummary, ids: list[str], nodeids: Mapping[tuple[str,
 
 
 def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
-                   nodeids: Mapping[tuple[str, str], str]) -> str:
+                   nodeids: Mapping[tuple[str, str], str], baseline_name: str = "") -> str:
     compared = comparison if comparison is not None and comparison.in_baseline else None
     parts = [f'<div class="tb-suite" id="tb-suite-{escape(suite.name)}">',
-             f"<h3>{escape(suite.name)}: {escape(suite.title)}</h3>",
+             f"<h3>{escape(suite.name)}: {escape(suite.title)}"
+             + (' <span class="tb-warn">(shipped samples)</span>' if suite.is_sample else "") + "</h3>",
              f"<p><b>{suite.passed}/{suite.total}</b> cases passed · data: "
              f"{escape(suite.data_source.get('description', '?'))}</p>"]
     if suite.is_sample:
-        parts.append('<p class="tb-warn">Sample data only: these figures are not the benchmark\'s published '
-                     "numbers.</p>")
+        parts.append(f'<p class="tb-warn">{escape(samples_note())}</p>')
+    if suite.partial_selection:
+        parts.append(f"<p>Selection: {suite.total} of {suite.available} cases; the figures marked (selection) "
+                     "cover only them.</p>")
     if comparison is not None and not comparison.in_baseline:
         parts.append("<p>Not in the baseline.</p>")
     primary = [m for m in suite.metrics if m.group in PRIMARY_GROUPS] or list(suite.metrics)
@@ -222,7 +229,7 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
         groups = ", ".join(dict.fromkeys(m.group or "metrics" for m in rest))
         parts.append(f"<details><summary>{len(rest)} more metrics ({escape(groups)})</summary>"
                      f"{_metric_table(suite, rest, compared)}</details>")
-    parts.append(f'</div><div>{_chart(suite, compared)}</div></div>')
+    parts.append(f'</div><div>{_chart(suite, compared, baseline_name)}</div></div>')
     parts.append(_failure_table(suite))
     if compared is not None:
         parts.append(f"<p>Against the baseline ({compared.compared_cases} cases in both runs): "
@@ -243,19 +250,22 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
 
 
 SUMMARY_CSS = CHART_CSS + """
-#toolbench-summary{margin:0 0 16px 0;max-width:100%}
+#toolbench-summary{margin:0 0 16px 0;max-width:100%;overflow-wrap:anywhere}
+#toolbench-summary .tb-flex>div{min-width:0;max-width:100%}
 #toolbench-summary h3{margin:18px 0 4px 0;color:#222}
 #toolbench-summary b{color:inherit}
 .tb-gates b{color:#222}
 #toolbench-summary h4{margin:10px 0 4px 0}
 .tb-table{border-collapse:collapse;font-size:12px;margin:4px 0}
 .tb-table th,.tb-table td{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top;color:#222}
-.tb-table th{background:#f2f2f2}
-.tb-table td.tb-n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.tb-table th{background:#f2f2f2;white-space:nowrap;overflow-wrap:normal}
+.tb-table td.tb-n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal}
+#results-table td{overflow-wrap:anywhere}
 .tb-total td{font-weight:bold}
 .tb-flex{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}
 .tb-up{color:#18794e}.tb-down{color:#c62828}
 .tb-warn{color:#c62828;font-weight:bold}
+.tb-note{color:#c62828;font-weight:normal}
 .tb-gates{border:1px solid #ddd;padding:6px 10px;margin:8px 0}
 .tb-gates.tb-missed{border-color:#c62828;background:#fff4f4}
 .tb-list{font-size:12px}
@@ -291,10 +301,15 @@ def summary_html(summary: RunSummary, run: "RunOutcome | None", options: Any,
             items += f"<li>… and {len(ordered) - LISTED_GATES} more (all in the terminal and the JSON)</li>"
         parts.append(f'<div class="tb-gates{" tb-missed" if missed else ""}"><b>Gates: '
                      f'{f"{len(missed)} missed" if missed else "all passed"}</b><ul>{items}</ul></div>')
+    samples = [suite.name for suite in summary.suites if suite.is_sample]
+    if samples:
+        parts.append(f'<p class="tb-warn">Ran on shipped samples, not the benchmark\'s data: '
+                     f'{escape(", ".join(samples))}</p>')
     parts.append("<p>95% CI: Wilson score interval, for figures that are correct/total of whole counts. "
                  "Hover a chart bar or a metric row for its exact figures or formula.</p>")
     for suite in summary.suites:
-        parts.append(_suite_section(suite, comparison.suites.get(suite.name) if comparison else None, nodeids))
+        parts.append(_suite_section(suite, comparison.suites.get(suite.name) if comparison else None, nodeids,
+                                    Path(comparison.path).name if comparison else ""))
     parts.append("</section>")
     return "".join(parts)
 

@@ -18,10 +18,17 @@ CASE_FIELDS = ("suite", "case_id", "category", "keywords", "passed", "error_type
                "labels", "counts", "nodeid", "known_defect")
 
 
+def _case(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A case's JSON: its fields and, when it did not pass, ``message``, the text its test failed with."""
+    case = {key: record.get(key) for key in CASE_FIELDS}
+    if not record.get("passed"):
+        case["message"] = record.get("message") or record.get("explanation") or ""
+    return case
+
+
 def document(summary: RunSummary, records: Iterable[Mapping[str, Any]], run: "RunOutcome | None" = None
              ) -> dict[str, Any]:
-    cases = [{key: record.get(key) for key in CASE_FIELDS}
-             for record in sorted(records, key=lambda r: (r["suite"], r.get("order", 0)))]
+    cases = [_case(record) for record in sorted(records, key=lambda r: (r["suite"], r.get("order", 0)))]
     body = summary.to_json()
     for suite in body["suites"].values():
         for metric in suite["metrics"]:

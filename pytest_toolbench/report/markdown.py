@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 from ..summary import RunSummary, SuiteSummary
 from .compare import SuiteComparison, baseline_label
 from .facts import report_title, run_facts
-from .stats import count_interval, direction_note, format_change, format_counts, format_interval, format_value
+from .stats import count_interval, direction_note, format_change, format_counts, format_interval, format_value, \
+    samples_note, warning_notes
 
 if TYPE_CHECKING:
     from .outcome import RunOutcome
@@ -46,6 +47,7 @@ def _metric_rows(suite: SuiteSummary, comparison: SuiteComparison | None, groups
             continue
         unit = getattr(metric, "unit", "%")
         name = f"{metric.name} ({direction_note(metric)})" if direction_note(metric) else metric.name
+        name = " — ".join([name] + warning_notes(metric))
         row = [metric.group or "-", name, format_value(metric.value, unit), format_counts(metric) or "-",
                format_interval(count_interval(metric)) or "-"]
         if comparison is not None:
@@ -59,11 +61,14 @@ def _metric_rows(suite: SuiteSummary, comparison: SuiteComparison | None, groups
 
 
 def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None, groups: set[str] | None) -> list[str]:
-    lines = [f"### {cell(suite.name)}: {cell(suite.title)}", "",
+    lines = [f"### {cell(suite.name)}: {cell(suite.title)}" + (" (shipped samples)" if suite.is_sample else ""), "",
              f"**{suite.passed}/{suite.total}** cases passed · data: {cell(suite.data_source.get('description', '?'))}",
              ""]
     if suite.is_sample:
-        lines += ["> **Sample data only**: these figures are not the benchmark's published numbers.", ""]
+        lines += [f"> **{cell(samples_note())}**", ""]
+    if suite.partial_selection:
+        lines += [f"_Selection: {suite.total} of {suite.available} cases; the figures marked (selection) cover "
+                  "only them._", ""]
     with_baseline = comparison is not None and comparison.in_baseline
     headers = ["Group", "Metric", "Value", "Correct/Total", "95% CI"]
     right = [2, 3]
@@ -121,6 +126,9 @@ def _render(summary: RunSummary, run: "RunOutcome | None", options: Any, groups:
         if len(ordered) > LISTED_GATES:
             lines.append(f"- … and {len(ordered) - LISTED_GATES} more (all in the job log and the JSON results)")
         lines.append("")
+    samples = [suite.name for suite in summary.suites if suite.is_sample]
+    if samples:
+        lines += [f"**Ran on shipped samples, not the benchmark's data:** {cell(', '.join(samples))}", ""]
     for suite in summary.suites:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
         lines += _suite_section(suite, suite_comparison, groups)

@@ -117,3 +117,25 @@ def format_delta(delta: float | None, unit: str = "%") -> str:
     if unit == "%":
         return f"{100 * delta:+.2f}"
     return f"{delta:+.3f}"
+
+
+def figure_notes(metric: Any) -> list[str]:
+    """What reports print beside a figure, most urgent first: why it is incomplete, the part of the suite the
+    selection left it over, which way is better, and its formula."""
+    notes = [metric_field(metric, "incomplete", "") or "", metric_field(metric, "scope", "") or "",
+             direction_note(metric), metric_field(metric, "formula", "") or ""]
+    first = notes[0]
+    if first and first in notes[3]:  # the formula already says it (BFCL's Overall names the missing categories)
+        notes[0] = ""
+    return [note for note in notes if note]
+
+
+def warning_notes(metric: Any) -> list[str]:
+    """The notes a table shows beside a figure's name: incomplete, and over part of the suite only."""
+    return [note for note in (metric_field(metric, "incomplete", ""), metric_field(metric, "scope", "")) if note]
+
+
+def samples_note() -> str:
+    """The one warning every report gives a suite that ran on its shipped samples."""
+    return ("SAMPLE DATA ONLY: the real data could not be had, so these figures are over the shipped samples, "
+            "not the benchmark's; a gate on them is missed")

@@ -6,7 +6,9 @@ from typing import TYPE_CHECKING
 
 from ..summary import RunSummary
 from .compare import baseline_label
-from .stats import count_interval, direction_note, format_change, format_counts, format_interval, format_value
+from .facts import generation_figures
+from .stats import count_interval, figure_notes, format_change, format_counts, format_interval, \
+    format_value, samples_note
 
 if TYPE_CHECKING:
     from .outcome import RunOutcome
@@ -36,6 +38,9 @@ def render(summary: RunSummary, run: "RunOutcome | None" = None) -> list[str]:
     lines.append(f"backend: {header.get('backend')}" + (f"  model: {header['model']}" if header.get("model") else ""))
     if header.get("user_simulator"):
         lines.append(f"simulated user: {header['user_simulator']}")
+    generation = generation_figures(header)
+    if generation:
+        lines.append(f"generation: {generation}")
     if comparison is not None:
         lines.append(f"baseline: {comparison.path} ({baseline_label(comparison.header)}); "
                      "deltas in percentage points")
@@ -43,7 +48,8 @@ def render(summary: RunSummary, run: "RunOutcome | None" = None) -> list[str]:
     for suite in summary.suites:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
         lines.append("")
-        lines.append(f"{suite.name}: {suite.title}  ({suite.passed}/{suite.total} cases passed)")
+        lines.append(f"{suite.name}: {suite.title}  ({suite.passed}/{suite.total} cases passed)"
+                     + ("  [SHIPPED SAMPLES]" if suite.is_sample else ""))
         if suite.known_defects:
             lines.append(f"  {suite.known_defects} of the failing cases are documented upstream defects "
                          "(known_defects.yaml: the reference answer itself is wrong); they count as failures, as "
@@ -54,7 +60,10 @@ def render(summary: RunSummary, run: "RunOutcome | None" = None) -> list[str]:
         for key, value in (suite.data_source.get("info") or {}).items():
             lines.append(f"  {key}: {value}")
         if suite.is_sample:
-            lines.append("  !!! SAMPLE DATA ONLY: these figures are not the benchmark's published numbers !!!")
+            lines.append(f"  !!! {samples_note()} !!!")
+        if suite.partial_selection:
+            lines.append(f"  selection: {suite.total} of {suite.available} cases; the figures marked "
+                         "'(selection)' cover only them")
         if suite_comparison is not None and not suite_comparison.in_baseline:
             lines.append("  (not in the baseline)")
         names = [m.name for m in suite.metrics] + list(suite.error_types) + list(suite.error_types_by_category)
@@ -72,7 +81,7 @@ def render(summary: RunSummary, run: "RunOutcome | None" = None) -> list[str]:
             if suite_comparison is not None:
                 found = suite_comparison.delta(metric)
                 delta = format_change(found.delta, metric, unit) if found and found.delta is not None else "new"
-            notes = [note for note in (direction_note(metric), metric.formula) if note]
+            notes = figure_notes(metric)
             formula = f"  {'; '.join(notes)}" if notes else ""
             row = f"    {metric.name:<{width}}{format_value(metric.value, unit):>8}  {format_counts(metric):>11}"
             row += f"  {interval:>13}"
@@ -104,6 +113,16 @@ def render(summary: RunSummary, run: "RunOutcome | None" = None) -> list[str]:
             if suite_comparison.newly_passing:
                 lines.append(f"    newly passing: {case_list(suite_comparison.newly_passing)}")
     return lines
+
+
+def samples_line(summary: RunSummary) -> str | None:
+    """One closing line naming the suites that ran on their shipped samples (the run still passes without gates;
+    a gate on their figures is missed)."""
+    names = [suite.name for suite in summary.suites if suite.is_sample]
+    if not names:
+        return None
+    return (f"toolbench: {len(names)} suite(s) ran on their shipped samples, not the benchmark's data (their figures "
+            f"are not the benchmark's): {', '.join(names)}")
 
 
 def gate_lines(run: "RunOutcome") -> list[str]:

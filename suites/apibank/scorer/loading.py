@@ -35,8 +35,6 @@ LEVELS = {"level-1-given-desc": "level_1", "level-2-toolsearcher": "level_2"}
 DIALOG = "dialog"
 API_CALL = "api_call"
 KINDS = {"AI": DIALOG, "API": API_CALL}
-PROMPT_VARIANTS = ("toleap", "upstream")
-DESCRIPTION_ORDERS = ("sorted", "dialogue")
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "levels": list(LEVELS),
@@ -62,25 +60,10 @@ ROW_SCHEMA = {
 
 
 def options_of(definition: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The suite options with their defaults, checked (a wrong value is a ``DataError`` naming suite.yaml)."""
+    """The suite options with their defaults. Their values are checked by the core against the schemas declared in
+    suite.yaml before anything loads (a wrong value is one usage error naming the option)."""
     given = dict((definition or {}).get("options") or {})
-    options = {**DEFAULT_OPTIONS, **given}
-    where = Path((definition or {}).get("__path__", "suite.yaml"))
-    unknown = set(options["levels"]) - set(LEVELS)
-    if unknown:
-        raise DataError(where, f"options.levels: unknown level folder(s) {sorted(unknown)}; known: {list(LEVELS)}")
-    bad = set(options["samples"]) - {DIALOG, API_CALL}
-    if bad or not options["samples"]:
-        raise DataError(where, f"options.samples must list {DIALOG!r} and/or {API_CALL!r}, got {options['samples']!r}")
-    if options["prompt"] not in PROMPT_VARIANTS:
-        raise DataError(where, f"options.prompt must be one of {PROMPT_VARIANTS}, got {options['prompt']!r}")
-    if options["description_order"] not in DESCRIPTION_ORDERS:
-        raise DataError(where, f"options.description_order must be one of {DESCRIPTION_ORDERS}, got "
-                               f"{options['description_order']!r}")
-    threshold = options["dialog_pass_threshold"]
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
-        raise DataError(where, f"options.dialog_pass_threshold must be a number, got {threshold!r}")
-    return options
+    return {**DEFAULT_OPTIONS, **given}
 
 
 def read_dialogue(path: Path) -> list[dict[str, Any]]:

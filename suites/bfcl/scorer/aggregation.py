@@ -1,7 +1,10 @@
 """BFCL v4 summary figures, following ``bfcl_eval/eval_checker/eval_runner_helper.py`` (bfcl-eval 2026.3.23).
 
 A category that did not run counts as accuracy 0 in every aggregate (upstream shows it as "N/A" but still uses 0);
-in the count-weighted Live figure it weighs with its full upstream entry count. The official Overall is always a
+in the count-weighted Live figure it weighs with its full upstream entry count. A category that ran only in part (a
+case skipped here, or one without a verdict: ``not_run`` after an interrupted run or a crashed worker, counted as
+failed) is incomplete too: every figure over an incomplete category carries ``Metric.incomplete``, so a gate on it
+is missed. The official Overall is always a
 number; its formula line says whether it is complete (every one of the 22 scored categories ran) or which categories
 it counts as 0. A clearly labelled figure renormalised over the components that ran in full is given next to it.
 """
@@ -12,7 +15,7 @@ from collections import defaultdict
 from typing import Sequence
 
 from pytest_toolbench.scorer_lib.tl_failures import tl_metrics
-from pytest_toolbench.suite import NOT_SCORED, CaseResult, Metric
+from pytest_toolbench.suite import NOT_RUN, NOT_SCORED, CaseResult, Metric
 from .loading import ALL_CATEGORIES, LIVE_AST, MEMORY, MULTI_TURN, NON_LIVE_AST, WEB_SEARCH
 from .tl import SINGLE_CALL_CATEGORIES
 
@@ -25,6 +28,7 @@ UPSTREAM_COUNTS = {
     "web_search_base": 100, "web_search_no_snippet": 100, "memory_kv": 155, "memory_vector": 155,
     "memory_rec_sum": 155,
 }
+SIMPLE = ("simple_python", "simple_java", "simple_javascript")
 OVERALL_WEIGHTS = {"non_live": 10, "live": 10, "irrelevance": 10, "multi_turn": 30, "agentic": 40}
 
 
@@ -33,15 +37,28 @@ def official_metrics(results: Sequence[CaseResult]) -> list[Metric]:
     correct: dict[str, int] = defaultdict(int)
     total: dict[str, int] = defaultdict(int)
     skipped: dict[str, int] = defaultdict(int)
+    no_verdict: dict[str, int] = defaultdict(int)  # not_run: selected, but stopped before its verdict
     for result in results:
         if result.error_type == NOT_SCORED:  # could not run here (a missing key or extra): as if it had not run
             skipped[result.category] += 1
             continue
+        if result.error_type == NOT_RUN:  # counted as a failure (0), and the category did not run in full
+            no_verdict[result.category] += 1
         total[result.category] += 1
         correct[result.category] += 1 if result.passed else 0
 
     def accuracy(category: str) -> float:
         return correct[category] / total[category] if total[category] else 0.0
+
+    def ran_all(categories: Sequence[str]) -> bool:
+        return all(total[c] and not skipped[c] and not no_verdict[c] for c in categories)
+
+    missing = [c for c in ALL_CATEGORIES if not ran_all([c])]
+
+    def incomplete(categories: Sequence[str]) -> str:
+        """Why a figure over ``categories`` is incomplete ("" when every one of them ran in full)."""
+        gaps = [c for c in categories if c in missing]
+        return f"INCOMPLETE: {', '.join(gaps)} did not run in full (counted as 0)" if gaps else ""
 
     metrics: list[Metric] = []
     for category in ALL_CATEGORIES:
@@ -53,6 +70,8 @@ def official_metrics(results: Sequence[CaseResult]) -> list[Metric]:
             total=total[category] if ran else None,
             group="category",
             formula="correct / total",
+            incomplete=(f"INCOMPLETE: {no_verdict[category]} of {total[category]} cases have no verdict (not_run, "
+                        "counted as failed)") if no_verdict[category] else "",
         ))
 
     simple = (accuracy("simple_python") + accuracy("simple_java") + accuracy("simple_javascript")) / 3
@@ -71,10 +90,6 @@ def official_metrics(results: Sequence[CaseResult]) -> list[Metric]:
              "agentic": agentic}
     overall = sum(OVERALL_WEIGHTS[name] * value for name, value in parts.items()) / sum(OVERALL_WEIGHTS.values())
 
-    def ran_all(categories: Sequence[str]) -> bool:
-        return all(total[c] and not skipped[c] for c in categories)
-
-    missing = [c for c in ALL_CATEGORIES if not total[c] or skipped[c]]
     if missing:
         completeness = (f"INCOMPLETE: {len(missing)} of {len(ALL_CATEGORIES)} categories did not run (in full) and "
                         f"count as 0 ({', '.join(missing)})")
@@ -82,28 +97,32 @@ def official_metrics(results: Sequence[CaseResult]) -> list[Metric]:
         completeness = "complete: every scored category ran"
 
     metrics += [
-        Metric("simple", simple, group="aggregate",
+        Metric("simple", simple, group="aggregate", incomplete=incomplete(SIMPLE),
                formula="mean(simple_python, simple_java, simple_javascript), unweighted; missing = 0"),
-        Metric("non_live_ast", non_live, group="aggregate",
+        Metric("non_live_ast", non_live, group="aggregate", incomplete=incomplete(NON_LIVE_AST),
                formula="mean(Simple, multiple, parallel, parallel_multiple), unweighted; missing = 0"),
         Metric("live_ast", live, correct=live_correct, total=live_total, group="aggregate",
+               incomplete=incomplete(LIVE_AST),
                formula="sum(correct) / sum(total) over live_simple, live_multiple, live_parallel, "
                        "live_parallel_multiple; a missing category weighs its full upstream count at 0"),
         Metric("irrelevance_detection", irrelevance, group="aggregate",
+               incomplete=incomplete(("irrelevance", "live_irrelevance")),
                formula="mean(irrelevance, live_irrelevance), unweighted; missing = 0"),
         Metric("relevance_detection", relevance,
                correct=correct["live_relevance"] if total["live_relevance"] else None,
                total=total["live_relevance"] if total["live_relevance"] else None, group="aggregate",
+               incomplete=incomplete(("live_relevance",)),
                formula="live_relevance accuracy (not part of Overall)"),
-        Metric("multi_turn", multi_turn, group="aggregate",
+        Metric("multi_turn", multi_turn, group="aggregate", incomplete=incomplete(MULTI_TURN),
                formula="mean(multi_turn_base, multi_turn_miss_func, multi_turn_miss_param, multi_turn_long_context), "
                        "unweighted; missing = 0"),
-        Metric("web_search", web_search, group="aggregate",
+        Metric("web_search", web_search, group="aggregate", incomplete=incomplete(WEB_SEARCH),
                formula="mean(web_search_base, web_search_no_snippet), unweighted; missing = 0"),
-        Metric("memory", memory, group="aggregate",
+        Metric("memory", memory, group="aggregate", incomplete=incomplete(MEMORY),
                formula="mean(memory_kv, memory_vector, memory_rec_sum), unweighted; missing = 0"),
-        Metric("agentic", agentic, group="aggregate", formula="mean(Web search, Memory), unweighted"),
-        Metric("overall_official", overall, group="aggregate",
+        Metric("agentic", agentic, group="aggregate", formula="mean(Web search, Memory), unweighted",
+               incomplete=incomplete(WEB_SEARCH + MEMORY)),
+        Metric("overall_official", overall, group="aggregate", incomplete=completeness if missing else "",
                formula="0.1*NonLive + 0.1*Live + 0.1*Irrelevance + 0.3*MultiTurn + 0.4*Agentic; " + completeness),
     ]
     components = []

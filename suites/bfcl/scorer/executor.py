@@ -19,12 +19,22 @@ evaluated. The result strings are upstream's:
   exception ``Error during execution: <str(e)>`` (so a SyntaxError reads ``invalid syntax (<string>, line 1)``, a
   missing argument ``GorillaFileSystem.cd() missing 1 required positional argument: 'folder'``).
 
+- **Compilation**: the parsed text is compiled (``compile(tree, "<string>", "eval")``, which runs nothing) before it
+  is walked, so whatever Python's compiler refuses and ``ast.parse`` accepts is refused with ``eval``'s message: an
+  FC call whose arguments hold ``"path"`` and ``"path "`` becomes ``f(path='.',path ='.')``, which ``eval`` refuses
+  with ``keyword argument repeated: path (<string>, line 1)`` and runs nothing; so does this executor.
+- **Expressions** ``eval`` would evaluate and that run nothing but the tools: ``and`` / ``or`` (short-circuit: an FC
+  call named ``"mkdir(dir_name='x') or diff"`` runs ``mkdir`` and then ``diff``, as upstream), comparisons,
+  ``not``, conditional expressions; keyword merging with Python's own errors (``got multiple values for keyword
+  argument``, ``argument after ** must be a mapping``, ``keywords must be strings``, ``argument after * must be
+  an iterable``).
+
 **Deviations** (each makes a call fail that ``eval`` would run; none occurs in the ground truth): a bare name that is
 not an instance method is ``name '<x>' is not defined`` even where it is a Python builtin or one of the module's
 imports (upstream runs ``round(number=2.5)``, ``dict(a=1)``, even ``__import__``); attribute access is allowed only to
-an instance's public attributes (upstream would walk ``().__class__.__mro__``); comparisons, boolean operators,
-comprehensions, lambdas and f-strings are not evaluated; constant arithmetic is bounded
-(:mod:`pytest_toolbench.parsing.arithmetic`). Such a call's result is ``Error during execution: <why>``.
+an instance's public attributes (upstream would walk ``().__class__.__mro__``); comprehensions, lambdas, f-strings
+and the walrus operator are not evaluated; constant arithmetic is bounded (:mod:`pytest_toolbench.parsing.arithmetic`).
+Such a call's result is ``Error during execution: <why>``.
 """
 
 from __future__ import annotations
@@ -32,6 +42,7 @@ from __future__ import annotations
 import ast
 import inspect
 import json
+import operator
 import re
 from typing import Any, Mapping
 
@@ -132,6 +143,9 @@ def _execute_one(call: str, method_owner: Mapping[str, str], instances: Mapping[
         if head in REFUSED_NAMES:
             raise PermissionError(f"Function call {head} is not allowed.")
         tree = ast.parse(rewritten.lstrip(" \t"), filename="<string>", mode="eval")
+        # eval compiles what it parsed: the compiler's own refusals (a repeated keyword, yield or await outside a
+        # function...) are SyntaxErrors there and must be here, before anything runs. Compiling executes nothing.
+        compile(tree, "<string>", "eval", dont_inherit=True)
         result = _Evaluator(instances).value(tree.body)
         if type(result) is str:
             return result
@@ -151,6 +165,26 @@ def _execute_one(call: str, method_owner: Mapping[str, str], instances: Mapping[
 
 class _Unsupported(Exception):
     pass
+
+
+_COMPARISONS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+                ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+                ast.In: lambda a, b: operator.contains(b, a), ast.NotIn: lambda a, b: not operator.contains(b, a)}
+
+
+def _function_str(function: Any) -> str:
+    """How CPython names a callable in its call errors (``_PyObject_FunctionStr``): ``<module>.<qualname>()``."""
+    module = getattr(function, "__module__", None)
+    qualname = getattr(function, "__qualname__", type(function).__name__)
+    return f"{module}.{qualname}()" if isinstance(module, str) and module != "builtins" else f"{qualname}()"
+
+
+def _iterable(value: Any) -> bool:
+    try:
+        iter(value)
+    except TypeError:
+        return False
+    return True
 
 
 class _Evaluator:
@@ -187,19 +221,52 @@ class _Evaluator:
         arguments: list[Any] = []
         for argument in node.args:
             if isinstance(argument, ast.Starred):
-                arguments.extend(self._bounded(list(self.value(argument.value))))
+                items = self.value(argument.value)
+                if not _iterable(items):
+                    raise TypeError(f"{_function_str(function)} argument after * must be an iterable, not "
+                                    f"{type(items).__name__}")
+                arguments.extend(self._bounded(list(items)))
             else:
                 arguments.append(self.value(argument))
+        # CPython evaluates the positional arguments first, then merges the keywords left to right, raising on a
+        # name given twice (the compiler already refused ``a=1, a=2``; ``a=1, **{'a': 2}`` fails here).
         keywords: dict[str, Any] = {}
         for keyword in node.keywords:
             if keyword.arg is None:
                 mapping = self.value(keyword.value)
                 if not isinstance(mapping, dict):
-                    raise TypeError(f"argument after ** must be a mapping, not {type(mapping).__name__}")
-                keywords.update(mapping)
+                    raise TypeError(f"{_function_str(function)} argument after ** must be a mapping, not "
+                                    f"{type(mapping).__name__}")
+                pairs = list(mapping.items())
+                if not all(isinstance(name, str) for name, _ in pairs):
+                    raise TypeError("keywords must be strings")
             else:
-                keywords[keyword.arg] = self.value(keyword.value)
+                pairs = [(keyword.arg, self.value(keyword.value))]
+            for name, value in pairs:
+                if name in keywords:
+                    raise TypeError(f"{_function_str(function)} got multiple values for keyword argument '{name}'")
+                keywords[name] = value
         return function(*arguments, **keywords)
+
+    def _BoolOp(self, node: ast.BoolOp) -> Any:
+        result = self.value(node.values[0])
+        for operand in node.values[1:]:
+            if bool(result) == isinstance(node.op, ast.Or):
+                return result
+            result = self.value(operand)
+        return result
+
+    def _Compare(self, node: ast.Compare) -> Any:
+        left = self.value(node.left)
+        for operator, operand in zip(node.ops, node.comparators):
+            right = self.value(operand)
+            if not _COMPARISONS[type(operator)](left, right):
+                return False
+            left = right
+        return True
+
+    def _IfExp(self, node: ast.IfExp) -> Any:
+        return self.value(node.body) if self.value(node.test) else self.value(node.orelse)
 
     def _List(self, node: ast.List) -> list:
         return self._bounded(self._elements(node.elts))

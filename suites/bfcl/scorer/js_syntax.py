@@ -18,6 +18,12 @@ line break inside quotes is skipped like a blank, so ``'a\\n'`` decodes to ``a``
 Deviation (documented): tree-sitter's error recovery cannot be reproduced in general; this parser accepts the
 common expression grammar and rejects everything else. Function and block bodies are checked for balanced braces
 only.
+
+Comments are skipped as blanks, but tree-sitter keeps them as nodes and upstream reads the assignment's third
+child as the value: a comment between ``name`` and ``=`` or between ``=`` and the value takes the value's place
+(``f(a=/*c*/1)`` is ``{"a": "/*c*/"}``, ``f(a /*c*/ = 1)`` is ``{"a": "="}``), reproduced by
+:func:`.syntax_common.assignment_children`. Inside a value the source text is kept as it is, comments included.
+Checked on 166 frozen official rows (comments in 22 value shapes, empty arguments): all agree.
 """
 
 from __future__ import annotations
@@ -26,8 +32,8 @@ import re
 from functools import partial
 
 from .syntax_common import (
-    DecodeError, Node, Token, TokenStream, inner, is_identifier_start, leaf, scan_escape, scan_identifier, scan_number,
-    skip_blanks_and_comments,
+    DecodeError, Node, Token, TokenStream, assignment_children, inner, is_identifier_start, leaf, scan_escape,
+    scan_identifier, scan_number, skip_blanks_and_comments,
 )
 
 _OPERATORS = sorted(
@@ -725,7 +731,7 @@ def parse_js_calls(source: str) -> list[dict] | None:
         for child in argument_node.children:
             if child.type == "assignment_expression":
                 key = child.children[0].text(source)
-                value = _strip_quotes(child.children[2].text(source))
+                value = _strip_quotes(assignment_children(child, source)[2].text(source))
             elif child.type in ("identifier", "true"):
                 key, value = None, child.text(source)
             else:

@@ -358,7 +358,9 @@ def gold_transcript(case: Case) -> str:
 
 
 def transcript_of(output: str) -> tuple[str, Any]:
-    """(mode, result) of a finished output: ours (``{"mode", "result"}``) or a bare upstream ``result``."""
+    """(mode, result) of a finished output: ours (``{"mode", "result"}``: a live conversation, whose mode is the
+    backend's, or a replayed record, whose mode is its file's, see :mod:`.replay`) or a bare upstream ``result``,
+    which alone cannot say its mode: FC when it holds a structured step."""
     try:
         data = json.loads(output)
     except (ValueError, RecursionError):

@@ -13,10 +13,21 @@ repeat is a warning naming file and line.
 Result files of categories this suite does not score (format sensitivity, the retired exec / rest / sql / chatable
 ones) are skipped with one warning listing them.
 
+**Mode.** Upstream decodes every output of a model with that model's handler: an FC handler's ``decode_ast`` /
+``decode_execute`` never read text (a text step of an FC model is an empty turn), a prompting handler's never read
+structured calls. A result file does not name its model, so the mode is decided per file: a file in which any record
+holds a structured call (a list ``result`` in single-turn, a list step in multi-turn) is an FC file, every other one
+a prompting file; ``--toolbench-replay-mode=fc|prompting`` (``mode``) states it for every file instead. In an FC
+file a text ``result`` goes to the FC decoder (a non-empty text does not decode); in a prompting file a list
+``result`` is its JSON text, which the prompting decoder refuses as upstream's does (upstream raises on a non-string;
+deviation: the list ``[]`` decodes here to no call, so it is ``wrong_count`` where upstream says
+``ast_decoder:decoder_failed``, the verdict being the same).
+
 Multi-turn (and agentic) records keep upstream's nested ``result`` (turns -> steps -> raw text, or FC steps
-``[{name: "<arguments JSON>"}]``) as JSON text; the multi-turn scorer reads it, telling FC files by their list steps
-(see :func:`.multi_turn.transcript_of`). A string ``result`` there (``Error during inference: ...``) is kept as the
-JSON string it is, so the checker sees a non-list result (``multi_turn:inference_error``), as upstream does.
+``[{name: "<arguments JSON>"}]``) as JSON text wrapped with the file's mode, ``{"mode": "fc" | "prompting",
+"result": ...}``, which the multi-turn scorer reads (:func:`.multi_turn.transcript_of`). A string ``result`` there
+(``Error during inference: ...``) is kept as the JSON string it is, so the checker sees a non-list result
+(``multi_turn:inference_error``), as upstream does.
 
 **BFCL v3 -> v4** (gorilla #1019, the V4 release of 2025-07-17, CHANGELOG "Test category rename"; checked against the
 last v3 data, gorilla ``58f57e91^``, and the v4 data at ``6ea57973``):
@@ -98,21 +109,30 @@ def result_files(path: Path) -> list[Path]:
     return sorted(found, key=lambda p: (p.name.startswith("BFCL_v3_"), p))
 
 
-def output_text(result: object) -> Any:
+def output_text(result: object, mode: str | None = None) -> Any:
     """What the scorer reads. A string ``result`` is the raw prompting-mode text. A list ``result`` is an FC-mode
     record (``[{name: "<arguments JSON>"}]``): it travels unchanged to the FC path (:func:`.fc.replay_generation`),
-    which decodes it as the FC handler's ``decode_ast`` does. Any other shape is JSON-encoded and fails to decode.
-    May raise RecursionError on absurd nesting."""
+    which decodes it as the FC handler's ``decode_ast`` does, unless the file is a prompting one (``mode``), where
+    it is its JSON text. Any other shape is JSON-encoded and fails to decode. May raise RecursionError on absurd
+    nesting."""
     if isinstance(result, str):
         return result
     if isinstance(result, list):
-        json.dumps(result)  # the same RecursionError / encoding failure a text would meet
-        return replay_generation(result)
+        text = json.dumps(result)  # the same RecursionError / encoding failure a text would meet
+        return text if mode == "prompting" else replay_generation(result)
     return json.dumps(result)
 
 
-def read_results(path: Path, categories: Collection[str]) -> ReplayOutputs:
-    """Every result file under ``path`` (see the module docstring), tolerating bad lines and files."""
+def has_structured_step(result: Any) -> bool:
+    """A multi-turn ``result`` (turns of steps) holds an FC step (a list of calls)."""
+    if not isinstance(result, list):
+        return False
+    return any(isinstance(turn, list) and any(isinstance(step, list) for step in turn) for turn in result)
+
+
+def read_results(path: Path, categories: Collection[str], mode: str | None = None) -> ReplayOutputs:
+    """Every result file under ``path`` (see the module docstring), tolerating bad lines and files; ``mode``
+    (``fc`` / ``prompting``) states how every file was made, None decides per file."""
     path = Path(path)
     outputs = ReplayOutputs()
     if not path.exists():
@@ -133,7 +153,7 @@ def read_results(path: Path, categories: Collection[str]) -> ReplayOutputs:
                 skipped[category].append(file.name)
                 continue
         nested = bool(match) and category in MULTI_TURN + AGENTIC
-        _read_file(outputs, file, version, nested)
+        _read_file(outputs, file, version, nested, mode)
     if skipped:
         names = ", ".join(f"{category} ({len(names)} file{'s' if len(names) > 1 else ''})"
                           for category, names in sorted(skipped.items()))
@@ -141,7 +161,8 @@ def read_results(path: Path, categories: Collection[str]) -> ReplayOutputs:
     return outputs
 
 
-def _read_file(outputs: ReplayOutputs, file: Path, version: str, nested: bool = False) -> None:
+def _read_file(outputs: ReplayOutputs, file: Path, version: str, nested: bool = False,
+               mode: str | None = None) -> None:
     to_v4: Callable[[str], str] = v4_id if version == "v3" else (lambda case_id: case_id)
 
     def case_of(_position: int, text: str) -> str | None:
@@ -150,7 +171,8 @@ def _read_file(outputs: ReplayOutputs, file: Path, version: str, nested: bool = 
 
     edited = []
     texts: list[str] = []  # ids whose result is a text: FC text answers when the file holds FC records
-    fc_file = False
+    transcripts: list[str] = []  # multi-turn ids added from this file, wrapped with the file's mode at the end
+    fc_file = mode == "fc"
     for _, number, record in json_lines(outputs, file, RESULT_SCHEMA, what="BFCL result record", case_of=case_of):
         record_id = record["id"]
         if not isinstance(record_id, str):
@@ -161,7 +183,8 @@ def _read_file(outputs: ReplayOutputs, file: Path, version: str, nested: bool = 
         if version == "v3" and case_id in V3_EDITED:
             edited.append(record_id)
         try:
-            text = json.dumps(record["result"], ensure_ascii=False) if nested else output_text(record["result"])
+            text = (json.dumps(record["result"], ensure_ascii=False) if nested
+                    else output_text(record["result"], mode))
         except RecursionError:
             outputs.bad_line(file, number, f"the result of {record_id} is nested too deeply to turn into call text",
                              case_id)
@@ -170,12 +193,20 @@ def _read_file(outputs: ReplayOutputs, file: Path, version: str, nested: bool = 
             outputs.bad_line(file, number, f"the result of {record_id} cannot be turned into call text "
                                            f"({type(exc).__name__}: {exc})", case_id)
             continue
-        if outputs.add(case_id, text, file, number) and not nested:
-            if isinstance(text, str) and isinstance(record["result"], str):
-                texts.append(case_id)
-            elif not isinstance(text, str):
-                fc_file = True
-    if fc_file:
+        if not outputs.add(case_id, text, file, number):
+            continue
+        if nested:
+            transcripts.append(case_id)
+            fc_file = fc_file or (mode is None and has_structured_step(record["result"]))
+        elif isinstance(text, str) and isinstance(record["result"], str):
+            texts.append(case_id)
+        elif not isinstance(text, str):
+            fc_file = True
+    if transcripts:
+        wrapper = '{"mode": "%s", "result": ' % ("fc" if fc_file else "prompting")
+        for case_id in transcripts:  # the result's JSON text as it is: no second encoding of deep nesting
+            outputs[case_id] = wrapper + outputs[case_id] + "}"
+    elif fc_file:
         # An FC handler records a reply without calls as its text; in an FC file such a text is read by the FC
         # decoder (a non-empty text does not decode), never as Python-call text.
         for case_id in texts:
@@ -185,12 +216,13 @@ def _read_file(outputs: ReplayOutputs, file: Path, version: str, nested: bool = 
                         file)
 
 
-def replay_outputs(path: Path) -> dict[str, str]:
+def replay_outputs(path: Path, mode: str | None = None) -> dict[str, str]:
     """Read ``bfcl generate`` result files (v4 ``BFCL_v4_<category>_result.json`` and v3
     ``BFCL_v3_<category>_result.json``, mapped to v4 ids): a single file or any folder tree holding them.
 
     Tolerant: a bad line is a problem naming file and line and the rest still counts (see the module docstring, which
     also documents how v3 categories and ids map to v4 and how list-form FC results become call text). Returns a
     :class:`~pytest_toolbench.replay_files.ReplayOutputs` (a dict that also carries the problems found).
+    ``mode``: ``--toolbench-replay-mode`` (``fc`` / ``prompting``), or None to decide per file.
     """
-    return read_results(Path(path), ALL_CATEGORIES)
+    return read_results(Path(path), ALL_CATEGORIES, mode)

@@ -205,3 +205,39 @@ class TokenStream:
                 pieces.append(leaf(comma))
             if trailing_comma and self.at(close_text):
                 return
+
+
+def assignment_children(node: Node, source: str) -> list[Node]:
+    """An assignment's children as tree-sitter lists them: the comments between the target, the operator and the
+    value are children too (tree-sitter keeps comments as nodes where they occur; this parser skips them as
+    blanks). Upstream reads the value as ``children[2]``, so ``a=/*c*/1`` gives the comment and ``a /*c*/ = 1`` the
+    ``=``. ``source`` is the parsed text (character offsets)."""
+    target, operator, value = node.children[0], node.children[1], node.children[-1]
+    children = [target]
+    children += comments_between(source, target.end, operator.start)
+    children.append(operator)
+    children += comments_between(source, operator.end, value.start)
+    children.append(value)
+    return children
+
+
+def comments_between(source: str, start: int, end: int) -> list[Node]:
+    """The comments in ``source[start:end]``, a run of blanks and comments, as nodes (a line comment stops before its
+    line break, as tree-sitter's ``line_comment`` / ``comment`` does)."""
+    comments = []
+    position = start
+    while position < end:
+        if source.startswith("//", position):
+            stop = source.find("\n", position, end)
+            stop = end if stop < 0 else stop
+            comments.append(Node("comment", position, stop))
+            position = stop
+        elif source.startswith("/*", position):
+            stop = source.find("*/", position + 2, end)
+            stop = end if stop < 0 else stop + 2
+            comments.append(Node("comment", position, stop))
+            position = stop
+        else:
+            position += 1
+    return comments
+

@@ -67,6 +67,8 @@ def _replay_read(path: Path) -> tuple[ReplayOutputs, list[str]]:
             outputs.add(case_id, row["response"], source, number)
         elif case_id not in dropped:
             dropped.append(case_id)
+            outputs.left_out[case_id] = (f'{source}:{number}: an API failure ("response": -1), left out of every '
+                                         "denominator as eval.py does")
     if dropped:
         shown = ", ".join(dropped[:10]) + (f" and {len(dropped) - 10} more" if len(dropped) > 10 else "")
         verb = "is an API failure" if len(dropped) == 1 else "are API failures"

@@ -24,6 +24,13 @@ raises ``TypeError`` for a number, ``true``/``false`` or ``null``; a non-dict el
 then raises at ``element["api"]``. Upstream's whole run stops on such an output. Here the sample is scored as a
 format failure (nothing but its gold counts added) and marked ``upstream_crash``, which the summary counts.
 
+The same holds for an output upstream cannot *write*: both scorers save the parsed predictions with
+``write_jsonl`` (``json.dumps(..., ensure_ascii=False)`` into a UTF-8 file; Seal-Tools ``llm_tools/utils``, ToLeaP
+``vllm_SealTools_eval.py``) before ``calculate_score_ToolLearning`` reads them back. A lone surrogate in the parsed
+list (``json.loads`` accepts the escape ``"\\ud800"``) makes that write raise ``UnicodeEncodeError`` and the run
+stop. Seal-Tools' ``ToolLearning_eval`` also writes the raw output text (``raw_ToolLearning_<split>.jsonl``), so
+under the Seal-Tools protocol a surrogate in the text itself stops it too; ToLeaP writes only the predictions.
+
 Item pass (ours; upstream has only pooled counts): the output parsed and the sample adds no error to any count,
 ``correct_api == predict_api == gold_api`` and ``correct_param == predict_param == gold_param``, i.e. precision and
 recall are both 1 for this sample in both families. QUIRK inherited: predicting call A twice where the gold is
@@ -39,7 +46,7 @@ from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.scorer_lib.tl_failures import CORRECT, REWARDS
 from pytest_toolbench.suite import FORMAT_ERROR, Case, Generation, Verdict
 from .decoding import decode
-from .loading import PROTOCOL_TOLEAP
+from .loading import PROTOCOL_TOLEAP, PROTOCOL_UPSTREAM
 from .tl import tl_category
 
 #: The pooled counts of ``calculate_score_ToolLearning`` (``all`` is the sample itself, AMOUNT's denominator).
@@ -76,6 +83,23 @@ def _has_api(element: Any) -> bool:
                          f"({type(element).__name__})")
 
 
+def has_surrogate(value: Any) -> bool:
+    """A string anywhere in ``value`` (keys included) that UTF-8 cannot encode: a surrogate code point, which
+    ``json.loads`` makes of an escape such as ``"\\ud800"`` (a paired escape decodes to one character)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii() and any("\ud800" <= char <= "\udfff" for char in item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def _text(value: Any) -> str:
     try:
         return str(value)
@@ -97,6 +121,9 @@ def count_sample(gold: Sequence[Mapping[str, Any]], prediction: list[Any] | None
         result["toleap_format_error"] = 1
         return result
     try:
+        if has_surrogate(prediction):
+            raise _UpstreamCrash("the parsed list holds a lone surrogate: write_jsonl raises UnicodeEncodeError "
+                                 "before the scorer runs")
         counted = _count_prediction(gold, prediction, toleap)
     except _UpstreamCrash as crash:
         result["crash"] = str(crash)
@@ -234,6 +261,11 @@ def score(case: Case, generation: Generation) -> Verdict:
     gold = payload["gold"]
     prediction, reason = decode(generation.text, protocol)
     result = count_sample(gold, prediction, protocol)
+    if protocol == PROTOCOL_UPSTREAM and not result["crash"] and has_surrogate(generation.text):
+        # Seal-Tools writes the raw text (raw_ToolLearning_<split>.jsonl) before scoring: that write stops the run.
+        result = count_sample(gold, None, protocol)
+        result["crash"] = "the output text holds a lone surrogate: write_jsonl of the raw outputs raises " \
+                          "UnicodeEncodeError"
     passed = passed_counts(result)
     kinds = [] if passed or not result["correct_format"] else failure_kinds(result)
     error_type = None if passed else (FORMAT_ERROR if not result["correct_format"] else kinds[0])

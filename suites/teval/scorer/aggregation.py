@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable, Sequence
 
-from pytest_toolbench.suite import CaseResult, Metric
+from pytest_toolbench.suite import NOT_SCORED, CaseResult, Metric
 from .checker import NOT_COMPUTED
 from .loading import CATEGORIES
 from .similarity import EXTRA_HINT
@@ -184,9 +184,15 @@ def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
         by_category[result.category].append(result)
     for category in [c for c in CATEGORIES if c in by_category] + sorted(set(by_category) - set(CATEGORIES)):
         members = by_category[category]
-        passed = sum(1 for r in members if r.passed)
-        metrics.append(Metric(name=category, value=passed / len(members), correct=passed, total=len(members),
-                              group="category", formula="items with full marks (see the README) / items"))
+        # A skipped item (not scored here: no embedding model) has no verdict to count, as BFCL's skipped cases:
+        # the figure is over the scored items, N/A when there are none.
+        scored = [r for r in members if r.error_type != NOT_SCORED]
+        passed = sum(1 for r in scored if r.passed)
+        skipped_here = len(members) - len(scored)
+        note = f"; {skipped_here} of {len(members)} items skipped (not scored: {SHORT_NOTE})" if skipped_here else ""
+        metrics.append(Metric(name=category, value=passed / len(scored) if scored else None,
+                              correct=passed if scored else None, total=len(scored) if scored else None,
+                              group="category", formula="items with full marks (see the README) / items" + note))
     skipped = sum(1 for r in results if r.labels.get("similarity") == NOT_COMPUTED)
     if skipped:
         metrics.append(Metric(name="items whose similarity was not computed", value=skipped / len(results),

@@ -44,8 +44,6 @@ DIMENSIONS = {"instruct": ("instruct",), "plan": ("plan",), "reason": ("reason",
               "understand": ("understand",), "rru": ("reason", "retrieve", "understand"), "review": ("review",)}
 _FILE_NAME = re.compile(r"^(?P<stem>[a-z_]+?)_v2(?P<subset>_subset)?(?P<zh>_zh)?\.json$")
 
-POSTPROCESS = ("none", "split_special_tokens")
-FUNCTION_ROLES = ("function", "user", "system")
 DEFAULT_OPTIONS: dict[str, Any] = {
     "files": DEFAULT_FILES,
     "postprocess": "none",
@@ -115,19 +113,10 @@ FILE_SCHEMA = {"type": "object", "minProperties": 1, "additionalProperties": {"t
 
 
 def options_of(definition: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The options with their defaults; their values were checked by the core against the schemas in suite.yaml (one
+    usage error naming the option) before loading."""
     options = dict(DEFAULT_OPTIONS)
     options.update((definition or {}).get("options") or {})
-    if options["postprocess"] not in POSTPROCESS:
-        raise DataError("suite.yaml", f"options.postprocess must be one of {', '.join(POSTPROCESS)}, "
-                                      f"not {options['postprocess']!r}", field="options/postprocess")
-    if options["function_role"] not in FUNCTION_ROLES:
-        raise DataError("suite.yaml", f"options.function_role must be one of {', '.join(FUNCTION_ROLES)}, "
-                                      f"not {options['function_role']!r}", field="options/function_role")
-    if not isinstance(options["embedding_model"], str) or not options["embedding_model"]:
-        raise DataError("suite.yaml", "options.embedding_model must be a model name", field="options/embedding_model")
-    files = options["files"]
-    if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
-        raise DataError("suite.yaml", "options.files must be a list of data file names", field="options/files")
     return options
 
 

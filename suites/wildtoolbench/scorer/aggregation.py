@@ -12,7 +12,8 @@ Upstream: yupeijei1997/WildToolBench @ 80a5f427fb26c9a14eb419ccb565675671650065,
   ``min_length`` turns; also per type.
 * AP (accomplishment progress): over Sequential + Mixed tasks, micro: sum of the ``step_*`` entries left in the
   result after the argument check / sum of the gold node counts (of ``answer_list``, the other-language list, as
-  upstream). Units differ (model turns vs gold nodes, the answer node included); also per type.
+  upstream). Units differ (model turns vs gold nodes, the answer node included): parallel calls share one turn but
+  are one node each, so the gold run's AP over Mixed tasks is below 100% (the formula line says so); also per type.
 
 Upstream's accuracies are plain ratios (``correct / total``, 0.0 when total is 0); the paper prints them as
 percentages with two decimals. Here a metric with no members is None.
@@ -120,4 +121,6 @@ def _progress(name: str, members: Sequence[CaseResult]) -> Metric:
     done = sum(float((r.counts or {}).get("ap_steps", 0)) for r in members)
     total = sum(float((r.counts or {}).get("ap_total", 0)) for r in members)
     return _ratio(name, done, total, "orchestration",
-                  "sum of step entries kept after the argument check / sum of gold nodes (micro, Sequential + Mixed)")
+                  "sum of step entries kept after the argument check / sum of gold nodes (micro, Sequential + Mixed); "
+                  "upstream's arithmetic: a step is one model turn, and parallel calls share one, while each gold "
+                  "call is a node, so a task with parallel calls scores below 100% even for the reference answer")

@@ -1,0 +1,376 @@
+"""How a request's messages become the prompt text: the official harness's own renderer where one exists, else the
+checkpoint's chat template.
+
+A score is comparable with a published one only if the model saw the same text. BFCL's leaderboard prompts a local
+model in prompting mode through the family's handler in ``bfcl_eval/model_handler/local_inference/``, whose
+``_format_prompt`` writes the prompt itself (it does not call the tokenizer's chat template), and whose message
+assembly (``_pre_query_processing_prompting``, ``_add_assistant_message_prompting``,
+``_add_execution_results_prompting``) differs per family. The chat template agrees with it on a first request but not
+later: Qwen2.5's template adds a default system line to a conversation without one, Qwen3's drops a ``<think>`` block
+from an assistant reply before the last user turn and keeps it after, Gemma 3's refuses a ``tool`` turn, Llama's
+writes a tool result as an ``ipython`` turn only when asked. So for BFCL in prompting mode, with a recognised family,
+the prompt is rendered as that handler renders it (re-implemented here; the oracle test compares byte for byte with
+the handler's own output on every step shape).
+
+Reference: bfcl-eval 2026.3.23 (``bfcl_eval-2026.3.23-py3-none-any.whl``, sha256 3bb6dfa5...853d3a0a = gorilla commit
+6ea57973c7a6097fd7c5915698c54c17c5b1b6c8), files ``bfcl_eval/model_handler/local_inference/qwen.py`` (QwenHandler),
+``llama.py`` (LlamaHandler), ``gemma.py`` (GemmaHandler), ``base_oss_handler.py`` (OSSHandler: the shared assembly)
+and ``bfcl_eval/constants/model_config.py`` (which handler a prompting model gets: Qwen2.5/Qwen3 -> QwenHandler, every
+Llama 3.x and 4 prompting entry -> LlamaHandler, Gemma 3 -> GemmaHandler; ``LlamaHandler_3_1`` is for the ``-FC``
+entries only).
+
+The messages handed in are the ones the BFCL suite builds (``suites/bfcl/scorer/multi_turn.py``), i.e. what the generic
+``OSSHandler`` would hold: the question turns (system prompt included), each reply as it was generated (raw text, a
+``<think>`` block included), each execution result as ``{"role": "tool", "name": <call>, "content": <result>}``.
+Each family's renderer first applies its handler's own assembly differences, then its ``_format_prompt``.
+
+Pure functions; nothing here imports transformers or vllm.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+#: ``--toolbench-prompt-format`` values. ``auto``: the official harness's renderer where the suite has one and the
+#: model's family is recognised, else the chat template; ``handler``: the harness's renderer, an error when the family
+#: is not recognised; ``chat-template``: always the checkpoint's chat template.
+PROMPT_FORMATS = ("auto", "handler", "chat-template")
+
+#: Suites whose official harness renders prompts itself (per model family) instead of using the chat template.
+HANDLER_SUITES = frozenset({"bfcl"})
+
+#: Suites whose upstream tokenizes the chat template's text as a plain text prompt (special tokens added):
+#: ACEBench's ``model_inference/model_infer.py`` calls ``LLM.generate`` on ``apply_chat_template(...)``'s text.
+TEXT_PROMPT_SUITES = frozenset({"acebench"})
+
+CHAT_TEMPLATE = "chat-template"
+UPSTREAM = "bfcl-eval 2026.3.23 (gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8)"
+
+Messages = Sequence[Mapping[str, Any]]
+
+
+# -- the handlers' renderers ------------------------------------------------------------------------------------------
+
+def _text(value: Any) -> str:
+    """An f-string's view of a message field (the handlers interpolate ``content`` with f-strings)."""
+    return f"{value}"
+
+
+def render_qwen(messages: Messages, *, first_step: bool = True) -> str:
+    """``QwenHandler._format_prompt`` (qwen.py), on the messages QwenHandler holds.
+
+    Assembly: QwenHandler stores a reply as its text after the last ``</think>`` (``lstrip("\\n")``) plus a
+    ``reasoning_content`` field with the text between ``<think>`` and ``</think>``. Rendering re-derives exactly that
+    split from the raw reply when the field is absent, so the raw reply renders the same.
+
+    Rendering quirks reproduced: only a *first* system message gets the system block (a later one is written as a
+    turn of its own); no default system line when there is none; the last query is the last ``user`` message whose
+    content is text not wrapped in ``<tool_response>``; an assistant reply after it is written with its reasoning in
+    a ``<think>`` block when it has reasoning or is the very last message, one before it loses the reasoning; a run of
+    ``tool`` messages is one ``user`` turn of ``<tool_response>`` blocks; roles other than system/user/assistant/tool
+    are dropped; the prompt ends with the assistant header and nothing after it.
+    """
+    del first_step  # QwenHandler renames nothing in the question
+    out: list[str] = []
+    if messages and messages[0]["role"] == "system":
+        out.append("<|im_start|>system\n" + _text(messages[0]["content"]) + "<|im_end|>\n")
+    last = len(messages) - 1
+    last_query = last
+    for index in range(last, -1, -1):
+        message = messages[index]
+        content = message["content"]
+        if message["role"] == "user" and type(content) is str and not (
+                content.startswith("<tool_response>") and content.endswith("</tool_response>")):
+            last_query = index
+            break
+    for index, message in enumerate(messages):
+        role, content = message["role"], message["content"]
+        if role == "user" or (role == "system" and index != 0):
+            out.append("<|im_start|>" + role + "\n" + _text(content) + "<|im_end|>\n")
+        elif role == "assistant":
+            reasoning = message.get("reasoning_content") or ""
+            if not reasoning and "</think>" in content:
+                pieces = content.split("</think>")
+                reasoning = pieces[0].rstrip("\n").split("<think>")[-1].lstrip("\n")
+                content = pieces[-1].lstrip("\n")
+            if index > last_query and (index == last or reasoning):
+                out.append("<|im_start|>" + role + "\n<think>\n" + reasoning.strip("\n") + "\n</think>\n\n"
+                           + content.lstrip("\n"))
+            else:
+                out.append("<|im_start|>" + role + "\n" + _text(content))
+            out.append("<|im_end|>\n")
+        elif role == "tool":
+            previous = messages[index - 1]["role"] if index > 0 else None
+            following = messages[index + 1]["role"] if index < last else None
+            if index == 0 or previous != "tool":
+                out.append("<|im_start|>user")
+            out.append("\n<tool_response>\n" + _text(content) + "\n</tool_response>")
+            if index == last or following != "tool":
+                out.append("<|im_end|>\n")
+    out.append("<|im_start|>assistant\n")
+    return "".join(out)
+
+
+def _llama_messages(messages: Messages) -> list[dict[str, Any]]:
+    """LlamaHandler's assembly: an execution result is an ``ipython`` message (no name), not a ``tool`` one."""
+    return [{"role": "ipython", "content": m["content"]} if m["role"] == "tool" else dict(m) for m in messages]
+
+
+def render_llama3(messages: Messages, *, first_step: bool = True) -> str:
+    """``LlamaHandler._format_prompt`` (llama.py), Llama 3 branch: ``<|begin_of_text|>``, then every message as a
+    header with its role and its content ``strip()``-ed, ``<|eot_id|>``; no default system block, no date lines
+    (those are the chat template's), tool results under the ``ipython`` role."""
+    del first_step
+    out = ["<|begin_of_text|>"]
+    for message in _llama_messages(messages):
+        out.append("<|start_header_id|>" + message["role"] + "<|end_header_id|>\n\n" + message["content"].strip()
+                   + "<|eot_id|>")
+    out.append("<|start_header_id|>assistant<|end_header_id|>\n\n")
+    return "".join(out)
+
+
+def render_llama4(messages: Messages, *, first_step: bool = True) -> str:
+    """``LlamaHandler._format_prompt`` (llama.py), Llama 4 branch: the same layout with Llama 4's header tokens."""
+    del first_step
+    out = ["<|begin_of_text|>"]
+    for message in _llama_messages(messages):
+        out.append("<|header_start|>" + message["role"] + "<|header_end|>\n\n" + message["content"].strip() + "<|eot|>")
+    out.append("<|header_start|>assistant<|header_end|>\n\n")
+    return "".join(out)
+
+
+def _gemma_messages(messages: Messages, first_step: bool) -> list[dict[str, Any]]:
+    """GemmaHandler's assembly (``_pre_query_processing_prompting``): in the question's turns, consecutive user
+    messages are joined with a blank line (``combine_consecutive_user_prompts``) and an ``assistant`` message is
+    renamed ``model``; replies the handler appends later keep the ``assistant`` role, tool results the ``tool`` role.
+
+    Consecutive user messages only occur inside one question turn (every step ends with a reply), so joining every
+    such run is the same. Question and reply ``assistant`` messages cannot be told apart in a later step's history;
+    ``first_step`` (no reply yet) marks them as the question's. In BFCL v4 only single-turn ``live_irrelevance``
+    questions hold assistant messages (11), and a single-turn case is always a first step, so this is exact on the
+    data; a multi-turn question holding an ``assistant`` message would render it as ``assistant`` after step 0.
+    """
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        message = dict(message)
+        if message["role"] == "user" and out and out[-1]["role"] == "user":
+            out[-1]["content"] = out[-1]["content"] + "\n\n" + message["content"]
+            continue
+        if first_step and message["role"] == "assistant":
+            message["role"] = "model"
+        out.append(message)
+    return out
+
+
+def render_gemma3(messages: Messages, *, first_step: bool = True) -> str:
+    """``GemmaHandler._format_prompt`` (gemma.py): ``<bos>``, a first system message's ``strip()``-ed text plus a blank
+    line put in front of the first remaining turn, every message as ``<start_of_turn>{role}`` with its content
+    ``strip()``-ed (roles as assembled: ``model`` for the question's, ``assistant`` for replies, ``tool`` for results;
+    no alternation check), then ``<start_of_turn>model``."""
+    messages = _gemma_messages(messages, first_step)
+    prefix = ""
+    if messages and messages[0]["role"] == "system":
+        prefix = messages[0]["content"].strip() + "\n\n"
+        messages = messages[1:]
+    out = ["<bos>"]
+    for position, message in enumerate(messages):
+        out.append("<start_of_turn>" + message["role"] + "\n" + (prefix if position == 0 else "")
+                   + message["content"].strip() + "<end_of_turn>\n")
+    out.append("<start_of_turn>model\n")
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class HandlerFormat:
+    """One family's official renderer: what it reproduces and the function doing it."""
+
+    family: str
+    handler: str  # upstream class
+    upstream_file: str  # relative to the wheel
+    render: Callable[..., str]
+    helpers: tuple[Callable[..., Any], ...] = ()  # the assembly functions it calls
+
+    @property
+    def name(self) -> str:
+        return f"bfcl-handler:{self.handler}"
+
+    @property
+    def sha256(self) -> str:
+        """Identity of the renderer as run: the source of its functions (a change to them regenerates)."""
+        digest = hashlib.sha256()
+        for function in (self.render, *self.helpers):
+            try:
+                digest.update(inspect.getsource(function).encode())
+            except (OSError, TypeError):  # installed without sources: the compiled code stands in
+                digest.update(function.__code__.co_code + repr(function.__code__.co_consts).encode())
+        return digest.hexdigest()
+
+
+HANDLER_FORMATS: dict[str, HandlerFormat] = {
+    "qwen": HandlerFormat("qwen", "QwenHandler", "bfcl_eval/model_handler/local_inference/qwen.py", render_qwen),
+    "llama3": HandlerFormat("llama3", "LlamaHandler", "bfcl_eval/model_handler/local_inference/llama.py",
+                            render_llama3, (_llama_messages,)),
+    "llama4": HandlerFormat("llama4", "LlamaHandler", "bfcl_eval/model_handler/local_inference/llama.py",
+                            render_llama4, (_llama_messages,)),
+    "gemma3": HandlerFormat("gemma3", "GemmaHandler", "bfcl_eval/model_handler/local_inference/gemma.py",
+                            render_gemma3, (_gemma_messages,)),
+}
+
+
+# -- family detection -------------------------------------------------------------------------------------------------
+
+_MODEL_TYPES = {
+    "qwen2": "qwen", "qwen2_moe": "qwen", "qwen3": "qwen", "qwen3_moe": "qwen",
+    "llama4": "llama4", "llama4_text": "llama4",
+    "gemma3": "gemma3", "gemma3_text": "gemma3",
+}
+
+
+_ARCHITECTURES = {
+    "Qwen2ForCausalLM": "qwen2", "Qwen2MoeForCausalLM": "qwen2_moe", "Qwen3ForCausalLM": "qwen3",
+    "Qwen3MoeForCausalLM": "qwen3_moe", "LlamaForCausalLM": "llama", "Llama4ForConditionalGeneration": "llama4",
+    "Llama4ForCausalLM": "llama4", "Gemma3ForConditionalGeneration": "gemma3", "Gemma3ForCausalLM": "gemma3_text",
+}
+
+
+def detect_family(model: str, config: Mapping[str, Any] | None = None, chat_template: str | None = None) -> str | None:
+    """The handler family of a checkpoint, or None.
+
+    From ``config.json``'s ``model_type`` (or its first ``architectures`` entry) first (a fine-tune keeps its
+    base's), else from the model's name. A
+    ``llama`` model type covers Llama 1, 2 and 3 and many others; it is Llama 3 when its chat template writes Llama
+    3's header tokens (or, without a template at hand, when the name says Llama 3). A config that names another
+    model type is not guessed from the name. When the chat template is at hand, it must use the family's turn tokens
+    (a fine-tune may keep its base's architecture but change the format, e.g. DeepSeek-R1-Distill-Qwen, which BFCL
+    gives another handler).
+    """
+    family = _family_from_config_or_name(model, config, chat_template)
+    if family is not None and chat_template and _FAMILY_MARKERS[family] not in chat_template:
+        return None  # e.g. a DeepSeek-R1 distill keeps Qwen2's model type but not its turn tokens
+    return family
+
+
+#: The turn token each handler writes; a checkpoint whose chat template lacks it speaks another format.
+_FAMILY_MARKERS = {"qwen": "<|im_start|>", "llama3": "<|start_header_id|>", "llama4": "<|header_start|>",
+                   "gemma3": "<start_of_turn>"}
+
+
+def _family_from_config_or_name(model: str, config: Mapping[str, Any] | None,
+                                chat_template: str | None) -> str | None:
+    config = config or {}
+    model_type = str(config.get("model_type") or "").lower()
+    architectures = config.get("architectures")
+    if not model_type and isinstance(architectures, list) and architectures:
+        model_type = _ARCHITECTURES.get(str(architectures[0]), str(architectures[0]).lower())
+    template = chat_template or ""
+    name = Path(model).name.lower() if model else ""
+    if model_type:
+        if model_type in _MODEL_TYPES:
+            return _MODEL_TYPES[model_type]
+        if model_type == "llama":
+            if "<|start_header_id|>" in template:
+                return "llama3"
+            if not template and any(key in name for key in ("llama-3", "llama3")):
+                return "llama3"
+        return None
+    if any(key in name for key in ("qwen2", "qwen3")):
+        return "qwen"
+    if any(key in name for key in ("llama-4", "llama4")):
+        return "llama4"
+    if any(key in name for key in ("llama-3", "llama3")):
+        return "llama3"
+    if any(key in name for key in ("gemma-3", "gemma3")):
+        return "gemma3"
+    return None
+
+
+def read_model_config(model: str, revision: str | None = None) -> dict[str, Any] | None:
+    """``config.json`` of a local checkpoint folder, or of a Hub id already in the local Hugging Face cache."""
+    path = Path(model).expanduser()
+    candidate: Path | None = path / "config.json" if path.is_dir() else None
+    if candidate is None:
+        try:
+            from huggingface_hub import try_to_load_from_cache
+        except ImportError:
+            return None
+        found = try_to_load_from_cache(model, "config.json", revision=revision)
+        candidate = Path(found) if isinstance(found, str) else None
+    if candidate is None or not candidate.is_file():
+        return None
+    try:
+        data = json.loads(candidate.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+# -- the choice per request -------------------------------------------------------------------------------------------
+
+class PromptFormatError(ValueError):
+    """``--toolbench-prompt-format=handler`` for a model whose family has no official renderer."""
+
+
+@dataclass(frozen=True)
+class PromptFormats:
+    """Which renderer each request gets, for one model and mode; :meth:`describe` goes into the fingerprint (so a
+    change of renderer regenerates) and with it into the JSON header."""
+
+    option: str
+    family: str | None
+    native: bool
+    chat_template_sha256: str
+
+    def __post_init__(self) -> None:
+        if self.option not in PROMPT_FORMATS:
+            raise PromptFormatError(f"--toolbench-prompt-format must be one of {', '.join(PROMPT_FORMATS)}, "
+                                    f"got {self.option!r}")
+        if self.option == "handler" and self.family not in HANDLER_FORMATS:
+            raise PromptFormatError(
+                "--toolbench-prompt-format=handler: no official handler renderer for this model (family not "
+                f"recognised; known: {', '.join(sorted(HANDLER_FORMATS))}); use auto or chat-template")
+
+    def handler_for(self, suite: str) -> HandlerFormat | None:
+        """The official renderer for a request of ``suite``, or None (chat template). Native mode always uses the
+        chat template with ``tools=`` (BFCL's ``-FC`` handlers are another protocol, not reproduced here)."""
+        if self.option == CHAT_TEMPLATE or self.native or suite not in HANDLER_SUITES:
+            return None
+        return HANDLER_FORMATS.get(self.family or "")
+
+    def adds_special_tokens(self, suite: str) -> bool:
+        """Whether the rendered text is tokenized *with* the tokenizer's special tokens, as upstream's inference
+        does: BFCL's handlers send their text to vLLM's completions endpoint (``add_special_tokens`` defaults to
+        true there), ACEBench passes the chat template's text to ``LLM.generate`` (which tokenizes a text prompt the
+        same way). A tokenizer that adds a BOS (Llama 3, Gemma) then puts a second one before the one the text
+        already starts with; Qwen's adds nothing. A chat API call (every other suite) renders and tokenizes without
+        them."""
+        if self.native:
+            return False
+        if suite in TEXT_PROMPT_SUITES:
+            return True
+        return self.handler_for(suite) is not None
+
+    def describe(self) -> dict[str, Any]:
+        chat = {"renderer": CHAT_TEMPLATE, "sha256": self.chat_template_sha256}
+        handler = None if self.native or self.option == CHAT_TEMPLATE else HANDLER_FORMATS.get(self.family or "")
+        suites: dict[str, Any] = {}
+        for suite in sorted(HANDLER_SUITES):
+            if handler is not None:
+                suites[suite] = {"renderer": handler.name, "sha256": handler.sha256,
+                                 "upstream": f"{UPSTREAM} {handler.upstream_file}"}
+            else:
+                why = ("chat template asked for" if self.option == CHAT_TEMPLATE else
+                       "native mode: chat template with tools=" if self.native else
+                       "model family not recognised: the chat template is a deviation from the official handler")
+                suites[suite] = {**chat, "note": why}
+        for suite in sorted(HANDLER_SUITES | TEXT_PROMPT_SUITES):
+            suites.setdefault(suite, dict(chat))["special_tokens_added"] = self.adds_special_tokens(suite)
+        return {"option": self.option, "family": self.family, "default": chat, "suites": suites}
+
+
+def render_with_handler(handler: HandlerFormat, messages: Messages, *, first_step: bool) -> str:
+    return handler.render([dict(m) for m in messages], first_step=first_step)

@@ -1,0 +1,58 @@
+"""The "toolbench failures" terminal section: each failed case's node id, error type and its whole one-line reason.
+
+A benchmark run exits 0 with failing cases (they are the measurement), and pytest's own short summary cuts each
+reason to the terminal's width, so the plugin lists the failures itself: the first :data:`SHOWN_PER_GROUP` of each
+suite and error type, in case order, and how many more there are. Built on the controller from the case records,
+so a serial run and an ``-n N`` run print the same lines.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Iterable, Mapping
+
+SHOWN_PER_GROUP = 20
+#: a reason is one line, never cut to the terminal's width (it may wrap); only a pathological one is bounded
+REASON_LIMIT = 2000
+WHERE_FULL = "full messages: --tb=short, or each case's message in --toolbench-json"
+
+
+def one_line(text: str) -> str:
+    """The explanation on one line: its lines joined with " / ", whitespace kept as written inside each line."""
+    joined = " / ".join(line.strip() for line in (text or "").splitlines() if line.strip())
+    if len(joined) > REASON_LIMIT:
+        joined = joined[:REASON_LIMIT] + f"… [{len(joined):,} characters]"
+    return joined or "(no explanation)"
+
+
+def failure_line(record: Mapping[str, Any]) -> str:
+    where = record.get("nodeid") or f"{record.get('suite')}::{record.get('case_id')}"
+    line = f"{where}: {record.get('error_type') or 'failed'}: {one_line(record.get('explanation') or '')}"
+    if record.get("known_defect"):
+        line += " (known upstream defect)"
+    return line
+
+
+def failed_records(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The records whose case failed (a case that was not scored is skipped, not failed)."""
+    return [record for record in records if not record.get("passed") and record.get("error_type") != "not_scored"]
+
+
+def lines(records: Iterable[Mapping[str, Any]], shown_per_group: int = SHOWN_PER_GROUP) -> list[str]:
+    """The section's lines: per suite and error type (both in name order), the first ``shown_per_group`` failed
+    cases in case order, then one line counting the rest."""
+    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
+    failed = failed_records(records)
+    for record in failed:
+        groups[(str(record.get("suite")), str(record.get("error_type") or "failed"))].append(record)
+    if not groups:
+        return []
+    out = [f"{len(failed)} failing benchmark cases (node id: error type: reason; the first {shown_per_group} of "
+           f"each suite and error type; {WHERE_FULL})"]
+    for (suite, error_type), members in sorted(groups.items()):
+        members.sort(key=lambda r: (r.get("order", 0), str(r.get("case_id"))))
+        out.extend(failure_line(record) for record in members[:shown_per_group])
+        if len(members) > shown_per_group:
+            out.append(f"... and {len(members) - shown_per_group} more {suite} {error_type} failures "
+                       f"({len(members)} in all; {WHERE_FULL})")
+    return out
