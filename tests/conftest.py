@@ -16,6 +16,9 @@ pytest_plugins = ["pytester"]
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_SUITE = REPO / "examples" / "echo_suite"
+#: ``parametrize("workers", [[], XDIST])``: the ``-n 2`` variant of an end-to-end run whose serial variant runs by
+#: default is slow (several seconds each: a controller and two workers); CI runs it with ``-m slow``
+XDIST = pytest.param(["-n", "2"], marks=pytest.mark.slow)
 SLOW_SELECTED_BY = '-m slow (only the slow ones) or -m "slow or not slow" (all)'
 
 #: where pytest was invoked: a relative TOOLBENCH_DATA names a folder from there, as the plugin reads it

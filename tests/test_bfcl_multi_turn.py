@@ -235,8 +235,10 @@ def batches(tmp_path) -> list[int]:
     return [json.loads(line)["n"] for line in (tmp_path / "batches.log").read_text().splitlines()]
 
 
-# slow (-m slow): each run is a pytest subprocess over the real BFCL data, twice; the xdist one about 20 s of CPU
-@pytest.mark.parametrize("workers", [[], pytest.param(["-n", "2"], marks=pytest.mark.slow)], ids=["serial", "xdist"])
+# slow (-m slow): each variant is two pytest subprocess runs over the real BFCL data (about 8 s of CPU serially,
+# 20 s with -n 2)
+@pytest.mark.slow
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
 def test_conversations_advance_in_batched_rounds_and_a_rerun_generates_nothing(shared_data, tmp_path, workers):
     first = scripted_run(shared_data, tmp_path, *workers)
     assert first.returncode == 0, first.stdout[-3000:]
