@@ -5,7 +5,7 @@ gold, skips for what cannot run here.
 ``tests/data/bfcl_agentic_oracle.jsonl``: hand-made results over real memory and web-search ground truth with the
 verdict of ``_evaluate_single_agentic_entry`` of bfcl-eval 2026.3.23 (prompting and FC decoding).
 ``tests/data/bfcl_memory_oracle.jsonl``: call sequences with the official ``MemoryAPI_kv`` / ``MemoryAPI_rec_sum``
-result strings and final state.
+result strings and final state; ``tests/data/bfcl_memory_vector_oracle.jsonl`` the same for ``MemoryAPI_vector``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_data_dir
+from pytest_toolbench import embedding_models
 from pytest_toolbench.suite import Generation
 from shipped import scorer
 
@@ -68,6 +69,57 @@ def test_memory_backends_answer_as_the_official_classes(row, shared_data):
     # a snapshot round-trips into a fresh instance
     again = agentic.memory_instance(category, agentic.memory_snapshot(category, instance), [shared_data / "bfcl"])
     assert agentic.memory_snapshot(category, again) == agentic.memory_snapshot(category, instance)
+
+
+VECTOR_ROW = json.loads((REPO / "tests/data/bfcl_memory_vector_oracle.jsonl").read_text())
+
+
+def _vector_backend_installed() -> bool:
+    if any(importlib.util.find_spec(m) is None for m in ("sentence_transformers", "faiss", "numpy")):
+        return False
+    try:
+        return embedding_models.archive_members(embedding_models.model_for("all-MiniLM-L6-v2")) is not None
+    except embedding_models.ModelCopyError:
+        return True  # installed but not the verified copy: the test must fail, not skip
+
+
+needs_vector_backend = pytest.mark.skipif(not _vector_backend_installed(),
+                                          reason="the bfcl-memory-vector extra (and its model) is not installed")
+
+
+def _with_scores_rounded(result: str) -> object:
+    """A result string with its similarity scores rounded to 1e-6: float32 sums may differ in the last bits on
+    another CPU; ids, texts, order and errors must be equal."""
+    try:
+        value = json.loads(result)
+    except json.JSONDecodeError:
+        return result
+    for entry in value.get("result", []) if isinstance(value, dict) and isinstance(value.get("result"), list) else []:
+        if "similarity_score" in entry:
+            entry["similarity_score"] = round(entry["similarity_score"], 6)
+    return value
+
+
+@needs_vector_backend
+def test_memory_vector_backend_answers_as_the_official_package(shared_data):
+    """``tests/data/bfcl_memory_vector_oracle.jsonl``: bfcl-eval 2026.3.23 installed with pip in a separate venv,
+    ``MemoryAPI_vector`` imported as upstream does (the encoder loaded by its Hub name, offline, from a Hugging Face
+    cache holding the verified all-MiniLM-L6-v2 files), the calls run with upstream's ``_process_method_calls``, eval
+    and ``json.dumps``. Here the same calls run on the class from the wheel with the encoder loaded from the verified
+    copy: every result and the final state are the same (bit-identical where recorded, on the same machine)."""
+    instance = agentic.memory_instance("memory_vector", None, [str(shared_data / "bfcl")])
+    results = executor.execute_calls(VECTOR_ROW["calls"], {"MemoryAPI_vector": instance}, entry_id="x")
+    assert [_with_scores_rounded(r) for r in results] == [_with_scores_rounded(r)
+                                                         for r in VECTOR_ROW["official_results"]]
+    assert json.loads(json.dumps(agentic.memory_snapshot("memory_vector", instance))) == VECTOR_ROW["official_state"]
+    assert any('"similarity_score"' in r for r in results)  # retrieval ran on real embeddings
+
+
+@needs_vector_backend
+def test_memory_vector_items_can_run_with_the_verified_encoder(cases):
+    """With the extra installed, no memory_vector item is skipped (the main job scores all 155)."""
+    vector = [case for case in cases.values() if case.category == "memory_vector"]
+    assert len(vector) == 155 and not [case.case_id for case in vector if bfcl.unavailable(case)]
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,15 @@ outputs for the sample items with the per-item metrics that the upstream evaluat
 (run once outside the repository, T-Eval's and ToLeaP's evaluator classes on one-entry prediction files, with
 all-mpnet-base-v2), and ``tests/data/teval/replay/`` a hand-made prediction folder in upstream's layout whose figures upstream's
 evaluators, ``standard_teval.py`` and ``convert_results.py`` computed (recorded below). Similarity figures are checked
-only when a real model is at hand: set ``TEVAL_EMBEDDING_MODEL`` to its name or local folder (with
-sentence-transformers installed); otherwise those checks are skipped and the not-computed path is tested instead.
+only when a real model is at hand: ``TEVAL_EMBEDDING_MODEL`` (a name or local folder, with sentence-transformers
+installed), else all-mpnet-base-v2 from the teval extra's verified copy when it is installed (scripts/setup-dev.sh
+installs it); otherwise those checks are skipped and the not-computed path is tested instead.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import math
 import os
@@ -22,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_toolbench import embedding_models
 from pytest_toolbench.suite import FORMAT_ERROR, NOT_SCORED, Case, CaseResult, Generation
 from shipped import scorer
 
@@ -37,6 +40,7 @@ SUITE_DIR = Path(__file__).resolve().parents[1] / "suites" / "teval"
 SAMPLES = SUITE_DIR / "samples"
 TESTDATA = Path(__file__).resolve().parent / "data" / "teval"
 REAL_MODEL = os.environ.get("TEVAL_EMBEDDING_MODEL")
+DEFAULT_MODEL = "sentence-transformers/all-mpnet-base-v2"  # suite.yaml's options.embedding_model
 
 
 class FakeEncoder:
@@ -74,14 +78,28 @@ def sample_cases():
     return teval.load_cases(SAMPLES, {})
 
 
+def _verified_copy_installed(name: str) -> bool:
+    try:
+        return embedding_models.archive_members(embedding_models.model_for(name)) is not None
+    except embedding_models.ModelCopyError:
+        return True  # installed but not the verified copy: get_encoder's reason fails the tests below
+
+
 @pytest.fixture(scope="module")
 def real_model():
-    if not REAL_MODEL:
-        pytest.skip("set TEVAL_EMBEDDING_MODEL (and install the teval extra) to check similarity figures")
-    encoder, reason = similarity.get_encoder(REAL_MODEL)
+    """TEVAL_EMBEDDING_MODEL, else the suite's default model when the teval extra's verified copy is installed."""
+    name = REAL_MODEL
+    if not name and importlib.util.find_spec("sentence_transformers") and _verified_copy_installed(DEFAULT_MODEL):
+        name = DEFAULT_MODEL
+        encoder, reason = similarity.get_encoder(name)
+        assert encoder is not None, reason  # the verified copy must load
+        return name
+    if not name:
+        pytest.skip("set TEVAL_EMBEDDING_MODEL or install the teval extra's model to check similarity figures")
+    encoder, reason = similarity.get_encoder(name)
     if encoder is None:
         pytest.skip(reason)
-    return REAL_MODEL
+    return name
 
 
 def _case(case_id: str, cases) -> Case:
@@ -253,7 +271,13 @@ def test_plan_matching_drops_one_trailing_finish_action(fake_encoder):
     assert lone["f1_score"] == 0.0 and lone["upstream_crash"]
 
 
-def test_plan_items_without_the_model_are_marked_not_computed(sample_cases):
+@pytest.fixture
+def model_unavailable(monkeypatch):
+    """The default model as get_encoder remembers it when it cannot be loaded (whether or not it is installed)."""
+    monkeypatch.setitem(similarity._encoders, DEFAULT_MODEL, "sentence-transformers is not installed (test)")
+
+
+def test_plan_items_without_the_model_are_marked_not_computed(sample_cases, model_unavailable):
     case = _case("plan_json/0", sample_cases)
     verdict = _score(case, teval.gold_output(case))
     # never a pass that was not scored: the item is reported as skipped (error type not_scored), naming the cause
@@ -374,7 +398,7 @@ def _compare(case: Case, record: dict, with_similarity: bool) -> list[str]:
             if mine is None or not math.isclose(mine, theirs, rel_tol=0, abs_tol=1e-6 if key == "thought" else 1e-12)]
 
 
-def test_differential_against_upstream_evaluators(sample_cases):
+def test_differential_against_upstream_evaluators(sample_cases, model_unavailable):
     """Every recorded output scores as the upstream evaluators scored it (deterministic metrics)."""
     records = _differential()
     assert len(records) == 583
@@ -446,7 +470,7 @@ def _replay_metrics(cases) -> dict:
     return {m.name: m for m in teval.aggregate(results)}
 
 
-def test_replay_reproduces_upstream_figures_that_need_no_model(sample_cases):
+def test_replay_reproduces_upstream_figures_that_need_no_model(sample_cases, model_unavailable):
     metrics = _replay_metrics(sample_cases)
     for name, expected in {**REPLAY_TABLE7, **REPLAY_UPSTREAM}.items():
         value = metrics[name].value

@@ -19,9 +19,10 @@ Follows bfcl-eval 2026.3.23 (gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8, `
 
 Memory backends are the official classes, run from the pinned wheel (:func:`.simulators.official_module`) with their
 real dependencies: ``rank_bm25`` (kv; extra ``bfcl-memory``), sentence-transformers + faiss (vector; extra
-``bfcl-memory-vector``). Web search calls live SerpAPI: its conversations run only with ``SERPAPI_API_KEY`` set and
-the extra ``bfcl-web-search`` installed; otherwise those items are skipped with the reason, and replayed web-search
-results are always scored.
+``bfcl-memory-vector``, whose encoder ``all-MiniLM-L6-v2`` loads offline from the verified copy that extra installs:
+:func:`.simulators.verified_sentence_transformers`). Web search calls live SerpAPI: its conversations run only with
+``SERPAPI_API_KEY`` set and the extra ``bfcl-web-search`` installed; otherwise those items are skipped with the
+reason, and replayed web-search results are always scored.
 """
 
 from __future__ import annotations
@@ -31,9 +32,11 @@ import importlib.util
 import json
 import os
 import re
+import threading
 from pathlib import Path
 from typing import Any, Iterator
 
+from pytest_toolbench import embedding_models
 from pytest_toolbench.data import load_jsonl
 from pytest_toolbench.suite import FORMAT_ERROR, Case, Generation, Request, Verdict
 from .multi_turn import Dialogue, load_class_docs, transcript_of
@@ -43,6 +46,9 @@ SUITE = "bfcl"
 WEB_SEARCH = ("web_search_base", "web_search_no_snippet")
 MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
 MEMORY_SCENARIOS = ("student", "customer", "finance", "healthcare", "notetaker")
+#: The encoder ``memory_vector.py`` loads, by this name (sentence-transformers expands it to the Hub id
+#: ``sentence-transformers/all-MiniLM-L6-v2``).
+VECTOR_ENCODER = "all-MiniLM-L6-v2"
 
 # -- protocol texts, verbatim from bfcl_eval/constants/default_prompts.py --------------------------------------------
 
@@ -185,7 +191,37 @@ def unavailable(case: Case) -> str | None:
                       if importlib.util.find_spec(module) is None})
     if missing:
         return f"{case.category} needs the official backend's dependencies: install pytest-toolbench[{missing[0]}]"
+    if case.category == "memory_vector":
+        return _vector_backend_problem([case.payload["data_dir"]] if case.payload.get("data_dir") else [])
     return None
+
+
+_vector_backend: dict[str, str | None] = {}
+_vector_backend_lock = threading.Lock()
+
+
+def _vector_backend_problem(data_dirs: list[str]) -> str | None:
+    """Why the official memory_vector module cannot be loaded here, or None. Loading it loads its encoder
+    (``SentenceTransformer("all-MiniLM-L6-v2", device="cpu")`` at module level): from the verified copy when installed
+    (:func:`.simulators.verified_sentence_transformers`), else by Hub name as upstream. Tried once per process."""
+    with _vector_backend_lock:
+        if "problem" not in _vector_backend:
+            try:
+                _memory_class("memory_vector", data_dirs)
+                problem = None
+            except embedding_models.ModelCopyError as error:
+                problem = f"memory_vector's embedding model is not the verified copy: {error}"
+            except Exception as error:  # noqa: BLE001 - no copy and no network or Hub cache, a broken install...
+                model = embedding_models.model_for(VECTOR_ENCODER)
+                try:
+                    installed = embedding_models.archive_members(model) is not None
+                except embedding_models.ModelCopyError:
+                    installed = True
+                where = ("" if installed else f"no verified copy is installed ({model.install_hint()}), and ")
+                problem = (f"memory_vector's embedding model {VECTOR_ENCODER} could not be loaded: {where}"
+                           f"{type(error).__name__}: {error}")
+            _vector_backend["problem"] = problem
+        return _vector_backend["problem"]
 
 
 def _memory_class(category: str, data_dirs: list[str]) -> type:

@@ -157,6 +157,33 @@ def _shim_modules() -> dict[str, types.ModuleType]:
     return {"overrides": overrides, "bfcl_eval.utils": utils}
 
 
+def verified_sentence_transformers() -> types.ModuleType:
+    """``sentence_transformers`` as the official modules see it: the installed package, except that
+    ``SentenceTransformer(name, ...)`` of a model with a verified local copy (:mod:`pytest_toolbench.embedding_models`)
+    loads that copy by path, offline. ``memory_vector.py``'s module-level ``SentenceTransformer("all-MiniLM-L6-v2",
+    device="cpu")`` thus loads the Hub repository's files, sha256-checked, with upstream's arguments, instead of
+    fetching them by name (the only deviation: where the same files come from). Without a verified copy installed
+    the name goes to sentence-transformers unchanged, as upstream; a copy that does not verify raises
+    :class:`~pytest_toolbench.embedding_models.ModelCopyError`."""
+    import sentence_transformers as installed
+
+    from pytest_toolbench import embedding_models
+
+    class VerifiedSentenceTransformers(types.ModuleType):
+        def __getattr__(self, attribute: str) -> Any:
+            return getattr(installed, attribute)
+
+    def SentenceTransformer(model_name_or_path: Any = None, *args: Any, **kwargs: Any) -> Any:  # noqa: N802
+        verified = embedding_models.local_path(model_name_or_path) if isinstance(model_name_or_path, str) else None
+        if verified is None:
+            return installed.SentenceTransformer(model_name_or_path, *args, **kwargs)
+        return installed.SentenceTransformer(str(verified), *args, **{**kwargs, "local_files_only": True})
+
+    module = VerifiedSentenceTransformers("sentence_transformers")
+    module.SentenceTransformer = SentenceTransformer
+    return module
+
+
 class _OfficialModules:
     """Modules of ``func_source_code`` run from the wheel on first use; their imports of sibling modules are served
     from the same wheel, every other import by Python's own import system."""
@@ -165,6 +192,7 @@ class _OfficialModules:
         self.wheel = wheel
         self.loaded: dict[str, types.ModuleType] = {}
         self.shims = _shim_modules()
+        self.sentence_transformers: types.ModuleType | None = None  # imported by memory_vector only
         self.builtins = dict(vars(builtins), __import__=self._import)
 
     def _import(self, name, globals=None, locals=None, fromlist=(), level=0):
@@ -172,6 +200,10 @@ class _OfficialModules:
             return self.get(name[len(UPSTREAM_PACKAGE) + 1:])
         if name in self.shims:
             return self.shims[name]
+        if name == "sentence_transformers" and level == 0:
+            if self.sentence_transformers is None:
+                self.sentence_transformers = verified_sentence_transformers()
+            return self.sentence_transformers
         return builtins.__import__(name, globals, locals, fromlist, level)
 
     def get(self, name: str) -> types.ModuleType:

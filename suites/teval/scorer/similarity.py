@@ -8,11 +8,19 @@ ToLeaP's scripts/evaluate.py passes ``sentence-transformers/all-mpnet-base-v2``:
 Nothing here is imported at module load: :func:`get_encoder` imports sentence-transformers (and numpy) on first use
 and remembers, per process and model name, either the loaded encoder or why it could not be loaded. The scorer then
 marks the metrics that need it as *not computed* (never 0). Tests install a stand-in with :func:`install`.
+
+Where the model is loaded from (a deviation in place only, not in the model): when the name is all-mpnet-base-v2
+(either spelling) and the ``teval`` extra's verified copy is installed, the model loads offline from that copy's
+folder (:func:`pytest_toolbench.embedding_models.local_path`: the Hub repository's files, sha256-checked), never by Hub
+name; an installed copy that does not verify makes the similarity *not computed* with the reason. Any other name, or
+no copy installed, loads by name as upstream does (a Hub id, a Hub cache entry or a local folder).
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol, Sequence
+
+from pytest_toolbench import embedding_models
 
 EXTRA_HINT = "pip install 'pytest-toolbench[teval]'"
 
@@ -42,7 +50,10 @@ class SentenceTransformerEncoder:
         self.name = name
         self._numpy = numpy
         self._util = util
-        self._model = SentenceTransformer(name)
+        verified = embedding_models.local_path(name)  # ModelCopyError: reported as the reason it is unavailable
+        self.source = str(verified) if verified is not None else name
+        self._model = (SentenceTransformer(self.source, local_files_only=True) if verified is not None
+                       else SentenceTransformer(name))
 
     def _cos(self, a: Any, b: Any) -> Any:
         return self._numpy.maximum(self._util.cos_sim(a, b).cpu().numpy(), 0)
