@@ -224,6 +224,21 @@ def _parse_suite_options(pairs: list[str]) -> dict[str, dict[str, Any]]:
     return parsed
 
 
+def anchor_data_env(invocation_dir: Path) -> str | None:
+    """Make a relative ``TOOLBENCH_DATA`` absolute in ``os.environ``, resolved against the folder pytest was invoked
+    from; returns the value replaced (None when there was nothing to change).
+
+    Called once, when the run is configured: the variable means a folder relative to where the user typed the
+    command, but xdist workers, subprocesses (a test's own ``pytest`` run, a scorer's helper) and code that reads it
+    after a ``chdir`` (pytester runs in a temporary folder) would each resolve it against their own working folder.
+    """
+    given = os.environ.get(DATA_ENV)
+    if not given or Path(given).is_absolute():
+        return None
+    os.environ[DATA_ENV] = os.path.normpath(Path(invocation_dir) / given)
+    return given
+
+
 def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -> RunOptions:
     """Resolve options, ini and environment into ``RunOptions``; raise ``UsageError`` naming a bad option."""
     get = config.getoption
@@ -269,7 +284,9 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
         if not data_path.is_absolute():
             data_path = (config.invocation_params.dir / data_path)
         if not data_path.is_dir():
-            raise pytest.UsageError(f"{origin}={data_dir}: no such folder")
+            where = "" if Path(data_dir).is_absolute() else \
+                f" (relative to {config.invocation_params.dir}: {os.path.normpath(data_path)})"
+            raise pytest.UsageError(f"{origin}={data_dir}: no such folder{where}")
         data_dir = str(data_path.resolve())
     else:
         origin = ""

@@ -6,6 +6,7 @@ Importing this module must stay cheap: no vllm, torch or transformers (engine ba
 from __future__ import annotations
 
 import gc
+import os
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,9 @@ from .catalog import Registry
 from .lifecycle import (check_backend, one_line_failures, run_pregeneration, selected_cases, selected_items,
                         terminal_writer)
 from .session import SESSION_KEY, ToolbenchSession, get_session
+
+#: (relative, absolute): the relative TOOLBENCH_DATA this run replaced with its absolute form (see ``options.anchor_data_env``)
+DATA_ENV_KEY = pytest.StashKey["tuple[str, str] | None"]()
 
 
 
@@ -60,6 +64,11 @@ def pytest_configure(config: pytest.Config) -> None:
         run_options = options.RunOptions.from_json(config.workerinput["toolbench"]["options"])
     else:
         run_options = options.resolve(config, known_backends=options.BACKENDS + tuple(registry.backends))
+    # Once, after the options (whose errors quote the value as given) and before xdist starts workers (they inherit
+    # the environment): a relative TOOLBENCH_DATA is made absolute against the invocation folder, put back at
+    # unconfigure.
+    relative = options.anchor_data_env(config.invocation_params.dir)
+    config.stash[DATA_ENV_KEY] = (relative, os.environ[options.DATA_ENV]) if relative is not None else None
     session = ToolbenchSession(config, run_options, role, registry)
     config.stash[SESSION_KEY] = session
     if role != "worker" and not config.getoption("collectonly"):
@@ -144,6 +153,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     session = config.stash.get(SESSION_KEY, None)
     if session is not None:
         session.close()
+    anchored = config.stash.get(DATA_ENV_KEY, None)
+    # a run inside another process (pytester) leaves the environment as it found it
+    if anchored is not None and os.environ.get(options.DATA_ENV) == anchored[1]:
+        os.environ[options.DATA_ENV] = anchored[0]
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import yaml
 
 from pytest_toolbench.suite import CaseResult, Generation
 
+from conftest import shared_data_dir
 from shipped import scorer
 
 acebench = scorer("acebench")
@@ -19,7 +19,7 @@ acebench = scorer("acebench")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(__file__).resolve().parents[2] / "shared"
-DATA = Path(os.environ.get("TOOLBENCH_DATA", SHARED / "data")) / "acebench"
+DATA = (shared_data_dir() or SHARED / "data") / "acebench"
 VERDICTS = SHARED / "dev-verdicts" / "acebench"
 
 

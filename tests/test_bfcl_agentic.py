@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import shared_data_dir
 from pytest_toolbench import embedding_models
 from pytest_toolbench.suite import Generation
 from shipped import scorer
@@ -45,7 +46,7 @@ _GT: dict = {}
 
 def _ground_truth() -> dict:
     if not _GT:
-        data = Path(__import__("os").environ.get("TOOLBENCH_DATA", "")) / "bfcl" / "possible_answer"
+        data = (shared_data_dir() or Path("/nonexistent")) / "bfcl" / "possible_answer"
         if not data.is_dir():
             pytest.skip("BFCL data not available (set TOOLBENCH_DATA)")
         for name, prefix in (("BFCL_v4_memory.json", ("memory", "memory_kv")),
@@ -60,13 +61,13 @@ def _ground_truth() -> dict:
 @pytest.mark.parametrize("row", MEMORY_ROWS, ids=[row["class"] for row in MEMORY_ROWS])
 def test_memory_backends_answer_as_the_official_classes(row, shared_data):
     category = "memory_" + row["class"].removeprefix("MemoryAPI_")
-    instance = agentic.memory_instance(category, None)
+    instance = agentic.memory_instance(category, None, [shared_data / "bfcl"])
     results = executor.execute_calls(row["calls"], {row["class"]: instance}, entry_id="x")
     assert results == row["official_results"]
     state = {k: v for k, v in vars(instance).items() if not k.startswith("_") and k != "snapshot_folder"}
     assert state == row["official_state"]
     # a snapshot round-trips into a fresh instance
-    again = agentic.memory_instance(category, agentic.memory_snapshot(category, instance))
+    again = agentic.memory_instance(category, agentic.memory_snapshot(category, instance), [shared_data / "bfcl"])
     assert agentic.memory_snapshot(category, again) == agentic.memory_snapshot(category, instance)
 
 

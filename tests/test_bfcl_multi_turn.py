@@ -235,6 +235,9 @@ def batches(tmp_path) -> list[int]:
     return [json.loads(line)["n"] for line in (tmp_path / "batches.log").read_text().splitlines()]
 
 
+# slow (-m slow): each variant is two pytest subprocess runs over the real BFCL data (about 8 s of CPU serially,
+# 20 s with -n 2)
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
 def test_conversations_advance_in_batched_rounds_and_a_rerun_generates_nothing(shared_data, tmp_path, workers):
     first = scripted_run(shared_data, tmp_path, *workers)
@@ -257,6 +260,7 @@ def test_conversations_advance_in_batched_rounds_and_a_rerun_generates_nothing(s
     assert json.loads((tmp_path / "run.json").read_text())["header"]["generation"]["generated"] == 0
 
 
+@pytest.mark.slow
 def test_a_run_killed_mid_conversation_resumes_from_the_last_committed_round(shared_data, tmp_path):
     killed = scripted_run(shared_data, tmp_path, kill_after=30)
     assert killed.returncode != 0

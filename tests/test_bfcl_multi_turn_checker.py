@@ -135,7 +135,7 @@ def test_executor_results_equal_the_official_executor(cases, shared_data):
     for row in EXEC_ROWS:
         case = cases.get(row["id"]) or _load_one(shared_data, row)
         instances = simulators.new_instances(case.payload["involved_classes"], case.payload["initial_config"],
-                                             case.category)
+                                             case.category, [shared_data / "bfcl"])
         ours = executor.execute_calls(row["calls"], instances, entry_id=row["id"], model_name=row["model_name"])
         for call, expected, got in zip(row["calls"], row["official_results"], ours):
             if DEVIATIONS.match(call):
@@ -177,7 +177,7 @@ MALICIOUS = [
 def test_malicious_calls_execute_nothing_and_each_is_an_error_string(tmp_path, shared_data):
     sentinel = tmp_path / "pwned"
     instances = simulators.new_instances(["GorillaFileSystem"], {"GorillaFileSystem": {"root": {"alex": {
-        "type": "directory", "contents": {}}}}}, "multi_turn_base")
+        "type": "directory", "contents": {}}}}}, "multi_turn_base", [shared_data / "bfcl"])
     before = {k: v for k, v in vars(instances["GorillaFileSystem"]).items()}
     calls = [call.format(sentinel=sentinel) for call in MALICIOUS]
     results = executor.execute_calls(calls, instances, entry_id="entry")
@@ -208,3 +208,28 @@ def test_the_wheel_is_found_beside_the_data(shared_data, monkeypatch):
     monkeypatch.delenv("TOOLBENCH_DATA", raising=False)
     monkeypatch.delenv("TOOLBENCH_BFCL_EVAL_WHEEL", raising=False)
     assert simulators.find_wheel([shared_data / "bfcl"], download=False) == shared_data / "bfcl-eval" / simulators.WHEEL
+
+
+def test_a_failed_lookup_does_not_hide_the_wheel_a_later_call_finds_beside_its_data(shared_data, tmp_path,
+                                                                                   monkeypatch):
+    # A run without the wheel nearby (the shipped samples, no network) used to leave the failure for the whole
+    # process, so every later test in it failed even with the data and the wheel beside it.
+    monkeypatch.delenv("TOOLBENCH_DATA", raising=False)
+    monkeypatch.delenv("TOOLBENCH_BFCL_EVAL_WHEEL", raising=False)
+    monkeypatch.setattr(simulators, "DOWNLOAD_FOLDER", tmp_path / "downloads")
+    monkeypatch.setattr(simulators, "_modules", None)
+    monkeypatch.setattr(simulators, "_fetch_failure", None, raising=False)
+    attempts = []
+
+    def offline():
+        attempts.append(1)
+        raise simulators.SimulatorsUnavailable("no network here")
+
+    monkeypatch.setattr(simulators, "_fetch", offline)
+    (tmp_path / "samples" / "bfcl").mkdir(parents=True)
+    for _ in range(2):
+        with pytest.raises(simulators.SimulatorsUnavailable, match="no network here"):
+            simulators.official_module("long_context", [tmp_path / "samples" / "bfcl"])
+    assert attempts == [1]  # the download is tried once per process
+    module = simulators.official_module("long_context", [shared_data / "bfcl"])
+    assert module.__file__.startswith(str(shared_data / "bfcl-eval" / simulators.WHEEL))

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLE_SUITE
+from conftest import EXAMPLE_SUITE, XDIST
 from counting_backend import COUNTING_BACKEND as COUNTING_BACKEND_BASE
 from pytest_toolbench.backends.openai_endpoint import OpenAIEndpointBackend, _decode_body
 from pytest_toolbench.cache import CacheError, GenerationCache, request_key
@@ -304,7 +304,7 @@ def test_plugin_moves_a_corrupt_cache_aside_and_runs(counting, spoil):
 
 
 @pytest.mark.parametrize("spoil", [_truncated, _garbage], ids=["truncated", "garbage"])
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+@pytest.mark.parametrize("workers", [[], XDIST], ids=["serial", "xdist"])
 def test_plugin_offline_with_a_corrupt_cache_fails_once(counting, spoil, workers):
     echo, log = counting
     path = spoil(echo.path / "cache").resolve()
@@ -317,7 +317,7 @@ def test_plugin_offline_with_a_corrupt_cache_fails_once(counting, spoil, workers
     assert path.exists() and not batches(log)
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+@pytest.mark.parametrize("workers", [[], XDIST], ids=["serial", "xdist"])
 def test_plugin_scores_a_read_only_ci_cache_offline(counting, make_read_only, workers):
     echo, log = counting
     engine(echo).assert_outcomes(passed=2, failed=1)
@@ -328,7 +328,7 @@ def test_plugin_scores_a_read_only_ci_cache_offline(counting, make_read_only, wo
     assert batches(log) == [3] and "Traceback" not in output(result)
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+@pytest.mark.parametrize("workers", [[], XDIST], ids=["serial", "xdist"])
 def test_plugin_generates_into_memory_when_the_cache_is_read_only(counting, make_read_only, workers):
     echo, log = counting
     engine(echo, "-k", "echo_0").assert_outcomes(passed=1)
@@ -377,7 +377,7 @@ def _echo_server(raw_bytes: bool) -> ScriptedServer:
     return ScriptedServer(default=answer)
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+@pytest.mark.parametrize("workers", [[], XDIST], ids=["serial", "xdist"])
 @pytest.mark.parametrize("raw_bytes", [False, True], ids=["escaped", "raw-bytes"])
 def test_openai_output_with_a_lone_surrogate_is_stored_and_scored(counting, raw_bytes, workers):
     echo, _ = counting

@@ -24,7 +24,7 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-from conftest import REPO
+from conftest import REPO, XDIST
 from pytest_toolbench import datasource
 from pytest_toolbench.definition import load_definition
 from pytest_toolbench.errors import DataError
@@ -485,7 +485,7 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
                                          "-p", "no:cacheprovider", *args)
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["single", "xdist"])
+@pytest.mark.parametrize("workers", [[], XDIST], ids=["single", "xdist"])
 def test_end_to_end_the_scorer_reads_downloaded_files_and_a_second_run_fetches_nothing(project, upstream, workers):
     result = run(project, "--toolbench-data=data", "--toolbench-json=out.json", *workers)
     result.assert_outcomes(passed=2)  # gold needs the real answers.json and the 300-row LFS object
@@ -572,7 +572,7 @@ def aggregate(results):
 
 
 @pytest.mark.parametrize("data", [["--toolbench-data=data"], []], ids=["data-folder", "no-data-folder"])
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["single", "xdist"])
+@pytest.mark.parametrize("workers", [[], XDIST], ids=["single", "xdist"])
 @pytest.mark.parametrize("selection", [["-k", "other"], ["-m", "other"], ["-k", "not dl"], ["-m", "other_q"]],
                          ids=lambda args: " ".join(args))
 def test_a_deselected_suite_costs_no_download(project, upstream, data, workers, selection):

@@ -22,7 +22,9 @@ from conftest import REPO
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("vllm") is None, reason="vllm is not installed")
+# slow: each test starts a real vLLM engine (about 40 s to 150 s each on two CPU cores); run with -m slow
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(importlib.util.find_spec("vllm") is None, reason="vllm is not installed")]
 
 # A -p plugin that records, per process, whether heavy engine modules were imported (workers must stay light).
 IMPORT_PROBE = '''

@@ -26,6 +26,9 @@ from pytest_toolbench.suite import Case, Request, Task
 sys.path.insert(0, str(Path(__file__).parent))
 from tiny_model import build_tiny_model  # noqa: E402
 
+# slow: the session starts a real vLLM engine and a `vllm serve` process (about two minutes on two CPU cores)
+pytestmark = pytest.mark.slow
+
 MAX_MODEL_LEN = 512
 SERVER_START_TIMEOUT_S = 240
 TOOLS = [

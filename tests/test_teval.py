@@ -409,6 +409,7 @@ def test_differential_against_upstream_evaluators(sample_cases, model_unavailabl
     assert sum("crash" in r["upstream"] for r in records) == 2
 
 
+@pytest.mark.slow  # runs the real sentence-transformers model over every sample (about 30 s on two CPU cores)
 def test_differential_similarity_figures(sample_cases, real_model):
     records = _differential()
     cases = teval.load_cases(SAMPLES, {"options": {"embedding_model": real_model}})

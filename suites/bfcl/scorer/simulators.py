@@ -59,6 +59,9 @@ class SimulatorsUnavailable(ToolbenchError):
 
 _lock = threading.RLock()
 _classes: dict[str, type] | None = None
+#: a failed download, kept so that each later lookup that finds no local copy fails at once (a local copy found
+#: later, e.g. beside another run's data, is still used)
+_fetch_failure: SimulatorsUnavailable | None = None
 _verified: dict[tuple[str, int, int], bool] = {}
 
 
@@ -103,7 +106,14 @@ def find_wheel(data_dirs: Iterable[Path | str] = (), *, download: bool = True) -
                 f"Replace it with the file from PyPI (bfcl-eval 2026.3.23).")
     if not download:
         raise SimulatorsUnavailable(f"{WHEEL} not found (looked in {', '.join(map(str, candidate_paths(data_dirs)))})")
-    return _fetch()
+    global _fetch_failure
+    if _fetch_failure is not None:  # one attempt at the network per process
+        raise _fetch_failure
+    try:
+        return _fetch()
+    except SimulatorsUnavailable as error:
+        _fetch_failure = error
+        raise
 
 
 def _fetch() -> Path:
@@ -212,23 +222,15 @@ class _OfficialModules:
 _modules: _OfficialModules | None = None
 
 
-_failure: SimulatorsUnavailable | None = None
-
-
 def official_module(name: str, data_dirs: Iterable[Path | str] = ()) -> types.ModuleType:
     """One module of ``func_source_code`` (e.g. ``memory_kv``), run from the verified wheel once per process. Its
     third-party imports (``rank_bm25``, ``sentence_transformers``...) must be installed: ImportError otherwise.
-    A wheel that cannot be had is looked for (and fetched) once per process; later calls raise the same error."""
-    global _modules, _failure
+    Until a wheel is found, each call looks for one near its own ``data_dirs`` (a failed lookup must not hide the copy
+    beside the data that a later call names); the download is tried once per process (:func:`find_wheel`)."""
+    global _modules
     with _lock:
         if _modules is None:
-            if _failure is not None:
-                raise _failure
-            try:
-                _modules = _OfficialModules(find_wheel(data_dirs))
-            except SimulatorsUnavailable as error:
-                _failure = error
-                raise
+            _modules = _OfficialModules(find_wheel(data_dirs))
         return _modules.get(name)
 
 
