@@ -80,14 +80,27 @@ class SuiteFile(pytest.File):
         """Whether ``-k``/``-m`` may keep an item of this suite, from its definition alone (its name, categories
         and declared markers), before its data are resolved: a suite ruled out costs no data check, download or
         network access. Case ids are known only from the data: when only a case id could still match, the suite goes
-        on to its case index if its data are at hand or the expression names the suite (``-k "taskbench and 12"``);
+        on to its case index if its data are at hand, the expression names the suite (``-k "taskbench and 12"``) or
+        the command line names its folder (``pytest suites/taskbench -k 12``);
         an expression that never names it (``-k bfcl``) does not start its download to look for such an id."""
         definition = catalog.definition(self.path)
         if not selectable.may_select(definition, case_ids=True):
             return False
         if selectable.may_select(definition, case_ids=False) or selectable.names_suite(definition):
             return True
-        return not catalog.needs_network(self.path)
+        return self._named_by_run_paths() or not catalog.needs_network(self.path)
+
+    def _named_by_run_paths(self) -> bool:
+        """Whether the command line names this suite's folder or a file in it (``pytest suites/bfcl -k
+        simple_python_0``): the user chose the suite, so its data are resolved to look for the id."""
+        from .session import run_paths
+
+        folder = self.path.parent.resolve()
+        for path in run_paths(self.config):
+            path = path.resolve()
+            if path == folder or folder in path.parents:
+                return True
+        return False
 
     def _any_selectable(self, catalog: Any, selectable: Callable[[str, list], bool], gold: bool) -> bool:
         """From the loaded-suite cache's index of case ids, categories and keywords: whether any item of this suite
