@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_data_dir
-from pytest_toolbench import embedding_models
+from pytest_toolbench.scorer_lib import embedding_models
 from pytest_toolbench.suite import Generation
 from shipped import scorer
 

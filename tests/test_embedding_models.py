@@ -1,4 +1,4 @@
-"""The verified local copies of the embedding models (pytest_toolbench/embedding_models.py).
+"""The verified local copies of the embedding models (pytest_toolbench/scorer_lib/embedding_models.py).
 
 Synthetic archives test the checks themselves (split archive, tampered part, tampered or missing file, version
 pins); the real copies, where the extras are installed (scripts/setup-dev.sh installs them), are checked against the
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolbench import embedding_models as em
+from pytest_toolbench.scorer_lib import embedding_models as em
 
 REPO = Path(__file__).resolve().parents[1]
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"

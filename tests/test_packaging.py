@@ -91,7 +91,7 @@ def test_the_build_warns_about_nothing(built):
 def test_wheel_ships_every_module_suite_definition_and_sample(built):
     missing = [f for f in _shipped(built.source) if not (built.site / f).is_file()]
     assert not missing, missing
-    assert (built.site / "pytest_toolbench" / "embedding_models.json").is_file()  # the models' pinned hashes
+    assert (built.site / "pytest_toolbench" / "scorer_lib" / "embedding_models.json").is_file()  # the models' pinned hashes
     for suite in _suite_folders(built.source):
         assert (built.site / "pytest_toolbench" / "suites" / suite).is_dir(), f"suites/{suite}/ missing from the wheel"
     for suite in SUITES:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolbench import embedding_models
+from pytest_toolbench.scorer_lib import embedding_models
 from pytest_toolbench.suite import FORMAT_ERROR, NOT_SCORED, Case, CaseResult, Generation
 from shipped import scorer
 

@@ -36,7 +36,7 @@ import threading
 from pathlib import Path
 from typing import Any, Iterator
 
-from pytest_toolbench import embedding_models
+from pytest_toolbench.scorer_lib import embedding_models
 from pytest_toolbench.data import load_jsonl
 from pytest_toolbench.suite import FORMAT_ERROR, Case, Generation, Request, Verdict
 from .multi_turn import Dialogue, load_class_docs, transcript_of

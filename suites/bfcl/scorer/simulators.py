@@ -159,15 +159,15 @@ def _shim_modules() -> dict[str, types.ModuleType]:
 
 def verified_sentence_transformers() -> types.ModuleType:
     """``sentence_transformers`` as the official modules see it: the installed package, except that
-    ``SentenceTransformer(name, ...)`` of a model with a verified local copy (:mod:`pytest_toolbench.embedding_models`)
+    ``SentenceTransformer(name, ...)`` of a model with a verified local copy (:mod:`pytest_toolbench.scorer_lib.embedding_models`)
     loads that copy by path, offline. ``memory_vector.py``'s module-level ``SentenceTransformer("all-MiniLM-L6-v2",
     device="cpu")`` thus loads the Hub repository's files, sha256-checked, with upstream's arguments, instead of
     fetching them by name (the only deviation: where the same files come from). Without a verified copy installed
     the name goes to sentence-transformers unchanged, as upstream; a copy that does not verify raises
-    :class:`~pytest_toolbench.embedding_models.ModelCopyError`."""
+    :class:`~pytest_toolbench.scorer_lib.embedding_models.ModelCopyError`."""
     import sentence_transformers as installed
 
-    from pytest_toolbench import embedding_models
+    from pytest_toolbench.scorer_lib import embedding_models
 
     class VerifiedSentenceTransformers(types.ModuleType):
         def __getattr__(self, attribute: str) -> Any:

@@ -11,7 +11,7 @@ marks the metrics that need it as *not computed* (never 0). Tests install a stan
 
 Where the model is loaded from (a deviation in place only, not in the model): when the name is all-mpnet-base-v2
 (either spelling) and the ``teval`` extra's verified copy is installed, the model loads offline from that copy's
-folder (:func:`pytest_toolbench.embedding_models.local_path`: the Hub repository's files, sha256-checked), never by Hub
+folder (:func:`pytest_toolbench.scorer_lib.embedding_models.local_path`: the Hub repository's files, sha256-checked), never by Hub
 name; an installed copy that does not verify makes the similarity *not computed* with the reason. Any other name, or
 no copy installed, loads by name as upstream does (a Hub id, a Hub cache entry or a local folder).
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, Sequence
 
-from pytest_toolbench import embedding_models
+from pytest_toolbench.scorer_lib import embedding_models
 
 EXTRA_HINT = "pip install 'pytest-toolbench[teval]'"
 
