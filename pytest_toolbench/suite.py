@@ -77,6 +77,14 @@ class Generation:
     output_tokens: int | None = None
     tool_calls: Sequence[Mapping[str, Any]] | None = None  # native-mode calls, already parsed by the backend
     parse_error: str | None = None  # native mode: why the reply's tool calls could not be parsed (a format_error)
+    #: the reply as the official harness records it, where its model handler post-processes the text (BFCL's
+    #: QwenHandler keeps only what follows ``</think>``); None: ``text`` itself. Scorers that follow such a handler
+    #: read it (:meth:`recorded`); the raw ``text`` stays what the model wrote, for the record and the history.
+    answer: str | None = None
+
+    def recorded(self) -> str:
+        """The text the official harness would have saved and decoded."""
+        return self.answer if self.answer is not None else (self.text or "")
 
     @property
     def truncated(self) -> bool:

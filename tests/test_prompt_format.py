@@ -290,3 +290,73 @@ def test_engine_tokenizes_a_handler_prompt_with_special_tokens(tmp_path):
     backend._tokenizer_obj = Tokenizer()
     tasks = [_task("bfcl", [{"role": "user", "content": "q"}]), _task("nestools", [{"role": "user", "content": "q"}])]
     assert backend.encode(tasks, ["<bos>abc", "<bos>xy"]) == [[0, 8], [7]]
+
+
+# -- what a handler records of a reply (QwenHandler drops the reasoning before decoding) -------------------------------
+
+@pytest.mark.parametrize("text, recorded", [
+    ("<think>\nplan the call\n</think>\n\n[f(a=1)]", "[f(a=1)]"),
+    ("[f(a=1)]", "[f(a=1)]"),                                   # no </think>: kept as written
+    ("<think>a</think>b</think>\n\n\nc", "c"),                 # the text after the last </think>
+    ("<think>never closed [f(a=1)]", "<think>never closed [f(a=1)]"),
+    ("<think>x</think>", ""),
+    ("<think>x</think>\n \n[f()]", " \n[f()]"),                 # only leading newlines are dropped
+])
+def test_qwen_handler_records_the_text_after_the_last_think_block(text, recorded):
+    # qwen.py _parse_query_response_prompting: split on "</think>", keep parts[-1].lstrip("\n")
+    assert pf.qwen_recorded_answer(text) == recorded
+
+
+def test_only_the_qwen_handler_post_processes_replies():
+    assert pf.HANDLER_FORMATS["qwen"].recorded_answer is pf.qwen_recorded_answer
+    assert all(h.recorded_answer is None for family, h in pf.HANDLER_FORMATS.items() if family != "qwen")
+
+
+def test_bfcl_decodes_what_the_handler_recorded():
+    cases = {case.case_id: case for case in scorer("bfcl").load_cases(REPO / "suites" / "bfcl" / "samples", {})}
+    area = cases["simple_python_0"]
+    text = "<think>\nThe user wants an area.\n</think>\n\n[geometry.rectangle_area(width=3, height=4.5)]"
+    bfcl = scorer("bfcl")
+    assert bfcl.score(area, Generation(text=text, answer=pf.qwen_recorded_answer(text))).passed
+    # without a handler that strips it (Llama, Gemma, the chat template), the reasoning makes it undecodable
+    assert not bfcl.score(area, Generation(text=text)).passed
+
+
+def test_multi_turn_steps_hold_the_recorded_answer_and_the_history_the_written_reply():
+    dialogue = multi_turn.Dialogue([{"role": "user", "content": "make a folder"}], "system", tools=[], native=False)
+    executed: list[list[str]] = []
+
+    def execute(calls: list[str]) -> list[str]:
+        executed.append(calls)
+        return ["done"] * len(calls)
+
+    loop = dialogue.turn(execute)
+    next(loop)
+    written = "<think>\nmkdir it\n</think>\n\n[mkdir(dir_name='x')]"
+    loop.send(Generation(text=written, answer=pf.qwen_recorded_answer(written)))
+    with pytest.raises(StopIteration) as finished:
+        loop.send(Generation(text="Done.", answer="Done."))
+    steps, force_quit = finished.value.value
+    assert steps == ["[mkdir(dir_name='x')]", "Done."] and not force_quit
+    assert executed == [["mkdir(dir_name='x')"]]
+    assistant = [m["content"] for m in dialogue.prompting if m["role"] == "assistant"]
+    assert assistant == [written, "Done."]  # the renderer re-derives the reasoning it keeps from the written reply
+
+
+def test_the_engine_stores_the_recorded_answer_with_the_generation():
+    from types import SimpleNamespace
+
+    from pytest_toolbench.backends import vllm_engine
+
+    written = "<think>x</think>\n\n[f(a=1)]"
+    output = SimpleNamespace(prompt_token_ids=[1, 2, 3], outputs=[SimpleNamespace(
+        text=written, finish_reason="stop", token_ids=[4, 5])])
+    backend = vllm_engine.VllmBackend("unused-model")
+    results: list = [None, None]
+    run = vllm_engine._GenerationRun(backend, None, results, 2, None, None, [])
+    run.recorded_answers = [pf.qwen_recorded_answer, None]
+    run._finish(0, output)
+    run._finish(1, output)
+    assert results[0].answer == "[f(a=1)]" and results[0].text == written
+    assert results[1].answer is None and results[1].recorded() == written
+    assert Generation.from_json(results[0].to_json()) == results[0]  # the cache keeps it

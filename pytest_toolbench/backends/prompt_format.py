@@ -194,6 +194,9 @@ class HandlerFormat:
     upstream_file: str  # relative to the wheel
     render: Callable[..., str]
     helpers: tuple[Callable[..., Any], ...] = ()  # the assembly functions it calls
+    #: the handler's own post-processing of a reply (``_parse_query_response_prompting``), or None: it keeps the
+    #: text as the model wrote it (``base_oss_handler.py``)
+    recorded_answer: Callable[[str], str] | None = None
 
     @property
     def name(self) -> str:
@@ -203,7 +206,7 @@ class HandlerFormat:
     def sha256(self) -> str:
         """Identity of the renderer as run: the source of its functions (a change to them regenerates)."""
         digest = hashlib.sha256()
-        for function in (self.render, *self.helpers):
+        for function in (self.render, *self.helpers, *([self.recorded_answer] if self.recorded_answer else [])):
             try:
                 digest.update(inspect.getsource(function).encode())
             except (OSError, TypeError):  # installed without sources: the compiled code stands in
@@ -211,8 +214,18 @@ class HandlerFormat:
         return digest.hexdigest()
 
 
+def qwen_recorded_answer(text: str) -> str:
+    """QwenHandler's ``_parse_query_response_prompting`` (qwen.py): a reply holding ``</think>`` is recorded as what
+    follows its last ``</think>``, leading newlines dropped; that is what the result file holds and the checker
+    decodes (the reasoning goes to ``reasoning_content``). A reply without ``</think>`` is kept as it is."""
+    if "</think>" not in text:
+        return text
+    return text.split("</think>")[-1].lstrip("\n")
+
+
 HANDLER_FORMATS: dict[str, HandlerFormat] = {
-    "qwen": HandlerFormat("qwen", "QwenHandler", "bfcl_eval/model_handler/local_inference/qwen.py", render_qwen),
+    "qwen": HandlerFormat("qwen", "QwenHandler", "bfcl_eval/model_handler/local_inference/qwen.py", render_qwen,
+                          recorded_answer=qwen_recorded_answer),
     "llama3": HandlerFormat("llama3", "LlamaHandler", "bfcl_eval/model_handler/local_inference/llama.py",
                             render_llama3, (_llama_messages,)),
     "llama4": HandlerFormat("llama4", "LlamaHandler", "bfcl_eval/model_handler/local_inference/llama.py",

@@ -15,6 +15,7 @@ vllm, torch and transformers are imported inside methods only.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import hashlib
 import json
@@ -196,9 +197,13 @@ class _GenerationRun:
         self.done = len(early)
         self.prompt_tokens = sum(g.prompt_tokens or 0 for _, g in early)
         self.output_tokens = 0
+        self.recorded_answers: list[Any] | None = None  # per task: the handler's post-processing of a reply, or None
 
     def _finish(self, index: int, output: Any) -> None:
         generation = self.backend._to_generation(output, self.parser)
+        recorded_answer = self.recorded_answers[index] if self.recorded_answers else None
+        if recorded_answer is not None:  # before the hand-over: the cache keeps what the handler records
+            generation = dataclasses.replace(generation, answer=recorded_answer(generation.text))
         self.results[index] = generation
         self.pending.append((index, generation))
         self.prompt_tokens += generation.prompt_tokens or 0
@@ -664,6 +669,8 @@ class VllmBackend:
             for i in runnable
         ]
         run = _GenerationRun(self, parser, results, len(tasks), on_chunk, on_progress, early)
+        run.recorded_answers = [getattr(self.prompt_formats().handler_for(task.case.suite), "recorded_answer", None)
+                                for task in tasks]
         with Stopwatch() as watch:
             if on_chunk is not None and can_enqueue(llm):
                 run.stream(llm, runnable, prompts, params)

@@ -338,7 +338,8 @@ def score(case: Case, generation: Generation) -> Verdict:
         mode = "fc"
     else:
         language = "python" if case.category in RELEVANCE_CATEGORIES else language_of(case.category)
-        decoded, decode_error = _attempt(decode, generation.text or "", language)
+        # what the handler recorded (QwenHandler: the text after </think>), else the text as written
+        decoded, decode_error = _attempt(decode, generation.recorded(), language)
         mode = "prompting"
     if case.category in RELEVANCE_CATEGORIES:
         return _score_relevance(case, decoded, decode_error, mode)

@@ -235,20 +235,23 @@ class Dialogue:
             if self.native is None:
                 self.native = is_native(generation)
             history = self.fc if self.native else self.prompting
-            step = fc_step(generation) if self.native else (generation.text or "")
+            # The transcript holds what the handler recorded (QwenHandler: the text after </think>); the history keeps
+            # the reply as written, from which the handler's renderer re-derives the reasoning it keeps.
+            step = fc_step(generation) if self.native else generation.recorded()
+            written = step if self.native else (generation.text or "")
             steps.append(step)
             try:
                 calls = run.decode_fc_step(step) if self.native else run.decode_prompting_step(step)
             except Exception:  # noqa: BLE001 - upstream: any decoding error ends the turn
                 calls = None
             if calls is None or run.is_empty_step(calls):
-                history.append({"role": "assistant", "content": step if isinstance(step, str) else ""})
+                history.append({"role": "assistant", "content": written if isinstance(written, str) else ""})
                 return steps, False
             results = execute(calls)
             if self.native:
                 history.extend(_fc_messages(step, calls, results, self.executed_steps))
             else:
-                history.append({"role": "assistant", "content": step})
+                history.append({"role": "assistant", "content": written})
                 history.extend({"role": "tool", "name": call, "content": output}
                                for call, output in zip(calls, results))
             self.executed_steps += 1
