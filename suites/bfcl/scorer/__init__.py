@@ -7,9 +7,11 @@ Reference: bfcl-eval 2026.3.23 = gorilla commit 6ea57973c7a6097fd7c5915698c54c17
 - :func:`build_request`: prompting-mode messages (system prompt + language hint), native tools for FC mode.
 - :func:`conversation` (multi-turn only, :func:`is_interactive`): the step loop against the simulator classes.
 - :func:`score`: single-turn: decode like ``default_decode_ast_prompting`` and check like ``ast_checker`` / the
-  relevance runner. The generic OSS prompting handler does not strip ``<think>`` blocks (``base_oss_handler.py``
-  returns ``choices[0].text`` untouched and decodes it directly), so neither do we: reasoning text makes the output
-  fail to decode, exactly as in an official run of a model without a dedicated handler. Multi-turn: the official
+  relevance runner. The text decoded is ``Generation.recorded()``: what the model's handler records. The generic OSS
+  prompting handler does not strip ``<think>`` blocks (``base_oss_handler.py`` returns ``choices[0].text``
+  untouched), so reasoning text makes the output fail to decode, as in an official run of a model without a
+  dedicated handler; QwenHandler records the text after the last ``</think>``, which the engine stores as
+  ``Generation.answer`` when it renders with that handler. Multi-turn: the official
   multi-turn checker on the transcript.
 - :func:`gold_output`, :func:`gold_reply`, :func:`aggregate`, :func:`replay_outputs`.
 
