@@ -1,6 +1,6 @@
 """BFCL FC mode (native tool calling) against the official FC path of bfcl-eval 2026.3.23.
 
-``tests/data/bfcl_fc_oracle_cases.jsonl``: 2,699 hand-made FC records over real entries of the 13 single-turn
+``tests/data/bfcl_fc_oracle_cases.jsonl.gz``: 2,699 hand-made FC records over real entries of the 13 single-turn
 categories (gold with ``_`` for ``.``, dotted names, reordered / dropped / extra calls and parameters, retyped values
 including non-string Java/JavaScript values, an empty argument key, arguments that are not JSON or not a JSON string,
 text answers, ``[]``, ``[{}]``) with the verdict of the official evaluator for an FC model with ``underscore_to_dot``
@@ -10,6 +10,7 @@ records, all of which agree (checked outside this repository with the official p
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections import Counter
 from pathlib import Path
@@ -24,7 +25,8 @@ REPO = Path(__file__).resolve().parents[1]
 bfcl = scorer("bfcl")
 fc = scorer("bfcl", "fc")
 loading = scorer("bfcl", "loading")
-ROWS = [json.loads(line) for line in (REPO / "tests/data/bfcl_fc_oracle_cases.jsonl").read_text().splitlines()]
+ROWS = [json.loads(line) for line in gzip.decompress((REPO / "tests/data/bfcl_fc_oracle_cases.jsonl.gz").read_bytes())
+        .decode("utf-8").splitlines()]
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """BFCL multi-turn checker and executor against the official bfcl-eval 2026.3.23 code's frozen answers.
 
-``tests/data/bfcl_multi_turn_oracle.jsonl``: hand-made results over 120 real entries of the four categories (gold,
+``tests/data/bfcl_multi_turn_oracle.jsonl.gz``: hand-made results over 120 real entries of the four categories (gold,
 ground truth with positional arguments, a dropped / reordered / split / wrong call, an empty turn, hostile and
 undecodable steps, a force-terminated transcript, a non-list result, FC steps with bad JSON, text, odd shapes), each
 with the verdict and error type of ``_evaluate_single_multi_turn_entry`` (prompting handler:
@@ -17,6 +17,7 @@ purpose (a builtin or module name upstream's ``eval`` would run; attribute walks
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from collections import Counter
@@ -32,7 +33,8 @@ executor = scorer("bfcl", "executor")
 simulators = scorer("bfcl", "simulators")
 bfcl = scorer("bfcl")
 
-ROWS = [json.loads(line) for line in (REPO / "tests/data/bfcl_multi_turn_oracle.jsonl").read_text().splitlines()]
+ROWS = [json.loads(line) for line in gzip.decompress((REPO / "tests/data/bfcl_multi_turn_oracle.jsonl.gz").read_bytes())
+        .decode("utf-8").splitlines()]
 EXEC_ROWS = [json.loads(line) for line in (REPO / "tests/data/bfcl_executor_oracle.jsonl").read_text().splitlines()]
 #: Calls that upstream's eval runs and this executor refuses (module docstring of executor.py).
 DEVIATIONS = re.compile(r"^\s*(__import__|\(\)\.__class__|os\.|dict\(|round\(|len\()")
