@@ -8,6 +8,9 @@ deselected unless the ``-m`` expression names the marker: ``pytest tests -m slow
 from __future__ import annotations
 
 import os
+import sqlite3
+import threading
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -61,3 +64,34 @@ def shared_data() -> Path:
     if path is None:
         pytest.skip("upstream benchmark data not available (set TOOLBENCH_DATA)")
     return path
+
+
+def committed_generations(cache: Path) -> int:
+    """How many generations the cache folder's SQLite file holds now (read-only; 0 while it is absent or busy)."""
+    path = cache / "generations.sqlite"
+    if not path.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1) as db:
+            return db.execute("SELECT COUNT(*) FROM generations").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+class LocalHTTPServer:
+    """A request handler class served on a free loopback port by a background thread, as a context manager (the
+    tests' stand-ins for the Hub and for OpenAI-compatible endpoints); ``url`` ends with ``path``."""
+
+    def __init__(self, handler: type, path: str = ""):
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}{path}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=10)

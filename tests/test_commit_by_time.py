@@ -11,24 +11,23 @@ import json
 import os
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLE_SUITE
+from conftest import EXAMPLE_SUITE, LocalHTTPServer, committed_generations
 from pytest_toolbench.generation import ProgressMeter
 
 CASES = 30
 ANSWERED_BEFORE_STALL = 20
 
 
-class StallingServer:
+class StallingServer(LocalHTTPServer):
     """An OpenAI-compatible echo endpoint that answers the first ``answer_first`` requests at once and holds every
     later one until :meth:`release` (as an overloaded server can for minutes). Counts the requests it received."""
 
@@ -69,23 +68,16 @@ class StallingServer:
                 except OSError:
                     pass  # the client was killed meanwhile
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        super().__init__(Handler, "/v1")
+        self.httpd.daemon_threads = True  # a handler stalled on a killed client must not hold the shutdown
 
     def release(self) -> None:
         self.answer_first = 10 ** 9
         self.released.set()
 
-    def __enter__(self):
-        self.thread.start()
-        return self
-
     def __exit__(self, *exc):
         self.released.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__exit__(*exc)
 
 
 @pytest.fixture
@@ -94,17 +86,6 @@ def echo_suite(tmp_path: Path) -> Path:
     rows = [{"id": f"echo_{i}", "text": f"text number {i}", "kind": "short"} for i in range(CASES)]
     (tmp_path / "data" / "echo" / "cases.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
     return tmp_path
-
-
-def committed(cache: Path) -> int:
-    path = cache / "generations.sqlite"
-    if not path.exists():
-        return 0
-    try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1) as db:
-            return db.execute("SELECT COUNT(*) FROM generations").fetchone()[0]
-    except sqlite3.Error:
-        return 0
 
 
 def pytest_args(folder: Path, url: str, *extra: str) -> list[str]:
@@ -120,12 +101,12 @@ def test_a_run_killed_during_a_stall_keeps_what_finished_and_the_rerun_asks_only
                                    cwd=echo_suite, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    start_new_session=True)
         deadline = time.monotonic() + 240
-        while committed(echo_suite / "cache") < ANSWERED_BEFORE_STALL and running.poll() is None \
+        while committed_generations(echo_suite / "cache") < ANSWERED_BEFORE_STALL and running.poll() is None \
                 and time.monotonic() < deadline:
             time.sleep(0.1)
         os.killpg(running.pid, signal.SIGKILL)
         output = running.communicate()[0].decode(errors="replace")
-        assert committed(echo_suite / "cache") == ANSWERED_BEFORE_STALL, output[-3000:]
+        assert committed_generations(echo_suite / "cache") == ANSWERED_BEFORE_STALL, output[-3000:]
         asked_before = server.received
         assert asked_before > ANSWERED_BEFORE_STALL  # requests were waiting when the run was killed
 

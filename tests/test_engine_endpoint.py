@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
+from conftest import LocalHTTPServer
 from pytest_toolbench.backends.openai_endpoint import EndpointError, OpenAIEndpointBackend, openai_tools
 from pytest_toolbench.suite import Case, Request, Task
 
@@ -27,7 +28,7 @@ def completion(content: str | None = "ok", *, tool_calls=None, finish_reason="st
     }
 
 
-class ScriptedServer:
+class ScriptedServer(LocalHTTPServer):
     """Answers POST /v1/chat/completions from ``script`` (a list of (status, body, headers)); once the script is
     used up, ``default(body)`` answers. Records every request body and the peak number of requests in flight."""
 
@@ -75,18 +76,8 @@ class ScriptedServer:
                         with server.lock:
                             server.in_flight -= 1
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        super().__init__(Handler, "/v1")
 
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=10)
 
 
 def task(text: str, *, tools=None, max_tokens=None) -> Task:

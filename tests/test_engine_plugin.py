@@ -10,7 +10,6 @@ import importlib.util
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, committed_generations
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -103,27 +102,16 @@ def test_one_engine_generates_once_and_workers_only_score(shared_data, tiny_mode
     assert json.loads((tmp_path / "run.json").read_text())["suites"] == document["suites"]
 
 
-def _committed(cache: Path) -> int:
-    path = cache / "generations.sqlite"
-    if not path.exists():
-        return 0
-    try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1) as db:
-            return db.execute("SELECT COUNT(*) FROM generations").fetchone()[0]
-    except sqlite3.Error:
-        return 0
-
-
 def test_a_run_killed_during_generation_resumes_with_only_the_missing_requests(shared_data, tiny_model, tmp_path,
                                                                                 probe):
     running = plugin_run(shared_data, tiny_model, tmp_path, "--toolbench-limit", "3", "--toolbench-commit-every",
                          "4", "--toolbench-max-tokens", "200", wait=False)
     deadline = time.monotonic() + 300
-    while _committed(tmp_path / "cache") < 4 and running.poll() is None and time.monotonic() < deadline:
+    while committed_generations(tmp_path / "cache") < 4 and running.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     os.killpg(running.pid, signal.SIGKILL)
     running.wait()
-    committed = _committed(tmp_path / "cache")
+    committed = committed_generations(tmp_path / "cache")
     assert 4 <= committed < 39, f"kill came too late or too early ({committed} committed)"
 
     plugin_run(shared_data, tiny_model, tmp_path, "--toolbench-limit", "3", "--toolbench-max-tokens", "200")
@@ -179,11 +167,11 @@ def test_bfcl_multi_turn_killed_mid_run_resumes_without_regenerating_committed_r
     running = plugin_run(shared_data, tiny_long_model, tmp_path, "--toolbench-limit", "1", "--toolbench-commit-every",
                          "1", select=MULTI_TURN, context=32768, wait=False)
     deadline = time.monotonic() + 300
-    while _committed(tmp_path / "cache") < 6 and running.poll() is None and time.monotonic() < deadline:
+    while committed_generations(tmp_path / "cache") < 6 and running.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     os.killpg(running.pid, signal.SIGKILL)
     running.wait()
-    committed = _committed(tmp_path / "cache")
+    committed = committed_generations(tmp_path / "cache")
     assert committed >= 6, f"the kill came too early ({committed} committed)"
 
     plugin_run(shared_data, tiny_long_model, tmp_path, "--toolbench-limit", "1", select=MULTI_TURN, context=32768)

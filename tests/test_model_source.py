@@ -8,13 +8,12 @@ import json
 import os
 import shutil
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, LocalHTTPServer
 from pytest_toolbench.backends import model_source
 from pytest_toolbench.backends.model_source import ModelUnavailable, check_endpoint, locate_model
 
@@ -29,7 +28,7 @@ def closed_port_url() -> str:
     return f"http://127.0.0.1:{port}"
 
 
-class FakeHub:
+class FakeHub(LocalHTTPServer):
     """Answers like huggingface.co: ``org/public`` exists, ``org/gated`` is gated (its metadata is public, its files
     answer 401 GatedRepo), every other id is 401 RepoNotFound (the Hub's answer without a token)."""
 
@@ -66,17 +65,8 @@ class FakeHub:
                     return self._answer(401, error_code="GatedRepo")
                 return self._answer(200)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        super().__init__(Handler)
 
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 @pytest.fixture(autouse=True)
