@@ -58,7 +58,7 @@ def make_builtin(options: Any, catalog: Any, extra: dict[str, Callable[..., Any]
     if options.backend == "replay":
         from .replay import ReplayBackend
 
-        return ReplayBackend(catalog, options.replay, mode=getattr(options, "replay_mode", None))
+        return ReplayBackend(catalog, options.replay, mode=options.replay_mode)
     if options.backend == "vllm":
         from .vllm_engine import VllmBackend
 

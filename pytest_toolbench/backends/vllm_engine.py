@@ -405,7 +405,7 @@ class VllmBackend:
             engine_args=options.vllm_args,
             chunk_size=options.commit_every,
             commit_seconds=options.commit_seconds,
-            prompt_format_option=getattr(options, "prompt_format", "auto"),
+            prompt_format_option=options.prompt_format,
         )
 
     # -- tokenizer, template, parser (no engine needed) ----------------------------------------------------------------

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Iterable, Mapping
 
+from ..suite import NOT_SCORED
+
 SHOWN_PER_GROUP = 20
 #: a reason is one line, never cut to the terminal's width (it may wrap); only a pathological one is bounded
 REASON_LIMIT = 2000
@@ -35,7 +37,7 @@ def failure_line(record: Mapping[str, Any]) -> str:
 
 def failed_records(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The records whose case failed (a case that was not scored is skipped, not failed)."""
-    return [record for record in records if not record.get("passed") and record.get("error_type") != "not_scored"]
+    return [record for record in records if not record.get("passed") and record.get("error_type") != NOT_SCORED]
 
 
 def lines(records: Iterable[Mapping[str, Any]], shown_per_group: int = SHOWN_PER_GROUP) -> list[str]:
