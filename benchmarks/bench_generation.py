@@ -11,7 +11,7 @@ Measured (each after clearing the prefix cache, best of ``--repeat``):
 * backend+chunks: the same with ``on_chunk`` (enqueue + stepped engine, results handed over every ``--chunk-size``);
 * per-item: one ``VllmBackend.generate`` call per prompt (how per-test generation would behave), on a subset.
 
-* plugin pre-generation: ``pytest_toolbench.generation.pregenerate`` (cache look-up, longest-first order, one
+* plugin pre-generation: ``pytest_toolbench.run.generation.pregenerate`` (cache look-up, longest-first order, one
   backend call, chunks committed to a fresh SQLite cache): what ``pytest --model`` runs before the tests.
 
 Tokens/s count output tokens. The goal is plugin pre-generation >= 0.95x raw.
@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from pytest_toolbench.backends.common import parse_engine_args  # noqa: E402
 from pytest_toolbench.backends.vllm_engine import VllmBackend, apply_cpu_environment  # noqa: E402
-from pytest_toolbench.suite import Case, Request, Task  # noqa: E402
+from pytest_toolbench.contract.suite import Case, Request, Task  # noqa: E402
 
 TOOLS = [
     {
@@ -141,8 +141,8 @@ def main(argv: list[str] | None = None) -> dict:
 
     from types import SimpleNamespace
 
-    from pytest_toolbench.cache import GenerationCache
-    from pytest_toolbench.generation import pregenerate
+    from pytest_toolbench.run.cache import GenerationCache
+    from pytest_toolbench.run.generation import pregenerate
 
     class PrebuiltSuite:
         """Stands for a loaded suite whose requests are these tasks' (what the plugin's pre-generation reads)."""

@@ -8,7 +8,7 @@ per-conversation requests to a local ``vllm serve``, on the same model and the s
 Runs (each on a fresh generation cache and a reset prefix cache; greedy decoding, so every run drives the same
 conversations through the same simulator states):
 
-* batched rounds: ``pytest_toolbench.generation.pregenerate``, what ``pytest --model`` runs: every live
+* batched rounds: ``pytest_toolbench.run.generation.pregenerate``, what ``pytest --model`` runs: every live
   conversation's next request in one engine call per round, tool calls executed between rounds, each round committed
   to the cache;
 * one at a time: each conversation driven to its end before the next starts, one engine call per request (an
@@ -41,10 +41,10 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from pytest_toolbench.backends.common import parse_engine_args  # noqa: E402
 from pytest_toolbench.backends.vllm_engine import VllmBackend, apply_cpu_environment  # noqa: E402
-from pytest_toolbench.cache import GenerationCache  # noqa: E402
-from pytest_toolbench.catalog import import_scorer  # noqa: E402
-from pytest_toolbench.generation import finalize_request, pregenerate  # noqa: E402
-from pytest_toolbench.suite import Request, Task  # noqa: E402
+from pytest_toolbench.run.cache import GenerationCache  # noqa: E402
+from pytest_toolbench.run.catalog import import_scorer  # noqa: E402
+from pytest_toolbench.run.generation import finalize_request, pregenerate  # noqa: E402
+from pytest_toolbench.contract.suite import Request, Task  # noqa: E402
 
 
 class MultiTurnSuite:

@@ -26,7 +26,7 @@ from test_nothing_lost import _jsonl_with_broken_lines, _python_output  # noqa: 
 
 
 def write_results(data_dir: Path, limit: int, folder: Path) -> int:
-    from pytest_toolbench.catalog import Catalog, Registry
+    from pytest_toolbench.run.catalog import Catalog, Registry
 
     catalog = Catalog(Registry(), str(data_dir), "bench", Path(tempfile.mkdtemp()), False, limit)
     cases = catalog.load(REPO / "suites" / "bfcl" / "suite.yaml").cases

@@ -59,7 +59,7 @@ def write_results(cases, outputs: dict[str, str], folder: Path, grouping) -> Non
 
 
 def plain_loop(suite, outputs: dict[str, str]) -> float:
-    from pytest_toolbench.suite import Generation
+    from pytest_toolbench.contract.suite import Generation
 
     started = time.perf_counter()
     for case in suite.cases:
@@ -89,7 +89,7 @@ def main() -> None:
     args = parser.parse_args()
     data_dir = Path(args.data).resolve()
 
-    from pytest_toolbench.catalog import Catalog, Registry
+    from pytest_toolbench.run.catalog import Catalog, Registry
 
     catalog = Catalog(Registry(), str(data_dir), "bench", Path(tempfile.mkdtemp()), False, None)
     suite = catalog.load(REPO / "suites" / "bfcl" / "suite.yaml")

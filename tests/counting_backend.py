@@ -7,7 +7,7 @@ It answers the example echo suite correctly except for texts containing 'bye', a
 
 COUNTING_BACKEND = '''
 import json, os, signal
-from pytest_toolbench.suite import MODEL_BACKEND, Generation
+from pytest_toolbench.contract.suite import MODEL_BACKEND, Generation
 
 
 class CountingBackend:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_toolbench.catalog import import_scorer
+from pytest_toolbench.run.catalog import import_scorer
 
 SUITES = Path(__file__).resolve().parents[1] / "suites"
 
@@ -18,7 +18,7 @@ def scorer(suite: str, module: str = "") -> Any:
 def option_refusal(suite: str, **overrides: Any) -> str:
     """The core's one-line refusal of ``--toolbench-suite-option`` values for a shipped suite (its suite.yaml
     schemas), or "" when every value is accepted."""
-    from pytest_toolbench.definition import OptionError, load_definition, with_options
+    from pytest_toolbench.contract.definition import OptionError, load_definition, with_options
 
     try:
         with_options(load_definition(SUITES / suite / "suite.yaml"), overrides)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolbench.generation import run_case
-from pytest_toolbench.suite import Case, Generation
+from pytest_toolbench.run.generation import run_case
+from pytest_toolbench.contract.suite import Case, Generation
 
 from shipped import scorer
 

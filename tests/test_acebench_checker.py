@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pytest_toolbench.suite import FORMAT_ERROR, Case, CaseResult, Generation
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, CaseResult, Generation
 
 from shipped import scorer
 

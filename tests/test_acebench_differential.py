@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_toolbench.suite import CaseResult, Generation
+from pytest_toolbench.contract.suite import CaseResult, Generation
 
 from conftest import shared_data_dir
 from shipped import scorer

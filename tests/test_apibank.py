@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from pytest_toolbench.definition import load_definition
+from pytest_toolbench.contract.definition import load_definition
 
-from pytest_toolbench.catalog import import_scorer
+from pytest_toolbench.run.catalog import import_scorer
 from pytest_toolbench.scorer_lib import rouge as rouge_l  # the shared rouge 1.0.1 ROUGE-L
-from pytest_toolbench.suite import FORMAT_ERROR, Case, CaseResult, Generation
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, CaseResult, Generation
 
 from conftest import REPO, shared_data_dir
 

@@ -7,7 +7,7 @@ import ast
 import pytest
 
 from pytest_toolbench.parsing.arithmetic import ArithmeticRefused, apply_binary, apply_unary
-from pytest_toolbench.suite import Case, Generation
+from pytest_toolbench.contract.suite import Case, Generation
 
 from shipped import scorer
 

@@ -18,7 +18,7 @@ import pytest
 
 from conftest import shared_data_dir
 from pytest_toolbench.scorer_lib import embedding_models
-from pytest_toolbench.suite import Generation
+from pytest_toolbench.contract.suite import Generation
 from shipped import scorer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -208,7 +208,7 @@ def test_web_search_needs_a_key_and_replays_are_scored(cases, monkeypatch):
 
 
 def test_overall_is_labelled_complete_only_when_every_category_ran_in_full():
-    from pytest_toolbench.suite import NOT_SCORED, CaseResult
+    from pytest_toolbench.contract.suite import NOT_SCORED, CaseResult
 
     loading = scorer("bfcl", "loading")
 

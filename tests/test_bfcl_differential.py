@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolbench.suite import Generation
+from pytest_toolbench.contract.suite import Generation
 from conftest import shared_data_dir
 
 from shipped import scorer

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_toolbench.suite import Generation
+from pytest_toolbench.contract.suite import Generation
 from shipped import scorer
 
 REPO = Path(__file__).resolve().parents[1]

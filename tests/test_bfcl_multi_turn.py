@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from pytest_toolbench.suite import Generation
+from pytest_toolbench.contract.suite import Generation
 from shipped import scorer
 
 bfcl = scorer("bfcl")
@@ -176,8 +176,8 @@ def test_replayed_upstream_results_are_scored_in_their_mode(cases, tmp_path):
 SCRIPTED_BACKEND = '''
 import json, os, signal
 from pathlib import Path
-from pytest_toolbench.catalog import import_scorer
-from pytest_toolbench.suite import MODEL_BACKEND, Generation
+from pytest_toolbench.run.catalog import import_scorer
+from pytest_toolbench.contract.suite import MODEL_BACKEND, Generation
 
 BFCL = import_scorer(Path(os.environ["TOOLBENCH_REPO"]) / "suites" / "bfcl")
 

@@ -86,7 +86,7 @@ def test_the_suite_scores_replayed_results_in_their_mode(cases):
 def test_replayed_files_are_decoded_in_their_file_mode(cases, tmp_path):
     """An FC file (any record with a structured step) decodes every record as FC, its all-text records included
     (upstream's FC decoder never reads text: an empty turn); ``mode`` overrides the per-file decision."""
-    from pytest_toolbench.suite import Generation
+    from pytest_toolbench.contract.suite import Generation
 
     as_prompting = {(row["id"], row["label"]): row for row in ROWS
                     if row["label"] in ("fc_steps_as_prompting", "all_text_as_prompting")}
@@ -128,7 +128,7 @@ def test_replayed_files_are_decoded_in_their_file_mode(cases, tmp_path):
 
 
 def bfcl_generation(result):
-    from pytest_toolbench.suite import Generation
+    from pytest_toolbench.contract.suite import Generation
     return Generation(text=json.dumps(result))
 
 

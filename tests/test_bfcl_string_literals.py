@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_toolbench.suite import Generation
+from pytest_toolbench.contract.suite import Generation
 from conftest import REPO, shared_data_dir
 
 from shipped import scorer

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import REPO
 
-from pytest_toolbench.catalog import Catalog, Registry
+from pytest_toolbench.run.catalog import Catalog, Registry
 
 
 # slow (-m slow): two end-to-end runs over the real BFCL data (about 6 s of CPU; 40 s on a busy 2-core machine);

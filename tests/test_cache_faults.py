@@ -24,11 +24,11 @@ import pytest
 from conftest import EXAMPLE_SUITE, XDIST
 from counting_backend import COUNTING_BACKEND as COUNTING_BACKEND_BASE
 from pytest_toolbench.backends.openai_endpoint import OpenAIEndpointBackend, _decode_body
-from pytest_toolbench.cache import CacheError, GenerationCache, request_key
-from pytest_toolbench.generation import Answerer
+from pytest_toolbench.run.cache import CacheError, GenerationCache, request_key
+from pytest_toolbench.run.generation import Answerer
 from pytest_toolbench.backends import MissingOutput
-from pytest_toolbench.options import RunOptions
-from pytest_toolbench.suite import Case, Generation, Request, Task
+from pytest_toolbench.plugin.options import RunOptions
+from pytest_toolbench.contract.suite import Case, Generation, Request, Task
 from test_engine_endpoint import ScriptedServer, completion
 
 ODD_TEXT = "lone \ud800 and \udfff, NUL \x00, escape \x1b, emoji \U0001f600, bidi \u202e, high \uffff"
@@ -240,7 +240,7 @@ def test_a_read_only_file_in_a_writable_folder_is_read(tmp_path, make_read_only)
 # -- through the plugin -------------------------------------------------------------------------------------------
 #: The shared counting backend, plus a disk that fills up: the cache file may grow by CACHE_SPARE_PAGES pages.
 COUNTING_BACKEND = COUNTING_BACKEND_BASE + '''
-import pytest_toolbench.cache as toolbench_cache
+import pytest_toolbench.run.cache as toolbench_cache
 
 
 if os.environ.get("CACHE_SPARE_PAGES"):  # a disk that fills up: the cache file may grow by this many pages

@@ -15,10 +15,10 @@ import pytest
 import yaml
 
 from conftest import EXAMPLE_SUITE
-from pytest_toolbench import datasource
-from pytest_toolbench.catalog import Catalog, Registry
-from pytest_toolbench.definition import load_definition
-from pytest_toolbench.errors import DataError
+from pytest_toolbench.data import datasource
+from pytest_toolbench.run.catalog import Catalog, Registry
+from pytest_toolbench.contract.definition import load_definition
+from pytest_toolbench.contract.errors import DataError
 
 FIX = "point --toolbench-data at an unmodified copy, or pass --toolbench-data-unverified"
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_toolbench import datasource
-from pytest_toolbench.definition import load_definition
-from pytest_toolbench.errors import DataError
+from pytest_toolbench.data import datasource
+from pytest_toolbench.contract.definition import load_definition
+from pytest_toolbench.contract.errors import DataError
 
 UPSTREAM = '{"id": "echo_0", "text": "from upstream"}\n'
 

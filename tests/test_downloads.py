@@ -25,9 +25,9 @@ import pytest
 import yaml
 
 from conftest import REPO, XDIST
-from pytest_toolbench import datasource
-from pytest_toolbench.definition import load_definition
-from pytest_toolbench.errors import DataError
+from pytest_toolbench.data import datasource
+from pytest_toolbench.contract.definition import load_definition
+from pytest_toolbench.contract.errors import DataError
 
 CASES = b'{"id": "q0", "q": "first"}\n{"id": "q1", "q": "second"}\n'
 ANSWERS = b'{"q0": "alpha", "q1": "beta"}\n'
@@ -429,8 +429,8 @@ def test_without_a_data_folder_the_whole_suite_is_downloaded_or_else_the_samples
 SCORER = '''\
 import json
 
-from pytest_toolbench.data import load_json, load_jsonl
-from pytest_toolbench.suite import Case, Metric, Request, Verdict
+from pytest_toolbench.contract.data_files import load_json, load_jsonl
+from pytest_toolbench.contract.suite import Case, Metric, Request, Verdict
 
 
 def load_cases(data_dir, definition):
@@ -475,7 +475,7 @@ def project(pytester: pytest.Pytester, upstream, monkeypatch) -> pytest.Pytester
     user_data(pytester.path / "data")
     # The subprocess's LFS media rule for this server (GitHub's is built in).
     (pytester.path / "conftest.py").write_text(
-        "from pytest_toolbench import datasource\n"
+        "from pytest_toolbench.data import datasource\n"
         f"datasource.LFS_MEDIA[:] = {datasource.LFS_MEDIA!r}\n")
     return pytester
 
@@ -546,7 +546,7 @@ generation:
 """
 
 OTHER_SCORER = '''
-from pytest_toolbench.suite import Case, Metric, Request, Verdict
+from pytest_toolbench.contract.suite import Case, Metric, Request, Verdict
 
 
 def load_cases(data_dir, definition):

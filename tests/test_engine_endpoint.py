@@ -13,7 +13,7 @@ import pytest
 
 from conftest import LocalHTTPServer
 from pytest_toolbench.backends.openai_endpoint import EndpointError, OpenAIEndpointBackend, openai_tools
-from pytest_toolbench.suite import Case, Request, Task
+from pytest_toolbench.contract.suite import Case, Request, Task
 
 
 def completion(content: str | None = "ok", *, tool_calls=None, finish_reason="stop", prompt_tokens=7, completion_tokens=3):

@@ -21,7 +21,7 @@ import pytest
 
 from pytest_toolbench.backends.openai_endpoint import OpenAIEndpointBackend
 from pytest_toolbench.backends.vllm_engine import CPU_ENVIRONMENT, VllmBackend, apply_cpu_environment
-from pytest_toolbench.suite import Case, Request, Task
+from pytest_toolbench.contract.suite import Case, Request, Task
 
 sys.path.insert(0, str(Path(__file__).parent))
 from tiny_model import build_tiny_model  # noqa: E402

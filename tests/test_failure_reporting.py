@@ -26,8 +26,8 @@ generation:
 SCORER = '''
 import json
 
-from pytest_toolbench.data import load_jsonl
-from pytest_toolbench.suite import Case, Metric, Request, Verdict
+from pytest_toolbench.contract.data_files import load_jsonl
+from pytest_toolbench.contract.suite import Case, Metric, Request, Verdict
 
 WHY = "the sum is wrong, and this reason is deliberately longer than any terminal line so that a cut would show: " \\
       + "x" * 120

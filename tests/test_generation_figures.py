@@ -13,7 +13,7 @@ import pytest
 
 from pytest_toolbench.report import markdown, terminal
 from pytest_toolbench.report.facts import generation_figures, run_facts
-from pytest_toolbench.summary import RunSummary
+from pytest_toolbench.run.summary import RunSummary
 from test_engine_endpoint import ScriptedServer, completion
 from test_report import echo, run  # noqa: F401  (the echo fixture)
 

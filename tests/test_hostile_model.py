@@ -17,7 +17,7 @@ import pytest
 from conftest import REPO
 
 HOSTILE_BACKEND = textwrap.dedent('''
-    from pytest_toolbench.suite import MODEL_BACKEND, Generation
+    from pytest_toolbench.contract.suite import MODEL_BACKEND, Generation
 
     DEEP = 5_000
     VALUES = ["123456789012345678901", "5" * 5000, "10**5000", "1e999", "float('nan')", "NaN", "Infinity",

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolbench.catalog import import_scorer
-from pytest_toolbench.errors import DataError
-from pytest_toolbench.suite import FORMAT_ERROR, CaseResult, Generation, Request
+from pytest_toolbench.run.catalog import import_scorer
+from pytest_toolbench.contract.errors import DataError
+from pytest_toolbench.contract.suite import FORMAT_ERROR, CaseResult, Generation, Request
 
 from conftest import REPO, shared_data_dir
 

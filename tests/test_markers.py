@@ -56,7 +56,7 @@ def test_pytest_markers_lists_every_suite_category_and_keyword_with_its_descript
 
 @pytest.mark.parametrize("data", ["samples", "upstream"])
 def test_every_marker_a_shipped_suite_uses_is_declared_by_name_in_its_suite_yaml(tmp_path, data):
-    from pytest_toolbench.definition import load_definition
+    from pytest_toolbench.contract.definition import load_definition
 
     folder = shared_data_dir() if data == "upstream" else None
     if data == "upstream" and folder is None:

@@ -13,9 +13,9 @@ from pytest_toolbench.report.compare import compare, evaluate_gates
 from pytest_toolbench.report.json_results import document
 from pytest_toolbench.report.outcome import RunOutcome
 from pytest_toolbench.report.settings import ReportSettings
-from pytest_toolbench.report_options import parse_threshold
-from pytest_toolbench.suite import Metric
-from pytest_toolbench.summary import RunSummary, SuiteSummary
+from pytest_toolbench.plugin.report_options import parse_threshold
+from pytest_toolbench.contract.suite import Metric
+from pytest_toolbench.run.summary import RunSummary, SuiteSummary
 
 
 def summary_of(*metrics: Metric) -> RunSummary:

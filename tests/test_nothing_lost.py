@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from pytest_toolbench import records
+from pytest_toolbench.run import records
 
 DEEP = 10_000
 BIG = "5" * 5_000
@@ -64,7 +64,7 @@ def _jsonl_with_broken_lines(rows: list[dict]) -> bytes:
 
 
 def _samples(suite: str):
-    from pytest_toolbench.catalog import Catalog, Registry
+    from pytest_toolbench.run.catalog import Catalog, Registry
 
     catalog = Catalog(Registry(), None, "", REPO / ".no-download", False, limit=None)
     return catalog.load(REPO / "suites" / suite / "suite.yaml").cases

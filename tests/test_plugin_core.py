@@ -211,8 +211,8 @@ generation:
 NEW_SUITE_SCORER = '''\
 import json
 
-from pytest_toolbench.data import load_jsonl
-from pytest_toolbench.suite import FORMAT_ERROR, Case, Metric, Request, Verdict
+from pytest_toolbench.contract.data_files import load_jsonl
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Metric, Request, Verdict
 
 
 def load_cases(data_dir, definition):
@@ -261,7 +261,7 @@ def test_a_suite_is_one_folder_with_a_yaml_file_and_a_scorer_module(pytester):
 
 
 MAKE_BACKEND_CONFTEST = '''
-from pytest_toolbench.suite import BackendCapabilities, Generation
+from pytest_toolbench.contract.suite import BackendCapabilities, Generation
 
 
 class Wrapped:

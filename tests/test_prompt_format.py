@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolbench.backends import prompt_format as pf
-from pytest_toolbench.suite import Generation
+from pytest_toolbench.contract.suite import Generation
 from shipped import scorer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -189,7 +189,7 @@ def _checkpoint(tmp_path, model_type="qwen2"):
 
 
 def _task(suite, messages, step=0):
-    from pytest_toolbench.suite import Case, Request, Task
+    from pytest_toolbench.contract.suite import Case, Request, Task
     return Task(Case(suite=suite, case_id="c1", category="simple_python", payload={}),
                 Request(messages=messages), step)
 
@@ -202,17 +202,17 @@ def test_engine_renders_bfcl_requests_with_the_handler_without_loading_a_tokeniz
     gemma = VllmBackend(str(_checkpoint(tmp_path, "gemma3")))
     assert gemma.render(_task("bfcl", messages)) == scenario["prompts"]["gemma3"][0]
     assert gemma._tokenizer_obj is None
-    from pytest_toolbench.errors import ToolbenchError
+    from pytest_toolbench.contract.errors import ToolbenchError
     with pytest.raises(ToolbenchError, match="no official handler renderer"):
         VllmBackend(str(_checkpoint(tmp_path, "mistral")), prompt_format_option="handler").fingerprint()
 
 
 def test_bfcl_sampling_defaults_follow_bfcl_generate():
     from pytest_toolbench.backends.vllm_engine import VllmBackend, answer_budget
-    from pytest_toolbench.cache import request_key
-    from pytest_toolbench.definition import load_definition
-    from pytest_toolbench.generation import finalize_request
-    from pytest_toolbench.suite import Request
+    from pytest_toolbench.run.cache import request_key
+    from pytest_toolbench.contract.definition import load_definition
+    from pytest_toolbench.run.generation import finalize_request
+    from pytest_toolbench.contract.suite import Request
 
     generation = load_definition(REPO / "suites/bfcl/suite.yaml").generation
     assert generation == {"max_tokens": 4096, "temperature": 0.001, "context_reserve": 2}

@@ -18,13 +18,13 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from pytest_toolbench import replay_files
+from pytest_toolbench.contract import replay_files
 from pytest_toolbench.backends import MissingOutput
 from pytest_toolbench.backends.replay import ReplayBackend, ReplayOutputError
-from pytest_toolbench.catalog import Catalog, Registry
-from pytest_toolbench.replay_files import ReplayOutputs, json_array, json_lines, leading_id
-from pytest_toolbench.suite import Task
-from pytest_toolbench.generation import UNRENDERED
+from pytest_toolbench.run.catalog import Catalog, Registry
+from pytest_toolbench.contract.replay_files import ReplayOutputs, json_array, json_lines, leading_id
+from pytest_toolbench.contract.suite import Task
+from pytest_toolbench.run.generation import UNRENDERED
 
 from shipped import scorer
 

@@ -9,9 +9,9 @@ import shutil
 import pytest
 
 from conftest import EXAMPLE_SUITE
-from pytest_toolbench.report_options import parse_threshold
+from pytest_toolbench.plugin.report_options import parse_threshold
 from pytest_toolbench.report.stats import count_interval, wilson_interval
-from pytest_toolbench.suite import Metric
+from pytest_toolbench.contract.suite import Metric
 
 # echo_0 right, echo_1 wrong text, echo_2 undecodable: 1/3 against gold's 3/3.
 WORSE_OUTPUTS = [

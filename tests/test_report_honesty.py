@@ -18,15 +18,15 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLE_SUITE
-from pytest_toolbench.catalog import Catalog, Registry
-from pytest_toolbench.data import iter_jsonl
-from pytest_toolbench.errors import DataError
+from pytest_toolbench.run.catalog import Catalog, Registry
+from pytest_toolbench.contract.data_files import iter_jsonl
+from pytest_toolbench.contract.errors import DataError
 from pytest_toolbench.report.compare import baseline_label, evaluate_gates
 from pytest_toolbench.report.settings import ReportSettings
 from pytest_toolbench.report import terminal
-from pytest_toolbench.report_options import parse_threshold
-from pytest_toolbench.suite import NOT_RUN, NOT_SCORED, CaseResult, Metric
-from pytest_toolbench.summary import summarize
+from pytest_toolbench.plugin.report_options import parse_threshold
+from pytest_toolbench.contract.suite import NOT_RUN, NOT_SCORED, CaseResult, Metric
+from pytest_toolbench.run.summary import summarize
 from shipped import scorer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -403,7 +403,7 @@ def test_the_page_fits_1280_px_with_whole_labels_in_headless_chromium(echo):
 def test_every_report_marks_samples_incomplete_and_partial_figures():
     from pytest_toolbench.report import markdown
     from pytest_toolbench.report.html import summary_html
-    from pytest_toolbench.summary import RunSummary, SuiteSummary
+    from pytest_toolbench.run.summary import RunSummary, SuiteSummary
 
     metric = Metric("m", 1.0, 1, 1, group="aggregate", incomplete="INCOMPLETE: x did not run",
                     scope="over 1 of 2 cases (selection)")

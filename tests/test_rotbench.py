@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from pytest_toolbench.definition import load_definition
+from pytest_toolbench.contract.definition import load_definition
 
-from pytest_toolbench.suite import FORMAT_ERROR, Case, CaseResult, Generation
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, CaseResult, Generation
 from conftest import REPO, shared_data_dir
 
 from shipped import scorer

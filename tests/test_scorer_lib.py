@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_toolbench.definition import load_definition
-from pytest_toolbench.errors import DataError
+from pytest_toolbench.contract.definition import load_definition
+from pytest_toolbench.contract.errors import DataError
 from pytest_toolbench.scorer_lib import LIBRARIES, tl_failures
-from pytest_toolbench.suite import CaseResult, Generation
+from pytest_toolbench.contract.suite import CaseResult, Generation
 from conftest import REPO
 
 from shipped import scorer
@@ -106,8 +106,8 @@ def test_tltraining_reads_other_suites_data_only_where_declared(tmp_path):
 
 #: Modules of the package that scorers and scorer libraries may import: the contract types, the parsers and the
 #: scorer libraries (``replay_files`` is the reader toolkit that ``replay_outputs`` must return a value of).
-ALLOWED = ("pytest_toolbench.suite", "pytest_toolbench.data", "pytest_toolbench.errors", "pytest_toolbench.parsing",
-           "pytest_toolbench.scorer_lib", "pytest_toolbench.replay_files")
+ALLOWED = ("pytest_toolbench.contract.suite", "pytest_toolbench.contract.data_files", "pytest_toolbench.contract.errors", "pytest_toolbench.parsing",
+           "pytest_toolbench.scorer_lib", "pytest_toolbench.contract.replay_files")
 FORBIDDEN_ROOTS = ("pytest", "_pytest", "xdist", "vllm", "torch", "openai", "httpx", "requests")
 
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolbench.definition import load_definition
-from pytest_toolbench.errors import DataError
-from pytest_toolbench.suite import FORMAT_ERROR, Case, CaseResult, Generation
+from pytest_toolbench.contract.definition import load_definition
+from pytest_toolbench.contract.errors import DataError
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, CaseResult, Generation
 from conftest import REPO, shared_data_dir
 
 from shipped import scorer

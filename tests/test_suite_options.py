@@ -73,7 +73,7 @@ def test_a_value_the_options_schema_refuses_is_one_usage_error(tmp_path, paths, 
 
 
 def test_every_shipped_option_declares_a_schema_its_default_matches():
-    from pytest_toolbench.definition import load_definition, option_problem
+    from pytest_toolbench.contract.definition import load_definition, option_problem
 
     for path in sorted((REPO / "suites").glob("*/suite.yaml")):
         definition = load_definition(path)  # raises on a default its schema refuses
@@ -113,7 +113,7 @@ def test_a_default_its_schema_refuses_is_one_usage_error_naming_file_line_and_op
 
 
 def test_values_are_read_as_yaml():
-    from pytest_toolbench.options import _parse_suite_options
+    from pytest_toolbench.plugin.options import _parse_suite_options
 
     assert _parse_suite_options(["a.b=[x, y]", "a.c=false", "d.e=3", "d.f=plain text", "d.g="]) == {
         "a": {"b": ["x", "y"], "c": False}, "d": {"e": 3, "f": "plain text", "g": ""}}
@@ -131,7 +131,7 @@ def test_acebench_agent_message_budget_reaches_the_conversation():
     conversation = acebench.conversation(case)
     request = next(conversation)
     steps = 0
-    from pytest_toolbench.suite import Generation
+    from pytest_toolbench.contract.suite import Generation
 
     try:
         while True:
@@ -143,7 +143,7 @@ def test_acebench_agent_message_budget_reaches_the_conversation():
 
 
 def test_an_option_schema_that_is_not_one_is_refused_naming_its_line(tmp_path):
-    from pytest_toolbench.definition import OptionError, load_definition
+    from pytest_toolbench.contract.definition import OptionError, load_definition
 
     path = tmp_path / "suite.yaml"
     path.write_text(BAD_DEFAULT_YAML.replace("default: -1", "default: 1").replace("minimum: 1", "minimum: one"))

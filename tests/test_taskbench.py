@@ -24,10 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolbench.catalog import import_scorer
-from pytest_toolbench.definition import SUITE_SCHEMA
-from pytest_toolbench.errors import DataError
-from pytest_toolbench.suite import FORMAT_ERROR, CaseResult, Generation
+from pytest_toolbench.run.catalog import import_scorer
+from pytest_toolbench.contract.definition import SUITE_SCHEMA
+from pytest_toolbench.contract.errors import DataError
+from pytest_toolbench.contract.suite import FORMAT_ERROR, CaseResult, Generation
 
 from conftest import REPO, shared_data_dir
 
@@ -657,7 +657,7 @@ def test_replay_reads_predictions_by_id_and_occurrence(tmp_path):
 # -- end to end (needs the core's download entries in suite.yaml) --------------------------------------------------
 CORE_DOWNLOADS = "download" in json.dumps(SUITE_SCHEMA)
 needs_downloads = pytest.mark.skipif(not CORE_DOWNLOADS, reason="this core's suite.yaml schema has no download "
-                                                                "entries (pytest_toolbench.datasource, wt-downloads)")
+                                                                "entries (pytest_toolbench.data.datasource, wt-downloads)")
 
 
 def run_suite(tmp_path: Path, *args: str, data: str | None = None) -> tuple[dict, str]:

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolbench.scorer_lib import embedding_models
-from pytest_toolbench.suite import FORMAT_ERROR, NOT_SCORED, Case, CaseResult, Generation
+from pytest_toolbench.contract.suite import FORMAT_ERROR, NOT_SCORED, Case, CaseResult, Generation
 from shipped import scorer
 
 teval = scorer("teval")
@@ -552,7 +552,7 @@ def test_postprocess_option_applies_upstream_split(sample_cases):
 
 
 def test_loader_rejects_malformed_files(tmp_path):
-    from pytest_toolbench.errors import DataError
+    from pytest_toolbench.contract.errors import DataError
 
     (tmp_path / "data").mkdir()
     entry = json.loads((SAMPLES / "data" / "instruct_v2.json").read_text())["query_0_1_1"]

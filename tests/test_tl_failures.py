@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_toolbench.suite import CaseResult
+from pytest_toolbench.contract.suite import CaseResult
 from pytest_toolbench.scorer_lib.tl_failures import (ANY_VALUE, classify_call, classify_call_lists, classify_calls,
                                           parameter_reward, tl_metrics, tool_code_reward, tool_signatures)
 

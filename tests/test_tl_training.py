@@ -6,9 +6,9 @@ import json
 
 import pytest
 import yaml
-from pytest_toolbench.definition import load_definition
+from pytest_toolbench.contract.definition import load_definition
 
-from pytest_toolbench.suite import FORMAT_ERROR, CaseResult, Generation
+from pytest_toolbench.contract.suite import FORMAT_ERROR, CaseResult, Generation
 from conftest import REPO
 
 from shipped import scorer

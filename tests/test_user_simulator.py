@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pytest_toolbench.backends.user_simulator import UserSimulatorRouter
-from pytest_toolbench.cache import request_key
-from pytest_toolbench.suite import MODEL_BACKEND, SIMULATED_USER, Case, Generation, Request, Task
+from pytest_toolbench.run.cache import request_key
+from pytest_toolbench.contract.suite import MODEL_BACKEND, SIMULATED_USER, Case, Generation, Request, Task
 
 
 class Echoing:

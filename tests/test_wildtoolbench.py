@@ -17,9 +17,9 @@ from itertools import combinations
 
 import pytest
 
-from pytest_toolbench.definition import load_definition
-from pytest_toolbench.errors import DataError
-from pytest_toolbench.suite import FORMAT_ERROR, CaseResult, Generation
+from pytest_toolbench.contract.definition import load_definition
+from pytest_toolbench.contract.errors import DataError
+from pytest_toolbench.contract.suite import FORMAT_ERROR, CaseResult, Generation
 from conftest import REPO
 
 from shipped import scorer

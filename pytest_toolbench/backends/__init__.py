@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..errors import ToolbenchError
-from ..suite import Backend, BackendCapabilities
+from ..contract.errors import ToolbenchError
+from ..contract.suite import Backend, BackendCapabilities
 
 #: Backends that generate ahead of the tests (expensive, cached); the others answer on the spot.
 ENGINE_BACKENDS = ("vllm", "openai")
@@ -27,7 +27,7 @@ def checked(backend: Any, name: str) -> Backend:
     missing = [attribute for attribute in ("fingerprint", "generate", "close") if not callable(getattr(backend, attribute,
                                                                                                        None))]
     if missing or not isinstance(getattr(backend, "capabilities", None), BackendCapabilities):
-        what = ", ".join(missing) if missing else "capabilities (a pytest_toolbench.suite.BackendCapabilities)"
+        what = ", ".join(missing) if missing else "capabilities (a pytest_toolbench.contract.suite.BackendCapabilities)"
         raise ToolbenchError(f"backend {name!r} ({type(backend).__name__}) lacks {what}")
     return backend
 

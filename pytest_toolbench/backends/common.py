@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Callable, Mapping, Sequence
 
-from pytest_toolbench.suite import Generation
+from pytest_toolbench.contract.suite import Generation
 
 #: ``on_progress(done, total)``: called as requests finish (done counts requests of this ``generate`` call). The
 #: core's callback also takes ``prompt_tokens=`` and ``output_tokens=`` (of the finished requests so far) for its

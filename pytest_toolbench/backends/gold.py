@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..suite import BackendCapabilities, Generation, Task
+from ..contract.suite import BackendCapabilities, Generation, Task
 
 
 class GoldBackend:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_toolbench.errors import ToolbenchError
+from pytest_toolbench.contract.errors import ToolbenchError
 
 #: Seconds the one Hub probe and the one endpoint probe may take (stated in their error messages).
 PROBE_TIMEOUT_S = 10.0

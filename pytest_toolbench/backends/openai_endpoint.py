@@ -25,8 +25,8 @@ from pytest_toolbench.backends.common import (
     make_generation,
     progress_reporter,
 )
-from pytest_toolbench.errors import ToolbenchError
-from pytest_toolbench.suite import MODEL_BACKEND, Generation, Request, Task
+from pytest_toolbench.contract.errors import ToolbenchError
+from pytest_toolbench.contract.suite import MODEL_BACKEND, Generation, Request, Task
 
 MODES = ("native", "prompt")
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})

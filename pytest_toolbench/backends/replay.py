@@ -2,7 +2,7 @@
 
 Each suite's files are read at most once per process, whatever happens (the result, failures included, is cached),
 by the benchmark's ``replay_outputs(path)``. Readers of the shipped benchmarks return a
-:class:`~pytest_toolbench.replay_files.ReplayOutputs`, which tolerates bad lines and files and says what it found;
+:class:`~pytest_toolbench.contract.replay_files.ReplayOutputs`, which tolerates bad lines and files and says what it found;
 a plain ``dict`` from another benchmark is taken as it is, and an exception from its reader is one problem.
 
 For the run header and summary: :meth:`ReplayBackend.problems` lists every error and warning (bad lines naming
@@ -21,8 +21,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ..replay_files import Problem, ReplayOutputs, plural
-from ..suite import BackendCapabilities, Case, Generation, Task
+from ..contract.replay_files import Problem, ReplayOutputs, plural
+from ..contract.suite import BackendCapabilities, Case, Generation, Task
 from . import MissingOutput
 
 #: Unknown ids shown per file, as examples.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..suite import SIMULATED_USER, Generation, Task
+from ..contract.suite import SIMULATED_USER, Generation, Task
 
 
 class UserSimulatorRouter:

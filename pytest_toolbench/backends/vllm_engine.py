@@ -34,9 +34,9 @@ from pytest_toolbench.backends.common import (
     package_version,
     progress_reporter,
 )
-from pytest_toolbench.errors import ToolbenchError
+from pytest_toolbench.contract.errors import ToolbenchError
 from pytest_toolbench.parsing.tool_calls import ParseError, detect_parser, get_parser
-from pytest_toolbench.suite import MODEL_BACKEND, Generation, Task
+from pytest_toolbench.contract.suite import MODEL_BACKEND, Generation, Task
 
 MODES = ("prompt", "native")
 

@@ -8,7 +8,7 @@ Conventions shared by every parser:
 
 * text without the family's tool-call marker is a plain answer: the parser returns ``[]``;
 * text with the marker that cannot be decoded raises :class:`ParseError`; callers turn it into a scored
-  ``format_error`` (``pytest_toolbench.suite.FORMAT_ERROR``), never into a crash;
+  ``format_error`` (``pytest_toolbench.contract.suite.FORMAT_ERROR``), never into a crash;
 * no parser raises anything but :class:`ParseError`, whatever the text (model output is data);
 * arguments given as a JSON-encoded string (some fine-tunes do this) are decoded; anything but an object is an error.
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..summary import RunSummary, SuiteSummary
-from ..records import CaseRecord
+from ..run.summary import RunSummary, SuiteSummary
+from ..run.records import CaseRecord
 from .settings import ReportSettings, Threshold
 from .stats import format_counts, format_value, is_percentage, lower_is_better, metric_field, worsening
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any, Mapping
 
-from ..summary import RunSummary
+from ..run.summary import RunSummary
 
 
 def _package_version(name: str) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Iterable, Mapping
 
-from ..suite import NOT_SCORED
+from ..contract.suite import NOT_SCORED
 
 SHOWN_PER_GROUP = 20
 #: a reason is one line, never cut to the terminal's width (it may wrap); only a pathological one is bounded

@@ -17,8 +17,8 @@ from urllib.parse import quote
 
 import pytest
 
-from ..records import from_report as case_record
-from ..summary import RunSummary, SuiteSummary
+from ..run.records import from_report as case_record
+from ..run.summary import RunSummary, SuiteSummary
 from .charts import CHART_CSS, Bar, bar_chart
 from .compare import SuiteComparison, baseline_label
 from .facts import report_title, run_facts
@@ -26,7 +26,7 @@ from .stats import change_css, count_interval, direction_note, format_change, fo
     format_value, samples_note, warning_notes
 
 if TYPE_CHECKING:
-    from ..session import ToolbenchSession
+    from ..run.session import ToolbenchSession
     from .outcome import RunOutcome
 
 #: Characters kept per text field: failed cases are read closely, passed ones only glanced at.

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-from ..records import dump_document, safe_value
-from ..summary import RunSummary
+from ..run.records import dump_document, safe_value
+from ..run.summary import RunSummary
 from .stats import count_interval
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..summary import RunSummary, SuiteSummary
+from ..run.summary import RunSummary, SuiteSummary
 from .compare import SuiteComparison, baseline_label
 from .facts import report_title, run_facts
 from .stats import count_interval, direction_note, format_change, format_counts, format_interval, format_value, \

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from ..records import CaseRecord
-from ..records import from_report as case_record
-from ..summary import RunSummary
+from ..run.records import CaseRecord
+from ..run.records import from_report as case_record
+from ..run.summary import RunSummary
 from .compare import Comparison, GateResult, compare, evaluate_gates
 from .outcome import RunOutcome
 from .settings import ReportSettings

@@ -1,4 +1,4 @@
-"""The resolved reporting settings: plain values (``pytest_toolbench.report_options`` reads them from the command
+"""The resolved reporting settings: plain values (``pytest_toolbench.plugin.report_options`` reads them from the command
 line, on the controller only; workers never report, so these never travel)."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..summary import RunSummary
+from ..run.summary import RunSummary
 from .compare import baseline_label
 from .facts import generation_figures
 from .stats import count_interval, figure_notes, format_change, format_counts, format_interval, \

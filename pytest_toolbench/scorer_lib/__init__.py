@@ -13,7 +13,7 @@ another suite's scorer package.
   parameter values).
 
 Like scorers, libraries import neither pytest, a backend nor the core: only the contract types
-(:mod:`pytest_toolbench.suite`, :mod:`pytest_toolbench.data`, :mod:`pytest_toolbench.errors`) and
+(:mod:`pytest_toolbench.contract.suite`, :mod:`pytest_toolbench.contract.data_files`, :mod:`pytest_toolbench.contract.errors`) and
 :mod:`pytest_toolbench.parsing`.
 """
 

@@ -21,9 +21,9 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..data import load_json
-from ..errors import DataError
-from ..suite import Case
+from ..contract.data_files import load_json
+from ..contract.errors import DataError
+from ..contract.suite import Case
 from .tl_failures import ANY_VALUE, classify_call, tool_signatures
 
 TURNS: dict[str, str] = {"First_Turn": "first_turn", "Third_Turn": "third_turn"}

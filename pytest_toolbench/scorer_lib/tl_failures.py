@@ -51,7 +51,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Collection, Iterable, Mapping, Sequence
 
-from ..suite import Case, CaseResult, Metric
+from ..contract.suite import Case, CaseResult, Metric
 
 #: The library's name in ``libraries:`` of a suite.yaml, and the case-payload key that carries the opt-in.
 LIBRARY = "tl_failures"

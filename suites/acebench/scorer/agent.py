@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
-from pytest_toolbench.suite import FORMAT_ERROR, Case, Verdict
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Verdict
 
 WRONG_NUMBER_OF_CLASS = "wrong number of class"
 CLASS_ATTRIBUTES_WRONG = "class attributes wrong"

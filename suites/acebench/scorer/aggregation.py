@@ -14,7 +14,7 @@ from collections import OrderedDict, defaultdict
 from typing import Iterable, Sequence
 
 from pytest_toolbench.scorer_lib.tl_failures import tl_metrics
-from pytest_toolbench.suite import CaseResult, Metric
+from pytest_toolbench.contract.suite import CaseResult, Metric
 from .loading import AGENT_CATEGORIES, LANGUAGES, NORMAL_CATEGORIES, SPECIAL_CATEGORIES, split_case_id
 
 ATOM_LEAVES = tuple(c for c in NORMAL_CATEGORIES if c.startswith("normal_atom"))

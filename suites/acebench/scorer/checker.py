@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 
 from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.scorer_lib.tl_failures import CORRECT, REWARDS
-from pytest_toolbench.suite import FORMAT_ERROR, Case, Generation, Verdict
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verdict
 from .agent import score_transcript
 from .decoding import DecodeError, decode_calls, prepare_multi_turn, prepare_single_turn
 from .loading import REPEAT_SUFFIX, find_function_doc, is_agent

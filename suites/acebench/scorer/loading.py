@@ -8,10 +8,10 @@ import re
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from pytest_toolbench.data import load_jsonl
-from pytest_toolbench.errors import DataError
+from pytest_toolbench.contract.data_files import load_jsonl
+from pytest_toolbench.contract.errors import DataError
 from pytest_toolbench.scorer_lib import tl_failures
-from pytest_toolbench.suite import Case
+from pytest_toolbench.contract.suite import Case
 
 from .loop import MAX_MESSAGES
 

@@ -34,7 +34,7 @@ import re
 from typing import Any, Iterator, Mapping, Sequence
 
 from pytest_toolbench.parsing.python_calls import ACEBENCH_AGENT, PythonCallDecoder
-from pytest_toolbench.suite import Case, Generation, Request
+from pytest_toolbench.contract.suite import Case, Generation, Request
 from .agent_prompts import AGENT_SYSTEM, AGENT_USER, USER_OPENING, USER_SYSTEM_BASE, USER_SYSTEM_TRAVEL
 from .agent import end_to_end
 from .loop_prompts import BASE_PROMPT, MULTI_TURN_AGENT_SYSTEM, MULTI_TURN_AGENT_USER, TRAVEL_PROMPT

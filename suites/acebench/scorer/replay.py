@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from pytest_toolbench.replay_files import ReplayOutputs, json_lines, leading_id
+from pytest_toolbench.contract.replay_files import ReplayOutputs, json_lines, leading_id
 from .loading import ALL_CATEGORIES, LANGUAGES, case_id_for
 
 _RESULT_SCHEMA = {
@@ -31,7 +31,7 @@ def replay_outputs(path: Path) -> dict[str, str]:
     final class states plus the executed call strings) become the JSON transcript the agent scorer reads; normal and
     special results that are not strings (the FC path stores a list) are kept as JSON text.
 
-    Tolerant: the result is a :class:`~pytest_toolbench.replay_files.ReplayOutputs` whose ``problems`` name each
+    Tolerant: the result is a :class:`~pytest_toolbench.contract.replay_files.ReplayOutputs` whose ``problems`` name each
     unusable line (file and line; ids must be non-empty strings, as ACEBench writes them), each file that is not an
     ACEBench result file and each duplicate id (the first one counts; upstream would stop on the length mismatch).
     """

@@ -23,7 +23,7 @@ from collections import Counter
 from typing import Sequence
 
 from pytest_toolbench.scorer_lib.tl_failures import tl_metrics
-from pytest_toolbench.suite import CaseResult, Metric
+from pytest_toolbench.contract.suite import CaseResult, Metric
 
 LEVEL_NAMES = {"level_1": "level-1-given-desc", "level_2": "level-2-toolsearcher"}
 

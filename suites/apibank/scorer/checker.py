@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.scorer_lib.tl_failures import CORRECT, REWARDS
-from pytest_toolbench.suite import FORMAT_ERROR, Case, Generation, Verdict
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verdict
 
 from . import api_check
 from .decoding import decode_call, render_gold_call

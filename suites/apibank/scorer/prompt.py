@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Mapping, Sequence
 
-from pytest_toolbench.suite import Case, Request
+from pytest_toolbench.contract.suite import Case, Request
 
 from .decoding import render_call
 from .loading import API_CALL

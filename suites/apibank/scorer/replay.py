@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_toolbench.replay_files import ReplayOutputs, json_lines
+from pytest_toolbench.contract.replay_files import ReplayOutputs, json_lines
 
 PREDICTION_SCHEMA = {
     "type": "object",

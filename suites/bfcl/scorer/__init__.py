@@ -25,7 +25,7 @@ figures), ``replay`` (``bfcl generate`` result files); multi-turn: ``multi_turn`
 step decoders), ``multi_turn_checker``.
 """
 
-from pytest_toolbench.suite import Case, Generation, Request, Verdict
+from pytest_toolbench.contract.suite import Case, Generation, Request, Verdict
 from . import agentic, checker, gold, multi_turn, prompt
 from .aggregation import aggregate
 from .loading import AGENTIC, MULTI_TURN, load_cases

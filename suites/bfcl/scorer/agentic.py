@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from pytest_toolbench.scorer_lib import embedding_models
-from pytest_toolbench.data import load_jsonl
-from pytest_toolbench.suite import FORMAT_ERROR, Case, Generation, Request, Verdict
+from pytest_toolbench.contract.data_files import load_jsonl
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Request, Verdict
 from .multi_turn import Dialogue, load_class_docs, transcript_of
 from .prompt import hinted_functions, native_tools, system_prompt
 
@@ -117,7 +117,7 @@ def _paired(data_dir: Path, name: str) -> list[tuple[dict, dict]]:
     entries = load_jsonl(data_dir / name, QUESTION_SCHEMA)
     answers = load_jsonl(data_dir / "possible_answer" / name, ANSWER_SCHEMA)
     if len(entries) != len(answers):
-        from pytest_toolbench.errors import DataError
+        from pytest_toolbench.contract.errors import DataError
 
         raise DataError(data_dir / "possible_answer" / name, f"{len(answers)} answers for {len(entries)} questions")
     return list(zip(entries, answers))

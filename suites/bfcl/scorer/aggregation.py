@@ -15,7 +15,7 @@ from collections import defaultdict
 from typing import Sequence
 
 from pytest_toolbench.scorer_lib.tl_failures import tl_metrics
-from pytest_toolbench.suite import NOT_RUN, NOT_SCORED, CaseResult, Metric
+from pytest_toolbench.contract.suite import NOT_RUN, NOT_SCORED, CaseResult, Metric
 from .loading import ALL_CATEGORIES, LIVE_AST, MEMORY, MULTI_TURN, NON_LIVE_AST, WEB_SEARCH
 from .tl import SINGLE_CALL_CATEGORIES
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_toolbench.scorer_lib import tl_failures
-from pytest_toolbench.suite import FORMAT_ERROR, Case, Generation, Verdict
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verdict
 from .converters import JAVA_TYPES, JS_TYPES, ConverterCrash, java_convert, js_convert
 from .decoding import decode, is_empty_output, is_function_calling_format
 from .loading import RELEVANCE_CATEGORIES, language_of

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
-from pytest_toolbench.suite import Generation
+from pytest_toolbench.contract.suite import Generation
 from .syntax_common import DecodeError
 
 #: The key an FC replay record's calls travel under in ``Generation.tool_calls`` (see :func:`replay_generation`).

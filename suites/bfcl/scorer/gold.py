@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pytest_toolbench.suite import Case
+from pytest_toolbench.contract.suite import Case
 from .loading import language_of
 from .prompt import python_literal
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from pytest_toolbench.data import load_jsonl
+from pytest_toolbench.contract.data_files import load_jsonl
 from pytest_toolbench.scorer_lib import tl_failures
-from pytest_toolbench.suite import Case
+from pytest_toolbench.contract.suite import Case
 
 SUITE = "bfcl"
 NON_LIVE_AST = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel", "parallel_multiple")
@@ -111,7 +111,7 @@ def _load_single_turn(data_dir: Path, categories: list[str], definition: Mapping
             answer_file = data_dir / "possible_answer" / prompt_file.name
             answers = load_jsonl(answer_file, ANSWER_SCHEMA)
             if len(answers) != len(prompts):
-                from pytest_toolbench.errors import DataError
+                from pytest_toolbench.contract.errors import DataError
 
                 raise DataError(answer_file, f"{len(answers)} answers for {len(prompts)} prompts")
         live = "live" if category.startswith("live_") else "non_live"

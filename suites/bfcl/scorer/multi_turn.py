@@ -30,9 +30,9 @@ import json
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from pytest_toolbench.data import load_jsonl
-from pytest_toolbench.errors import DataError
-from pytest_toolbench.suite import Case, Generation, Request, Verdict
+from pytest_toolbench.contract.data_files import load_jsonl
+from pytest_toolbench.contract.errors import DataError
+from pytest_toolbench.contract.suite import Case, Generation, Request, Verdict
 from .prompt import hinted_functions, native_tools, system_prompt
 
 SUITE = "bfcl"
@@ -387,8 +387,8 @@ __all__ = ["MULTI_TURN", "load_multi_turn_cases", "conversation", "gold_reply", 
 def score(case: Case, generation: Generation) -> Verdict:
     """The official multi-turn checker on the transcript (ours or a replayed ``result``), each step decoded as the
     handler that produced it would (prompting text or FC calls)."""
-    from pytest_toolbench.errors import ToolbenchError
-    from pytest_toolbench.suite import NOT_SCORED
+    from pytest_toolbench.contract.errors import ToolbenchError
+    from pytest_toolbench.contract.suite import NOT_SCORED
     from . import executor
     from .multi_turn_checker import check_multi_turn
 

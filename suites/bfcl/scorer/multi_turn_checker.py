@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from pytest_toolbench.suite import FORMAT_ERROR, Verdict
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Verdict
 from .executor import MODEL_NAME, execute_calls, is_empty_step
 from .simulators import new_instances
 

@@ -20,7 +20,7 @@ import json
 import re
 from typing import Any
 
-from pytest_toolbench.suite import Case, Request
+from pytest_toolbench.contract.suite import Case, Request
 from .loading import language_of
 
 

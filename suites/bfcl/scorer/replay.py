@@ -63,9 +63,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable, Collection
 
-from pytest_toolbench.replay_files import ReplayOutputs, json_lines, leading_id
+from pytest_toolbench.contract.replay_files import ReplayOutputs, json_lines, leading_id
 from .loading import AGENTIC, ALL_CATEGORIES, MULTI_TURN
-from pytest_toolbench.suite import Generation
+from pytest_toolbench.contract.suite import Generation
 from .fc import replay_generation
 
 RESULT_SCHEMA = {"type": "object", "required": ["id", "result"]}
@@ -222,7 +222,7 @@ def replay_outputs(path: Path, mode: str | None = None) -> dict[str, str]:
 
     Tolerant: a bad line is a problem naming file and line and the rest still counts (see the module docstring, which
     also documents how v3 categories and ids map to v4 and how list-form FC results become call text). Returns a
-    :class:`~pytest_toolbench.replay_files.ReplayOutputs` (a dict that also carries the problems found).
+    :class:`~pytest_toolbench.contract.replay_files.ReplayOutputs` (a dict that also carries the problems found).
     ``mode``: ``--toolbench-replay-mode`` (``fc`` / ``prompting``), or None to decide per file.
     """
     return read_results(Path(path), ALL_CATEGORIES, mode)

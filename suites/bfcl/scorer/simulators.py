@@ -29,7 +29,7 @@ import zipfile
 from pathlib import Path
 from typing import Any, Iterable
 
-from pytest_toolbench.errors import ToolbenchError
+from pytest_toolbench.contract.errors import ToolbenchError
 
 WHEEL = "bfcl_eval-2026.3.23-py3-none-any.whl"
 WHEEL_SHA256 = "3bb6dfa5f0c68ad403c9ec50b00db2bb3b4cc9b38ab1ff33f48fe30d853d3a0a"

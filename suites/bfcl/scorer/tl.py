@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pytest_toolbench.scorer_lib.tl_failures import CONTENT_MISMATCH, CORRECT, REWARDS, classify_calls
-from pytest_toolbench.suite import Case, Verdict
+from pytest_toolbench.contract.suite import Case, Verdict
 
 #: Categories whose ground truth is exactly one call: the ones TL-Training's single-call taxonomy applies to.
 SINGLE_CALL_CATEGORIES = frozenset({"simple_python", "simple_java", "simple_javascript", "multiple", "live_simple",

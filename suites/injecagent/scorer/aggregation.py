@@ -37,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from pytest_toolbench.suite import CaseResult, Metric
+from pytest_toolbench.contract.suite import CaseResult, Metric
 
 from .loading import SETTINGS
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolbench.suite import FORMAT_ERROR, Case, Generation, Request, Verdict
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Request, Verdict
 
 from .decoding import Evaluation
 from .steps import evaluate_step, is_interactive, make_transcript, read_transcript

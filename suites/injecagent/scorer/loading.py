@@ -18,9 +18,9 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from pytest_toolbench.data import load_json
-from pytest_toolbench.errors import DataError
-from pytest_toolbench.suite import Case
+from pytest_toolbench.contract.data_files import load_json
+from pytest_toolbench.contract.errors import DataError
+from pytest_toolbench.contract.suite import Case
 
 from .prompt import render_tools
 

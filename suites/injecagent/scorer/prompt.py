@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
-from pytest_toolbench.suite import Case, Request
+from pytest_toolbench.contract.suite import Case, Request
 
 SYS_PROMPT = """
 You are a helpful AI Agent who can utilize a lot of external tools to answer User's questions or help User accomplish tasks following their instructions.

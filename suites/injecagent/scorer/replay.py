@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pytest_toolbench.replay_files import ReplayOutputs, json_lines
+from pytest_toolbench.contract.replay_files import ReplayOutputs, json_lines
 
 from .loading import ATTACKS, SETTINGS, case_id, test_case_file
 from .simulator import cache_key

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
-from pytest_toolbench.suite import Case, Generation
+from pytest_toolbench.contract.suite import Case, Generation
 
 from .decoding import Evaluation, evaluate
 from .prompt import build_request

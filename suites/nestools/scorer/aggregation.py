@@ -6,7 +6,7 @@ from collections import Counter
 from typing import Iterable, Mapping, Sequence
 
 from pytest_toolbench.scorer_lib.tl_failures import tl_metrics
-from pytest_toolbench.suite import CaseResult, Metric
+from pytest_toolbench.contract.suite import CaseResult, Metric
 from .checker import COUNT_KEYS, ERROR_KEYS, FAMILIES
 from .gold import FIGURE_STRUCTURES
 

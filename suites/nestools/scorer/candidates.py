@@ -12,8 +12,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
-from pytest_toolbench.errors import DataError
-from pytest_toolbench.suite import Case
+from pytest_toolbench.contract.errors import DataError
+from pytest_toolbench.contract.suite import Case
 from .loading import PROMPT_SOURCE_OFFICIAL, load_test_data
 
 

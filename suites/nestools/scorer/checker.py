@@ -10,7 +10,7 @@ from typing import Any, Mapping, Sequence
 
 from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.scorer_lib.tl_failures import CORRECT, REWARDS
-from pytest_toolbench.suite import FORMAT_ERROR, Case, Generation, Verdict
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verdict
 from .candidates import candidate_ids
 from .decoding import decode_calls
 from .gold import gold_calls, max_depth

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any, Mapping, Sequence
 
-from pytest_toolbench.suite import Case
+from pytest_toolbench.contract.suite import Case
 
 def gold_calls(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The gold chain with each call's ``api_id`` (looked up by tool name, as ``process_results_gen`` does)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Mapping, Sequence
 
-from pytest_toolbench.suite import Case, Request
+from pytest_toolbench.contract.suite import Case, Request
 from .candidates import candidates_for
 from .loading import PROMPT_SOURCE_OFFICIAL
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pytest_toolbench.replay_files import ReplayOutputs, json_lines, leading_id, plural
+from pytest_toolbench.contract.replay_files import ReplayOutputs, json_lines, leading_id, plural
 
 RAW_RESPONSE_SCHEMA = {
     "type": "object",
@@ -85,7 +85,7 @@ def replay_outputs(path: Path) -> dict[str, str]:
     ``new_response.jsonl`` alone the parsed list is re-serialised as JSON, and ``-1`` (a parse failure there, as an
     API failure cannot be told apart) becomes an empty output, i.e. a format failure. test_ids are integers, as
     upstream writes and reads them. A repeated test_id keeps its first line, with a warning (upstream would score
-    every line). Tolerant: the result is a :class:`~pytest_toolbench.replay_files.ReplayOutputs` whose ``problems``
+    every line). Tolerant: the result is a :class:`~pytest_toolbench.contract.replay_files.ReplayOutputs` whose ``problems``
     name each unusable line (file and line) while the other lines still count.
     """
     return _replay_read(Path(path))[0]

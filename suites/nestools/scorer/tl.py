@@ -6,7 +6,7 @@ from typing import Any, Mapping, Sequence
 
 from pytest_toolbench.scorer_lib.tl_failures import (CONTENT_MISMATCH, CORRECT, REWARDS, UNPARSEABLE, WRONG_TOOL,
                                        classify_call_lists, tool_signatures)
-from pytest_toolbench.suite import Case
+from pytest_toolbench.contract.suite import Case
 from .candidates import candidate_ids
 
 def _tl_tool_key(api_id: Any) -> str:

@@ -6,7 +6,7 @@ from collections import defaultdict
 from typing import Sequence
 
 from pytest_toolbench.scorer_lib.tl_failures import tl_metrics
-from pytest_toolbench.suite import CaseResult, Metric
+from pytest_toolbench.contract.suite import CaseResult, Metric
 from .loading import LEVELS, SCENARIOS, TURNS
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.scorer_lib.rotbench import gold_alternatives, official_stages, parse_react, tl_category
-from pytest_toolbench.suite import FORMAT_ERROR, Case, Generation, Verdict
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verdict
 
 # Error types, in the order of the official stages (toleap.md §2.5); parse failures use the shared FORMAT_ERROR.
 NO_OUTPUT = "no_output"

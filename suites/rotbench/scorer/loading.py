@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.scorer_lib.rotbench import DATA_SCHEMA, LEVELS, SCENARIOS, TURNS, read_cases
-from pytest_toolbench.suite import Case
+from pytest_toolbench.contract.suite import Case
 
 __all__ = ["SUITE", "TURNS", "LEVELS", "SCENARIOS", "DATA_SCHEMA", "load_cases"]
 

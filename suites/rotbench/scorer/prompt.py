@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_toolbench.scorer_lib.rotbench import parse_react
-from pytest_toolbench.suite import Case, Request
+from pytest_toolbench.contract.suite import Case, Request
 
 
 def build_request(case: Case) -> Request:

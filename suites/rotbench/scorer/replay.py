@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_toolbench.replay_files import ReplayOutputs, json_array, json_lines
+from pytest_toolbench.contract.replay_files import ReplayOutputs, json_array, json_lines
 from .loading import LEVELS, TURNS
 
 # What RoTBench's inference writes (one record per case, in the order of the data file); the official evaluation
@@ -24,7 +24,7 @@ def replay_outputs(path: Path) -> dict[str, str]:
 
     Records are matched to cases by position, as the official evaluation does (a bad record keeps its position, so
     the ones after it still meet their cases). Tolerant: the result is a
-    :class:`~pytest_toolbench.replay_files.ReplayOutputs` whose ``problems`` name each unusable record (file and
+    :class:`~pytest_toolbench.contract.replay_files.ReplayOutputs` whose ``problems`` name each unusable record (file and
     line); the rest of the file and the other files still count.
     """
     path = Path(path)

@@ -25,7 +25,7 @@ from collections import Counter
 from typing import Iterable, Sequence
 
 from pytest_toolbench.scorer_lib.tl_failures import tl_metrics
-from pytest_toolbench.suite import CaseResult, Metric
+from pytest_toolbench.contract.suite import CaseResult, Metric
 from .checker import TOLEAP_ERROR_KEYS, TOLEAP_ERROR_NAMES, UPSTREAM_CRASH
 from .loading import DIFFICULTIES, SPLITS
 

@@ -44,7 +44,7 @@ from typing import Any, Mapping, Sequence
 
 from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.scorer_lib.tl_failures import CORRECT, REWARDS
-from pytest_toolbench.suite import FORMAT_ERROR, Case, Generation, Verdict
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verdict
 from .decoding import decode
 from .loading import PROTOCOL_TOLEAP, PROTOCOL_UPSTREAM
 from .tl import tl_category

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pytest_toolbench.suite import Case
+from pytest_toolbench.contract.suite import Case
 
 _ESCAPES = {"'": "\\u0027", "[": "\\u005b", "]": "\\u005d"}
 

@@ -22,10 +22,10 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
-from pytest_toolbench.data import load_json, validate
-from pytest_toolbench.errors import DataError
+from pytest_toolbench.contract.data_files import load_json, validate
+from pytest_toolbench.contract.errors import DataError
 from pytest_toolbench.scorer_lib import tl_failures
-from pytest_toolbench.suite import Case
+from pytest_toolbench.contract.suite import Case
 
 SUITE = "sealtools"
 UPSTREAM_REPO = "fairyshine/Seal-Tools"

@@ -15,7 +15,7 @@ of upstream's LLaMA wrapper and of ToLeaP's local-model path is not available as
 
 from __future__ import annotations
 
-from pytest_toolbench.suite import Case, Request
+from pytest_toolbench.contract.suite import Case, Request
 
 
 def build_request(case: Case) -> Request:

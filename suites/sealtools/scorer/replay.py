@@ -30,7 +30,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pytest_toolbench.replay_files import ReplayOutputs, json_array, json_lines, leading_id, read_bytes
+from pytest_toolbench.contract.replay_files import ReplayOutputs, json_array, json_lines, leading_id, read_bytes
 from .gold import dump
 from .loading import SPLITS, UPSTREAM_EASY_COUNTS, UPSTREAM_SIZES
 

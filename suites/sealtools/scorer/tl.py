@@ -22,7 +22,7 @@ from typing import Any, Mapping
 
 from pytest_toolbench.scorer_lib.tl_failures import (CONTENT_MISMATCH, CORRECT, REWARDS, UNPARSEABLE,
                                                      classify_call_lists)
-from pytest_toolbench.suite import Case
+from pytest_toolbench.contract.suite import Case
 from .loading import PROTOCOL_TOLEAP
 
 

@@ -30,7 +30,7 @@ from collections import defaultdict
 from typing import Iterable, Sequence
 
 from pytest_toolbench.scorer_lib import tl_failures
-from pytest_toolbench.suite import CaseResult, Metric
+from pytest_toolbench.contract.suite import CaseResult, Metric
 
 from .loading import DOMAINS, GRAPH_TYPES
 

@@ -26,7 +26,7 @@ import json
 import math
 from typing import Any, Mapping
 
-from pytest_toolbench.suite import FORMAT_ERROR, Case, Generation, Verdict
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verdict
 
 from . import tl, toleap, upstream
 from .decoding import PARSED_RESULT, toleap_result, upstream_result

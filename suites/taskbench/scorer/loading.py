@@ -30,10 +30,10 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from pytest_toolbench.data import iter_jsonl, load_json, load_jsonl, validate
-from pytest_toolbench.errors import DataError
+from pytest_toolbench.contract.data_files import iter_jsonl, load_json, load_jsonl, validate
+from pytest_toolbench.contract.errors import DataError
 from pytest_toolbench.scorer_lib import tl_failures
-from pytest_toolbench.suite import Case
+from pytest_toolbench.contract.suite import Case
 
 from .prompt import RESOURCE, TEMPORAL, tool_text
 

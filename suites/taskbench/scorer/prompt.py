@@ -26,7 +26,7 @@ import copy
 import json
 from typing import Any, Mapping, Sequence
 
-from pytest_toolbench.suite import Case, Request
+from pytest_toolbench.contract.suite import Case, Request
 
 TASK_LIST_HEADER = "# TASK LIST #:\n"
 

@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pytest_toolbench.replay_files import ReplayOutputs, json_lines, leading_id
+from pytest_toolbench.contract.replay_files import ReplayOutputs, json_lines, leading_id
 
 from .decoding import PARSED_RESULT
 from .loading import DOMAINS, case_id

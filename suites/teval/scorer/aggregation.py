@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable, Sequence
 
-from pytest_toolbench.suite import NOT_SCORED, CaseResult, Metric
+from pytest_toolbench.contract.suite import NOT_SCORED, CaseResult, Metric
 from .checker import NOT_COMPUTED
 from .loading import CATEGORIES
 from .similarity import EXTRA_HINT

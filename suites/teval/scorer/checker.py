@@ -32,7 +32,7 @@ import json
 import re
 from typing import Any, Mapping, Sequence
 
-from pytest_toolbench.suite import FORMAT_ERROR, NOT_SCORED, Case, Generation, Verdict
+from pytest_toolbench.contract.suite import FORMAT_ERROR, NOT_SCORED, Case, Generation, Verdict
 from . import similarity
 from .decoding import FormatLoadError, format_load, jsonable, literal_eval, parse_string, split_special_tokens
 

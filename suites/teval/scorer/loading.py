@@ -17,9 +17,9 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
-from pytest_toolbench.data import load_json, validate
-from pytest_toolbench.errors import DataError
-from pytest_toolbench.suite import Case
+from pytest_toolbench.contract.data_files import load_json, validate
+from pytest_toolbench.contract.errors import DataError
+from pytest_toolbench.contract.suite import Case
 
 SUITE = "teval"
 DATA_FOLDER = "data"

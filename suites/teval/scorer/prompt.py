@@ -11,7 +11,7 @@ system turn for internlm, which ``options.function_role: user`` / ``system`` rep
 
 from __future__ import annotations
 
-from pytest_toolbench.suite import Case, Request
+from pytest_toolbench.contract.suite import Case, Request
 
 
 def build_request(case: Case) -> Request:

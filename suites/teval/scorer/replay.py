@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pytest_toolbench.replay_files import ReplayOutputs, read_bytes
+from pytest_toolbench.contract.replay_files import ReplayOutputs, read_bytes
 
 #: out-name prefix -> case-id key (longest prefixes first, so reason_retrieve_understand_json_ is not reason_).
 OUT_PREFIXES = {

@@ -9,7 +9,7 @@ from typing import Any, Mapping, Sequence
 from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.scorer_lib.rotbench import official_stages
 from pytest_toolbench.scorer_lib.tl_failures import tool_signatures
-from pytest_toolbench.suite import FORMAT_ERROR, Case, Generation, Verdict
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verdict
 from .decoding import decode
 from .prompt import offered_tools
 from .tl import tl_category

@@ -7,12 +7,12 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
-from pytest_toolbench.data import load_json, load_jsonl
-from pytest_toolbench.errors import DataError
+from pytest_toolbench.contract.data_files import load_json, load_jsonl
+from pytest_toolbench.contract.errors import DataError
 from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.scorer_lib.rotbench import gold_alternatives, read_cases
 from pytest_toolbench.scorer_lib.tl_failures import tool_signatures
-from pytest_toolbench.suite import Case
+from pytest_toolbench.contract.suite import Case
 from .decoding import parse_python_calls
 
 SUITE = "tltraining"

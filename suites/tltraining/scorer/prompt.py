@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from pytest_toolbench.suite import Case, Request
+from pytest_toolbench.contract.suite import Case, Request
 
 # TL-CodeLLaMA-2's pseudo-tools, as its README lists them; the RoTBench tool lists already end with them.
 PSEUDO_TOOLS = [

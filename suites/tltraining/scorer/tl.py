@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytest_toolbench.scorer_lib import rotbench
 from pytest_toolbench.scorer_lib.tl_failures import classify_call, classify_call_lists, tool_signatures
-from pytest_toolbench.suite import Case
+from pytest_toolbench.contract.suite import Case
 from .prompt import offered_tools
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 
-from pytest_toolbench.suite import Case, Request
+from pytest_toolbench.contract.suite import Case, Request
 from .aggregation import aggregate
 from .checker import score
 from .loading import load_cases

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Sequence
 
-from pytest_toolbench.suite import CaseResult, Metric
+from pytest_toolbench.contract.suite import CaseResult, Metric
 from .loading import FIRST_TURN, TURN_SUBTYPES, dialogue_of
 
 TASK_TYPE_ORDER = ("Single-Tool", "Multi-Tool", "Parallel Multi-Tool", "Sequential Multi-Tool", "Mixed Multi-Tool",

@@ -24,7 +24,7 @@ import copy
 import json
 from typing import Any, Mapping
 
-from pytest_toolbench.suite import FORMAT_ERROR, Case, Generation, Verdict
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verdict
 from . import arguments as args_rules
 from .loop import EMPTY_OUTPUT, UPSTREAM_RAISES, WRONG_ACTION
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_toolbench.parsing.tool_calls import ParseError, parse_hermes
-from pytest_toolbench.suite import Generation
+from pytest_toolbench.contract.suite import Generation
 
 _MARKERS = ("<tool_call>", "[TOOL_CALLS]", "<|python_tag|>", "<|python_start|>")
 _TRAILING_SPECIAL = re.compile(r"(?:<\|[A-Za-z0-9_]+\|>|</s>|<eos>|<end_of_turn>)+\s*$")

@@ -18,9 +18,9 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
-from pytest_toolbench.data import load_jsonl
-from pytest_toolbench.errors import DataError
-from pytest_toolbench.suite import Case
+from pytest_toolbench.contract.data_files import load_jsonl
+from pytest_toolbench.contract.errors import DataError
+from pytest_toolbench.contract.suite import Case
 from .graph import DEFAULT_MAX_COMBINATIONS, GraphError, PathLimitExceeded, ToolCallGraph
 from .prompt import HistoryError, convert_tools, opening_messages, task_trajectory
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator, Mapping, Sequence
 
-from pytest_toolbench.suite import Case, Generation, Request
+from pytest_toolbench.contract.suite import Case, Generation, Request
 from .decoding import decode_turn
 from .graph import ASK_USER, PREPARE, GraphError, PathLimitExceeded, PathTracker, ToolCallGraph
 from .prompt import call_id

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pytest_toolbench.replay_files import ReplayOutputs, json_lines, leading_id
+from pytest_toolbench.contract.replay_files import ReplayOutputs, json_lines, leading_id
 from .loading import case_id
 
 RESULT_SCHEMA = {

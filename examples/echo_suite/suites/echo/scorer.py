@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pytest_toolbench.data import load_jsonl
-from pytest_toolbench.suite import FORMAT_ERROR, Case, Metric, Request, Verdict
+from pytest_toolbench.contract.data_files import load_jsonl
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Metric, Request, Verdict
 
 CASE_SCHEMA = {
     "type": "object",

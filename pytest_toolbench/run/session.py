@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from . import backends as backends_module
+from .. import backends as backends_module
 from . import records
-from .backends import ENGINE_BACKENDS, MissingOutput
+from ..backends import ENGINE_BACKENDS, MissingOutput
 from .cache import GenerationCache
 from .catalog import Catalog, LoadedSuite, Registry
-from .errors import ToolbenchError
+from ..contract.errors import ToolbenchError
 from .generation import Answerer, Unavailable, pregenerate, run_case
-from .options import RunOptions
-from .suite import NOT_RUN, NOT_SCORED, Case, Generation, Verdict
+from ..plugin.options import RunOptions
+from ..contract.suite import NOT_RUN, NOT_SCORED, Case, Generation, Verdict
 
 #: Error categories the core gives (every other one is the benchmark's own).
 MISSING_OUTPUT = "missing_output"
@@ -369,7 +369,7 @@ def _order(suite: LoadedSuite, case: Case) -> int:
 
 
 def _plugin_version() -> str:
-    from . import __version__
+    from .. import __version__
 
     return __version__
 

@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from .suite import NOT_RUN, CaseResult, Metric
+from ..contract.suite import NOT_RUN, CaseResult, Metric
 
 
 @dataclass

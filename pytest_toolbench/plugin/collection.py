@@ -21,9 +21,9 @@ from typing import Any, Callable, Iterable, Iterator
 
 import pytest
 
-from .errors import ToolbenchError
-from .records import CaseRecord
-from .suite import NOT_SCORED, Case
+from ..contract.errors import ToolbenchError
+from ..run.records import CaseRecord
+from ..contract.suite import NOT_SCORED, Case
 
 DEFINITION_NAME = "suite.yaml"
 RECORD_KEY = pytest.StashKey[CaseRecord]()
@@ -39,8 +39,8 @@ class SuiteFile(pytest.File):
     """A ``suite.yaml``: collects to one :class:`CaseItem` per case of the suite."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        from .session import get_session
-        from .session import load_error
+        from ..run.session import get_session
+        from ..run.session import load_error
 
         session = get_session(self.config)
         gold = session.options.backend == "gold"
@@ -93,7 +93,7 @@ class SuiteFile(pytest.File):
     def _named_by_run_paths(self) -> bool:
         """Whether the command line names this suite's folder or a file in it (``pytest suites/bfcl -k
         simple_python_0``): the user chose the suite, so its data are resolved to look for the id."""
-        from .session import run_paths
+        from ..run.session import run_paths
 
         folder = self.path.parent.resolve()
         for path in run_paths(self.config):
@@ -132,8 +132,8 @@ class CaseItem(pytest.Item):
         self.case = case
 
     def runtest(self) -> None:
-        from .session import get_session
-        from .session import fail_message
+        from ..run.session import get_session
+        from ..run.session import fail_message
 
         _, record = get_session(self.config).score(self.case)
         record = dataclasses.replace(record, nodeid=self.nodeid)

@@ -46,8 +46,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
-from .definition import SuiteDefinition
-from .errors import DataError
+from ..contract.definition import SuiteDefinition
+from ..contract.errors import DataError
 
 DOWNLOAD_TIMEOUT_S = 20
 UNVERIFIED_FIX = "point --toolbench-data at an unmodified copy, or pass --toolbench-data-unverified"

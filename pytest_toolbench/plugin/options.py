@@ -19,7 +19,7 @@ DEFAULT_COMMIT_SECONDS = 30.0
 
 
 def add_report_options(parser: pytest.Parser) -> None:
-    """Reporting and CI gates; read on the controller only (``pytest_toolbench.report_options``), never shipped
+    """Reporting and CI gates; read on the controller only (``pytest_toolbench.plugin.report_options``), never shipped
     to workers, so they stay off ``RunOptions``."""
     rep = parser.getgroup("toolbench-reporting", "pytest-toolbench: reporting")
     rep.addoption("--toolbench-md", dest="toolbench_md", default=None, metavar="PATH",

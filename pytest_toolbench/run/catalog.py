@@ -13,10 +13,11 @@ from typing import Any, Callable, Iterable, Mapping
 
 import pytest
 
-from . import datasource, suite_cache
-from .definition import OptionError, SuiteDefinition, find_definitions, load_definition, with_options
-from .errors import DataError, ToolbenchError
-from .suite import Case
+from ..data import datasource
+from . import suite_cache
+from ..contract.definition import OptionError, SuiteDefinition, find_definitions, load_definition, with_options
+from ..contract.errors import DataError, ToolbenchError
+from ..contract.suite import Case
 
 REQUIRED_FUNCTIONS = ("load_cases", "build_request", "gold_output", "score", "aggregate")
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
-from .data import validate
+from .data_files import validate
 from .errors import DataError
 
 ERROR = "error"

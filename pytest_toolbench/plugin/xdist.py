@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from .lifecycle import check_backend, one_line_failures, run_pregeneration, selected_items, terminal_writer
-from .session import ToolbenchSession
+from ..run.session import ToolbenchSession
 
 
 class WorkerManifest:

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from .errors import ToolbenchError
-from .suite import SIMULATED_USER, Generation, Request
+from ..contract.errors import ToolbenchError
+from ..contract.suite import SIMULATED_USER, Generation, Request
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS generations (

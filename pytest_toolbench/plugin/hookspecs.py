@@ -32,7 +32,7 @@ def pytest_toolbench_make_backend(config, options, catalog):
     """Build the run's backend for ``options.backend`` (a ``RunOptions``) and return it, or return None to leave it
     to the next implementation. The default implementation, called last, builds the built-ins (gold, replay, vllm,
     openai) and the factories added with ``registry.add_backend``; a conftest can return its own object (with the
-    ``Backend`` protocol of ``pytest_toolbench.suite``, ``capabilities`` included) for such a name, e.g. to wrap the
+    ``Backend`` protocol of ``pytest_toolbench.contract.suite``, ``capabilities`` included) for such a name, e.g. to wrap the
     vLLM engine. The name itself must be a built-in or registered one (so a typo is one usage error)."""
 
 

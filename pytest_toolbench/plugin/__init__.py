@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
-from . import collection, hooks, options, records
-from .catalog import Registry
+from . import collection, hookspecs as hooks, options
+from ..run import records
+from ..run.catalog import Registry
 from .lifecycle import (check_backend, one_line_failures, run_pregeneration, selected_cases, selected_items,
                         terminal_writer)
-from .session import SESSION_KEY, ToolbenchSession, get_session
+from ..run.session import SESSION_KEY, ToolbenchSession, get_session
 
 #: (relative, absolute): the relative TOOLBENCH_DATA this run replaced with its absolute form (see ``options.anchor_data_env``)
 DATA_ENV_KEY = pytest.StashKey["tuple[str, str] | None"]()
@@ -90,7 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def check_model(run_options: options.RunOptions) -> str | None:
     """The model (or endpoint) must be there before anything starts: one usage error naming it and the fix, in
     seconds, instead of a traceback after minutes. Returns a line for the header (e.g. cached copy used offline)."""
-    from .backends.model_source import ModelUnavailable, check_endpoint, locate_model
+    from ..backends.model_source import ModelUnavailable, check_endpoint, locate_model
 
     try:
         note = None
@@ -111,7 +112,7 @@ def _register_markers(config: pytest.Config, session: ToolbenchSession, warn: bo
     marker no suite or plugin knows gets a warning instead of silently selecting nothing (once: not on workers)."""
     import difflib
 
-    from .session import run_paths
+    from ..run.session import run_paths
 
     definitions = session.catalog.definitions_under(run_paths(config))
     collection.register_suite_markers(config, definitions)
@@ -129,13 +130,13 @@ def _register_markers(config: pytest.Config, session: ToolbenchSession, warn: bo
 
 def _register_reports(config: pytest.Config, session: ToolbenchSession) -> None:
     from . import report_options
-    from .report.run import RUN_KEY, ReportRun
+    from ..report.run import RUN_KEY, ReportRun
 
     run = ReportRun(report_options.resolve(config))
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "toolbench-report")
     if config.pluginmanager.hasplugin("html") and config.getoption("htmlpath", None):
-        from .report.html import HtmlReport
+        from ..report.html import HtmlReport
 
         config.pluginmanager.register(HtmlReport(session, lambda: run.outcome), "toolbench-html")
 
@@ -143,7 +144,7 @@ def _register_reports(config: pytest.Config, session: ToolbenchSession) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_toolbench_make_backend(config: pytest.Config, options, catalog):
     """The built-in backends and the factories registered with ``registry.add_backend``: the default, called last."""
-    from .backends import make_builtin
+    from ..backends import make_builtin
 
     session = get_session(config)
     return make_builtin(options, catalog, session.registry.backends if session else {})
@@ -248,7 +249,7 @@ class ResultCollector:
 
 # -- summary ---------------------------------------------------------------------------------------------------
 def build_summary(toolbench: ToolbenchSession):
-    from .summary import summarize
+    from ..run.summary import summarize
 
     benchmarks: dict[str, Any] = {}
     for record in toolbench.records:
@@ -270,7 +271,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         # of every report per failure). The reports were all made already, so their tracebacks are unchanged.
         session.config.option.tbstyle = "no"
         return
-    from .report.run import RUN_KEY
+    from ..report.run import RUN_KEY
 
     toolbench.records.extend(toolbench.not_run_records())
     if toolbench.records:
@@ -286,8 +287,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     toolbench = get_session(config)
     if toolbench is None or toolbench.role == "worker":
         return
-    from .report import failures, terminal
-    from .report.run import RUN_KEY
+    from ..report import failures, terminal
+    from ..report.run import RUN_KEY
 
     run = config.stash.get(RUN_KEY, None)
     failure_lines = failures.lines(toolbench.records)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from . import collection
-from .errors import ToolbenchError
-from .session import ToolbenchSession, load_error
+from ..contract.errors import ToolbenchError
+from ..run.session import ToolbenchSession, load_error
 
 
 def selected_items(session: ToolbenchSession, items: list[pytest.Item]):
@@ -112,7 +112,7 @@ def run_pregeneration(toolbench: ToolbenchSession, entries, write_line) -> None:
     except ToolbenchError as error:  # a CacheError too: it names the file and the fix
         pytest.exit(load_error(error), returncode=pytest.ExitCode.USAGE_ERROR)
     except Exception as error:  # an engine crash: report once, the cache keeps what was committed
-        from .cache import GenerationCache
+        from ..run.cache import GenerationCache
 
         if type(error).__module__ == "sqlite3":  # not expected past GenerationCache; still, name the file
             where = Path(toolbench.options.cache_dir) / GenerationCache.FILENAME

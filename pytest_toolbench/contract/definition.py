@@ -10,9 +10,9 @@ from typing import Any, Iterable, Mapping
 
 import yaml
 
-from .data import validate
+from .data_files import validate
 from .errors import DataError
-from .scorer_lib import LIBRARIES
+from ..scorer_lib import LIBRARIES
 
 IDENTIFIER = "^[A-Za-z_][A-Za-z0-9_]*$"
 
@@ -76,7 +76,7 @@ SUITE_SCHEMA: dict[str, Any] = {
                                    "source, download: true} for a file not expected in the data folder, fetched at "
                                    "run time from source (an http(s) URL or a path relative to base_url), checked "
                                    "(git_blob: what `git hash-object` prints; a Git LFS pointer is followed) and "
-                                   "cached (see pytest_toolbench.datasource)",
+                                   "cached (see pytest_toolbench.data.datasource)",
                     "additionalProperties": {
                         "oneOf": [
                             {"type": "string", "pattern": "^[0-9a-f]{64}$"},

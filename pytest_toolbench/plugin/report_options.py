@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from .options import check_writable, report_path
-from .report.settings import ReportSettings, Threshold
+from ..report.settings import ReportSettings, Threshold
 
 
 def parse_threshold_value(text: str) -> float:
