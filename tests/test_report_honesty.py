@@ -19,6 +19,7 @@ import pytest
 
 from conftest import EXAMPLE_SUITE
 from pytest_toolbench.run.catalog import Catalog, Registry
+from pytest_toolbench.run.cache_layout import CacheLayout
 from pytest_toolbench.contract.data_files import iter_jsonl
 from pytest_toolbench.contract.errors import DataError
 from pytest_toolbench.report.compare import baseline_label, evaluate_gates
@@ -97,7 +98,7 @@ def test_bfcl_category_with_a_not_run_case_makes_the_overall_incomplete_and_its_
 
 def test_bfcl_run_stopped_by_x_reports_incomplete_figures_and_misses_its_gate(tmp_path):
     """``-x`` after the first failing case: every later case is not_run, the Overall says INCOMPLETE."""
-    catalog = Catalog(Registry(), None, "", Path(tempfile.mkdtemp()), False, limit=None)
+    catalog = Catalog(Registry(), None, "", CacheLayout.at(tempfile.mkdtemp()).downloads, False, limit=None)
     suite = catalog.load(SUITES / "bfcl" / "suite.yaml")
     folder = tmp_path / "result"
     folder.mkdir()
@@ -264,7 +265,7 @@ def test_a_zero_over_zero_figure_is_na_everywhere():
 
 # -- replay and data errors --------------------------------------------------------------------------------------
 def nestools_replay(folder: Path, cut: str | None = None, api_failure: str | None = None) -> list[str]:
-    catalog = Catalog(Registry(), None, "", Path(tempfile.mkdtemp()), False, limit=None)
+    catalog = Catalog(Registry(), None, "", CacheLayout.at(tempfile.mkdtemp()).downloads, False, limit=None)
     suite = catalog.load(SUITES / "nestools" / "suite.yaml")
     lines = []
     for case in suite.cases:

@@ -76,7 +76,7 @@ SUITE_SCHEMA: dict[str, Any] = {
                                    "source, download: true} for a file not expected in the data folder, fetched at "
                                    "run time from source (an http(s) URL or a path relative to base_url), checked "
                                    "(git_blob: what `git hash-object` prints; a Git LFS pointer is followed) and "
-                                   "cached (see pytest_toolbench.data.datasource)",
+                                   "cached (see pytest_toolbench.data.downloads)",
                     "additionalProperties": {
                         "oneOf": [
                             {"type": "string", "pattern": "^[0-9a-f]{64}$"},
@@ -226,7 +226,7 @@ class SuiteDefinition:
     @property
     def data_files(self) -> dict[str, tuple[str, str]]:
         """Local relative path -> (sha256, upstream path relative to ``base_url``) of the files expected in the data
-        folder; ``download: true`` entries are not among them (``datasource.download_entries`` reads those)."""
+        folder; ``download: true`` entries are not among them (``data.entries.download_entries`` reads those)."""
         files = {}
         for local, entry in self.raw["data"].get("files", {}).items():
             if isinstance(entry, dict) and entry.get("download") is True:
