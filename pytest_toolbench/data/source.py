@@ -10,6 +10,9 @@ from typing import Any
 
 @dataclass(frozen=True)
 class DataSource:
+    """A suite's data as resolved (``resolution.resolve``), checked (``verification.verify``) and sealed after
+    loading (``verification.seal``)."""
+
     path: Path
     kind: str  # "folder", "download", "samples"
     description: str
