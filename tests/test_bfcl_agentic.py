@@ -25,7 +25,6 @@ REPO = Path(__file__).resolve().parents[1]
 bfcl = scorer("bfcl")
 agentic = scorer("bfcl", "agentic.conversation")
 memory = scorer("bfcl", "agentic.memory")
-agentic_checker = scorer("bfcl", "agentic.checker")
 categories = scorer("bfcl", "categories")
 executor = scorer("bfcl", "multi_turn.executor")
 
@@ -38,7 +37,7 @@ def test_checker_verdicts_equal_the_official_checker():
     for row in ROWS:
         decode = executor.decode_fc_step if row["mode"] == "fc" else executor.decode_prompting_step
         gt = _ground_truth()[row["id"]]
-        verdict = agentic_checker.check_agentic(row["result"], gt, decode_step=decode)
+        verdict = agentic.check_agentic(row["result"], gt, decode_step=decode)
         if (verdict.passed, verdict.error_type) != (row["official_valid"], row["official_error_type"]):
             mismatches.append((row["id"], row["mode"], row["label"], row["official_error_type"], verdict.error_type))
     assert not mismatches, f"{len(mismatches)} of {len(ROWS)} differ: {mismatches[:8]}"

@@ -7,19 +7,20 @@ Follows bfcl-eval 2026.3.23 (gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8, `
   twice (``web_search_base_<n>``, ``web_search_no_snippet_<n>``, ``initial_config`` ``show_snippet``); the 155 memory
   questions run once per backend (``memory_<b>_<n>-<scenario>-<k>``, class ``MemoryAPI_<b>``); each question gets the
   answer-format system message first; the class docs with the Python hint.
-- the conversation: the multi-turn step loop (:class:`..multi_turn.conversation.Dialogue`). A memory question first
-  runs its scenario's prerequisite conversations in file order (upstream links each to the ones before it with
+- the conversation: the multi-turn step loop (:class:`..multi_turn.conversation.Dialogue`). A memory question first runs its
+  scenario's prerequisite conversations in file order (upstream links each to the ones before it with
   ``depends_on``): the first starts with an empty memory, each later one (and the question) starts from the state the
   previous one left (upstream's ``<scenario>_final.json`` snapshot, kept in memory here). Each entry's first system
-  message is the memory instruction (:mod:`.memory`, with the memory as it is when the entry starts) before the answer
-  format, and the BFCL prompt before both (prompting). Every question of a scenario runs the same prerequisite
-  requests, so the generation cache answers them once. Only the question's steps are the transcript (prerequisites
-  are not scored).
-- the verdict: :mod:`.checker` (``eval_runner.py::_evaluate_single_agentic_entry``,
-  ``agentic_eval/agentic_checker.py``) on the question's transcript.
+  message is the memory instruction (``model_handler/utils.py::add_memory_instruction_system_prompt``, with the
+  memory as it is when the entry starts) before the answer format, and the BFCL prompt before both (prompting).
+  Every question of a scenario runs the same prerequisite requests, so the generation cache answers them once.
+  Only the question's steps are the transcript (prerequisites are not scored).
+- the checker (``eval_runner.py::_evaluate_single_agentic_entry``, ``agentic_eval/agentic_checker.py``).
 
-Memory backends are the official classes (:mod:`.memory`). Web search calls live SerpAPI through the official
-``WebSearchAPI`` class (:func:`..multi_turn.simulators.official_module`): its conversations run only with
+Memory backends are the official classes, run from the pinned wheel (:func:`.memory`) with their
+real dependencies: ``rank_bm25`` (kv; extra ``bfcl-memory``), sentence-transformers + faiss (vector; extra
+``bfcl-memory-vector``, whose encoder ``all-MiniLM-L6-v2`` loads offline from the verified copy that extra installs:
+see :mod:`.memory`). Web search calls live SerpAPI: its conversations run only with
 ``SERPAPI_API_KEY`` set and the extra ``bfcl-web-search`` installed; otherwise those items are skipped with the
 reason, and replayed web-search results are always scored.
 """
@@ -30,15 +31,15 @@ import copy
 import importlib.util
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Iterator
 
 from pytest_toolbench.contract.data_files import load_jsonl
-from pytest_toolbench.contract.suite import Case, Generation, Request, Verdict
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Request, Verdict
 from ..categories import MEMORY, WEB_SEARCH
 from ..multi_turn.conversation import Dialogue, load_class_docs, transcript_of
 from ..prompt import hinted_functions, native_tools, system_prompt
-from .checker import check_agentic
 from .memory import memory_instance, memory_instruction, memory_snapshot, vector_backend_problem, with_memory_instruction
 
 SUITE = "bfcl"
@@ -231,7 +232,13 @@ def gold_transcript(case: Case) -> str:
     return json.dumps({"mode": "prompting", "result": [[gold_answer(case)]]})
 
 
-# -- the verdict ------------------------------------------------------------------------------------------------------
+# -- the checker ------------------------------------------------------------------------------------------------------
+
+def standardize(text: str) -> str:
+    """``agentic_checker.standardize_string``: drop ``, . / - _ * ^ ( )``, lowercase, ``'`` -> ``"``; whitespace is
+    kept (unlike the single-turn checker's)."""
+    return re.sub(r"[\,\.\/\-\_\*\^\(\)]", "", text).lower().replace("'", '"')
+
 
 def score(case: Case, generation: Generation) -> Verdict:
     from ..multi_turn import executor
@@ -242,3 +249,41 @@ def score(case: Case, generation: Generation) -> Verdict:
                             decode_step=executor.decode_fc_step if mode == "fc" else executor.decode_prompting_step)
     verdict.labels["mode"] = mode
     return verdict
+
+
+def check_agentic(result: Any, ground_truth: list[str], *, decode_step: Any) -> Verdict:
+    def fail(error_type: str, message: str, outcome: str, answer: Any = None) -> Verdict:
+        return Verdict(passed=False, error_type=error_type, explanation=message, decoded=answer,
+                       expected=ground_truth, counts={"correct": 0.0}, labels={"outcome": outcome})
+
+    if type(result) is not list or len(result) != 1:
+        return fail("agentic:inference_error", "Error during inference phase. Model did not output a list of model "
+                                               "responses (one turn).", FORMAT_ERROR)
+    answer = None
+    try:
+        steps = list(result[0])
+    except TypeError:
+        return fail("checker_crash", "the official checker raises here (the turn is not a list)", FORMAT_ERROR)
+    for step in steps:
+        try:
+            calls = decode_step(step)
+        except Exception:  # noqa: BLE001 - a step that does not decode is a message
+            answer = step
+            continue
+        if len(calls) == 0 or (len(calls) == 1 and len(calls[0]) == 0):
+            answer = step
+    if not answer:
+        return fail("agentic:no_last_message", "Cannot find the last chat message that is not a function call.",
+                    FORMAT_ERROR)
+    if type(answer) is list:
+        answer = answer[0]
+    if type(answer) is not str:
+        answer = str(answer)
+    standardized = standardize(answer)
+    for expected in ground_truth:
+        if re.search(rf"\b{re.escape(standardize(expected))}\b", standardized):
+            return Verdict(passed=True, explanation=f"found {expected!r} in the final answer", decoded=answer,
+                           expected=ground_truth, counts={"correct": 1.0}, labels={"outcome": "pass"})
+    shown = answer if len(answer) <= 500 else answer[:500] + "..."
+    return fail("agentic:answer_not_found", f"None of the expected answers were found in the model response.\n"
+                                            f"answer: {shown!r}\nexpected one of: {ground_truth!r}", "wrong", answer)
