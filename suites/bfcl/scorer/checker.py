@@ -1,10 +1,11 @@
 """The verdict of a single-turn BFCL case: decode like ``default_decode_ast_prompting`` (prompting text) or the FC
 handler's ``decode_ast`` (native replies, FC result files), then check like ``ast_checker`` or the relevance runner.
 
-Follows ``bfcl_eval/eval_checker/eval_runner.py`` (``_evaluate_single_ast_entry``, ``_evaluate_single_relevance_entry``) of bfcl-eval
-2026.3.23 (gorilla commit 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8). The rules of the AST checker are
-:mod:`.single_turn.ast_checker`; multi-turn and agentic verdicts are :func:`.multi_turn.conversation.score` and
-:func:`.agentic.conversation.score` (the package's ``score`` picks by category).
+Follows ``bfcl_eval/eval_checker/eval_runner.py`` (``_evaluate_single_ast_entry``,
+``_evaluate_single_relevance_entry``) of bfcl-eval 2026.3.23 (gorilla commit 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8).
+The rules of the AST checker are :mod:`.single_turn.ast_checker`; multi-turn and agentic verdicts are
+:func:`.multi_turn.conversation.score` and :func:`.agentic.conversation.score` (the package's ``score`` picks by
+category).
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ Follows bfcl-eval 2026.3.23 (gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8, `
   twice (``web_search_base_<n>``, ``web_search_no_snippet_<n>``, ``initial_config`` ``show_snippet``); the 155 memory
   questions run once per backend (``memory_<b>_<n>-<scenario>-<k>``, class ``MemoryAPI_<b>``); each question gets the
   answer-format system message first; the class docs with the Python hint.
-- the conversation: the multi-turn step loop (:class:`..multi_turn.conversation.Dialogue`). A memory question first runs its
-  scenario's prerequisite conversations in file order (upstream links each to the ones before it with
+- the conversation: the multi-turn step loop (:class:`..multi_turn.conversation.Dialogue`). A memory question
+  first runs its scenario's prerequisite conversations in file order (upstream links each to the ones before it with
   ``depends_on``): the first starts with an empty memory, each later one (and the question) starts from the state the
   previous one left (upstream's ``<scenario>_final.json`` snapshot, kept in memory here). Each entry's first system
   message is the memory instruction (``model_handler/utils.py::add_memory_instruction_system_prompt``, with the
@@ -40,7 +40,9 @@ from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Requ
 from ..categories import MEMORY, WEB_SEARCH
 from ..multi_turn.conversation import Dialogue, load_class_docs, transcript_of
 from ..prompt import hinted_functions, native_tools, system_prompt
-from .memory import memory_instance, memory_instruction, memory_snapshot, vector_backend_problem, with_memory_instruction
+from .memory import (
+    memory_instance, memory_instruction, memory_snapshot, vector_backend_problem, with_memory_instruction,
+)
 
 SUITE = "bfcl"
 MEMORY_SCENARIOS = ("student", "customer", "finance", "healthcare", "notetaker")

@@ -66,7 +66,8 @@ _vector_backend_lock = threading.Lock()
 def vector_backend_problem(data_dirs: list[str]) -> str | None:
     """Why the official memory_vector module cannot be loaded here, or None. Loading it loads its encoder
     (``SentenceTransformer("all-MiniLM-L6-v2", device="cpu")`` at module level): from the verified copy when installed
-    (:func:`..multi_turn.simulators.verified_sentence_transformers`), else by Hub name as upstream. Tried once per process."""
+    (:func:`..multi_turn.simulators.verified_sentence_transformers`), else by Hub name as upstream. Tried once per
+    process."""
     with _vector_backend_lock:
         if "problem" not in _vector_backend:
             try:
