@@ -62,7 +62,7 @@ def result(category: str, passed: bool = True, error_type: str | None = None, ca
 
 # -- BFCL: an interrupted run is INCOMPLETE ----------------------------------------------------------------------
 def _bfcl_results(not_run_in: str | None) -> list[CaseResult]:
-    categories = scorer("bfcl", "loading").ALL_CATEGORIES
+    categories = scorer("bfcl", "categories").ALL_CATEGORIES
     results = []
     for category in categories:
         results.append(result(category, case_id=f"{category}_0"))
