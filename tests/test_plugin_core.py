@@ -216,7 +216,7 @@ from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Metric, Request,
 
 
 def load_cases(data_dir, definition):
-    return [Case("tiny", row["id"], "add", row) for row in load_jsonl(data_dir / "cases.jsonl")]
+    return [Case(row["id"], "add", row) for row in load_jsonl(data_dir / "cases.jsonl")]
 
 
 def build_request(case):

@@ -42,7 +42,6 @@ from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Requ
 from .multi_turn import Dialogue, load_class_docs, transcript_of
 from .prompt import hinted_functions, native_tools, system_prompt
 
-SUITE = "bfcl"
 WEB_SEARCH = ("web_search_base", "web_search_no_snippet")
 MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
 MEMORY_SCENARIOS = ("student", "customer", "finance", "healthcare", "notetaker")
@@ -133,7 +132,7 @@ def load_agentic_cases(data_dir: Path, categories: list[str]) -> list[Case]:
         for category in web:
             for index, (entry, answer) in enumerate(pairs):
                 case_id = entry["id"].replace("web_search", category)
-                cases.append(Case(SUITE, case_id, category, {
+                cases.append(Case(case_id, category, {
                     "id": case_id, "index": index, "question": _with_answer_format(entry["question"]),
                     "involved_classes": ["WebSearchAPI"], "function": docs,
                     "initial_config": {"WebSearchAPI": {"show_snippet": "no_snippet" not in case_id}},
@@ -152,7 +151,7 @@ def load_agentic_cases(data_dir: Path, categories: list[str]) -> list[Case]:
                                  for p in entries] for scenario, entries in prerequisites.items()}
             for index, (entry, answer) in enumerate(pairs):
                 case_id = entry["id"].replace("memory", category)
-                cases.append(Case(SUITE, case_id, category, {
+                cases.append(Case(case_id, category, {
                     "id": case_id, "index": index, "question": _with_answer_format(entry["question"]),
                     "involved_classes": [class_name], "function": docs, "scenario": entry["scenario"],
                     "prerequisites": chains[entry["scenario"]], "ground_truth": answer["ground_truth"],

@@ -9,7 +9,6 @@ from pytest_toolbench.contract.data_files import load_jsonl
 from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.contract.suite import Case
 
-SUITE = "bfcl"
 NON_LIVE_AST = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel", "parallel_multiple")
 LIVE_AST = ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple")
 #: The single-turn categories (one request, the AST checker or the relevance rule).
@@ -119,7 +118,6 @@ def _load_single_turn(data_dir: Path, categories: list[str], definition: Mapping
         for index, (prompt, answer) in enumerate(zip(prompts, answers)):
             # Paired by line index (some GT ids differ from the prompt ids upstream).
             cases.append(Case(
-                suite=SUITE,
                 case_id=prompt["id"],
                 category=category,
                 payload={

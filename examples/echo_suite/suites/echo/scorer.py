@@ -17,7 +17,7 @@ SYSTEM = 'Answer with one JSON object {"name": "echo", "arguments": {"text": ...
 
 
 def load_cases(data_dir: Path, definition: dict) -> list[Case]:
-    return [Case("echo", row["id"], row.get("kind", "short"), row)
+    return [Case(row["id"], row.get("kind", "short"), row, suite="echo")
             for row in load_jsonl(data_dir / "cases.jsonl", CASE_SCHEMA)]
 
 
