@@ -1,0 +1,142 @@
+"""Every suite folder has the shape README.md's "Adding a suite" promises, and the README promises what is checked here.
+
+The rule (:data:`REQUIRED`, :data:`OPTIONAL`, :data:`SCORER_MODULES`, :data:`SCORER_EXPORTS`) is written once, here;
+the README's tree of a suite folder lists exactly those names (``test_the_readme_promises_this_shape``), and every
+folder under ``suites/`` and the example ``examples/echo_suite/suites/echo`` has them
+(``test_every_suite_folder_has_the_promised_shape``, whose failure lists what each folder lacks).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from pytest_toolbench.contract.definition import load_definition
+from pytest_toolbench.contract import SCORER_MAY_IMPORT
+from pytest_toolbench.run.catalog import REQUIRED_FUNCTIONS
+
+#: The entries of a suite folder: name -> "file" or "folder".
+REQUIRED = {"suite.yaml": "file", "__init__.py": "file", "README.md": "file", "scorer": "folder", "samples": "folder"}
+OPTIONAL = {"known_defects.yaml": "file"}
+#: The modules every scorer package has (each a module ``<name>.py`` or a subpackage ``<name>/``); others may be added.
+SCORER_MODULES = ("loading", "prompt", "decoding", "checker", "aggregation", "replay")
+#: What ``scorer/__init__.py`` binds (defines or imports): the five functions the core requires, and the replay reader.
+SCORER_EXPORTS = (*REQUIRED_FUNCTIONS, "replay_outputs")
+#: Entries a checkout may hold beside the promised ones (Python's byte-code cache).
+IGNORED = {"__pycache__"}
+
+SUITE_FOLDERS = sorted(path.parent for path in (REPO / "suites").glob("*/suite.yaml")) + [
+    REPO / "examples" / "echo_suite" / "suites" / "echo"]
+
+
+def shape_problems(folder: Path) -> list[str]:
+    """What ``folder`` lacks (or holds besides) the promised shape, one line each; empty when it has it."""
+    problems = []
+    entries = {path.name: path for path in folder.iterdir() if path.name not in IGNORED}
+    for name, kind in REQUIRED.items():
+        path = entries.get(name)
+        if path is None:
+            problems.append(f"missing {name}{'/' if kind == 'folder' else ''}")
+        elif (kind == "folder") != path.is_dir():
+            problems.append(f"{name} is not a {kind}")
+    extra = sorted(set(entries) - set(REQUIRED) - set(OPTIONAL))
+    if extra:
+        problems.append(f"unexpected entries {extra} (allowed: {sorted([*REQUIRED, *OPTIONAL])})")
+    if (folder / "suite.yaml").is_file():
+        definition = load_definition(folder / "suite.yaml")
+        if definition.name != folder.name:
+            problems.append(f"suite.yaml name: {definition.name!r} differs from the folder's name {folder.name!r}")
+        if definition.scorer != "scorer":
+            problems.append(f"suite.yaml scorer: {definition.scorer!r}, not the package beside it (scorer: scorer)")
+    for name in ("__init__.py", "README.md"):
+        if (folder / name).is_file() and not (folder / name).read_text(encoding="utf-8").strip():
+            problems.append(f"{name} is empty")
+    if (folder / "__init__.py").is_file() and ast.get_docstring(ast.parse((folder / "__init__.py").read_text())) is None:
+        problems.append("__init__.py has no docstring naming the suite")
+    if (folder / "samples").is_dir() and not any(path.is_file() for path in (folder / "samples").rglob("*")):
+        problems.append("samples/ holds no file")
+    scorer = folder / "scorer"
+    if scorer.is_dir():
+        if not (scorer / "__init__.py").is_file():
+            problems.append("missing scorer/__init__.py")
+        for module in SCORER_MODULES:
+            if not ((scorer / f"{module}.py").is_file() or (scorer / module / "__init__.py").is_file()):
+                problems.append(f"missing scorer/{module}.py (or the package scorer/{module}/)")
+        if (scorer / "__init__.py").is_file():
+            bound = _bound_names(scorer / "__init__.py")
+            missing = [name for name in SCORER_EXPORTS if name not in bound]
+            if missing:
+                problems.append(f"scorer/__init__.py does not provide {', '.join(missing)}")
+    return problems
+
+
+def _bound_names(path: Path) -> set[str]:
+    """The names a module binds at its top level: functions, classes, assignments and imports."""
+    names: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.Assign):
+            names.update(target.id for target in node.targets if isinstance(target, ast.Name))
+    return names
+
+
+@pytest.mark.parametrize("folder", SUITE_FOLDERS, ids=lambda folder: str(folder.relative_to(REPO)))
+def test_every_suite_folder_has_the_promised_shape(folder):
+    problems = shape_problems(folder)
+    assert not problems, f"{folder.relative_to(REPO)} lacks the shape of README 'Adding a suite':\n  " + \
+        "\n  ".join(problems)
+
+
+def test_the_shape_check_names_what_is_missing(tmp_path):
+    folder = tmp_path / "tiny"
+    (folder / "scorer").mkdir(parents=True)
+    (folder / "scorer" / "__init__.py").write_text("from .loading import load_cases\ndef score(case, g): ...\n")
+    (folder / "scorer" / "loading.py").write_text("")
+    (folder / "scorer" / "checker").mkdir()
+    (folder / "scorer" / "checker" / "__init__.py").write_text("")  # a subpackage stands for the module
+    (folder / "notes.txt").write_text("x")
+    (folder / "suite.yaml").write_text("name: other\ntitle: T\nscorer: scorer\ndata: {folder: t}\n"
+                                       "categories: [{name: c}]\ngeneration: {max_tokens: 512}\n")
+    assert shape_problems(folder) == [
+        "missing __init__.py", "missing README.md", "missing samples/",
+        "unexpected entries ['notes.txt'] (allowed: ['README.md', '__init__.py', 'known_defects.yaml', 'samples', "
+        "'scorer', 'suite.yaml'])",
+        "suite.yaml name: 'other' differs from the folder's name 'tiny'",
+        "missing scorer/prompt.py (or the package scorer/prompt/)",
+        "missing scorer/decoding.py (or the package scorer/decoding/)",
+        "missing scorer/aggregation.py (or the package scorer/aggregation/)",
+        "missing scorer/replay.py (or the package scorer/replay/)",
+        "scorer/__init__.py does not provide build_request, gold_output, aggregate, replay_outputs",
+    ]
+
+
+def _adding_a_suite() -> str:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    return text.split("\n## Adding a suite\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_readme_promises_this_shape():
+    """The README's tree of a suite folder names exactly the entries, modules and re-exports checked above."""
+    section = _adding_a_suite()
+    tree = re.search(r"```\n(suites/<name>/.*?)```", section, re.S)
+    assert tree is not None, "README 'Adding a suite' has no tree of suites/<name>/"
+    entries = {line.split()[0].rstrip("/") for line in tree.group(1).splitlines()[1:]
+               if line.startswith("  ") and not line.startswith("    ") and line.strip()}
+    modules = {line.split()[0].removesuffix(".py") for line in tree.group(1).splitlines()
+               if line.startswith("    ") and not line.startswith("     ") and line.strip()}
+    assert entries == {*REQUIRED, *OPTIONAL}
+    assert modules == {"__init__", *SCORER_MODULES, "..."}
+    exports = re.search(r"`scorer/__init__\.py` (?:binds|re-exports) ([^.]*)\.", section)
+    assert exports is not None and re.findall(r"`(\w+)`", exports.group(1)) == list(SCORER_EXPORTS)
+
+
+def test_the_readme_lists_what_a_scorer_may_import():
+    section = _adding_a_suite()
+    assert ", ".join(f"`{module}`" for module in SCORER_MAY_IMPORT) in section
