@@ -133,10 +133,26 @@ def test_the_readme_promises_this_shape():
                if line.startswith("    ") and not line.startswith("     ") and line.strip()}
     assert entries == {*REQUIRED, *OPTIONAL}
     assert modules == {"__init__", *SCORER_MODULES, "..."}
-    exports = re.search(r"`scorer/__init__\.py` (?:binds|re-exports) ([^.]*)\.", section)
+    exports = re.search(r"`scorer/__init__\.py` re-exports\s+([^.]*)\.", section)
     assert exports is not None and re.findall(r"`(\w+)`", exports.group(1)) == list(SCORER_EXPORTS)
 
 
 def test_the_readme_lists_what_a_scorer_may_import():
     section = _adding_a_suite()
     assert ", ".join(f"`{module}`" for module in SCORER_MAY_IMPORT) in section
+
+
+def test_the_readme_table_of_suite_yaml_fields_is_the_schema():
+    """README's table is ``schema_table()`` of the schema the definitions are validated with (regenerate it with
+    ``python -c "from pytest_toolbench.contract.definition import schema_table; print(schema_table())"``)."""
+    from pytest_toolbench.contract.definition import schema_table
+
+    assert schema_table() in _adding_a_suite()
+
+
+def test_the_readme_example_definition_is_valid(tmp_path):
+    example = re.search(r"```yaml\n(name: .*?)```", _adding_a_suite(), re.S)
+    assert example is not None
+    (tmp_path / "suite.yaml").write_text(example.group(1))
+    definition = load_definition(tmp_path / "suite.yaml")
+    assert definition.name == "toolalpaca" and definition.raw["options"] == {"first_step_only": True}
