@@ -9,10 +9,13 @@ folder under ``suites/`` and the example ``examples/echo_suite/suites/echo`` has
 from __future__ import annotations
 
 import ast
+import copy
+import json
 import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conftest import REPO
 from pytest_toolbench.contract.definition import load_definition
@@ -156,3 +159,145 @@ def test_the_readme_example_definition_is_valid(tmp_path):
     (tmp_path / "suite.yaml").write_text(example.group(1))
     definition = load_definition(tmp_path / "suite.yaml")
     assert definition.name == "toolalpaca" and definition.raw["options"] == {"first_step_only": True}
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Identity: the suite.yaml name, stamped by the catalog; selecting one suite; fields in the wrong place
+
+SCORER = '''\
+import json
+
+from pytest_toolbench.contract.data_files import load_jsonl
+from pytest_toolbench.contract.suite import Case, Metric, Request, Verdict
+
+
+def load_cases(data_dir, definition):
+    rows = load_jsonl(data_dir / "cases.jsonl")
+    # no suite given, or a wrong one: the catalog's stamp (suite.yaml name) is what counts
+    return [Case(row["id"], "add", row, KEYWORDS) if i else Case(row["id"], "add", row, KEYWORDS, suite="wrong")
+            for i, row in enumerate(rows)]
+
+
+def build_request(case):
+    return Request(messages=[{"role": "user", "content": str(case.payload["a"])}])
+
+
+def gold_output(case):
+    return json.dumps(case.payload["a"])
+
+
+def score(case, generation):
+    return Verdict(json.loads(generation.text) == case.payload["a"])
+
+
+def aggregate(results):
+    return [Metric("accuracy", sum(r.passed for r in results) / len(results), sum(r.passed for r in results),
+                   len(results), group="aggregate")]
+'''
+
+
+def add_suite(root: Path, folder: str, name: str, keywords: tuple[str, ...] = (), declare: bool = True) -> None:
+    path = root / "suites" / folder
+    (path / "samples").mkdir(parents=True)
+    declared = f"markers: [{{names: [{', '.join(keywords)}], description: keywords}}]\n" if keywords and declare else ""
+    (path / "suite.yaml").write_text(f"name: {name}\ntitle: {name.title()}\nscorer: scorer\ndata: {{folder: {name}}}\n"
+                                     "categories: [{name: add}]\ngeneration: {max_tokens: 512}\n" + declared)
+    (path / "scorer.py").write_text(SCORER.replace("KEYWORDS", repr(keywords)))
+    (path / "samples" / "cases.jsonl").write_text(
+        "".join(json.dumps({"id": f"{name}_{i}", "a": i}) + "\n" for i in range(3)))
+
+
+@pytest.fixture(autouse=True)
+def _no_data_folder(monkeypatch):
+    monkeypatch.delenv("TOOLBENCH_DATA", raising=False)  # these suites run on their samples
+
+
+def run_suites(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("suites", "-p", "no:randomly", "-p", "no:cacheprovider",
+                                         "--toolbench-no-download", *args)
+
+
+def test_every_case_gets_the_name_of_its_suite_yaml_whatever_its_loader_says(pytester):
+    add_suite(pytester.path, "kept_elsewhere", "tiny")  # a folder of another name: name: is the identity
+    result = run_suites(pytester, "--toolbench-json=run.json")
+    result.assert_outcomes(passed=3)
+    assert "INTERNALERROR" not in result.stdout.str()
+    document = json.loads((pytester.path / "run.json").read_text())
+    assert {case["suite"] for case in document["cases"]} == {"tiny"} and list(document["suites"]) == ["tiny"]
+
+
+def test_two_suites_of_one_name_are_one_error_naming_both(pytester):
+    add_suite(pytester.path, "first", "tiny")
+    add_suite(pytester.path, "second", "tiny")
+    result = run_suites(pytester)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    output = result.stdout.str()
+    assert f"{pytester.path / 'suites' / 'second' / 'suite.yaml'}: field 'name': suite name 'tiny' is already the " \
+           f"name of {pytester.path / 'suites' / 'first' / 'suite.yaml'}" in output
+    assert "Traceback" not in output and "INTERNALERROR" not in output
+
+
+def test_m_suite_name_selects_exactly_one_suite_where_a_keyword_shares_its_name(pytester):
+    add_suite(pytester.path, "toolalpaca", "toolalpaca")
+    add_suite(pytester.path, "training", "training", keywords=("toolalpaca",))  # as tltraining's ToolAlpaca cases
+    exact = run_suites(pytester, "--collect-only", "-q", "-m", "suite_toolalpaca").stdout.str()
+    assert "3 tests collected" in exact and "suites/training" not in exact
+    both = run_suites(pytester, "--collect-only", "-q", "-m", "toolalpaca").stdout.str()
+    assert "6 tests collected" in both
+    assert "3 tests collected" in run_suites(pytester, "--collect-only", "-q", "-m", "suite_training").stdout.str()
+
+
+def test_a_keyword_with_the_suite_marker_prefix_is_one_collection_error(pytester):
+    add_suite(pytester.path, "tiny", "tiny", keywords=("suite_other",), declare=False)  # declared: see below
+    result = run_suites(pytester)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*suite tiny: keyword 'suite_other' of its cases starts with 'suite_', the prefix of "
+                                 "the marker that selects one suite (-m suite_tiny)*"])
+
+
+MINIMAL = {"name": "echo", "title": "Echo", "scorer": "scorer", "data": {"folder": "echo"},
+           "categories": [{"name": "short"}], "generation": {"max_tokens": 512}}
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d.update(upstream={"repository": "x/y", "commit": "abcdef1"}),
+     "'upstream' is not a top-level field; it belongs under 'data:'"),
+    (lambda d: d.update(max_tokens=512), "'max_tokens' is not a top-level field; it belongs under 'generation:'"),
+    (lambda d: d["data"].update(commit="abcdef1"),
+     "'commit' is not a field of 'data:'; it belongs under 'data: upstream:'"),
+    (lambda d: d.update(catgories=d.pop("categories")),
+     "'catgories' is not a top-level field; did you mean 'categories'?"),
+    (lambda d: d["generation"].update(temprature=0),
+     "'temprature' is not a field of 'generation:'; did you mean 'temperature'?"),
+    (lambda d: d.update(upstrem=1), "'upstrem' is not a top-level field; did you mean 'upstream' (under 'data:')?"),
+    (lambda d: d.update(options={"levels": {"default": 1, "schema": {}, "defualt": 2}}),
+     "'defualt' is not a field of 'options: <name>:'; did you mean 'default'?"),
+    (lambda d: d.update(markers=[{"names": ["a"], "description": "d", "folder": "x"}]),
+     "'folder' is not a field of an entry of 'markers:'; it belongs under 'data:' or 'data: selected_by:' or each "
+     "entry of 'data: reuses:'"),
+    (lambda d: d.update(zzz=1), "'zzz' is not a top-level field; the fields allowed here are categories, data, "
+                                "description, generation, known_defects, libraries, markers, name, options, scorer, title"),
+    (lambda d: d["categories"].append({"name": "suite_x"}),
+     "field 'categories/1/name': 'suite_x' starts with 'suite_', the prefix of the marker each suite's items carry"),
+])
+def test_a_field_in_the_wrong_place_says_where_it_belongs(tmp_path, change, message):
+    from pytest_toolbench.contract.errors import DataError
+
+    document = copy.deepcopy(MINIMAL)
+    change(document)
+    path = tmp_path / "suite.yaml"
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    with pytest.raises(DataError) as raised:
+        load_definition(path)
+    assert str(raised.value).startswith(f"{path}:")  # the line of the field
+    assert message in str(raised.value)
+    assert "<root>" not in str(raised.value)
+
+
+def test_a_field_of_a_wrong_value_keeps_its_schema_message(tmp_path):
+    from pytest_toolbench.contract.errors import DataError
+
+    path = tmp_path / "suite.yaml"
+    path.write_text(yaml.safe_dump({**MINIMAL, "generation": {"max_tokens": 5}}, sort_keys=False))
+    with pytest.raises(DataError, match="field 'generation/max_tokens': 5 is less than the minimum of 512"):
+        load_definition(path)
