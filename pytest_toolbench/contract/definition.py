@@ -504,7 +504,9 @@ def misplaced_field_error(path: Path) -> DataError | None:
         else:
             hint = "the fields allowed here are " + ", ".join(sorted(allowed))
     field = "/".join((*here, key))
-    return DataError(path, f"{what}; {hint}", line=_line_of(text, field))
+    found = DataError(path, f"{what}; {hint}", line=_line_of(text, field))
+    found.field = field  # for callers; the message itself already names the field and where it belongs
+    return found
 
 
 def _check_marker_names(path: Path, document: Mapping[str, Any]) -> None:
