@@ -176,7 +176,7 @@ def test_a_read_failure_mid_run_is_this_cases_missing_output(tmp_path):
     cache.put_many([("k", gen())])
     cache._db.close()  # any sqlite3 error on a read stands for the file going bad under the run
     answer = Answerer(backend=None, cache=cache, fingerprint={"backend": "x"})
-    task = Task(Case("s", "c1", "cat", {}), Request(messages=({"role": "user", "content": "hi"},)), 0)
+    task = Task(Case("c1", "cat", {}, suite="s"), Request(messages=({"role": "user", "content": "hi"},)), 0)
     with pytest.raises(MissingOutput, match=r"case 'c1' \(step 0\): the generation cache .*generations\.sqlite "
                                             r"cannot be read"):
         answer(task)
@@ -415,7 +415,7 @@ def test_openai_backend_commits_every_n_as_asked():
         backend.base_url = server.url
         backend.api_key_env = None
         chunks: list[int] = []
-        tasks = [Task(Case("s", str(i), "c", {}), Request(({"role": "user", "content": str(i)},)), 0)
+        tasks = [Task(Case(str(i), "c", {}, suite="s"), Request(({"role": "user", "content": str(i)},)), 0)
                  for i in range(12)]
         backend.generate(tasks, on_chunk=lambda chunk: chunks.append(len(chunk)))
     assert chunks == [5, 5, 2]

@@ -161,13 +161,10 @@ def test_the_verification_cache_avoids_rehashing(echo, monkeypatch):
 
 
 def echo_catalog(root: Path, **kwargs) -> Catalog:
-    import importlib.util
+    from pytest_toolbench.run.catalog import import_scorer
 
-    spec = importlib.util.spec_from_file_location("echo_scorer", EXAMPLE_SUITE / "suites" / "echo" / "scorer.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     registry = Registry()
-    registry.add_benchmark("echo", module)
+    registry.add_benchmark("echo", import_scorer(EXAMPLE_SUITE / "suites" / "echo"))
     downloads = CacheLayout.at(root / "cache").downloads
     return Catalog(registry, str(root / "data"), "test", downloads, False, None, **kwargs)
 

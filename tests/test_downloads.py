@@ -443,7 +443,7 @@ from pytest_toolbench.contract.suite import Case, Metric, Request, Verdict
 def load_cases(data_dir, definition):
     answers = load_json(data_dir / "extra" / "answers.json")
     rows = (data_dir / "big.jsonl").read_text().count("\\n")
-    return [Case("dl", row["id"], "q", {"answer": answers[row["id"]], "rows": rows})
+    return [Case(row["id"], "q", {"answer": answers[row["id"]], "rows": rows})
             for row in load_jsonl(data_dir / "cases.jsonl")]
 
 
@@ -557,7 +557,7 @@ from pytest_toolbench.contract.suite import Case, Metric, Request, Verdict
 
 
 def load_cases(data_dir, definition):
-    return [Case("other", f"o{i}", "other_q", {}) for i in range(2)]
+    return [Case(f"o{i}", "other_q", {}) for i in range(2)]
 
 
 def build_request(case):

@@ -357,8 +357,17 @@ def test_backend_reports_suites_without_files_or_reader(catalog, tmp_path):
     problems = backend.problems()
     assert problems == sorted(problems, key=lambda line: line.split(":")[0])  # suites in name order
     assert one(problems, f"nestools: {tmp_path}: error: no NesTools prediction file here")
-    assert one(problems, "tltraining:", "error: suite tltraining has no replay reader")
+    assert one(problems, f"tltraining: {tmp_path}: error: no TL-Training test-set output files here")
     assert not [line for line in problems if line.startswith("bfcl:")]
+
+
+def test_backend_reports_a_suite_without_a_reader(catalog, tmp_path, monkeypatch):
+    # every shipped suite has one (tests/test_suite_shape.py); a suite added without it is told, not crashed on
+    monkeypatch.delattr(catalog.by_name("tltraining").benchmark, "replay_outputs")
+    backend = ReplayBackend(catalog, str(tmp_path))
+    coverage = backend.coverage(catalog.by_name("tltraining").cases)
+    assert all(without == selected for selected, without in coverage["tltraining"].values())
+    assert one(backend.problems(), "tltraining:", "error: suite tltraining has no replay reader")
 
 
 def test_backend_survives_a_reader_that_raises(catalog, tmp_path, monkeypatch):

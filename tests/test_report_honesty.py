@@ -368,7 +368,7 @@ def test_the_page_fits_1280_px_with_whole_labels_in_headless_chromium(echo):
         pytest.skip("chromium is not installed (Debian package: chromium)")
     pytest.importorskip("pytest_html")
     long_category = "a_category_with_a_name_long_enough_to_fill_the_label_column"
-    scorer_file = echo / "suites" / "echo" / "scorer.py"
+    scorer_file = echo / "suites" / "echo" / "scorer" / "loading.py"
     scorer_file.write_text(scorer_file.read_text().replace(
         'row.get("kind", "short")', f'("{long_category}" if row.get("kind") == "long" else "short")'))
     definition = echo / "suites" / "echo" / "suite.yaml"

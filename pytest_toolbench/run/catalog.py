@@ -180,6 +180,7 @@ class Catalog:
         self._suites: dict[Path, LoadedSuite] = {}
         self._plans: dict[Path, _Plan] = {}
         self._definitions: dict[Path, SuiteDefinition] = {}  # parsed once for check_data and collection
+        self._named: dict[str, Path] = {}  # suite name -> the suite.yaml that declared it first
         self.suite_options = {name: dict(values) for name, values in (suite_options or {}).items()}
         if check_first:
             self.check_data(check_first)
@@ -248,7 +249,7 @@ class Catalog:
             run_info = getattr(benchmark, "run_info", None)
             if callable(run_info):
                 source = dataclasses.replace(source, info=tuple(sorted(run_info(source.path).items())))
-            cases = list(benchmark.load_cases(source.path, dict(definition.raw)))
+            cases = stamped(benchmark.load_cases(source.path, dict(definition.raw)), definition.name)
         source = data.seal(source, definition, plan.digests, read, self.hashes)
         if plan.key is not None:
             unlisted = {rel: self.hashes.sha256(source.path / rel) or "" for rel in source.unlisted}
@@ -349,6 +350,11 @@ class Catalog:
         definition_path = Path(definition_path).resolve()
         if definition_path not in self._definitions:
             definition = load_definition(definition_path)
+            other = self._named.setdefault(definition.name, definition_path)
+            if other != definition_path:
+                # by_name, the records, the markers and --toolbench-suite-option all key a suite by its name
+                raise DataError(definition_path, f"suite name {definition.name!r} is already the name of {other}: "
+                                                 f"each suite of a run needs a name of its own", field="name")
             overrides = self.suite_options.get(definition.name)
             if overrides:
                 definition = with_options(definition, overrides)
@@ -371,6 +377,12 @@ class Catalog:
         # Known defects name upstream cases; the shipped samples reuse ids for hand-written cases of their own.
         defects = {} if source.is_sample else definition.known_defects()
         return LoadedSuite(definition, benchmark, source, cases, defects, all_case_ids)
+
+
+def stamped(cases: Iterable[Case], suite: str) -> list[Case]:
+    """The cases a scorer's ``load_cases`` returned, each with ``Case.suite`` set to the suite.yaml ``name``: the one
+    place a suite's identity comes from (a loader need not know it, and cannot disagree with it)."""
+    return [case if case.suite == suite else dataclasses.replace(case, suite=suite) for case in cases]
 
 
 @dataclass

@@ -273,7 +273,7 @@ class ToolbenchSession:
         backend = self.backend()
         for facts in self.expected["suites"].values():
             self.catalog.load(Path(facts["definition"]))
-        cases = [Case(suite, case_id, category, {}) for _, suite, case_id, category, *_ in self.expected["cases"]]
+        cases = [Case(case_id, category, {}, suite=suite) for _, suite, case_id, category, *_ in self.expected["cases"]]
         coverage = backend.coverage(cases)
         problems = [records.safe_text(line, 2000) for line in backend.problems()]
         without = {suite: {category: {"selected": selected, "without_output": missing}

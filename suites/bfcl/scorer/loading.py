@@ -12,7 +12,6 @@ from .agentic.conversation import load_agentic_cases
 from .categories import AGENTIC, ALL_CATEGORIES, CATEGORIES, MULTI_TURN, RELEVANCE_CATEGORIES, language_of
 from .multi_turn.conversation import load_multi_turn_cases
 
-SUITE = "bfcl"
 
 _MESSAGE = {
     "type": "object",
@@ -101,7 +100,6 @@ def _load_single_turn(data_dir: Path, categories: list[str], definition: Mapping
         for index, (prompt, answer) in enumerate(zip(prompts, answers)):
             # Paired by line index (some GT ids differ from the prompt ids upstream).
             cases.append(Case(
-                suite=SUITE,
                 case_id=prompt["id"],
                 category=category,
                 payload={

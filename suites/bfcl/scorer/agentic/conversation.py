@@ -44,7 +44,6 @@ from .memory import (
     memory_instance, memory_instruction, memory_snapshot, vector_backend_problem, with_memory_instruction,
 )
 
-SUITE = "bfcl"
 MEMORY_SCENARIOS = ("student", "customer", "finance", "healthcare", "notetaker")
 
 # -- protocol texts, verbatim from bfcl_eval/constants/default_prompts.py --------------------------------------------
@@ -99,7 +98,7 @@ def load_agentic_cases(data_dir: Path, categories: list[str]) -> list[Case]:
         for category in web:
             for index, (entry, answer) in enumerate(pairs):
                 case_id = entry["id"].replace("web_search", category)
-                cases.append(Case(SUITE, case_id, category, {
+                cases.append(Case(case_id, category, {
                     "id": case_id, "index": index, "question": _with_answer_format(entry["question"]),
                     "involved_classes": ["WebSearchAPI"], "function": docs,
                     "initial_config": {"WebSearchAPI": {"show_snippet": "no_snippet" not in case_id}},
@@ -118,7 +117,7 @@ def load_agentic_cases(data_dir: Path, categories: list[str]) -> list[Case]:
                                  for p in entries] for scenario, entries in prerequisites.items()}
             for index, (entry, answer) in enumerate(pairs):
                 case_id = entry["id"].replace("memory", category)
-                cases.append(Case(SUITE, case_id, category, {
+                cases.append(Case(case_id, category, {
                     "id": case_id, "index": index, "question": _with_answer_format(entry["question"]),
                     "involved_classes": [class_name], "function": docs, "scenario": entry["scenario"],
                     "prerequisites": chains[entry["scenario"]], "ground_truth": answer["ground_truth"],

@@ -36,7 +36,6 @@ from pytest_toolbench.contract.suite import Case, Generation, Request, Verdict
 from ..categories import MULTI_TURN
 from ..prompt import hinted_functions, native_tools, system_prompt
 
-SUITE = "bfcl"
 
 #: ``constants/default_prompts.py``: ``MAXIMUM_STEP_LIMIT``; the loop force-quits once a turn has run more steps.
 MAXIMUM_STEP_LIMIT = 20
@@ -119,7 +118,6 @@ def load_multi_turn_cases(data_dir: Path, categories: list[str]) -> list[Case]:
                                              f"for {len(entry['question'])} question turns ({entry['id']})")
             offered, holdout = _offered_and_held_out(entry, docs)
             cases.append(Case(
-                suite=SUITE,
                 case_id=entry["id"],
                 category=category,
                 payload={
