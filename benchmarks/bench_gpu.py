@@ -111,7 +111,7 @@ def ensure_weights(model: Path, device: str) -> bool:
     dtype = getattr(torch, dtype) if isinstance(dtype, str) else dtype
     torch.manual_seed(0)
     with torch.device("cuda" if device == "cuda" and torch.cuda.is_available() else "cpu"):
-        network = AutoModelForCausalLM.from_config(config, torch_dtype=dtype)
+        network = AutoModelForCausalLM.from_config(config, dtype=dtype)
     network.save_pretrained(model, safe_serialization=True)
     (model / "generation_config.json").unlink(missing_ok=True)  # its defaults would change sampling
     (model / RANDOM_MARKER).write_text(json.dumps({"seed": 0, "written_by": "benchmarks/bench_gpu.py"}) + "\n")
@@ -323,11 +323,14 @@ def harness_phase(args, work: Path) -> dict:
                 with lock:  # one tokenizer shared by the threads (the Rust tokenizer is not re-entrant)
                     prompt_tokens = len(tokenizer(text, add_special_tokens=formats.adds_special_tokens(
                         case.suite))["input_ids"])
-                reply = complete(port, args.model, text,
-                                 answer_budget(task.request, args.max_tokens, args.max_model_len, prompt_tokens))
-                choice, usage = reply["choices"][0], reply.get("usage") or {}
+                if prompt_tokens >= args.max_model_len:  # as the plugin's backend: answered "truncated", not sent
+                    choice, usage = {"text": "", "finish_reason": "length"}, {"prompt_tokens": prompt_tokens}
+                else:
+                    reply = complete(port, args.model, text, answer_budget(task.request, args.max_tokens,
+                                                                           args.max_model_len, prompt_tokens))
+                    choice, usage = reply["choices"][0], reply.get("usage") or {}
                 generation = make_generation(choice["text"], choice.get("finish_reason"),
-                                             usage.get("prompt_tokens"), usage.get("completion_tokens"), None)
+                                             usage.get("prompt_tokens"), usage.get("completion_tokens") or 0, None)
                 recorded = getattr(formats.handler_for(case.suite), "recorded_answer", None)
                 if recorded is not None:
                     generation = dataclasses.replace(generation, answer=recorded(generation.text))
