@@ -13,14 +13,16 @@ same ``--max-tokens`` on both sides of each comparison):
 
 (a) BFCL single-turn pre-generation: ``pytest suites/bfcl -k "not multi_turn and not agentic" --model=...`` with
     ``--toolbench-json`` (its ``header.generation``: the plugin's own figures, engine start-up excluded) against raw
-    ``vllm.LLM.generate`` over the same prompts (rendered and tokenized by the plugin's backend, checked equal by
-    count and prompt tokens) with the same ``SamplingParams``, one call in dataset order. Figure: output tokens/s,
-    plugin over raw; target >= 0.95x.
+    ``vllm.LLM.generate`` over the same prompts (rendered and tokenized by the plugin's backend before raw's clock
+    starts; the request count checked equal, though the plugin generates identical requests once) with the same
+    ``SamplingParams``, one call in dataset order. Figure: output tokens/s, plugin over raw; target >= 0.95x; also
+    the plugin's engine call alone (``header.generation.backend.generation_seconds``) over raw.
 (b) BFCL multi-turn: the plugin's batched rounds (``pytest -k multi_turn``) against the official harness's way,
     ``bfcl generate`` driving a local ``vllm serve``: a pool of ``--threads`` (100) threads, each running one
     conversation's steps one request at a time against ``/v1/completions`` with the prompt text formatted on the
     client, as bfcl-eval's OSS handler does. The conversations, prompts and simulator are the same on both sides (the
-    suite's own); only the scheduling differs. Figure: wall time, harness over plugin; target >= 5x.
+    suite's own; greedy, so the request counts must agree); only the scheduling differs. Figure: wall time, harness
+    over plugin; target >= 5x.
 (c) engine replicas 1 vs 2 (``--toolbench-replicas``), single-turn as in (a), when two or more GPUs are present and
     the plugin has the option; otherwise one line saying why it is skipped.
 
