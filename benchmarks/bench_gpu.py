@@ -191,8 +191,8 @@ def run_pytest(args, k: str, limit: int | None, label: str, work: Path, extra: t
         tail = log.read_text(errors="replace")[-3000:]
         raise SystemExit(f"[{label}] pytest exited with {code}; last output:\n{tail}")
     generation = json.loads(report.read_text())["header"]["generation"]
-    print(f"[{label}] {json.dumps({k: generation.get(k) for k in ('requests', 'prompt_tokens', 'output_tokens', 'generation_s', 'engine_startup_s', 'rounds')})}",
-          flush=True)
+    shown = ("requested", "requests", "prompt_tokens", "output_tokens", "generation_s", "engine_startup_s", "rounds")
+    print(f"[{label}] {json.dumps({key: generation.get(key) for key in shown})}", flush=True)
     return generation
 
 
