@@ -7,14 +7,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..run.summary import RunSummary, SuiteSummary
+from ..run.summary import SuiteSummary
 from .compare import SuiteComparison, baseline_label
-from .facts import report_title, run_facts
 from .stats import count_interval, direction_note, format_change, format_counts, format_interval, format_value, \
     samples_note, warning_notes
 
 if TYPE_CHECKING:
-    from .outcome import RunOutcome
+    from .run_report import RunReport
 
 #: GitHub refuses comments over 65,536 characters; beyond this budget only aggregate and category rows are kept.
 COMMENT_BUDGET = 60_000
@@ -100,18 +99,17 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None, grou
     return lines + [""]
 
 
-def render(summary: RunSummary, run: "RunOutcome | None" = None, options: Any = None) -> str:
-    text = _render(summary, run, options, groups=None)
+def render(report: "RunReport") -> str:
+    text = _render(report, groups=None)
     if len(text) > COMMENT_BUDGET:
-        text = _render(summary, run, options, groups={"aggregate", "category"})
+        text = _render(report, groups={"aggregate", "category"})
     return text
 
 
-def _render(summary: RunSummary, run: "RunOutcome | None", options: Any, groups: set[str] | None) -> str:
-    comparison = run.comparison if run else None
-    facts = run_facts(summary, options)
-    lines = [f"## {cell(report_title(summary, options))}", ""]
-    lines += table(["Run", ""], facts)
+def _render(report: "RunReport", groups: set[str] | None) -> str:
+    summary, run, comparison = report.summary, report.outcome, report.comparison
+    lines = [f"## {cell(report.title)}", ""]
+    lines += table(["Run", ""], report.facts)
     lines.append("")
     if comparison is not None:
         lines += [f"Baseline: `{cell(comparison.path)}` ({cell(baseline_label(comparison.header))}); "

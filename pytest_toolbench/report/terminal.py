@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..run.summary import RunSummary
 from .compare import baseline_label
 from .facts import generation_figures
 from .stats import count_interval, figure_notes, format_change, format_counts, format_interval, \
@@ -12,6 +11,7 @@ from .stats import count_interval, figure_notes, format_change, format_counts, f
 
 if TYPE_CHECKING:
     from .outcome import RunOutcome
+    from .run_report import RunReport
 
 LISTED_CASES = 10
 
@@ -31,8 +31,9 @@ def case_list(ids: list[str]) -> str:
     return shown + (f", ... and {len(ids) - LISTED_CASES} more" if len(ids) > LISTED_CASES else "")
 
 
-def render(summary: RunSummary, run: "RunOutcome | None" = None) -> list[str]:
-    comparison = run.comparison if run else None
+def render(report: "RunReport") -> list[str]:
+    summary = report.summary
+    comparison = report.comparison
     lines: list[str] = []
     header = summary.header
     lines.append(f"backend: {header.get('backend')}" + (f"  model: {header['model']}" if header.get("model") else ""))
@@ -115,10 +116,10 @@ def render(summary: RunSummary, run: "RunOutcome | None" = None) -> list[str]:
     return lines
 
 
-def samples_line(summary: RunSummary) -> str | None:
+def samples_line(report: "RunReport") -> str | None:
     """One closing line naming the suites that ran on their shipped samples (the run still passes without gates;
     a gate on their figures is missed)."""
-    names = [suite.name for suite in summary.suites if suite.is_sample]
+    names = [suite.name for suite in report.summary.suites if suite.is_sample]
     if not names:
         return None
     return (f"toolbench: {len(names)} suite(s) ran on their shipped samples, not the benchmark's data (their figures "
