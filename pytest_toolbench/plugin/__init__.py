@@ -135,7 +135,15 @@ def _register_reports(config: pytest.Config, session: ToolbenchSession) -> None:
     from . import report_options
     from ..report.run import RUN_KEY, ReportRun
 
-    run = ReportRun(report_options.resolve(config))
+    import dataclasses
+
+    from ..run.session import run_paths
+
+    settings = report_options.resolve(config)
+    definitions = session.catalog.definitions_under(run_paths(config))
+    settings = dataclasses.replace(settings, leaderboards=report_options.resolve_leaderboards(
+        config, definitions, session.options.data_dir))
+    run = ReportRun(settings)
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "toolbench-report")
     if config.pluginmanager.hasplugin("html") and config.getoption("htmlpath", None):

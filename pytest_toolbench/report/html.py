@@ -20,11 +20,14 @@ import pytest
 from ..run.records import from_report as case_record
 from ..run.summary import SuiteSummary
 from .charts import CHART_CSS, Bar, bar_chart
+from . import leaderboard
 from .compare import SuiteComparison, baseline_label
+from .history import html_section as history_html
 from .stats import change_css, count_interval, direction_note, format_change, format_counts, format_interval, \
     format_value, samples_note, warning_notes
 
 if TYPE_CHECKING:
+    from .leaderboard import SuiteRanks
     from .run_report import RunReport
 
 #: Characters kept per text field: failed cases are read closely, passed ones only glanced at.
@@ -207,8 +210,25 @@ def _case_links(suite: SuiteSummary, ids: list[str], nodeids: Mapping[tuple[str,
     return ", ".join(links) + more
 
 
+def _leaderboard(ranks: "SuiteRanks") -> str:
+    """Per fully run figure, a bar chart of this run and its neighbours on the published leaderboard."""
+    if ranks.problem:
+        return f"<p>Leaderboard: no rank: {escape(ranks.problem)}</p>"
+    charts = []
+    for rank in ranks.ranks:
+        bars = [Bar(("→ " if entry.this_run else "") + leaderboard.entry_text(entry).rsplit(" ", 1)[0],
+                    entry.value) for entry in rank.neighbours]
+        charts.append(bar_chart(bars, f"{rank.label}: rank {rank.rank} of {rank.of}", with_baseline=False))
+    missing = "".join(f"<li>{escape(figure)}: {escape(why)}</li>" for figure, why in ranks.not_ranked.items())
+    return (f"<h4>Leaderboard: {escape(leaderboard.heading(ranks))}</h4>"
+            f'<div class="tb-flex">{"".join(f"<div>{chart}</div>" for chart in charts)}</div>'
+            + (f"<details><summary>{len(ranks.not_ranked)} figures without a rank</summary><ul>{missing}</ul>"
+               "</details>" if missing else ""))
+
+
 def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
-                   nodeids: Mapping[tuple[str, str], str], baseline_name: str = "") -> str:
+                   nodeids: Mapping[tuple[str, str], str], baseline_name: str = "",
+                   ranks: "SuiteRanks | None" = None) -> str:
     compared = comparison if comparison is not None and comparison.in_baseline else None
     parts = [f'<div class="tb-suite" id="tb-suite-{escape(suite.name)}">',
              f"<h3>{escape(suite.name)}: {escape(suite.title)}"
@@ -231,6 +251,8 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
                      f"{_metric_table(suite, rest, compared)}</details>")
     parts.append(f'</div><div>{_chart(suite, compared, baseline_name)}</div></div>')
     parts.append(_failure_table(suite))
+    if ranks is not None:
+        parts.append(_leaderboard(ranks))
     if compared is not None:
         parts.append(f"<p>Against the baseline ({compared.compared_cases} cases in both runs): "
                      f"<b>{len(compared.newly_failing)} newly failing</b>, "
@@ -300,6 +322,8 @@ def summary_html(report: "RunReport") -> str:
             items += f"<li>… and {len(ordered) - LISTED_GATES} more (all in the terminal and the JSON)</li>"
         parts.append(f'<div class="tb-gates{" tb-missed" if missed else ""}"><b>Gates: '
                      f'{f"{len(missed)} missed" if missed else "all passed"}</b><ul>{items}</ul></div>')
+    if report.history is not None:
+        parts.append(history_html(report.history))
     samples = [suite.name for suite in summary.suites if suite.is_sample]
     if samples:
         parts.append(f'<p class="tb-warn">Ran on shipped samples, not the benchmark\'s data: '
@@ -308,7 +332,8 @@ def summary_html(report: "RunReport") -> str:
                  "Hover a chart bar or a metric row for its exact figures or formula.</p>")
     for suite in summary.suites:
         parts.append(_suite_section(suite, comparison.suites.get(suite.name) if comparison else None, nodeids,
-                                    Path(comparison.path).name if comparison else ""))
+                                    Path(comparison.path).name if comparison else "",
+                                    report.leaderboards.get(suite.name)))
     parts.append("</section>")
     return "".join(parts)
 

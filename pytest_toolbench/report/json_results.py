@@ -34,10 +34,14 @@ def document(report: "RunReport") -> dict[str, Any]:
             interval = count_interval(metric)
             metric["interval95"] = list(interval) if interval else None
     # Cases are safe records already; the header and figures pass through the same policy (paths, NaN figures).
+    for name, ranks in report.leaderboards.items():
+        body["suites"][name]["leaderboard"] = ranks.to_json()
     body = safe_value(body, max_depth=12, max_nodes=10_000_000)
     result: dict[str, Any] = {"format_version": FORMAT_VERSION, **body, "cases": cases}
     if run is not None:
         result["report"] = run.to_json()
+    if report.history is not None:
+        result["history"] = safe_value(report.history.to_json(), max_depth=12, max_nodes=10_000_000)
     return result
 
 

@@ -89,7 +89,12 @@ class ReportRun:
         session.exitstatus = self.final_status
         if summary is None:
             return None
-        report = self.report = build_report(summary, records, self.outcome, tool_parser=tool_parser)
+        from .history import build as build_history
+        from .leaderboard import rank_run
+
+        report = self.report = build_report(
+            summary, records, self.outcome, tool_parser=tool_parser,
+            leaderboards=rank_run(settings.leaderboards, summary), history=build_history(summary, settings.baselines))
         if settings.json_path:
             def extend(document: dict[str, Any]) -> None:
                 session.config.hook.pytest_toolbench_results_document(config=session.config, document=document)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from . import leaderboard
 from .compare import baseline_label
 from .facts import generation_figures
 from .stats import count_interval, figure_notes, format_change, format_counts, format_interval, \
     format_value, samples_note
 
 if TYPE_CHECKING:
+    from .leaderboard import SuiteRanks
     from .outcome import RunOutcome
     from .run_report import RunReport
 
@@ -45,6 +47,9 @@ def render(report: "RunReport") -> list[str]:
     if comparison is not None:
         lines.append(f"baseline: {comparison.path} ({baseline_label(comparison.header)}); "
                      "deltas in percentage points")
+    if report.history is not None:
+        lines.append(f"history: {len(report.history.runs) - 1} baselines given; deltas and gates use the last one, "
+                     "the trend across all of them is in the HTML and Markdown reports and the JSON (history)")
     lines.append("intervals: 95% Wilson score intervals, for figures that are correct/total counts")
     for suite in summary.suites:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
@@ -105,6 +110,8 @@ def render(report: "RunReport") -> list[str]:
             lines.append(f"  [cases by {label}: {LABEL_NOTES.get(label, 'a label the scorer gives each case')}]")
             for value, count in tally.items():
                 lines.append(f"    {value:<{width}}{count:>8}")
+        if suite.name in report.leaderboards:
+            lines.extend(leaderboard_lines(report.leaderboards[suite.name]))
         if suite_comparison is not None and suite_comparison.in_baseline:
             lines.append(f"  vs baseline ({suite_comparison.compared_cases} cases in both): "
                          f"{len(suite_comparison.newly_failing)} newly failing, "
@@ -113,6 +120,20 @@ def render(report: "RunReport") -> list[str]:
                 lines.append(f"    newly failing: {case_list(suite_comparison.newly_failing)}")
             if suite_comparison.newly_passing:
                 lines.append(f"    newly passing: {case_list(suite_comparison.newly_passing)}")
+    return lines
+
+
+def leaderboard_lines(ranks: "SuiteRanks") -> list[str]:
+    """The suite's block's leaderboard part: per fully run figure, its rank and its neighbours; then the figures
+    that have no rank and why."""
+    if ranks.problem:
+        return [f"  [leaderboard: no rank: {ranks.problem}]"]
+    lines = [f"  [{leaderboard.heading(ranks)}]"]
+    for rank in ranks.ranks:
+        lines.append(f"    {rank.label} ({rank.figure}): {100 * rank.value:.2f}%, rank {rank.rank} of {rank.of}")
+        lines.append("      " + " | ".join(leaderboard.entry_text(entry) for entry in rank.neighbours))
+    for figure, why in ranks.not_ranked.items():
+        lines.append(f"    {figure}: no rank ({why})")
     return lines
 
 
