@@ -158,3 +158,15 @@ def test_a_replay_of_partial_outputs_shows_no_rank_for_the_incomplete_group(pyte
     assert ranks["not_ranked"]["irrelevance_detection"].startswith("INCOMPLETE")
     result.stdout.fnmatch_lines(["*irrelevance_detection: no rank (INCOMPLETE*"])
     assert "rank 1 of" not in result.stdout.str()
+
+
+def test_a_leaderboard_option_that_cannot_be_used_stops_the_run_with_one_line(pytester: pytest.Pytester):
+    result = pytester.runpytest_subprocess(str(BFCL), "-p", "no:cacheprovider", "--toolbench-no-download",
+                                           "--toolbench-leaderboard=bfcl=missing.csv")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.stderr.lines[0].startswith("ERROR: --toolbench-leaderboard: ")
+    assert result.stderr.lines[0].endswith("missing.csv: cannot read it (No such file or directory)")
+    assert "Traceback" not in result.stderr.str()
+    result = pytester.runpytest_subprocess(str(BFCL), "-p", "no:cacheprovider", "--toolbench-leaderboard=bfcl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --toolbench-leaderboard expects SUITE=PATH, got 'bfcl'"])

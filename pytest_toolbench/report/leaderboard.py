@@ -88,8 +88,10 @@ def read(declaration: Declaration, path: Path) -> Leaderboard:
     try:
         with path.open(encoding="utf-8", newline="") as handle:
             rows = list(csv.DictReader(handle))
-    except (OSError, UnicodeDecodeError, csv.Error) as error:
-        raise LeaderboardError(f"{path}: cannot read it as CSV ({error})") from None
+    except OSError as error:
+        raise LeaderboardError(f"{path}: cannot read it ({error.strerror or error})") from None
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise LeaderboardError(f"{path}: not a CSV file ({error})") from None
     header = set(rows[0]) if rows else set()
     needed = [declaration.model_column] + [c for f in declaration.figures for c in f.columns]
     missing = [column for column in dict.fromkeys(needed) if column not in header]
