@@ -64,7 +64,7 @@ def make_tasks(count: int, seed: int) -> list[Task]:
             {"role": "system", "content": "You are a helpful assistant that calls functions when needed."},
             {"role": "user", "content": f"Case {i}: {question}?"},
         ]
-        tasks.append(Task(Case("bench", f"case_{i}", "bench", {}), Request(messages, tools=TOOLS)))
+        tasks.append(Task(Case(f"case_{i}", "bench", {}, suite="bench"), Request(messages, tools=TOOLS)))
     return tasks
 
 

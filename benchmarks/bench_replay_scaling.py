@@ -27,8 +27,9 @@ from test_nothing_lost import _jsonl_with_broken_lines, _python_output  # noqa: 
 
 def write_results(data_dir: Path, limit: int, folder: Path) -> int:
     from pytest_toolbench.run.catalog import Catalog, Registry
+    from pytest_toolbench.run.cache_layout import CacheLayout
 
-    catalog = Catalog(Registry(), str(data_dir), "bench", Path(tempfile.mkdtemp()), False, limit)
+    catalog = Catalog(Registry(), str(data_dir), "bench", CacheLayout.at(tempfile.mkdtemp()).downloads, False, limit)
     cases = catalog.load(REPO / "suites" / "bfcl" / "suite.yaml").cases
     by_category: dict[str, list[dict]] = {}
     for index, case in enumerate(cases):

@@ -89,12 +89,13 @@ def main() -> None:
     args = parser.parse_args()
     data_dir = Path(args.data).resolve()
 
+    from pytest_toolbench.run.cache_layout import CacheLayout
     from pytest_toolbench.run.catalog import Catalog, Registry
 
-    catalog = Catalog(Registry(), str(data_dir), "bench", Path(tempfile.mkdtemp()), False, None)
+    catalog = Catalog(Registry(), str(data_dir), "bench", CacheLayout.at(tempfile.mkdtemp()).downloads, False, None)
     suite = catalog.load(REPO / "suites" / "bfcl" / "suite.yaml")
-    small = {c.case_id for c in Catalog(Registry(), str(data_dir), "bench", Path(tempfile.mkdtemp()), False,
-                                        SMALL_LIMIT).load(REPO / "suites" / "bfcl" / "suite.yaml").cases}
+    small = {c.case_id for c in Catalog(Registry(), str(data_dir), "bench", CacheLayout.at(tempfile.mkdtemp()).downloads,
+                                        False, SMALL_LIMIT).load(REPO / "suites" / "bfcl" / "suite.yaml").cases}
     outputs = replay_outputs(suite.cases, suite.benchmark.gold_output)
     bfcl = Path(args.bfcl) if args.bfcl and Path(args.bfcl).is_file() else None
     with tempfile.TemporaryDirectory() as tmp:

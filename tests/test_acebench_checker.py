@@ -173,7 +173,7 @@ def test_special_phrases():
 
 
 def _case(category, payload, language="en", upstream="x_0"):
-    return Case("acebench", f"{language}-{upstream}", category, {"language": language, "upstream_id": upstream, **payload})
+    return Case(f"{language}-{upstream}", category, {"language": language, "upstream_id": upstream, **payload}, suite="acebench")
 
 
 def test_score_maps_undecodable_output_to_format_error():

@@ -42,17 +42,17 @@ def test_unary_operators_fail_cleanly():
 
 @pytest.mark.parametrize("text", ["[f(a=(10**9999)**9999)]", "[f(a=1/0)]", "[f(a='x'*10**10)]"])
 def test_scorers_turn_huge_arithmetic_into_a_format_failure(text):
-    ace = Case("acebench", "en-normal_atom_number_0", "normal_atom_number",
+    ace = Case("en-normal_atom_number_0", "normal_atom_number",
                {"language": "en", "category": "normal_atom_number", "id": "normal_atom_number_0",
                 "function": [{"name": "f", "parameters": {"type": "dict", "properties": {"a": {"type": "integer"}},
                                                           "required": ["a"]}}],
-                "ground_truth": {"f": {"a": 1}}, "question": "q"})
+                "ground_truth": {"f": {"a": 1}}, "question": "q"}, suite="acebench")
     verdict = acebench.score(ace, Generation(text=text))
     assert not verdict.passed
-    case = Case("bfcl", "simple_python_0", "simple_python",
+    case = Case("simple_python_0", "simple_python",
                 {"id": "simple_python_0", "index": 0, "question": [[{"role": "user", "content": "q"}]],
                  "function": [{"name": "f", "description": "", "parameters": {"type": "dict", "properties": {
                      "a": {"type": "integer", "description": ""}}, "required": ["a"]}}],
-                 "ground_truth": [{"f": {"a": [1]}}]})
+                 "ground_truth": [{"f": {"a": [1]}}]}, suite="bfcl")
     verdict = bfcl.score(case, Generation(text=text))
     assert not verdict.passed and verdict.error_type == "ast_decoder:decoder_failed"

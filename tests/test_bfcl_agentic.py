@@ -23,8 +23,10 @@ from shipped import scorer
 
 REPO = Path(__file__).resolve().parents[1]
 bfcl = scorer("bfcl")
-agentic = scorer("bfcl", "agentic")
-executor = scorer("bfcl", "executor")
+agentic = scorer("bfcl", "agentic.conversation")
+memory = scorer("bfcl", "agentic.memory")
+categories = scorer("bfcl", "categories")
+executor = scorer("bfcl", "multi_turn.executor")
 
 ROWS = [json.loads(line) for line in (REPO / "tests/data/bfcl_agentic_oracle.jsonl").read_text().splitlines()]
 MEMORY_ROWS = [json.loads(line) for line in (REPO / "tests/data/bfcl_memory_oracle.jsonl").read_text().splitlines()]
@@ -61,14 +63,14 @@ def _ground_truth() -> dict:
 @pytest.mark.parametrize("row", MEMORY_ROWS, ids=[row["class"] for row in MEMORY_ROWS])
 def test_memory_backends_answer_as_the_official_classes(row, shared_data):
     category = "memory_" + row["class"].removeprefix("MemoryAPI_")
-    instance = agentic.memory_instance(category, None, [shared_data / "bfcl"])
+    instance = memory.memory_instance(category, None, [shared_data / "bfcl"])
     results = executor.execute_calls(row["calls"], {row["class"]: instance}, entry_id="x")
     assert results == row["official_results"]
     state = {k: v for k, v in vars(instance).items() if not k.startswith("_") and k != "snapshot_folder"}
     assert state == row["official_state"]
     # a snapshot round-trips into a fresh instance
-    again = agentic.memory_instance(category, agentic.memory_snapshot(category, instance), [shared_data / "bfcl"])
-    assert agentic.memory_snapshot(category, again) == agentic.memory_snapshot(category, instance)
+    again = memory.memory_instance(category, memory.memory_snapshot(category, instance), [shared_data / "bfcl"])
+    assert memory.memory_snapshot(category, again) == memory.memory_snapshot(category, instance)
 
 
 VECTOR_ROW = json.loads((REPO / "tests/data/bfcl_memory_vector_oracle.jsonl").read_text())
@@ -107,11 +109,11 @@ def test_memory_vector_backend_answers_as_the_official_package(shared_data):
     cache holding the verified all-MiniLM-L6-v2 files), the calls run with upstream's ``_process_method_calls``, eval
     and ``json.dumps``. Here the same calls run on the class from the wheel with the encoder loaded from the verified
     copy: every result and the final state are the same (bit-identical where recorded, on the same machine)."""
-    instance = agentic.memory_instance("memory_vector", None, [str(shared_data / "bfcl")])
+    instance = memory.memory_instance("memory_vector", None, [str(shared_data / "bfcl")])
     results = executor.execute_calls(VECTOR_ROW["calls"], {"MemoryAPI_vector": instance}, entry_id="x")
     assert [_with_scores_rounded(r) for r in results] == [_with_scores_rounded(r)
                                                          for r in VECTOR_ROW["official_results"]]
-    assert json.loads(json.dumps(agentic.memory_snapshot("memory_vector", instance))) == VECTOR_ROW["official_state"]
+    assert json.loads(json.dumps(memory.memory_snapshot("memory_vector", instance))) == VECTOR_ROW["official_state"]
     assert any('"similarity_score"' in r for r in results)  # retrieval ran on real embeddings
 
 
@@ -124,7 +126,7 @@ def test_memory_vector_items_can_run_with_the_verified_encoder(cases):
 
 @pytest.fixture(scope="module")
 def cases(shared_data):
-    loaded = bfcl.load_cases(shared_data / "bfcl", {"categories": list(agentic.WEB_SEARCH + agentic.MEMORY)})
+    loaded = bfcl.load_cases(shared_data / "bfcl", {"categories": list(categories.WEB_SEARCH + categories.MEMORY)})
     return {case.case_id: case for case in loaded}
 
 
@@ -210,11 +212,10 @@ def test_web_search_needs_a_key_and_replays_are_scored(cases, monkeypatch):
 def test_overall_is_labelled_complete_only_when_every_category_ran_in_full():
     from pytest_toolbench.contract.suite import NOT_SCORED, CaseResult
 
-    loading = scorer("bfcl", "loading")
 
     def results(skip=()):
         return [CaseResult("bfcl", f"{c}_0", c, c not in skip, NOT_SCORED if c in skip else None, {})
-                for c in loading.ALL_CATEGORIES]
+                for c in categories.ALL_CATEGORIES]
 
     metrics = {m.name: m for m in bfcl.aggregate(results())}
     assert metrics["overall_official"].value == pytest.approx(1.0)

@@ -23,15 +23,15 @@ from shipped import scorer
 
 REPO = Path(__file__).resolve().parents[1]
 bfcl = scorer("bfcl")
-fc = scorer("bfcl", "fc")
-loading = scorer("bfcl", "loading")
+fc = scorer("bfcl", "single_turn.fc")
+categories = scorer("bfcl", "categories")
 ROWS = [json.loads(line) for line in gzip.decompress((REPO / "tests/data/bfcl_fc_oracle_cases.jsonl.gz").read_bytes())
         .decode("utf-8").splitlines()]
 
 
 @pytest.fixture(scope="module")
 def cases(shared_data):
-    return {c.case_id: c for c in bfcl.load_cases(shared_data / "bfcl", {"categories": list(loading.CATEGORIES)})}
+    return {c.case_id: c for c in bfcl.load_cases(shared_data / "bfcl", {"categories": list(categories.CATEGORIES)})}
 
 
 def generation_of(result):
@@ -69,7 +69,7 @@ def test_gold_in_native_mode_passes_every_case_but_the_known_defects(cases):
                                                                    .replace(".", "_"), "arguments": {}}]
         else:
             calls = fc.gold_fc_calls(case.payload["ground_truth"], case.payload["function"],
-                                     loading.language_of(case.category))
+                                     categories.language_of(case.category))
         verdict = bfcl.score(case, Generation(text="", tool_calls=calls))
         if not verdict.passed:
             failing.add(case.case_id)

@@ -21,7 +21,7 @@ from pytest_toolbench.contract.suite import Generation
 from shipped import scorer
 
 bfcl = scorer("bfcl")
-multi_turn = scorer("bfcl", "multi_turn")
+multi_turn = scorer("bfcl", "multi_turn.conversation")
 prompt = scorer("bfcl", "prompt")
 
 

@@ -28,9 +28,9 @@ import pytest
 from shipped import scorer
 
 REPO = Path(__file__).resolve().parents[1]
-checker = scorer("bfcl", "multi_turn_checker")
-executor = scorer("bfcl", "executor")
-simulators = scorer("bfcl", "simulators")
+checker = scorer("bfcl", "multi_turn.checker")
+executor = scorer("bfcl", "multi_turn.executor")
+simulators = scorer("bfcl", "multi_turn.simulators")
 bfcl = scorer("bfcl")
 
 ROWS = [json.loads(line) for line in gzip.decompress((REPO / "tests/data/bfcl_multi_turn_oracle.jsonl.gz").read_bytes())

@@ -16,9 +16,9 @@ from shipped import scorer
 
 bfcl = scorer("bfcl")
 decode_python = scorer("bfcl", "decoding").decode_python
-parse_java_calls = scorer("bfcl", "java_syntax").parse_java_calls
-parse_js_calls = scorer("bfcl", "js_syntax").parse_js_calls
-DecodeError = scorer("bfcl", "syntax_common").DecodeError
+parse_java_calls = scorer("bfcl", "decoders.java").parse_java_calls
+parse_js_calls = scorer("bfcl", "decoders.javascript").parse_js_calls
+DecodeError = scorer("bfcl", "decoders.common").DecodeError
 
 
 REPO = Path(__file__).resolve().parents[1]
@@ -35,7 +35,7 @@ def real_cases():
     data = shared_data_dir()
     if data is None or not (data / "bfcl").is_dir():
         pytest.skip("BFCL data not available (set TOOLBENCH_DATA)")
-    return bfcl.load_cases(data / "bfcl", {"categories": list(scorer("bfcl", "loading").CATEGORIES)})
+    return bfcl.load_cases(data / "bfcl", {"categories": list(scorer("bfcl", "categories").CATEGORIES)})
 
 
 def run(case, text):

@@ -32,9 +32,9 @@ from shipped import scorer
 
 bfcl = scorer("bfcl")
 decode = scorer("bfcl", "decoding").decode
-parse_java_calls = scorer("bfcl", "java_syntax").parse_java_calls
-parse_js_calls = scorer("bfcl", "js_syntax").parse_js_calls
-DecodeError = scorer("bfcl", "syntax_common").DecodeError
+parse_java_calls = scorer("bfcl", "decoders.java").parse_java_calls
+parse_js_calls = scorer("bfcl", "decoders.javascript").parse_js_calls
+DecodeError = scorer("bfcl", "decoders.common").DecodeError
 
 
 SAMPLES = REPO / "suites" / "bfcl" / "samples"

@@ -6,20 +6,21 @@ import json
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
 import pytest
 
 from conftest import REPO
 
 from pytest_toolbench.run.catalog import Catalog, Registry
+from pytest_toolbench.run.cache_layout import CacheLayout
 
 
 # slow (-m slow): two end-to-end runs over the real BFCL data (about 6 s of CPU; 40 s on a busy 2-core machine);
 # tests/test_plugin_core.py checks the same parity on the example suite by default
 @pytest.mark.slow
 def test_replay_summary_is_the_same_under_xdist(shared_data, tmp_path):
-    catalog = Catalog(Registry(), str(shared_data), "test", Path(tempfile.mkdtemp()), False, limit=8)
+    downloads = CacheLayout.at(tempfile.mkdtemp()).downloads
+    catalog = Catalog(Registry(), str(shared_data), "test", downloads, False, limit=8)
     suite = catalog.load(REPO / "suites" / "bfcl" / "suite.yaml")
     folder = tmp_path / "result"
     folder.mkdir()

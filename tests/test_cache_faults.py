@@ -25,6 +25,7 @@ from conftest import EXAMPLE_SUITE, XDIST
 from counting_backend import COUNTING_BACKEND as COUNTING_BACKEND_BASE
 from pytest_toolbench.backends.openai_endpoint import OpenAIEndpointBackend, _decode_body
 from pytest_toolbench.run.cache import CacheError, GenerationCache, request_key
+from pytest_toolbench.run.cache_layout import CacheLayout
 from pytest_toolbench.run.generation import Answerer
 from pytest_toolbench.backends import MissingOutput
 from pytest_toolbench.plugin.options import RunOptions
@@ -45,18 +46,19 @@ def wal_cache(folder: Path, rows: dict[str, Generation], checkpoint: bool = True
         cache = GenerationCache(folder)
         cache.put_many(rows.items())
         cache.close()
-        return folder / GenerationCache.FILENAME
+        return CacheLayout.at(folder).generations
     staging = folder.with_name(folder.name + "-staging")
     cache = GenerationCache(staging)
     cache._db.execute("PRAGMA wal_autocheckpoint = 0")
     cache.put_many(rows.items())
     folder.mkdir(parents=True, exist_ok=True)
-    for name in (GenerationCache.FILENAME, GenerationCache.FILENAME + "-wal"):
+    path = CacheLayout.at(folder).generations
+    for name in (path.name, path.name + "-wal"):
         shutil.copyfile(staging / name, folder / name)
     cache.close()
     shutil.rmtree(staging)
-    assert (folder / (GenerationCache.FILENAME + "-wal")).stat().st_size > 0
-    return folder / GenerationCache.FILENAME
+    assert path.with_name(path.name + "-wal").stat().st_size > 0
+    return path
 
 
 # -- read-only files and folders ----------------------------------------------------------------------------------
@@ -131,7 +133,7 @@ def _truncated(folder: Path) -> Path:
 
 def _garbage(folder: Path) -> Path:
     folder.mkdir(parents=True)
-    path = folder / GenerationCache.FILENAME
+    path = CacheLayout.at(folder).generations
     path.write_bytes(b"this is not an SQLite file\n" * 50)
     return path
 
@@ -143,7 +145,7 @@ def test_a_corrupt_cache_is_moved_aside_and_a_fresh_one_started(tmp_path, spoil)
     Path(f"{path}-wal").write_bytes(b"stale journal")  # must not be replayed into the fresh cache
     cache = GenerationCache(tmp_path / "cache")
     assert len(cache.notes) == 1
-    asides = sorted((tmp_path / "cache").glob(f"{GenerationCache.FILENAME}.corrupt-*"))
+    asides = sorted((tmp_path / "cache").glob(f"{path.name}.corrupt-*"))
     aside = next(p for p in asides if not p.name.endswith(("-wal", "-shm")))
     assert aside.read_bytes() == bad
     assert not Path(f"{path}-wal").exists() or Path(f"{path}-wal").read_bytes() != b"stale journal"
@@ -174,7 +176,7 @@ def test_a_read_failure_mid_run_is_this_cases_missing_output(tmp_path):
     cache.put_many([("k", gen())])
     cache._db.close()  # any sqlite3 error on a read stands for the file going bad under the run
     answer = Answerer(backend=None, cache=cache, fingerprint={"backend": "x"})
-    task = Task(Case("s", "c1", "cat", {}), Request(messages=({"role": "user", "content": "hi"},)), 0)
+    task = Task(Case("c1", "cat", {}, suite="s"), Request(messages=({"role": "user", "content": "hi"},)), 0)
     with pytest.raises(MissingOutput, match=r"case 'c1' \(step 0\): the generation cache .*generations\.sqlite "
                                             r"cannot be read"):
         answer(task)
@@ -200,10 +202,10 @@ def test_unsaved_generations_reach_another_process_through_an_overlay(tmp_path):
     cache = GenerationCache(tmp_path / "cache")
     cache.write_error = "simulated"
     cache.put_many([("k", gen(ODD_TEXT))])
-    assert cache.save_unsaved(tmp_path / GenerationCache.UNSAVED_FILENAME)
+    assert cache.save_unsaved(CacheLayout.unsaved(tmp_path))
     worker = GenerationCache(tmp_path / "cache", readonly=True)
     assert worker.get("k") is None
-    assert worker.add_overlay(tmp_path / GenerationCache.UNSAVED_FILENAME)
+    assert worker.add_overlay(CacheLayout.unsaved(tmp_path))
     assert worker.get("k") == gen(ODD_TEXT) and worker.missing(["k", "x"]) == {"x"}
 
 
@@ -338,9 +340,9 @@ def test_plugin_generates_into_memory_when_the_cache_is_read_only(counting, make
     result.assert_outcomes(passed=2, failed=1)  # the two new answers were scored although not saved
     assert batches(log) == [1, 2]
     notes = [line for line in result.stdout.lines if "could not be written" in line]
-    assert len(notes) == 1 and str((folder / GenerationCache.FILENAME).resolve()) in notes[0]
+    assert len(notes) == 1 and str(CacheLayout.at(folder).generations.resolve()) in notes[0]
     assert "2 kept in memory only" in result.stdout.str()
-    assert rows_in(folder / GenerationCache.FILENAME) == 1
+    assert rows_in(CacheLayout.at(folder).generations) == 1
 
 
 def test_plugin_keeps_scoring_when_the_disk_fills_during_generation(counting, monkeypatch):
@@ -351,7 +353,7 @@ def test_plugin_keeps_scoring_when_the_disk_fills_during_generation(counting, mo
     result.assert_outcomes(passed=2, failed=1)
     notes = [line for line in result.stdout.lines if "could not be written" in line]
     assert len(notes) == 1 and "database or disk is full" in notes[0]
-    saved = rows_in(echo.path / "cache" / GenerationCache.FILENAME)
+    saved = rows_in(CacheLayout.at(echo.path / "cache").generations)
     assert 1 <= saved < 3  # what was committed before the disk filled stays committed
     assert f"{3 - saved} kept in memory only" in result.stdout.str()
     monkeypatch.delenv("CACHE_SPARE_PAGES")
@@ -390,7 +392,7 @@ def test_openai_output_with_a_lone_surrogate_is_stored_and_scored(counting, raw_
         offline = run(echo, *args, "--toolbench-offline")
         offline.assert_outcomes(passed=2, failed=1)  # read back from the cache
         assert len(server.bodies) == 3
-    with sqlite3.connect(echo.path / "cache" / GenerationCache.FILENAME) as db:
+    with sqlite3.connect(CacheLayout.at(echo.path / "cache").generations) as db:
         texts = [json.loads(row[0])["text"] for row in db.execute("SELECT generation FROM generations")]
     assert '{"name": "echo", "arguments": {"text": "bye\ud800"}}' in texts
 
@@ -413,7 +415,7 @@ def test_openai_backend_commits_every_n_as_asked():
         backend.base_url = server.url
         backend.api_key_env = None
         chunks: list[int] = []
-        tasks = [Task(Case("s", str(i), "c", {}), Request(({"role": "user", "content": str(i)},)), 0)
+        tasks = [Task(Case(str(i), "c", {}, suite="s"), Request(({"role": "user", "content": str(i)},)), 0)
                  for i in range(12)]
         backend.generate(tasks, on_chunk=lambda chunk: chunks.append(len(chunk)))
     assert chunks == [5, 5, 2]

@@ -15,10 +15,12 @@ import pytest
 import yaml
 
 from conftest import EXAMPLE_SUITE
-from pytest_toolbench.data import datasource
+from pytest_toolbench import data
+from pytest_toolbench.data import hashes as data_hashes
 from pytest_toolbench.run.catalog import Catalog, Registry
 from pytest_toolbench.contract.definition import load_definition
 from pytest_toolbench.contract.errors import DataError
+from pytest_toolbench.run.cache_layout import CacheLayout
 
 FIX = "point --toolbench-data at an unmodified copy, or pass --toolbench-data-unverified"
 
@@ -91,7 +93,7 @@ def test_an_edited_file_is_one_usage_error_naming_it(echo, workers):
     lines = toolbench_lines(result)
     assert len(lines) == 1, lines
     line = lines[0]
-    assert str(cases) in line and expected[:16] in line and sha256(cases)[:16] in line and FIX in line
+    assert str(cases) in line and f"sha256 {sha256(cases)} differs from {expected}" in line and FIX in line
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
     assert " passed" not in result.stdout.str()  # nothing ran
 
@@ -133,17 +135,17 @@ def test_files_read_but_not_listed_are_reported_as_unlisted(echo):
 def test_the_verification_cache_avoids_rehashing(echo, monkeypatch):
     """Through the real plugin, in-process: the second run hashes nothing; an edit is hashed and caught."""
     calls: list[str] = []
-    real = datasource._sha256
+    real = data_hashes.file_sha256
 
     def counting(path):
         calls.append(Path(path).name)
         return real(path)
 
-    monkeypatch.setattr(datasource, "_sha256", counting)
+    monkeypatch.setattr(data_hashes, "file_sha256", counting)
     args = ("suites", "--toolbench-data=data", "--toolbench-cache=cache", "-p", "no:randomly", "-p", "no:xdist")
     echo.runpytest_inprocess(*args).assert_outcomes(passed=3)
     assert calls == ["cases.jsonl"]
-    assert (echo.path / "cache" / "data-sha256.json").is_file()
+    assert CacheLayout.at(echo.path / "cache").data_hashes.is_file()
     calls.clear()
     echo.runpytest_inprocess(*args).assert_outcomes(passed=3)
     assert calls == []
@@ -159,14 +161,12 @@ def test_the_verification_cache_avoids_rehashing(echo, monkeypatch):
 
 
 def echo_catalog(root: Path, **kwargs) -> Catalog:
-    import importlib.util
+    from pytest_toolbench.run.catalog import import_scorer
 
-    spec = importlib.util.spec_from_file_location("echo_scorer", EXAMPLE_SUITE / "suites" / "echo" / "scorer.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     registry = Registry()
-    registry.add_benchmark("echo", module)
-    return Catalog(registry, str(root / "data"), "test", root / "dl", False, None, **kwargs)
+    registry.add_benchmark("echo", import_scorer(EXAMPLE_SUITE / "suites" / "echo"))
+    downloads = CacheLayout.at(root / "cache").downloads
+    return Catalog(registry, str(root / "data"), "test", downloads, False, None, **kwargs)
 
 
 def test_catalog_raises_one_data_error_and_the_cache_file_survives_processes(tmp_path, monkeypatch):
@@ -174,13 +174,13 @@ def test_catalog_raises_one_data_error_and_the_cache_file_survives_processes(tmp
     cases = tmp_path / "data" / "echo" / "cases.jsonl"
     list_files(tmp_path, {"cases.jsonl": sha256(cases)})
     definition = tmp_path / "suites" / "echo" / "suite.yaml"
-    cache = tmp_path / "cache" / "data-sha256.json"
+    cache = CacheLayout.at(tmp_path / "cache").data_hashes
     suite = echo_catalog(tmp_path, hash_cache=cache).load(definition)
     assert suite.source.data_sha256 == manifest({"cases.jsonl": sha256(cases)})
     entry = json.loads(cache.read_text())["files"][os.path.realpath(cases)]
     assert entry[-1] == sha256(cases)
     calls = []
-    monkeypatch.setattr(datasource, "_sha256", lambda path: calls.append(path) or "f" * 64)
+    monkeypatch.setattr(data_hashes, "file_sha256", lambda path: calls.append(path) or "f" * 64)
     assert echo_catalog(tmp_path, hash_cache=cache).load(definition).source.unverified == ()
     assert calls == []  # a fresh catalog (another process) reads the digest from the file
     edit(cases)
@@ -205,17 +205,18 @@ def test_samples_and_downloads_carry_a_data_hash(tmp_path):
                  "files": {"cases.jsonl": digest}},
         "categories": [{"name": "short"}], "generation": {"max_tokens": 512}}))
     definition = load_definition(folder / "suite.yaml")
-    hashes = datasource.HashCache(None)
-    samples = datasource.resolve(definition, None, "", tmp_path / "dl", allow_download=False, hashes=hashes)
+    hashes = data.HashCache(None)
+    cache = CacheLayout.at(tmp_path / "cache")
+    samples = data.resolve(definition, None, "", cache.downloads, allow_download=False, hashes=hashes)
     assert samples.is_sample
-    assert datasource.seal(samples, definition, {}, [], hashes).data_sha256 == manifest({"cases.jsonl": digest})
-    target = tmp_path / "dl" / "echo" / "0123456789abcdef"
+    assert data.seal(samples, definition, {}, [], hashes).data_sha256 == manifest({"cases.jsonl": digest})
+    target = cache.data_downloads / "echo" / "0123456789abcdef"
     target.mkdir(parents=True)
     (target / "cases.jsonl").write_text(content)
-    download = datasource.resolve(definition, None, "", tmp_path / "dl", allow_download=False, hashes=hashes)
+    download = data.resolve(definition, None, "", cache.downloads, allow_download=False, hashes=hashes)
     assert download.kind == "download" and download.data_sha256 == manifest({"cases.jsonl": digest})
     (tmp_path / "given" / "echo").mkdir(parents=True)
     (tmp_path / "given" / "echo" / "cases.jsonl").write_text(content)
-    local = datasource.resolve(definition, str(tmp_path / "given"), "test", tmp_path / "dl", False, hashes)
-    local, digests = datasource.verify(local, definition, hashes, allow_unverified=False)
-    assert datasource.seal(local, definition, digests, [], hashes).data_sha256 == download.data_sha256
+    local = data.resolve(definition, str(tmp_path / "given"), "test", cache.downloads, False, hashes)
+    local, digests = data.verify(local, definition, hashes, allow_unverified=False)
+    assert data.seal(local, definition, digests, [], hashes).data_sha256 == download.data_sha256

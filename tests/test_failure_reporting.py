@@ -34,7 +34,7 @@ WHY = "the sum is wrong, and this reason is deliberately longer than any termina
 
 
 def load_cases(data_dir, definition):
-    return [Case("tiny", row["id"], "add", row) for row in load_jsonl(data_dir / "cases.jsonl")]
+    return [Case(row["id"], "add", row) for row in load_jsonl(data_dir / "cases.jsonl")]
 
 
 def build_request(case):

@@ -65,8 +65,9 @@ def _jsonl_with_broken_lines(rows: list[dict]) -> bytes:
 
 def _samples(suite: str):
     from pytest_toolbench.run.catalog import Catalog, Registry
+    from pytest_toolbench.run.cache_layout import CacheLayout
 
-    catalog = Catalog(Registry(), None, "", REPO / ".no-download", False, limit=None)
+    catalog = Catalog(Registry(), None, "", CacheLayout.at(REPO / ".no-download").downloads, False, limit=None)
     return catalog.load(REPO / "suites" / suite / "suite.yaml").cases
 
 

@@ -73,9 +73,11 @@ def test_malformed_data_file_is_one_error_naming_file_line_and_field(echo):
 def test_malformed_suite_definition_names_its_line(echo):
     definition = echo.path / "suites" / "echo" / "suite.yaml"
     definition.write_text(definition.read_text().replace("max_tokens: 512", "max_tokens: 100"))
+    line = definition.read_text().splitlines().index("  max_tokens: 100") + 1
     result = run(echo)
     assert result.ret != 0
-    result.stdout.fnmatch_lines(["*suite.yaml:10: field 'generation/max_tokens': 100 is less than the minimum of 512*"])
+    result.stdout.fnmatch_lines([f"*suite.yaml:{line}: field 'generation/max_tokens': 100 is less than the minimum "
+                                 "of 512*"])
 
 
 def test_unknown_backend_is_a_usage_error(echo):
@@ -216,7 +218,7 @@ from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Metric, Request,
 
 
 def load_cases(data_dir, definition):
-    return [Case("tiny", row["id"], "add", row) for row in load_jsonl(data_dir / "cases.jsonl")]
+    return [Case(row["id"], "add", row) for row in load_jsonl(data_dir / "cases.jsonl")]
 
 
 def build_request(case):

@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 ORACLE = json.loads((REPO / "tests/data/bfcl_prompt_oracle.json").read_text(encoding="utf-8"))
 TEMPLATES = REPO / "tests/data/chat_templates"
 prompt = scorer("bfcl", "prompt")
-multi_turn = scorer("bfcl", "multi_turn")
+multi_turn = scorer("bfcl", "multi_turn.conversation")
 
 
 def _category(scenario: dict) -> str:

@@ -24,7 +24,7 @@ decode_calls = scorer("acebench", "decoding").decode_calls
 AgentDecodeError = scorer("acebench", "loop").AgentDecodeError
 decode_agent_message = scorer("acebench", "loop").decode_agent_message
 decode_python = scorer("bfcl", "decoding").decode_python
-BfclDecodeError = scorer("bfcl", "syntax_common").DecodeError
+BfclDecodeError = scorer("bfcl", "decoders.common").DecodeError
 
 
 QUIRKS = [

@@ -22,6 +22,7 @@ from pytest_toolbench.contract import replay_files
 from pytest_toolbench.backends import MissingOutput
 from pytest_toolbench.backends.replay import ReplayBackend, ReplayOutputError
 from pytest_toolbench.run.catalog import Catalog, Registry
+from pytest_toolbench.run.cache_layout import CacheLayout
 from pytest_toolbench.contract.replay_files import ReplayOutputs, json_array, json_lines, leading_id
 from pytest_toolbench.contract.suite import Task
 from pytest_toolbench.run.generation import UNRENDERED
@@ -300,7 +301,7 @@ def test_acebench_bad_lines_ids_and_layouts(tmp_path):
 
 @pytest.fixture(scope="module")
 def catalog() -> Catalog:
-    catalog = Catalog(Registry(), None, "", Path(tempfile.mkdtemp()), False, limit=None)
+    catalog = Catalog(Registry(), None, "", CacheLayout.at(tempfile.mkdtemp()).downloads, False, limit=None)
     for name in ("bfcl", "nestools", "rotbench", "acebench", "tltraining"):
         catalog.load(REPO / "suites" / name / "suite.yaml")
     return catalog
@@ -356,8 +357,17 @@ def test_backend_reports_suites_without_files_or_reader(catalog, tmp_path):
     problems = backend.problems()
     assert problems == sorted(problems, key=lambda line: line.split(":")[0])  # suites in name order
     assert one(problems, f"nestools: {tmp_path}: error: no NesTools prediction file here")
-    assert one(problems, "tltraining:", "error: suite tltraining has no replay reader")
+    assert one(problems, f"tltraining: {tmp_path}: error: no TL-Training test-set output files here")
     assert not [line for line in problems if line.startswith("bfcl:")]
+
+
+def test_backend_reports_a_suite_without_a_reader(catalog, tmp_path, monkeypatch):
+    # every shipped suite has one (tests/test_suite_shape.py); a suite added without it is told, not crashed on
+    monkeypatch.delattr(catalog.by_name("tltraining").benchmark, "replay_outputs")
+    backend = ReplayBackend(catalog, str(tmp_path))
+    coverage = backend.coverage(catalog.by_name("tltraining").cases)
+    assert all(without == selected for selected, without in coverage["tltraining"].values())
+    assert one(backend.problems(), "tltraining:", "error: suite tltraining has no replay reader")
 
 
 def test_backend_survives_a_reader_that_raises(catalog, tmp_path, monkeypatch):
@@ -378,7 +388,7 @@ def test_backend_survives_a_reader_that_raises(catalog, tmp_path, monkeypatch):
 
 
 def test_limit_does_not_turn_left_out_cases_into_unknown_ids(tmp_path):
-    limited = Catalog(Registry(), None, "", Path(tempfile.mkdtemp()), False, limit=1)
+    limited = Catalog(Registry(), None, "", CacheLayout.at(tempfile.mkdtemp()).downloads, False, limit=1)
     suite = limited.load(REPO / "suites" / "bfcl" / "suite.yaml")
     lines_file(tmp_path / "BFCL_v4_simple_python_result.json",
                [{"id": f"simple_python_{n}", "result": ""} for n in range(3)])
@@ -393,7 +403,7 @@ def test_limit_does_not_turn_left_out_cases_into_unknown_ids(tmp_path):
 
 def test_plugin_scores_the_good_lines_of_a_broken_file(tmp_path):
     """The shipped BFCL samples, replayed from a file with a bad line, a duplicate and a truncated last line."""
-    catalog = Catalog(Registry(), None, "", Path(tempfile.mkdtemp()), False, limit=None)
+    catalog = Catalog(Registry(), None, "", CacheLayout.at(tempfile.mkdtemp()).downloads, False, limit=None)
     suite = catalog.load(REPO / "suites" / "bfcl" / "suite.yaml")
     by_category: dict[str, list] = {}
     for case in suite.cases:
@@ -510,7 +520,7 @@ def _run_replay(tmp_path, *args):
 
 
 def test_replay_mode_is_in_the_header_and_reaches_the_bfcl_reader(tmp_path):
-    catalog = Catalog(Registry(), None, "", Path(tempfile.mkdtemp()), False, limit=None)
+    catalog = Catalog(Registry(), None, "", CacheLayout.at(tempfile.mkdtemp()).downloads, False, limit=None)
     suite = catalog.load(REPO / "suites" / "bfcl" / "suite.yaml")
     case = next(c for c in suite.cases if c.category == "simple_python")
     lines_file(tmp_path / "r" / "BFCL_v4_simple_python_result.json",

@@ -19,6 +19,7 @@ import pytest
 
 from conftest import EXAMPLE_SUITE
 from pytest_toolbench.run.catalog import Catalog, Registry
+from pytest_toolbench.run.cache_layout import CacheLayout
 from pytest_toolbench.contract.data_files import iter_jsonl
 from pytest_toolbench.contract.errors import DataError
 from pytest_toolbench.report.compare import baseline_label, evaluate_gates
@@ -62,7 +63,7 @@ def result(category: str, passed: bool = True, error_type: str | None = None, ca
 
 # -- BFCL: an interrupted run is INCOMPLETE ----------------------------------------------------------------------
 def _bfcl_results(not_run_in: str | None) -> list[CaseResult]:
-    categories = scorer("bfcl", "loading").ALL_CATEGORIES
+    categories = scorer("bfcl", "categories").ALL_CATEGORIES
     results = []
     for category in categories:
         results.append(result(category, case_id=f"{category}_0"))
@@ -98,7 +99,7 @@ def test_bfcl_category_with_a_not_run_case_makes_the_overall_incomplete_and_its_
 
 def test_bfcl_run_stopped_by_x_reports_incomplete_figures_and_misses_its_gate(tmp_path):
     """``-x`` after the first failing case: every later case is not_run, the Overall says INCOMPLETE."""
-    catalog = Catalog(Registry(), None, "", Path(tempfile.mkdtemp()), False, limit=None)
+    catalog = Catalog(Registry(), None, "", CacheLayout.at(tempfile.mkdtemp()).downloads, False, limit=None)
     suite = catalog.load(SUITES / "bfcl" / "suite.yaml")
     folder = tmp_path / "result"
     folder.mkdir()
@@ -265,7 +266,7 @@ def test_a_zero_over_zero_figure_is_na_everywhere():
 
 # -- replay and data errors --------------------------------------------------------------------------------------
 def nestools_replay(folder: Path, cut: str | None = None, api_failure: str | None = None) -> list[str]:
-    catalog = Catalog(Registry(), None, "", Path(tempfile.mkdtemp()), False, limit=None)
+    catalog = Catalog(Registry(), None, "", CacheLayout.at(tempfile.mkdtemp()).downloads, False, limit=None)
     suite = catalog.load(SUITES / "nestools" / "suite.yaml")
     lines = []
     for case in suite.cases:
@@ -368,7 +369,7 @@ def test_the_page_fits_1280_px_with_whole_labels_in_headless_chromium(echo):
         pytest.skip("chromium is not installed (Debian package: chromium)")
     pytest.importorskip("pytest_html")
     long_category = "a_category_with_a_name_long_enough_to_fill_the_label_column"
-    scorer_file = echo / "suites" / "echo" / "scorer.py"
+    scorer_file = echo / "suites" / "echo" / "scorer" / "loading.py"
     scorer_file.write_text(scorer_file.read_text().replace(
         'row.get("kind", "short")', f'("{long_category}" if row.get("kind") == "long" else "short")'))
     definition = echo / "suites" / "echo" / "suite.yaml"

@@ -512,7 +512,7 @@ def test_every_gold_answer_passes_or_is_a_known_defect(full_cases):
 
 
 def make_variant(case: Case, protocol: str) -> Case:
-    return Case(case.suite, case.case_id, case.category, {**case.payload, "protocol": protocol}, case.keywords)
+    return Case(case.case_id, case.category, {**case.payload, "protocol": protocol}, case.keywords, suite=case.suite)
 
 
 #: calculate_score_ToolLearning on the verbatim gold text of each split, from running the upstream code (Seal-Tools

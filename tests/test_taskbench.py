@@ -657,7 +657,7 @@ def test_replay_reads_predictions_by_id_and_occurrence(tmp_path):
 # -- end to end (needs the core's download entries in suite.yaml) --------------------------------------------------
 CORE_DOWNLOADS = "download" in json.dumps(SUITE_SCHEMA)
 needs_downloads = pytest.mark.skipif(not CORE_DOWNLOADS, reason="this core's suite.yaml schema has no download "
-                                                                "entries (pytest_toolbench.data.datasource, wt-downloads)")
+                                                                "entries (pytest_toolbench.data.entries, wt-downloads)")
 
 
 def run_suite(tmp_path: Path, *args: str, data: str | None = None) -> tuple[dict, str]:

@@ -148,3 +148,31 @@ def test_shared_data_gold_run(shared_data):
     failing = {c.case_id for c in cases if not _score(c, tltraining.gold_output(c)).passed}
     assert failing == set(yaml.safe_load((SUITE_DIR / "known_defects.yaml").read_text()))
     json.dumps([c.payload for c in cases])  # payloads are JSON-safe
+
+
+def test_replay_reads_the_test_sets_own_output_files_and_a_bad_line_costs_only_its_case(sample_cases, tmp_path):
+    """TL-Training ships no output files: rot_clean is read from RoTBench's inference output (matched by position),
+    the exec categories from ``bfcl generate`` result files; one bad line fails its own case, the rest still count."""
+    rot = sorted((c for c in sample_cases.values() if c.category == "rot_clean"), key=lambda c: int(c.case_id.rsplit("-", 1)[1]))
+    execs = [c for c in sample_cases.values() if c.category == "exec_simple"]
+    assert len(rot) >= 2 and execs
+    (tmp_path / "First_Turn").mkdir()
+    rows = [json.dumps({"conversations": [{"value": "q"}, {"value": tltraining.gold_output(case)}]}) for case in rot]
+    rows[0] = rows[0][:25]  # cut short: the first case is unreadable, the second is still read
+    (tmp_path / "First_Turn" / "clean.jsonl").write_text("\n".join(rows) + "\n")
+    bfcl_rows = [{"id": case.case_id, "result": tltraining.gold_output(case)} for case in execs]
+    bfcl_rows.append({"id": "exec_simple_999", "result": [{"f": "{}"}]})
+    (tmp_path / "BFCL_v3_exec_simple_result.json").write_text("".join(json.dumps(r) + "\n" for r in bfcl_rows))
+    outputs = tltraining.replay_outputs(tmp_path)
+    assert rot[0].case_id in outputs.unreadable and rot[0].case_id not in outputs
+    for case in [*rot[1:], *execs]:
+        assert _score(case, outputs[case.case_id]).passed, case.case_id
+    assert "exec_simple_999" in outputs.unreadable
+    assert any("result is not text" in str(problem) for problem in outputs.problems)
+    nothing = tltraining.replay_outputs(tmp_path / "First_Turn" / "clean.jsonl").problems
+    assert not [p for p in nothing if "no TL-Training" in str(p)]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert [str(p) for p in tltraining.replay_outputs(empty).problems] == [
+        f"{empty}: error: no TL-Training test-set output files here: expected First_Turn/clean.json or .jsonl "
+        "(RoTBench's inference output), or BFCL_v3|v4_exec_<category>_result.json (bfcl generate)"]

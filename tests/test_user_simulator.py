@@ -30,7 +30,7 @@ class Echoing:
         pass
 
 
-CASE = Case("acebench", "en-agent_multi_turn_0", "agent_multi_turn", {})
+CASE = Case("en-agent_multi_turn_0", "agent_multi_turn", {}, suite="acebench")
 
 
 def test_router_sends_user_turns_to_the_user_model_and_keeps_order():

@@ -1,4 +1,5 @@
-"""Nothing is needed here to add a suite (``suites/echo/`` is the whole suite: its YAML and its scorer module).
+"""Nothing is needed here to add a suite (``suites/echo/`` is the whole suite: its YAML, its scorer package, its
+samples and its README).
 
 A conftest can still use the plugin's hooks, e.g. to read the final summary:
 """

@@ -19,9 +19,10 @@ and ``bfcl_eval/constants/model_config.py`` (which handler a prompting model get
 Llama 3.x and 4 prompting entry -> LlamaHandler, Gemma 3 -> GemmaHandler; ``LlamaHandler_3_1`` is for the ``-FC``
 entries only).
 
-The messages handed in are the ones the BFCL suite builds (``suites/bfcl/scorer/multi_turn.py``), i.e. what the generic
-``OSSHandler`` would hold: the question turns (system prompt included), each reply as it was generated (raw text, a
-``<think>`` block included), each execution result as ``{"role": "tool", "name": <call>, "content": <result>}``.
+The messages handed in are the ones the BFCL suite builds (``suites/bfcl/scorer/multi_turn/conversation.py``), i.e.
+what the generic ``OSSHandler`` would hold: the question turns (system prompt included), each reply as it was
+generated (raw text, a ``<think>`` block included), each execution result as
+``{"role": "tool", "name": <call>, "content": <result>}``.
 Each family's renderer first applies its handler's own assembly differences, then its ``_format_prompt``.
 
 Pure functions; nothing here imports transformers or vllm.

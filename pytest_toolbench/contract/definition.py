@@ -6,7 +6,7 @@ import fnmatch
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import yaml
 
@@ -15,24 +15,42 @@ from .errors import DataError
 from ..scorer_lib import LIBRARIES
 
 IDENTIFIER = "^[A-Za-z_][A-Za-z0-9_]*$"
+#: Every item of suite X carries the marker ``suite_X`` beside ``X``: ``-m suite_X`` selects that suite and no other,
+#: even where another suite uses X as a category or keyword (tltraining's ``toolalpaca``). No suite name, category
+#: or keyword may therefore start with this prefix.
+SUITE_MARKER_PREFIX = "suite_"
+
+
+def suite_marker(name: str) -> str:
+    """The marker that every item of the suite ``name``, and only those, carries."""
+    return f"{SUITE_MARKER_PREFIX}{name}"
 
 SUITE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["name", "title", "scorer", "data", "categories", "generation"],
     "additionalProperties": False,
     "properties": {
-        "name": {"type": "string", "pattern": IDENTIFIER},
-        "title": {"type": "string", "minLength": 1},
-        "description": {"type": "string"},
+        "name": {"type": "string", "pattern": IDENTIFIER,
+                 "description": "the suite's identity, the name of its folder: its markers (`-m suite_<name>`), "
+                                "records, options (`--toolbench-suite-option=<name>.KEY=VALUE`) and reports; the "
+                                "catalog stamps it on every case (`Case.suite`)"},
+        "title": {"type": "string", "minLength": 1, "description": "the suite's name in reports and `pytest --markers`"},
+        "description": {"type": "string", "description": "what the suite measures, for readers of the YAML"},
         "scorer": {"type": "string", "minLength": 1,
-                   "description": "dotted module path, or a name registered through pytest_toolbench_register"},
+                   "description": "where the scorer is: `scorer` for the package `scorer/` beside the YAML (every "
+                                  "shipped suite), a dotted module path, or a name registered through "
+                                  "`pytest_toolbench_register`"},
         "data": {
             "type": "object",
+            "description": "where the suite's data are and what they must be",
             "required": ["folder"],
             "additionalProperties": False,
             "properties": {
-                "folder": {"type": "string", "minLength": 1},
-                "samples": {"type": "string"},
+                "folder": {"type": "string", "minLength": 1,
+                           "description": "the suite's folder inside the `--toolbench-data` folder (`.`: the data "
+                                          "folder itself)"},
+                "samples": {"type": "string",
+                            "description": "the folder of shipped samples, relative to the YAML (default `samples`)"},
                 "reuses": {
                     "type": "array",
                     "description": "other suites' data this suite reads (with a shared format library from "
@@ -42,11 +60,13 @@ SUITE_SCHEMA: dict[str, Any] = {
                         "type": "object",
                         "required": ["suite", "folder"],
                         "additionalProperties": False,
-                        "properties": {"suite": {"type": "string", "pattern": IDENTIFIER},
-                                       "folder": {"type": "string", "minLength": 1}},
+                        "properties": {"suite": {"type": "string", "pattern": IDENTIFIER,
+                                                 "description": "the other suite's name"},
+                                       "folder": {"type": "string", "minLength": 1,
+                                                  "description": "its data folder, relative to this suite's"}},
                     },
                 },
-                "license": {"type": "string"},
+                "license": {"type": "string", "description": "the data's license, for the record"},
                 "selected_by": {
                     "type": "object",
                     "description": "download entries (data.files, download: true) under `folder` are needed only "
@@ -54,18 +74,25 @@ SUITE_SCHEMA: dict[str, Any] = {
                                    "files): the others are neither fetched, nor checked, nor reported",
                     "required": ["option", "folder"],
                     "additionalProperties": False,
-                    "properties": {"option": {"type": "string", "minLength": 1},
-                                   "folder": {"type": "string"}},
+                    "properties": {"option": {"type": "string", "minLength": 1,
+                                              "description": "the suite option listing the files"},
+                                   "folder": {"type": "string",
+                                              "description": "the folder, relative to `data.folder`, of the "
+                                                            "download entries it selects"}},
                 },
                 "upstream": {
                     "type": "object",
+                    "description": "the upstream repository the data come from, pinned",
                     "required": ["repository", "commit"],
                     "additionalProperties": False,
                     "properties": {
-                        "repository": {"type": "string"},
-                        "commit": {"type": "string", "pattern": "^[0-9a-f]{7,40}$"},
-                        "path": {"type": "string"},
-                        "base_url": {"type": "string", "pattern": "^https?://"},
+                        "repository": {"type": "string", "description": "`owner/name` of the upstream repository"},
+                        "commit": {"type": "string", "pattern": "^[0-9a-f]{7,40}$",
+                                   "description": "the pinned commit"},
+                        "path": {"type": "string", "description": "the data's folder inside the repository"},
+                        "base_url": {"type": "string", "pattern": "^https?://",
+                                     "description": "the URL that `data.files` paths are relative to, for "
+                                                    "downloads"},
                         "package": {"type": "string", "description": "the official scorer's package, for the record"},
                     },
                 },
@@ -76,7 +103,7 @@ SUITE_SCHEMA: dict[str, Any] = {
                                    "source, download: true} for a file not expected in the data folder, fetched at "
                                    "run time from source (an http(s) URL or a path relative to base_url), checked "
                                    "(git_blob: what `git hash-object` prints; a Git LFS pointer is followed) and "
-                                   "cached (see pytest_toolbench.data.datasource)",
+                                   "cached (see pytest_toolbench.data.downloads)",
                     "additionalProperties": {
                         "oneOf": [
                             {"type": "string", "pattern": "^[0-9a-f]{64}$"},
@@ -97,14 +124,18 @@ SUITE_SCHEMA: dict[str, Any] = {
         "categories": {
             "type": "array",
             "minItems": 1,
+            "description": "every category a case may have (a case of another one is an error); each is a marker",
             "items": {
                 "type": "object",
                 "required": ["name"],
-                "properties": {"name": {"type": "string", "pattern": IDENTIFIER}},
+                "properties": {"name": {"type": "string", "pattern": IDENTIFIER, "description": "the category"},
+                               "description": {"type": "string",
+                                               "description": "its marker's description in `pytest --markers`"}},
             },
         },
         "generation": {
             "type": "object",
+            "description": "how the model is asked",
             "required": ["max_tokens"],
             "additionalProperties": False,
             "properties": {
@@ -126,7 +157,9 @@ SUITE_SCHEMA: dict[str, Any] = {
                            "TL-Training's failure category and reward on failed cases, and their tallies",
             "items": {"enum": list(LIBRARIES)},
         },
-        "known_defects": {"type": "string"},
+        "known_defects": {"type": "string",
+                          "description": "the file of known upstream defects, relative to the YAML (default "
+                                         "`known_defects.yaml`; case id -> why it fails under gold answers)"},
         "markers": {
             "type": "array",
             "description": "the keyword markers the cases carry (besides the suite's name and its categories), each "
@@ -138,10 +171,13 @@ SUITE_SCHEMA: dict[str, Any] = {
                 "additionalProperties": False,
                 "oneOf": [{"required": ["names"]}, {"required": ["pattern", "label"]}],
                 "properties": {
-                    "names": {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": IDENTIFIER}},
-                    "pattern": {"type": "string", "format": "regex"},
-                    "label": {"type": "string", "minLength": 1},
-                    "description": {"type": "string", "minLength": 1},
+                    "names": {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": IDENTIFIER},
+                              "description": "keyword markers, by name"},
+                    "pattern": {"type": "string", "format": "regex",
+                                "description": "a regular expression matching a family of data-derived keywords"},
+                    "label": {"type": "string", "minLength": 1,
+                              "description": "the family's name in `pytest --markers` (`layer<N>`)"},
+                    "description": {"type": "string", "minLength": 1, "description": "what the markers mean"},
                 },
             },
         },
@@ -152,11 +188,12 @@ SUITE_SCHEMA: dict[str, Any] = {
             "propertyNames": {"pattern": IDENTIFIER},
             "additionalProperties": {
                 "type": "object",
+                "description": "one setting, named by its key",
                 "required": ["default", "schema"],
                 "additionalProperties": False,
                 "properties": {
-                    "description": {"type": "string"},
-                    "default": {},
+                    "description": {"type": "string", "description": "what the option changes"},
+                    "default": {"description": "its value unless the run overrides it (checked against `schema`)"},
                     "schema": {"type": "object", "description": "a JSON Schema (draft 2020-12) for the value"},
                 },
             },
@@ -226,7 +263,7 @@ class SuiteDefinition:
     @property
     def data_files(self) -> dict[str, tuple[str, str]]:
         """Local relative path -> (sha256, upstream path relative to ``base_url``) of the files expected in the data
-        folder; ``download: true`` entries are not among them (``datasource.download_entries`` reads those)."""
+        folder; ``download: true`` entries are not among them (``data.entries.download_entries`` reads those)."""
         files = {}
         for local, entry in self.raw["data"].get("files", {}).items():
             if isinstance(entry, dict) and entry.get("download") is True:
@@ -240,7 +277,8 @@ class SuiteDefinition:
     def marker_descriptions(self) -> dict[str, str]:
         """Every marker this suite declares, with its description: the suite's name, each category, each keyword
         named under ``markers:``, and each family of data-derived keywords under its label (``structure<N>``)."""
-        described = {self.name: f"every case of the suite {self.title}"}
+        described = {self.name: f"every case of the suite {self.title}",
+                     suite_marker(self.name): f"every case of the suite {self.title}, and no other suite's"}
         for category in self.raw["categories"]:
             described.setdefault(category["name"], category.get("description")
                                  or f"{self.name}: the cases of the category {category['name']}")
@@ -323,7 +361,11 @@ def _line_of(text: str, field_path: str | None) -> int | None:
 def load_definition(path: Path) -> SuiteDefinition:
     """Parse and validate a ``suite.yaml``; each option's default must match its schema (an ``OptionError``
     naming the file, the line and the option otherwise)."""
-    document = load_yaml(path, SUITE_SCHEMA)
+    try:
+        document = load_yaml(path, SUITE_SCHEMA)
+    except DataError as error:
+        raise misplaced_field_error(path) or error from None
+    _check_marker_names(path, document)
     specs = dict(document.get("options") or {})
     for key, spec in specs.items():
         problem = option_problem(spec, spec["default"])
@@ -335,6 +377,150 @@ def load_definition(path: Path) -> SuiteDefinition:
             raise OptionError(path, what, line=_line_of(text, where), field=where)
     raw = {**document, "options": {key: spec["default"] for key, spec in specs.items()}} if specs else document
     return SuiteDefinition(path=path, raw=raw, option_specs=specs)
+
+
+def field_locations(schema: Mapping[str, Any] = SUITE_SCHEMA, at: tuple[str, ...] = ()
+                    ) -> Iterator[tuple[tuple[str, ...], Mapping[str, Any]]]:
+    """Every mapping of fixed fields in the schema: ``(where, its schema)``, ``where`` a path of field names in which
+    ``-`` stands for each entry of a list and ``<name>`` for each key of a mapping of free keys."""
+    if not isinstance(schema, Mapping):
+        return
+    if "properties" in schema:
+        yield at, schema
+        for key, sub in schema["properties"].items():
+            yield from field_locations(sub, (*at, key))
+    if isinstance(schema.get("items"), Mapping):
+        yield from field_locations(schema["items"], (*at, "-"))
+    if isinstance(schema.get("additionalProperties"), Mapping):
+        yield from field_locations(schema["additionalProperties"], (*at, "<name>"))
+    for branch in (*schema.get("oneOf", ()), *schema.get("anyOf", ())):
+        if "properties" in branch:  # the alternatives' fields are those of the mapping they describe
+            yield from ((at, sub) for where, sub in field_locations(branch, at) if where == at)
+
+
+def schema_table(schema: Mapping[str, Any] = SUITE_SCHEMA) -> str:
+    """The suite.yaml reference, as the Markdown table README.md "Adding a suite" shows (a test keeps the two equal):
+    one row per field, written as a path (``data.upstream.commit``; ``[]`` for each entry of a list, ``<name>`` for
+    each key of a mapping of free keys), whether it is required where its parent is present, what value it takes,
+    and what it is."""
+    rows = ["| field | required | value | what it is |", "|---|---|---|---|"]
+
+    def walk(node: Mapping[str, Any], prefix: str) -> None:
+        required = set(node.get("required", ()))
+        forms = [branch["required"] for branch in node.get("oneOf", ()) if set(branch) == {"required"}]
+        for key, sub in node.get("properties", {}).items():
+            path = f"{prefix}{key}"
+            need = "required" if key in required else "optional"
+            if any(key in form for form in forms):
+                need = " or ".join(" + ".join(f"`{k}`" for k in form) for form in forms) + ": one of these"
+            rows.append(f"| `{path}` | {need} | {_value_words(sub)} | {_cell(sub.get('description', ''))} |")
+            _descend(sub, path)
+
+    def _descend(sub: Mapping[str, Any], path: str) -> None:
+        if "properties" in sub:
+            walk(sub, f"{path}.")
+        elif isinstance(sub.get("items"), Mapping) and "properties" in sub["items"]:
+            walk(sub["items"], f"{path}[].")
+        elif isinstance(sub.get("additionalProperties"), Mapping) and "properties" in sub["additionalProperties"]:
+            entry = sub["additionalProperties"]
+            rows.append(f"| `{path}.<name>` | optional | {_value_words(entry)} | {_cell(entry.get('description', ''))} |")
+            walk(entry, f"{path}.<name>.")
+
+    walk(schema, "")
+    return "\n".join(rows)
+
+
+def _value_words(schema: Mapping[str, Any]) -> str:
+    kind = schema.get("type")
+    if kind == "object":
+        return "a mapping"
+    if kind == "array" and isinstance(schema.get("items"), Mapping) and schema["items"].get("type") == "object":
+        return "a list of mappings" + (f" (at least {schema['minItems']})" if schema.get("minItems") else "")
+    if not schema.get("type") and not schema.get("enum") and "const" not in schema:
+        return "any value"
+    import re
+
+    words = accepts(schema).replace("a list of a string", "a list of strings")
+    return _cell(re.sub(r"matching (\S+)", r"matching `\1`", words))
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def where_words(where: tuple[str, ...]) -> str:
+    """A schema location in YAML words: ``'data:'``, ``'data: upstream:'``, ``each entry of 'markers:'``."""
+    if not where:
+        return "the top level"
+    if where[-1] == "-":
+        return f"each entry of {where_words(where[:-1])}"
+    return "'" + ": ".join(where) + ":'"
+
+
+def misplaced_field_error(path: Path) -> DataError | None:
+    """For a suite.yaml holding a field where the schema does not allow it, the error that says where it belongs
+    (``'upstream' is not a top-level field; it belongs under 'data:'``) or which allowed name it resembles; None
+    when the document has no such field (its first schema error is then reported as it is)."""
+    import difflib
+
+    import jsonschema
+
+    text = path.read_text(encoding="utf-8")
+    try:
+        document = yaml.load(text, Loader=_SAFE_LOADER)
+    except yaml.YAMLError:
+        return None
+    validator = jsonschema.Draft202012Validator(SUITE_SCHEMA)
+    unknown = [error for error in validator.iter_errors(document) if error.validator == "additionalProperties"
+               and error.validator_value is False and isinstance(error.instance, dict)]
+    if not unknown:
+        return None
+    error = min(unknown, key=lambda e: (len(e.absolute_path), [str(p) for p in e.absolute_path]))
+    allowed = set(error.schema.get("properties", {}))
+    key = str(sorted(set(error.instance) - allowed, key=list(error.instance).index)[0])
+    at = tuple("-" if isinstance(p, int) else str(p) for p in error.absolute_path)
+    here = tuple(str(p) for p in error.absolute_path)
+    locations = list(field_locations())
+    # the same location in schema words: keys of a mapping of free keys (options: <name>:) read as "<name>"
+    schema_at = next((where for where, sub in locations if sub is error.schema), at)
+    if not schema_at:
+        what = f"'{key}' is not a top-level field"
+    elif schema_at[-1] == "-":
+        what = f"'{key}' is not a field of an entry of {where_words(schema_at[:-1])}"
+    else:
+        what = f"'{key}' is not a field of {where_words(schema_at)}"
+    belongs = [where for where, sub in locations if key in sub.get("properties", {}) and where != schema_at]
+    if belongs:
+        places = sorted(dict.fromkeys(belongs), key=len)
+        hint = "it belongs under " + " or ".join(where_words(where) for where in places)
+    else:
+        close = difflib.get_close_matches(key, sorted(allowed), n=1, cutoff=0.6)
+        anywhere = {name: where for where, sub in locations for name in sub.get("properties", {})}
+        elsewhere = difflib.get_close_matches(key, sorted(anywhere), n=1, cutoff=0.75)
+        if close:
+            hint = f"did you mean '{close[0]}'?"
+        elif elsewhere:
+            hint = f"did you mean '{elsewhere[0]}' (under {where_words(anywhere[elsewhere[0]])})?"
+        else:
+            hint = "the fields allowed here are " + ", ".join(sorted(allowed))
+    field = "/".join((*here, key))
+    found = DataError(path, f"{what}; {hint}", line=_line_of(text, field))
+    found.field = field  # for callers; the message itself already names the field and where it belongs
+    return found
+
+
+def _check_marker_names(path: Path, document: Mapping[str, Any]) -> None:
+    """No marker name the suite declares (its name, a category, a keyword) may look like another suite's
+    ``suite_<name>`` marker; the error names the file, the line and the field."""
+    named = [("name", document["name"])]
+    named += [(f"categories/{i}/name", c["name"]) for i, c in enumerate(document["categories"])]
+    for i, entry in enumerate(document.get("markers") or ()):
+        named += [(f"markers/{i}/names/{j}", n) for j, n in enumerate(entry.get("names") or ())]
+    for where, name in named:
+        if name.startswith(SUITE_MARKER_PREFIX):
+            raise DataError(path, f"{name!r} starts with {SUITE_MARKER_PREFIX!r}, the prefix of the marker each suite's "
+                                  f"items carry (-m {suite_marker('<name>')} selects one suite): choose another name",
+                            line=_line_of(path.read_text(encoding="utf-8"), where), field=where)
 
 
 def with_options(definition: SuiteDefinition, overrides: Mapping[str, Any]) -> SuiteDefinition:

@@ -31,14 +31,23 @@ class Case:
 
     ``case_id`` is the benchmark's own id and becomes the pytest parameter id; ``payload`` holds everything the
     scorer needs (question, tool docs, ground truth) as loaded from the upstream files; ``keywords`` become pytest
-    markers (besides the suite and category names) so ``-m``/``-k`` can select on them.
+    markers (besides the suite and category names) so ``-m``/``-k`` can select on them. ``suite`` is the ``name:``
+    of the suite.yaml the case was loaded through: the catalog stamps it on every case ``load_cases`` returns (a
+    loader leaves it out and need not know its suite's name; a value it gives is replaced).
     """
 
-    suite: str
     case_id: str
     category: str
     payload: Mapping[str, Any]
     keywords: tuple[str, ...] = ()
+    suite: str = ""
+
+    def __post_init__(self) -> None:
+        # The fields were (suite, case_id, category, payload, keywords) before the catalog set the suite: a call in
+        # the old positional order would bind the category to ``payload``; say so instead of scoring garbage.
+        if not isinstance(self.payload, Mapping):
+            raise TypeError(f"Case(case_id, category, payload, keywords=(), suite=''): payload must be a mapping, "
+                            f"got {type(self.payload).__name__} {self.payload!r:.60} (case_id={self.case_id!r})")
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import pytest
 
+from ..contract.definition import SUITE_MARKER_PREFIX, suite_marker
 from ..contract.errors import ToolbenchError
 from ..run.records import CaseRecord
 from ..contract.suite import NOT_SCORED, Case
@@ -71,6 +72,11 @@ class SuiteFile(pytest.File):
 
 
     def _marks(self, suite: str, category: str, keywords: tuple[str, ...] | list[str], defect: str | None) -> list:
+        reserved = [name for name in (category, *keywords) if name.startswith(SUITE_MARKER_PREFIX)]
+        if reserved:  # a data-derived keyword (declared names are checked when suite.yaml loads)
+            raise self.CollectError(f"pytest-toolbench: {self.path}: suite {suite}: keyword {reserved[0]!r} of its "
+                                    f"cases starts with {SUITE_MARKER_PREFIX!r}, the prefix of the marker that "
+                                    f"selects one suite (-m {suite_marker(suite)})")
         marks = [_mark(self.config, name) for name in marker_names(suite, category, keywords)]
         if defect is not None:
             marks.append(pytest.mark.xfail(reason=f"known upstream defect: {defect}", strict=True))
@@ -191,7 +197,9 @@ def run_case_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool |
 
 
 def marker_names(suite: str, category: str, keywords: tuple[str, ...] | list[str]) -> list[str]:
-    return list(dict.fromkeys(n for n in (suite, category, *keywords) if n.isidentifier()))
+    """The markers of an item: its suite's name and ``suite_<name>`` (that suite's alone), its category, its
+    keywords (those that are identifiers)."""
+    return list(dict.fromkeys(n for n in (suite, suite_marker(suite), category, *keywords) if n.isidentifier()))
 
 
 def _mark(config: pytest.Config, name: str) -> pytest.MarkDecorator:
@@ -316,7 +324,7 @@ class Selector:
         # the core's own mark: a known upstream defect runs as a strict xfail under the gold backend
         declared = [name for name in definition.marker_descriptions() if name.isidentifier()] + ["xfail"]
         families = any("pattern" in entry for entry in definition.raw.get("markers") or ())
-        always = [name.lower() for name in (*self.chain, definition.name)]
+        always = [name.lower() for name in (*self.chain, definition.name, suite_marker(definition.name))]
         sometimes = [name.lower() for name in declared]
 
         def keyword_values(ident: str) -> tuple[bool, ...]:
@@ -328,7 +336,7 @@ class Selector:
             return (False,)
 
         def mark_values(ident: str) -> tuple[bool, ...]:
-            if ident == definition.name:
+            if ident in (definition.name, suite_marker(definition.name)):
                 return (True,)
             if ident in declared or any("pattern" in entry and re.fullmatch(entry["pattern"], ident)
                                         for entry in definition.raw.get("markers") or ()):

@@ -3,8 +3,6 @@ the selection, a check that the backend can be built, one-line failures, and pre
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from . import collection
@@ -112,10 +110,10 @@ def run_pregeneration(toolbench: ToolbenchSession, entries, write_line) -> None:
     except ToolbenchError as error:  # a CacheError too: it names the file and the fix
         pytest.exit(load_error(error), returncode=pytest.ExitCode.USAGE_ERROR)
     except Exception as error:  # an engine crash: report once, the cache keeps what was committed
-        from ..run.cache import GenerationCache
+        from ..run.cache_layout import CacheLayout
 
         if type(error).__module__ == "sqlite3":  # not expected past GenerationCache; still, name the file
-            where = Path(toolbench.options.cache_dir) / GenerationCache.FILENAME
+            where = CacheLayout.at(toolbench.options.cache_dir).generations
             pytest.exit(f"pytest-toolbench: the generation cache {where} failed: {type(error).__name__}: {error} "
                         "(move it aside or point --toolbench-cache to another folder)",
                         returncode=pytest.ExitCode.INTERNAL_ERROR)

@@ -19,6 +19,7 @@ from typing import Any, Iterable, Mapping
 
 from ..contract.errors import ToolbenchError
 from ..contract.suite import SIMULATED_USER, Generation, Request
+from .cache_layout import CacheLayout
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS generations (
@@ -88,7 +89,7 @@ def decode_generation(text: str) -> Generation:
 
 
 class GenerationCache:
-    """One SQLite file, ``<folder>/generations.sqlite``, opened so that a bad file never ends a run unexplained.
+    """One SQLite file, ``CacheLayout.at(folder).generations``, opened so that a bad file never ends a run unexplained.
 
     * ``readonly``: this process never writes (xdist workers, ``--toolbench-offline``). A read-only file or folder
       (a cache restored in CI) is read in place; a WAL database whose ``-shm`` file cannot be created there is read
@@ -103,14 +104,10 @@ class GenerationCache:
     ``notes`` holds one line per thing the user should know (no "toolbench:" prefix); the session prints them.
     """
 
-    FILENAME = "generations.sqlite"
-    #: Written by an xdist controller whose cache could not be written, read by the workers (``add_overlay``).
-    UNSAVED_FILENAME = "unsaved-generations.sqlite"
-
     def __init__(self, folder: Path | str, readonly: bool = False, on_corrupt: str = "move"):
         if on_corrupt not in ON_CORRUPT:
             raise ValueError(f"on_corrupt must be one of {ON_CORRUPT}, got {on_corrupt!r}")
-        self.path = Path(folder) / self.FILENAME
+        self.path = CacheLayout.at(folder).generations
         self.readonly = readonly
         self.notes: list[str] = []
         #: Why this cache's file cannot be written, once known (None: writable as far as is known).
@@ -188,7 +185,7 @@ class GenerationCache:
             return sqlite3.connect(f"{uri}?immutable=1", uri=True)
         # Committed answers still sit in the -wal journal, which immutable would ignore: read a private copy.
         self._tempdir = tempfile.mkdtemp(prefix="toolbench-cache-")
-        copy = Path(self._tempdir) / self.FILENAME
+        copy = Path(self._tempdir) / self.path.name
         shutil.copyfile(self.path, copy)
         shutil.copyfile(wal, f"{copy}-wal")
         return sqlite3.connect(copy, timeout=60)

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import pytest
 
-from ..data import datasource
+from .. import data
 from . import suite_cache
 from ..contract.definition import OptionError, SuiteDefinition, find_definitions, load_definition, with_options
 from ..contract.errors import DataError, ToolbenchError
@@ -126,7 +126,7 @@ def import_scorer(suite_folder: Path | str, submodule: str = "", reference: str 
 class LoadedSuite:
     definition: SuiteDefinition
     benchmark: Any
-    source: datasource.DataSource
+    source: data.DataSource
     cases: list[Case]
     known_defects: dict[str, str] = field(default_factory=dict)
     #: every case id of the suite, also those ``--toolbench-limit`` left out (a replay tells unknown ids by it)
@@ -154,15 +154,15 @@ class LoadedSuite:
 class Catalog:
     """Loads each suite at most once per process; keyed by the path of its ``suite.yaml``.
 
-    A suite's local data folder is checked against the sha256 sums of its ``suite.yaml`` (``datasource.verify``);
+    A suite's local data folder is checked against the sha256 sums of its ``suite.yaml`` (``data.verify``);
     ``data_unverified`` (``--toolbench-data-unverified``) lets a difference through, recorded on the source.
     ``check_first``: paths of the run (``config.args``) whose suites are checked at once, before collection, so
     that a difference is one usage error (exit 4) even under xdist, where the controller never collects; it also
     fills the digest cache that the workers then read. ``hash_cache``: the JSON file remembering digests
-    (``<cache>/data-sha256.json`` in a run; None keeps them in memory only).
-    """
+    (``CacheLayout.data_hashes`` in a run; None keeps them in memory only). ``downloads``: where the data package
+    keeps what it downloads (``CacheLayout.downloads`` in a run)."""
 
-    def __init__(self, registry: Registry, data_dir: str | None, data_origin: str, download_root: Path,
+    def __init__(self, registry: Registry, data_dir: str | None, data_origin: str, downloads: data.DownloadFolders,
                  allow_download: bool, limit: int | None, data_dir_hook: Callable[[str], Any] | None = None,
                  data_unverified: bool = False, check_first: Iterable[Path | str] = (),
                  hash_cache: Path | None = None, suite_cache_dir: Path | None = None,
@@ -170,16 +170,17 @@ class Catalog:
         self.registry = registry
         self.data_dir = data_dir
         self.data_origin = data_origin
-        self.download_root = download_root
+        self.downloads = downloads
         self.allow_download = allow_download
         self.limit = limit
         self.data_dir_hook = data_dir_hook
         self.data_unverified = data_unverified
-        self.hashes = datasource.HashCache(hash_cache)
+        self.hashes = data.HashCache(hash_cache)
         self.suites = suite_cache.SuiteCache(suite_cache_dir)
         self._suites: dict[Path, LoadedSuite] = {}
         self._plans: dict[Path, _Plan] = {}
         self._definitions: dict[Path, SuiteDefinition] = {}  # parsed once for check_data and collection
+        self._named: dict[str, Path] = {}  # suite name -> the suite.yaml that declared it first
         self.suite_options = {name: dict(values) for name, values in (suite_options or {}).items()}
         if check_first:
             self.check_data(check_first)
@@ -207,8 +208,8 @@ class Catalog:
                     Path(self.data_dir) / definition.data_folder if self.data_dir else None
                 if folder is None or not folder.is_dir():
                     continue
-                datasource.verify(datasource.DataSource(folder, "folder", str(folder)), definition, self.hashes,
-                                  self.data_unverified)
+                data.verify(data.DataSource(folder, "folder", str(folder)), definition, self.hashes,
+                            self.data_unverified)
         except OptionError as error:
             raise pytest.UsageError(error.usage_line()) from None
         except DataError as error:
@@ -233,7 +234,7 @@ class Catalog:
             self._suites[definition_path] = self._load(definition_path)
         return self._suites[definition_path]
 
-    def _cached_load(self, plan: "_Plan") -> tuple[datasource.DataSource, list[Case]]:
+    def _cached_load(self, plan: "_Plan") -> tuple[data.DataSource, list[Case]]:
         """The suite's cases from the loaded-suite cache when nothing they depend on changed, else from its files
         (validated), and then cached."""
         definition, source = plan.definition, plan.source
@@ -244,12 +245,12 @@ class Catalog:
                                                unlisted=hit["unlisted_files"])
                 return restored, hit["cases"]
         benchmark = self.registry.benchmark(definition.scorer, plan.definition_path)
-        with datasource.recording_reads(enabled=source.kind == "folder") as read:  # to name unlisted files
+        with data.recording_reads(enabled=source.kind == "folder") as read:  # to name unlisted files
             run_info = getattr(benchmark, "run_info", None)
             if callable(run_info):
                 source = dataclasses.replace(source, info=tuple(sorted(run_info(source.path).items())))
-            cases = list(benchmark.load_cases(source.path, dict(definition.raw)))
-        source = datasource.seal(source, definition, plan.digests, read, self.hashes)
+            cases = stamped(benchmark.load_cases(source.path, dict(definition.raw)), definition.name)
+        source = data.seal(source, definition, plan.digests, read, self.hashes)
         if plan.key is not None:
             unlisted = {rel: self.hashes.sha256(source.path / rel) or "" for rel in source.unlisted}
             index = [(case.case_id, case.category, tuple(case.keywords)) for case in cases]
@@ -298,15 +299,14 @@ class Catalog:
         if definition_path in self._plans or definition_path in self._suites:
             return False
         definition = self._definition(definition_path)
-        entries = datasource.download_entries(definition)
-        if not datasource.downloads_allowed(self.allow_download) or not (
+        entries = data.download_entries(definition)
+        if not data.downloads_allowed(self.allow_download) or not (
                 entries or (definition.data_files and definition.upstream.get("base_url"))):
             return False
         if self.data_dir_hook and self.data_dir_hook(definition.name) is not None:
             return False
         try:
-            local = datasource.resolve(definition, self.data_dir, self.data_origin, self.download_root, False,
-                                       self.hashes)
+            local = data.resolve(definition, self.data_dir, self.data_origin, self.downloads, False, self.hashes)
         except ToolbenchError:
             return False  # reported when the suite is resolved for real
         finally:
@@ -330,12 +330,12 @@ class Catalog:
         definition = self._definition(definition_path)
         override = self.data_dir_hook(definition.name) if self.data_dir_hook else None
         if override is not None:
-            source = datasource.DataSource(Path(override), "folder", f"{override} (from a conftest hook)")
+            source = data.DataSource(Path(override), "folder", f"{override} (from a conftest hook)")
         else:
-            source = datasource.resolve(definition, self.data_dir, self.data_origin, self.download_root,
-                                        self.allow_download, self.hashes)
+            source = data.resolve(definition, self.data_dir, self.data_origin, self.downloads,
+                                  self.allow_download, self.hashes)
         # Before parsing: an edited file is reported as a checksum difference, not as whatever it breaks.
-        source, digests = datasource.verify(source, definition, self.hashes, self.data_unverified)
+        source, digests = data.verify(source, definition, self.hashes, self.data_unverified)
         code = suite_cache.code_sha256(self.registry.scorer_file(definition.scorer, definition_path))
         key = None
         if code is not None:
@@ -350,6 +350,11 @@ class Catalog:
         definition_path = Path(definition_path).resolve()
         if definition_path not in self._definitions:
             definition = load_definition(definition_path)
+            other = self._named.setdefault(definition.name, definition_path)
+            if other != definition_path:
+                # by_name, the records, the markers and --toolbench-suite-option all key a suite by its name
+                raise DataError(definition_path, f"suite name {definition.name!r} is already the name of {other}: "
+                                                 f"each suite of a run needs a name of its own", field="name")
             overrides = self.suite_options.get(definition.name)
             if overrides:
                 definition = with_options(definition, overrides)
@@ -374,27 +379,33 @@ class Catalog:
         return LoadedSuite(definition, benchmark, source, cases, defects, all_case_ids)
 
 
+def stamped(cases: Iterable[Case], suite: str) -> list[Case]:
+    """The cases a scorer's ``load_cases`` returned, each with ``Case.suite`` set to the suite.yaml ``name``: the one
+    place a suite's identity comes from (a loader need not know it, and cannot disagree with it)."""
+    return [case if case.suite == suite else dataclasses.replace(case, suite=suite) for case in cases]
+
+
 @dataclass
 class _Plan:
     definition_path: Path
     definition: SuiteDefinition
-    source: datasource.DataSource
+    source: data.DataSource
     digests: dict[str, str]
     key: str | None
-    hashes: datasource.HashCache
+    hashes: data.HashCache
 
     def unlisted_unchanged(self, unlisted: dict[str, str]) -> bool:
         return all(self.hashes.sha256(self.source.path / rel) == sha for rel, sha in unlisted.items())
 
 
-def _data_key(source: datasource.DataSource, definition: SuiteDefinition, digests: dict[str, str],
-              hashes: datasource.HashCache) -> dict[str, str]:
+def _data_key(source: data.DataSource, definition: SuiteDefinition, digests: dict[str, str],
+              hashes: data.HashCache) -> dict[str, str]:
     """What the loaded cases depend on in the data, known before loading (see ``suite_cache``)."""
     if source.kind == "folder":
         return {**digests, "<unverified>": ",".join(source.unverified)}
     if source.kind == "download":
         return {rel: digest for rel, (digest, _) in definition.data_files.items()}
-    return {"<samples>": datasource.seal(source, definition, {}, (), hashes).data_sha256}
+    return {"<samples>": data.seal(source, definition, {}, (), hashes).data_sha256}
 
 
 def _first_per_category(items: list, limit: int | None, category: Callable[[Any], str] = lambda c: c.category

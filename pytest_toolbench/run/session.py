@@ -14,6 +14,7 @@ from .. import backends as backends_module
 from . import records
 from ..backends import ENGINE_BACKENDS, MissingOutput
 from .cache import GenerationCache
+from .cache_layout import CacheLayout
 from .catalog import Catalog, LoadedSuite, Registry
 from ..contract.errors import ToolbenchError
 from .generation import Answerer, Unavailable, pregenerate, run_case
@@ -40,13 +41,14 @@ class ToolbenchSession:
         self.options = options
         self.role = role  # "single", "controller" or "worker"
         self.registry = registry
+        layout = CacheLayout.at(options.cache_dir)
         self.catalog = Catalog(
             self.registry, options.data_dir, options.data_dir_origin,
-            download_root=Path(options.cache_dir) / "data", allow_download=options.download, limit=options.limit,
+            downloads=layout.downloads, allow_download=options.download, limit=options.limit,
             data_dir_hook=lambda name: config.hook.pytest_toolbench_data_dir(config=config, suite=name),
             data_unverified=options.data_unverified,
-            hash_cache=Path(options.cache_dir) / "data-sha256.json",
-            suite_cache_dir=Path(options.cache_dir) / "suites",
+            hash_cache=layout.data_hashes,
+            suite_cache_dir=layout.suites,
             suite_options=options.suite_options,
             # Check the run's local data before collection (a difference: one usage error); workers need not.
             check_first=() if role == "worker" else run_paths(config))
@@ -102,7 +104,7 @@ class ToolbenchSession:
                 # what the controller generated but could not write to the cache file (see pregenerate)
                 folder = self.config.workerinput.get("toolbench", {}).get("manifest_dir")
                 if folder:
-                    self._cache.add_overlay(Path(folder) / GenerationCache.UNSAVED_FILENAME)
+                    self._cache.add_overlay(CacheLayout.unsaved(folder))
             # the user-facing lines about the cache; kept here (and across a reopening), as the cache itself is
             # closed after generation on an xdist controller
             self._cache.notes[:0] = getattr(self, "cache_notes", [])
@@ -163,7 +165,7 @@ class ToolbenchSession:
             xdist = self.config.pluginmanager.get_plugin("toolbench-xdist")
             if self.role == "controller" and xdist is not None:
                 # The workers score, and cannot see this process's memory: hand them a file of their own.
-                cache.save_unsaved(Path(xdist.manifest_dir) / GenerationCache.UNSAVED_FILENAME)
+                cache.save_unsaved(CacheLayout.unsaved(xdist.manifest_dir))
                 show_notes()
         rounds = f" in {stats.rounds} rounds" if stats.rounds else ""
         write_line(f"toolbench: {stats.generated} generated, {stats.cached} from cache{rounds}, "
@@ -271,7 +273,7 @@ class ToolbenchSession:
         backend = self.backend()
         for facts in self.expected["suites"].values():
             self.catalog.load(Path(facts["definition"]))
-        cases = [Case(suite, case_id, category, {}) for _, suite, case_id, category, *_ in self.expected["cases"]]
+        cases = [Case(case_id, category, {}, suite=suite) for _, suite, case_id, category, *_ in self.expected["cases"]]
         coverage = backend.coverage(cases)
         problems = [records.safe_text(line, 2000) for line in backend.problems()]
         without = {suite: {category: {"selected": selected, "without_output": missing}

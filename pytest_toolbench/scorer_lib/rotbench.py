@@ -77,7 +77,7 @@ _TOOLS_SUFFIX_LENGTH = 13
 # Reading the data files
 
 
-def read_cases(data_dir: Path, turns: Iterable[str], levels: Iterable[str], suite: str = "rotbench") -> list[Case]:
+def read_cases(data_dir: Path, turns: Iterable[str], levels: Iterable[str]) -> list[Case]:
     """The cases of the ``<Turn>/<level>.json`` files found in ``data_dir`` (ids ``<turn>-<level>-<position>``,
     category ``<turn>_<level>``, the scenario a keyword); DataError when none of them exists."""
     data_dir = Path(data_dir)
@@ -91,13 +91,13 @@ def read_cases(data_dir: Path, turns: Iterable[str], levels: Iterable[str], suit
                 continue
             found = True
             for index, record in enumerate(load_json(path, DATA_SCHEMA)):
-                cases.append(_case(suite, path, turn, level, index, record))
+                cases.append(_case(path, turn, level, index, record))
     if not found:
         raise DataError(data_dir, "no RoTBench data files (<Turn>/<level>.json) found")
     return cases
 
 
-def _case(suite: str, path: Path, turn: str, level: str, index: int, record: Mapping[str, Any]) -> Case:
+def _case(path: Path, turn: str, level: str, index: int, record: Mapping[str, Any]) -> Case:
     conversations = record["conversations"]
     try:
         tools = tools_from_system_prompt(conversations[0]["value"])
@@ -118,7 +118,6 @@ def _case(suite: str, path: Path, turn: str, level: str, index: int, record: Map
                             field=f"{index}/conversations/{len(conversations) - 1}/value/{number}")
     turn_key = TURNS[turn]
     return Case(
-        suite=suite,
         case_id=f"{turn_key}-{level}-{index}",
         category=f"{turn_key}_{level}",
         payload={

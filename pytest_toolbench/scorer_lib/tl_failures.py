@@ -45,6 +45,7 @@ only), for reproducing TL-Training's reward exactly.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from collections import Counter
@@ -66,8 +67,7 @@ def mark_cases(cases: Iterable[Case], definition: Mapping[str, Any]) -> list[Cas
     """The cases, each payload carrying the suite's opt-in (``payload["tl_failures"] = True``) when it opted in."""
     if not opted_in(definition):
         return list(cases)
-    return [Case(suite=c.suite, case_id=c.case_id, category=c.category, keywords=c.keywords,
-                 payload={**c.payload, LIBRARY: True}) for c in cases]
+    return [dataclasses.replace(c, payload={**c.payload, LIBRARY: True}) for c in cases]
 
 
 def enabled(case: Case) -> bool:

@@ -15,7 +15,6 @@ from pytest_toolbench.contract.suite import Case
 
 from .loop import MAX_MESSAGES
 
-SUITE = "acebench"
 LANGUAGES = ("en", "zh")
 
 NORMAL_CATEGORIES = (
@@ -175,7 +174,6 @@ def _load_category(folder: Path, language: str, category: str) -> list[Case]:
                 payload["profile"] = item["profile"]
         cases.append(
             Case(
-                suite=SUITE,
                 case_id=case_id_for(language, upstream_id),
                 category=category,
                 payload=payload,

@@ -27,7 +27,6 @@ from pytest_toolbench.contract.errors import DataError
 from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.contract.suite import Case
 
-SUITE = "apibank"
 SAMPLES_FOLDER = "lv1-lv2-samples"
 #: level folder -> category (categories must be identifiers).
 LEVELS = {"level-1-given-desc": "level_1", "level-2-toolsearcher": "level_2"}
@@ -101,7 +100,6 @@ def _keyword(name: str) -> str:
 def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
     data_dir = Path(data_dir)
     options = options_of(definition)
-    suite = (definition or {}).get("name", SUITE)
     cases: list[Case] = []
     for folder in options["levels"]:
         level_dir = data_dir / SAMPLES_FOLDER / folder
@@ -132,6 +130,6 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
                     "description_order": options["description_order"],
                     "dialog_pass_threshold": float(options["dialog_pass_threshold"]),
                 }
-                cases.append(Case(suite=suite, case_id=f"{path.name}#{sample_id}", category=LEVELS[folder],
+                cases.append(Case(case_id=f"{path.name}#{sample_id}", category=LEVELS[folder],
                                   payload=payload, keywords=(kind,)))
     return tl_failures.mark_cases(cases, definition)

@@ -15,20 +15,20 @@ Reference: bfcl-eval 2026.3.23 = gorilla commit 6ea57973c7a6097fd7c5915698c54c17
   multi-turn checker on the transcript.
 - :func:`gold_output`, :func:`gold_reply`, :func:`aggregate`, :func:`replay_outputs`.
 
-Modules: ``loading`` (data files, categories), ``prompt`` (prompting messages, native tools), ``decoding``
-(``default_decode_ast_prompting``: python through the shared decoder ``pytest_toolbench.parsing.python_calls``) with
-``java_syntax`` / ``js_syntax`` / ``syntax_common`` (the Java and JavaScript parsers), ``checker`` (``ast_checker``,
-the relevance rule, the verdict) with ``converters`` (Java/JS literal converters), ``gold`` (ground truth rendered as
-model text), ``tl`` (TL-Training categories, opted into by suite.yaml), ``aggregation`` (``eval_runner_helper``'s
-figures), ``replay`` (``bfcl generate`` result files); multi-turn: ``multi_turn`` (cases, the conversation, gold),
-``simulators`` (the eight tool classes, loaded from the pinned official wheel), ``executor`` (the safe executor and
-step decoders), ``multi_turn_checker``.
+Modules (suites/bfcl/README.md describes each): the contract's ``loading``, ``prompt``, ``decoding``, ``checker``,
+``gold``, ``aggregation``, ``replay``, ``tl``, with ``categories`` (the category names, imported by all of them);
+``decoders/`` (Python, Java and JavaScript call syntax), ``single_turn/`` (the AST checker's rules, the Java/JS
+literal converters, the FC path), ``multi_turn/`` (the conversation, the simulator classes, the executor, the
+multi-turn checker) and ``agentic/`` (memory and web search: the conversation, the memory backends, the checker).
 """
 
 from pytest_toolbench.contract.suite import Case, Generation, Request, Verdict
-from . import agentic, checker, gold, multi_turn, prompt
+from . import checker, gold, prompt
+from .agentic import conversation as agentic_conversation
 from .aggregation import aggregate
-from .loading import AGENTIC, MULTI_TURN, load_cases
+from .categories import AGENTIC, MULTI_TURN
+from .loading import load_cases
+from .multi_turn import conversation as multi_turn_conversation
 from .replay import replay_outputs
 
 
@@ -38,14 +38,14 @@ def is_interactive(case: Case) -> bool:
 
 def unavailable(case: Case) -> str | None:
     """Multi-turn and agentic conversations need BFCL's own tool classes (the pinned wheel), and agentic ones a key
-    or an optional extra (:func:`.agentic.unavailable`)."""
+    or an optional extra (:func:`.agentic.conversation.unavailable`)."""
     if not is_interactive(case):
         return None
-    from .simulators import wheel_problem
+    from .multi_turn.simulators import wheel_problem
 
     problem = wheel_problem([case.payload["data_dir"]] if case.payload.get("data_dir") else [])
     if problem is None and case.category in AGENTIC:
-        problem = agentic.unavailable(case)
+        problem = agentic_conversation.unavailable(case)
     return problem
 
 
@@ -56,28 +56,30 @@ def build_request(case: Case) -> Request:
 
 
 def conversation(case: Case):
-    return agentic.conversation(case) if case.category in AGENTIC else multi_turn.conversation(case)
+    if case.category in AGENTIC:
+        return agentic_conversation.conversation(case)
+    return multi_turn_conversation.conversation(case)
 
 
 def gold_output(case: Case) -> str:
     if case.category in MULTI_TURN:
-        return multi_turn.gold_transcript(case)
+        return multi_turn_conversation.gold_transcript(case)
     if case.category in AGENTIC:
-        return agentic.gold_transcript(case)
+        return agentic_conversation.gold_transcript(case)
     return gold.gold_output(case)
 
 
 def gold_reply(case: Case, step: int, request: Request) -> str:
     if case.category in AGENTIC:
-        return agentic.gold_reply(case, step, request)
-    return multi_turn.gold_reply(case, step, request)
+        return agentic_conversation.gold_reply(case, step, request)
+    return multi_turn_conversation.gold_reply(case, step, request)
 
 
 def score(case: Case, generation: Generation) -> Verdict:
     if case.category in MULTI_TURN:
-        return multi_turn.score(case, generation)
+        return multi_turn_conversation.score(case, generation)
     if case.category in AGENTIC:
-        return agentic.score(case, generation)
+        return agentic_conversation.score(case, generation)
     return checker.score(case, generation)
 
 

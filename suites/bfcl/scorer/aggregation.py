@@ -16,7 +16,7 @@ from typing import Sequence
 
 from pytest_toolbench.scorer_lib.tl_failures import tl_metrics
 from pytest_toolbench.contract.suite import NOT_RUN, NOT_SCORED, CaseResult, Metric
-from .loading import ALL_CATEGORIES, LIVE_AST, MEMORY, MULTI_TURN, NON_LIVE_AST, WEB_SEARCH
+from .categories import ALL_CATEGORIES, LIVE_AST, MEMORY, MULTI_TURN, NON_LIVE_AST, WEB_SEARCH
 from .tl import SINGLE_CALL_CATEGORIES
 
 #: Entries per category in the pinned data; used as the weight of a live category that did not run.

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from pytest_toolbench.contract.suite import Case
-from .loading import language_of
+from .categories import language_of
 from .prompt import python_literal
 
 REFUSAL_TEXT = "None of the provided functions can be used to answer this question."

@@ -8,19 +8,10 @@ from typing import Any, Mapping
 from pytest_toolbench.contract.data_files import load_jsonl
 from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.contract.suite import Case
+from .agentic.conversation import load_agentic_cases
+from .categories import AGENTIC, ALL_CATEGORIES, CATEGORIES, MULTI_TURN, RELEVANCE_CATEGORIES, language_of
+from .multi_turn.conversation import load_multi_turn_cases
 
-SUITE = "bfcl"
-NON_LIVE_AST = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel", "parallel_multiple")
-LIVE_AST = ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple")
-#: The single-turn categories (one request, the AST checker or the relevance rule).
-CATEGORIES = NON_LIVE_AST + ("irrelevance",) + LIVE_AST + ("live_irrelevance", "live_relevance")
-RELEVANCE_CATEGORIES = ("irrelevance", "live_irrelevance", "live_relevance")
-MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
-WEB_SEARCH = ("web_search_base", "web_search_no_snippet")
-MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
-AGENTIC = WEB_SEARCH + MEMORY
-#: Every scored category of BFCL v4, in the leaderboard's order.
-ALL_CATEGORIES = CATEGORIES + MULTI_TURN + AGENTIC
 
 _MESSAGE = {
     "type": "object",
@@ -70,14 +61,6 @@ ANSWER_SCHEMA = {
 }
 
 
-def language_of(category: str) -> str:
-    if "javascript" in category:
-        return "javascript"
-    if "java" in category:
-        return "java"
-    return "python"
-
-
 def _selected_categories(definition: Mapping[str, Any]) -> list[str]:
     listed = definition.get("categories") if definition else None
     if not listed:
@@ -87,10 +70,8 @@ def _selected_categories(definition: Mapping[str, Any]) -> list[str]:
 
 
 def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
-    """Single-turn cases (here), then the multi-turn (:mod:`.multi_turn`) and agentic (:mod:`.agentic`) ones."""
-    from .agentic import load_agentic_cases  # both build on this module
-    from .multi_turn import load_multi_turn_cases
-
+    """Single-turn cases (here), then the multi-turn (:mod:`.multi_turn.conversation`) and agentic
+    (:mod:`.agentic.conversation`) ones."""
     selected = _selected_categories(definition)
     cases = _load_single_turn(Path(data_dir), [c for c in selected if c in CATEGORIES], definition)
     cases += load_multi_turn_cases(Path(data_dir), [c for c in selected if c in MULTI_TURN])
@@ -119,7 +100,6 @@ def _load_single_turn(data_dir: Path, categories: list[str], definition: Mapping
         for index, (prompt, answer) in enumerate(zip(prompts, answers)):
             # Paired by line index (some GT ids differ from the prompt ids upstream).
             cases.append(Case(
-                suite=SUITE,
                 case_id=prompt["id"],
                 category=category,
                 payload={

@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from pytest_toolbench.contract.suite import Case, Request
-from .loading import language_of
+from .categories import language_of
 
 
 _PERSONA = "You are an expert in composing functions."

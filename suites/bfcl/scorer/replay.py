@@ -25,9 +25,9 @@ deviation: the list ``[]`` decodes here to no call, so it is ``wrong_count`` whe
 
 Multi-turn (and agentic) records keep upstream's nested ``result`` (turns -> steps -> raw text, or FC steps
 ``[{name: "<arguments JSON>"}]``) as JSON text wrapped with the file's mode, ``{"mode": "fc" | "prompting",
-"result": ...}``, which the multi-turn scorer reads (:func:`.multi_turn.transcript_of`). A string ``result`` there
-(``Error during inference: ...``) is kept as the JSON string it is, so the checker sees a non-list result
-(``multi_turn:inference_error``), as upstream does.
+"result": ...}``, which the multi-turn scorer reads (:func:`.multi_turn.conversation.transcript_of`). A string
+``result`` there (``Error during inference: ...``) is kept as the JSON string it is, so the checker sees a non-list
+result (``multi_turn:inference_error``), as upstream does.
 
 **BFCL v3 -> v4** (gorilla #1019, the V4 release of 2025-07-17, CHANGELOG "Test category rename"; checked against the
 last v3 data, gorilla ``58f57e91^``, and the v4 data at ``6ea57973``):
@@ -64,9 +64,9 @@ from pathlib import Path
 from typing import Any, Callable, Collection
 
 from pytest_toolbench.contract.replay_files import ReplayOutputs, json_lines, leading_id
-from .loading import AGENTIC, ALL_CATEGORIES, MULTI_TURN
 from pytest_toolbench.contract.suite import Generation
-from .fc import replay_generation
+from .categories import AGENTIC, ALL_CATEGORIES, MULTI_TURN
+from .single_turn.fc import replay_generation
 
 RESULT_SCHEMA = {"type": "object", "required": ["id", "result"]}
 RESULT_FILE = re.compile(r"^BFCL_(?P<version>v3|v4)_(?P<category>\w+?)_result\.json$")
@@ -111,10 +111,10 @@ def result_files(path: Path) -> list[Path]:
 
 def output_text(result: object, mode: str | None = None) -> Any:
     """What the scorer reads. A string ``result`` is the raw prompting-mode text. A list ``result`` is an FC-mode
-    record (``[{name: "<arguments JSON>"}]``): it travels unchanged to the FC path (:func:`.fc.replay_generation`),
-    which decodes it as the FC handler's ``decode_ast`` does, unless the file is a prompting one (``mode``), where
-    it is its JSON text. Any other shape is JSON-encoded and fails to decode. May raise RecursionError on absurd
-    nesting."""
+    record (``[{name: "<arguments JSON>"}]``): it travels unchanged to the FC path
+    (:func:`.single_turn.fc.replay_generation`), which decodes it as the FC handler's ``decode_ast`` does, unless the
+    file is a prompting one (``mode``), where it is its JSON text. Any other shape is JSON-encoded and fails to
+    decode. May raise RecursionError on absurd nesting."""
     if isinstance(result, str):
         return result
     if isinstance(result, list):

@@ -24,7 +24,6 @@ from pytest_toolbench.contract.suite import Case
 
 from .prompt import render_tools
 
-SUITE = "injecagent"
 ATTACKS = ("dh", "ds")
 SETTINGS = ("base", "enhanced")
 TOOLS_FILE = "tools.json"
@@ -157,7 +156,7 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
                 }
                 if attack == "ds":
                     payload["simulator"] = simulator
-                cases.append(Case(suite=SUITE, case_id=case_id(attack, setting, item["User Tool"], attacker_tools[0]),
+                cases.append(Case(case_id=case_id(attack, setting, item["User Tool"], attacker_tools[0]),
                                   category=f"{attack}_{setting}", payload=payload,
                                   keywords=(keyword(item["Attack Type"]),)))
     return cases

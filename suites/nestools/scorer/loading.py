@@ -14,7 +14,6 @@ from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.contract.suite import Case
 from .gold import gold_calls, max_depth, structure_key
 
-SUITE = "nestools"
 UPSTREAM_REPO = "hhan1018/NesTools"
 UPSTREAM_COMMIT = "fb617f396d61ead9f857a48f9ea7cf12fa522450"
 
@@ -130,7 +129,6 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
     official: dict[int, str] = {}
     if source == PROMPT_SOURCE_OFFICIAL:
         official = {row["test_id"]: row["prompt"] for row in load_jsonl(data_dir / OFFICIAL_PROMPT_FILE, PROMPT_SCHEMA)}
-    suite = definition.get("name", SUITE) if definition else SUITE
     cases: list[Case] = []
     seen: set[int] = set()
     for record in records:
@@ -166,6 +164,6 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
             domain,
             f"prompt_{source}",
         )
-        cases.append(Case(suite=suite, case_id=str(test_id), category=depth_bucket(depth), payload=payload,
+        cases.append(Case(case_id=str(test_id), category=depth_bucket(depth), payload=payload,
                           keywords=keywords))
     return tl_failures.mark_cases(cases, definition)

@@ -12,7 +12,8 @@ in RoTBench's format library :mod:`pytest_toolbench.scorer_lib.rotbench` (``pars
 shared with the ``tltraining`` suite, which reuses RoTBench's clean file); each quirk is commented where it is
 implemented. TL-Training's failure categories are added when suite.yaml opts in (``libraries: [tl_failures]``).
 
-Modules: ``loading`` (data files, cases), ``prompt`` (chat requests), ``checker`` (the verdict), ``aggregation``
+Modules: ``loading`` (data files, cases), ``prompt`` (chat requests), ``decoding`` (the ReAct answer, through the
+format library's official parser), ``checker`` (the verdict), ``aggregation``
 (per-environment, per-scenario and robustness figures), ``replay`` (RoTBench's inference output files).
 """
 

@@ -7,8 +7,9 @@ import json
 from typing import Any
 
 from pytest_toolbench.scorer_lib import tl_failures
-from pytest_toolbench.scorer_lib.rotbench import gold_alternatives, official_stages, parse_react, tl_category
+from pytest_toolbench.scorer_lib.rotbench import gold_alternatives, official_stages, tl_category
 from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verdict
+from .decoding import decode
 
 # Error types, in the order of the official stages (toleap.md §2.5); parse failures use the shared FORMAT_ERROR.
 NO_OUTPUT = "no_output"
@@ -32,7 +33,7 @@ def score(case: Case, generation: Generation) -> Verdict:
     expected = [{"name": name, "arguments": arguments} for name, arguments in alternatives]
     if not text.strip():
         return _failed(case, NO_OUTPUT, "empty output", None, expected, (False, False, False), None)
-    action, arguments, failure = parse_react(text)
+    action, arguments, failure = decode(text)
     decoded = {"name": action, "arguments": arguments}
     if failure is not None:
         return _failed(case, FORMAT_ERROR, failure, decoded, expected, (False, False, False), None)

@@ -13,13 +13,12 @@ from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.scorer_lib.rotbench import DATA_SCHEMA, LEVELS, SCENARIOS, TURNS, read_cases
 from pytest_toolbench.contract.suite import Case
 
-__all__ = ["SUITE", "TURNS", "LEVELS", "SCENARIOS", "DATA_SCHEMA", "load_cases"]
+__all__ = ["TURNS", "LEVELS", "SCENARIOS", "DATA_SCHEMA", "load_cases"]
 
-SUITE = "rotbench"
 
 
 def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
     options = definition.get("options") or {}
     turns = options.get("turns") or list(TURNS)
     levels = options.get("levels") or list(LEVELS)
-    return tl_failures.mark_cases(read_cases(Path(data_dir), turns, levels, SUITE), definition)
+    return tl_failures.mark_cases(read_cases(Path(data_dir), turns, levels), definition)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolbench.scorer_lib.rotbench import parse_react
 from pytest_toolbench.contract.suite import Case, Request
+from .decoding import action_of
 
 
 def build_request(case: Case) -> Request:
@@ -21,7 +21,7 @@ def build_request(case: Case) -> Request:
     for position, message in enumerate(history):
         if message["from"] == "function":
             previous = history[position - 1]["value"] if position else ""
-            action, _, _ = parse_react(previous) if isinstance(previous, str) else (None, None, None)
+            action = action_of(previous)
             messages.append({"role": "function", "name": (action or "").strip(), "content": message["value"]})
         else:
             messages.append({"role": message["from"], "content": message["value"]})

@@ -27,7 +27,6 @@ from pytest_toolbench.contract.errors import DataError
 from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.contract.suite import Case
 
-SUITE = "sealtools"
 UPSTREAM_REPO = "fairyshine/Seal-Tools"
 UPSTREAM_COMMIT = "ce753ecd60ed08dd376984035de531ab8421f1c6"
 TOLEAP_REPO = "thunlp/ToLeaP"
@@ -174,13 +173,12 @@ def _case(path: Path, split: str, index: int, record: Mapping[str, Any], protoco
         "protocol": protocol,
     }
     keywords = (split, difficulty) + (("nested",) if nested else ())
-    return Case(suite=SUITE, case_id=case_id, category=f"{split}_{difficulty}", payload=payload, keywords=keywords)
+    return Case(case_id=case_id, category=f"{split}_{difficulty}", payload=payload, keywords=keywords)
 
 
 def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
     data_dir = Path(data_dir)
     protocol, splits = options_of(definition)
-    suite = (definition or {}).get("name", SUITE)
     cases: list[Case] = []
     seen: set[str] = set()
     found = False
@@ -194,9 +192,6 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
             if case.case_id in seen:
                 raise DataError(path, f"duplicate id {case.case_id!r}", line=index, field=f"{index}/id")
             seen.add(case.case_id)
-            if suite != SUITE:
-                case = Case(suite=suite, case_id=case.case_id, category=case.category, payload=case.payload,
-                            keywords=case.keywords)
             cases.append(case)
     if not found:
         raise DataError(data_dir, f"no SealTools evaluation file ({FOLDER}/<split>.json) for splits {splits}")

@@ -37,7 +37,6 @@ from pytest_toolbench.contract.suite import Case
 
 from .prompt import RESOURCE, TEMPORAL, tool_text
 
-SUITE = "taskbench"
 UPSTREAM_REPO = "microsoft/JARVIS"
 UPSTREAM_COMMIT = "c62e0faac76c4a2907cabe2cfe4bbe5f2e613400"
 
@@ -206,7 +205,7 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
                 # evaluate.py keys labels and predictions by id: a later line with the same id replaces this one
                 "superseded": occurrence < total[item_id],
             }
-            cases.append(Case(suite=SUITE, case_id=case_id(domain, item_id, occurrence), category=domain,
+            cases.append(Case(case_id=case_id(domain, item_id, occurrence), category=domain,
                               payload=payload, keywords=(record["type"],)))
     return tl_failures.mark_cases(cases, definition)
 

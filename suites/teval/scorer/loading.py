@@ -21,7 +21,6 @@ from pytest_toolbench.contract.data_files import load_json, validate
 from pytest_toolbench.contract.errors import DataError
 from pytest_toolbench.contract.suite import Case
 
-SUITE = "teval"
 DATA_FOLDER = "data"
 
 #: file stem (without ``_v2``) -> (key used in case ids, evaluator ``--eval``, evaluator ``--prompt_type``), as in
@@ -185,7 +184,6 @@ def read_file(path: Path, evaluator: str) -> dict[str, dict[str, Any]]:
 def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
     data_dir = Path(data_dir)
     options = options_of(definition)
-    suite = (definition or {}).get("name", SUITE)
     cases: list[Case] = []
     keys: dict[str, str] = {}
     for name in options["files"]:
@@ -217,6 +215,6 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
                 "embedding_model": options["embedding_model"],
             }
             keywords = (*DIMENSIONS[evaluator], "json" if fmt == "json" else "str", *extra)
-            cases.append(Case(suite=suite, case_id=f"{key}/{entry_id}", category=category, payload=payload,
+            cases.append(Case(case_id=f"{key}/{entry_id}", category=category, payload=payload,
                               keywords=keywords))
     return cases

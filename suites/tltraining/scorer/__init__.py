@@ -34,14 +34,16 @@ native ``tool_calls``; ``<tool_call>`` (Qwen-2.5/Hermes); ``[TOOL_CALLS]`` (Mist
 
 Modules: ``loading`` (the three datasets into cases), ``prompt`` (requests, TL-CodeLLaMA-2's system prompt),
 ``decoding`` (the parser registry; Python-call text is ``pytest_toolbench.parsing.python_calls.parse_literal_calls``),
-``checker`` (TS / PI / CF and the verdict), ``tl`` (TL-Training categories), ``aggregation`` (per-dataset figures).
-There is no replay reader: TL-Training ships no output files.
+``checker`` (TS / PI / CF and the verdict), ``tl`` (TL-Training categories), ``aggregation`` (per-dataset figures),
+``replay`` (TL-Training ships no output files: the outputs its test sets' own harnesses write, RoTBench's inference
+files and ``bfcl generate``'s exec result files).
 """
 
 from .aggregation import aggregate
 from .checker import gold_output, score
 from .loading import load_cases
 from .prompt import build_request
+from .replay import replay_outputs
 
 __all__ = [
     "load_cases",
@@ -49,4 +51,5 @@ __all__ = [
     "gold_output",
     "score",
     "aggregate",
+    "replay_outputs",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -15,7 +16,6 @@ from pytest_toolbench.scorer_lib.tl_failures import tool_signatures
 from pytest_toolbench.contract.suite import Case
 from .decoding import parse_python_calls
 
-SUITE = "tltraining"
 BFCL_CATEGORIES = ("simple", "multiple", "parallel", "parallel_multiple")
 DATASETS = {"rotbench_clean": "RoTBench Clean", "bfcl_exec": "BFCL-v3 executable", "toolalpaca_real": "ToolAlpaca"}
 # Item names must not contain another suite's name: `pytest -k rotbench` / `-k bfcl` select those suites alone, and
@@ -71,8 +71,7 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
     options = definition.get("options") or {}
     settings = {"system_prompt": options.get("system_prompt", "tl_codellama"),
                 "empty_input_fails": bool(options.get("empty_input_fails", True))}
-    cases = [Case(suite=c.suite, case_id=c.case_id, category=c.category, keywords=c.keywords,
-                  payload={**c.payload, **settings}) for c in cases]
+    cases = [dataclasses.replace(c, payload={**c.payload, **settings}) for c in cases]
     if not cases:
         expected = [f"{reused['rotbench']}/First_Turn/clean.json"] if "rotbench" in reused else []
         expected += [f"{reused['bfcl']}/unused_datasets/question/BFCL_v4_exec_*.json"] if "bfcl" in reused else []
@@ -88,7 +87,7 @@ def _rotbench_cases(folder: Path) -> list[Case]:
         # RoTBench's user message ends with its own ReAct cue "\nBegin!\n"; the TL protocol sends the bare query.
         query = query[:-len("\nBegin!\n")] if query.endswith("\nBegin!\n") else query
         cases.append(Case(
-            suite=SUITE, case_id=f"rot-clean-{payload['index']}", category="rot_clean",
+            case_id=f"rot-clean-{payload['index']}", category="rot_clean",
             keywords=("rot", payload["scenario"].lower()),
             payload={"dataset": "rotbench_clean", "messages": [{"role": "user", "content": query}],
                      "tools": payload["tools"], "rotbench_gold": payload["gold"],
@@ -111,7 +110,7 @@ def _bfcl_cases(folder: Path, category: str) -> list[Case]:
         except ValueError as exc:
             raise DataError(answer_path, f"{question['id']}: ground truth is not a call ({exc})") from None
         cases.append(Case(
-            suite=SUITE, case_id=question["id"], category=f"exec_{category}", keywords=("berkeley",),
+            case_id=question["id"], category=f"exec_{category}", keywords=("berkeley",),
             payload={"dataset": "bfcl_exec", "messages": [dict(m) for m in question["question"][0]],
                      "tools": question["function"], "gold": [gold]}))
     return cases
@@ -157,7 +156,7 @@ def _toolalpaca_cases(path: Path) -> list[Case]:
                     arguments = {}
                 gold.append({"name": step["Action"], "arguments": arguments})
             cases.append(Case(
-                suite=SUITE, case_id=f"toolalpaca-{api_index}-{number}", category="toolalpaca_real",
+                case_id=f"toolalpaca-{api_index}-{number}", category="toolalpaca_real",
                 keywords=("toolalpaca",),
                 payload={"dataset": "toolalpaca_real", "api": api["Name"], "gold_defect": defect,
                          "messages": [{"role": "user", "content": instruction}], "tools": tools, "gold": [gold]}))

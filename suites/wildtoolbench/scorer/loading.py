@@ -24,7 +24,6 @@ from pytest_toolbench.contract.suite import Case
 from .graph import DEFAULT_MAX_COMBINATIONS, GraphError, PathLimitExceeded, ToolCallGraph
 from .prompt import HistoryError, convert_tools, opening_messages, task_trajectory
 
-SUITE = "wildtoolbench"
 DATA_FILE = "Wild-Tool-Bench.jsonl"
 
 TASK_TYPES = {
@@ -160,7 +159,7 @@ def dialogue_cases(record: Mapping[str, Any], options: Mapping[str, Any], path: 
         keywords = [f"layer{task_idx}", TURN_SUBTYPES[turn_subtype]]
         if "Multi-Tool" in task_type:
             keywords.insert(0, "multi_tool")
-        cases.append(Case(suite=SUITE, case_id=case_id(dialogue, task_idx), category=TASK_TYPES[task_type],
+        cases.append(Case(case_id=case_id(dialogue, task_idx), category=TASK_TYPES[task_type],
                           payload=payload, keywords=tuple(keywords)))
         # the next task's history: this task's gold trajectory along its first optimal path
         if history_error is None:

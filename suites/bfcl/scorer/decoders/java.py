@@ -25,7 +25,7 @@ span raw line breaks, a ``'...'`` character literal may not. Texts are cut with 
 Comments are skipped as blanks by the tokenizer, but tree-sitter keeps them as nodes, and upstream reads them:
 the assignment's third child is the value, so a comment between ``name`` and ``=`` or between ``=`` and the value
 takes its place (``f(a=/*c*/1)`` is ``{"a": "/*c*/"}``, ``f(a /*c*/ = 1)`` is ``{"a": "="}``;
-:func:`.syntax_common.assignment_children`); inside a value a comment is part of the token concatenation
+:func:`.common.assignment_children`); inside a value a comment is part of the token concatenation
 (``new int[]{/*c*/1,2}``) and inside ``new T(...)`` an argument of its own (``new Foo(/*c*/, 1)``), except between
 the parts of ``new T[]{...}`` that upstream reads by field (:func:`_with_comments`); a comment around the single
 short statement does not lengthen it (``/*c*/f(a=1)`` is an ERROR, as ``f(a=1)`` is), while an empty statement
@@ -37,17 +37,14 @@ from __future__ import annotations
 
 from functools import partial
 
-from .syntax_common import (
-    DecodeError, Node, Token, TokenStream, assignment_children, comments_between, inner, is_identifier_start, leaf,
-    scan_escape, scan_identifier, scan_number, skip_blanks_and_comments,
+from .common import (
+    DecodeError, Node, Token, TokenStream, call_arguments, comments_between, inner, leaf, longest_first, scan_escape,
+    scan_name_or_number, scan_number, scan_operator, skip_blanks_and_comments, tree_sitter_input,
 )
 
-_OPERATORS = sorted(
+_OPERATORS = longest_first(
     """>>>= <<= >>= >>> ... -> :: ++ -- && || == != <= >= += -= *= /= %= &= |= ^= << >>
-    + - * / % = < > ! ~ ? : ; , . ( ) [ ] { } @ &  | ^""".split(),
-    key=len,
-    reverse=True,
-)
+    + - * / % = < > ! ~ ? : ; , . ( ) [ ] { } @ &  | ^""")
 _PRIMITIVES = {"byte", "short", "int", "long", "char", "float", "double", "boolean", "void"}
 _LITERAL_WORDS = {"true": "true", "false": "false", "null": "null_literal"}
 _RESERVED = _PRIMITIVES | set(_LITERAL_WORDS) | {"new", "this", "super", "instanceof", "class"}
@@ -73,12 +70,9 @@ def tokenize(source: str) -> list[Token]:
     while position < length:
         char = source[position]
         start = position
-        if is_identifier_start(char):
-            position = scan_identifier(source, position, non_ascii_parts=False)
-            kind = "name"
-        elif char.isdigit() or (char == "." and position + 1 < length and source[position + 1].isdigit()):
-            position = _scan_number(source, position)
-            kind = "number"
+        scanned = scan_name_or_number(source, position, non_ascii_parts=False, scan_number=_scan_number)
+        if scanned is not None:
+            position, kind = scanned
         elif source.startswith('"""', position):
             end = source.find('"""', position + 3)
             if end < 0:
@@ -92,12 +86,7 @@ def tokenize(source: str) -> list[Token]:
             position = _scan_character_literal(source, position)
             kind = "char"
         else:
-            for operator_text in _OPERATORS:
-                if source.startswith(operator_text, position):
-                    position += len(operator_text)
-                    break
-            else:
-                raise DecodeError(f"unexpected character {char!r}")
+            position = scan_operator(source, position, _OPERATORS)
             kind = "op"
         tokens.append(Token(kind, source[start:position], start, position, newline))
         position, newline = skip_blanks_and_comments(source, position, _BLANKS, _LINE_BREAKS)
@@ -642,14 +631,8 @@ class _ByteOffsetSlices:
 
 def parse_java_calls(source: str) -> list[dict] | dict:
     """Decode the text between the outer brackets; ``{}`` (not a list) when there is no method invocation."""
-    try:
-        source.encode("utf-8")
-    except UnicodeEncodeError:
-        raise DecodeError("a lone surrogate: upstream cannot encode the text for tree-sitter") from None
-    try:
+    with tree_sitter_input(source):
         statements = _Parser(source).program()
-    except RecursionError:
-        raise DecodeError("expression nested too deeply") from None
     text = source
     if not source.isascii():
         source = _ByteOffsetSlices(source)  # type: ignore[assignment]  # sliced like a str by Node.text
@@ -662,17 +645,8 @@ def parse_java_calls(source: str) -> list[dict] | dict:
         name = name_node.text(source)
         if object_node is not None:
             name = f"{object_node.text(source)}.{name}"
-        arguments: dict = {}
-        for child in invocation.fields["arguments"].children:
-            if child.type == "assignment_expression":
-                key = child.children[0].text(source)
-                value = _top_value(assignment_children(child, text)[2], source)
-            elif child.type in ("identifier", "class_literal"):
-                key, value = None, _top_value(child, source)
-            else:
-                continue
-            if key in arguments:
-                raise DecodeError("multiple arguments with the same name")
-            arguments[key] = value
+        # bare identifiers and class literals are the positional values upstream keeps
+        arguments = call_arguments(invocation.fields["arguments"].children, text, source,
+                                   ("identifier", "class_literal"), lambda node: _top_value(node, source))
         return [{name: arguments}]
     return {}

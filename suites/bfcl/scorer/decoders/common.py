@@ -1,9 +1,18 @@
-"""Shared pieces of the small Java/JavaScript parsers: the decode error, tokens, syntax nodes, the scanning steps
-both lexers take (each language passes its own character sets and messages) and the comma-list loop."""
+"""What the small Java and JavaScript parsers share, in one place: the decode error, tokens, syntax nodes, the
+scanning steps both lexers take (each language passes its own character sets, prefixes and operators), the token
+cursor with its comma-list loop, the guard every parse runs under, and upstream's reading of a call's arguments
+(``bfcl_eval/model_handler/parser/java_parser.py`` and ``js_parser.py`` at gorilla commit
+6ea57973c7a6097fd7c5915698c54c17c5b1b6c8 read them with the same loop).
+
+The recursive descent itself stays in each language's module and runs in its own frames (the guard is a context
+manager, the comma-list loop a generator driven from the caller's loop), so sharing these pieces adds no stack frame
+per nesting level: the depth at which deep nesting fails is the same as with each language's own copy.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 
@@ -67,6 +76,36 @@ def skip_blanks_and_comments(source: str, position: int, blanks: str, line_break
         else:
             break
     return position, newline
+
+
+def longest_first(operators: str) -> list[str]:
+    """A language's operators (blank-separated), longest first, so a scan takes the longest one that matches."""
+    return sorted(operators.split(), key=len, reverse=True)
+
+
+def scan_operator(source: str, position: int, operators: list[str], not_before_digit: tuple[str, ...] = ()) -> int:
+    """End of the longest operator starting here; ``not_before_digit`` operators are passed over when a digit follows
+    them (JavaScript's ``?.`` before a digit is a conditional ``?`` and a number)."""
+    for text in operators:
+        if source.startswith(text, position):
+            end = position + len(text)
+            if text in not_before_digit and source[end:end + 1].isdigit():
+                continue
+            return end
+    raise DecodeError(f"unexpected character {source[position]!r}")
+
+
+def scan_name_or_number(source: str, position: int, *, non_ascii_parts: bool,
+                        scan_number: Callable[[str, int], int]) -> tuple[int, str] | None:
+    """End and kind (``"name"`` or ``"number"``) of the identifier or number literal starting here, or None when
+    neither starts here. ``non_ascii_parts``: see :func:`scan_identifier`; ``scan_number``: the language's number
+    scanner (:func:`scan_number` with its prefixes and suffixes)."""
+    char = source[position]
+    if is_identifier_start(char):
+        return scan_identifier(source, position, non_ascii_parts), "name"
+    if char.isdigit() or (char == "." and position + 1 < len(source) and source[position + 1].isdigit()):
+        return scan_number(source, position), "number"
+    return None
 
 
 def is_identifier_start(char: str) -> bool:
@@ -241,3 +280,42 @@ def comments_between(source: str, start: int, end: int) -> list[Node]:
             position += 1
     return comments
 
+
+@contextmanager
+def tree_sitter_input(source: str) -> Iterator[None]:
+    """The guard a parse of ``source`` runs under (``with tree_sitter_input(source): ...``, which adds no stack frame
+    to the parse): a lone surrogate is refused first (upstream cannot encode the text for tree-sitter and fails the
+    output), and nesting too deep for the recursive descent fails the output instead of raising."""
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError:
+        raise DecodeError("a lone surrogate: upstream cannot encode the text for tree-sitter") from None
+    try:
+        yield
+    except RecursionError:
+        raise DecodeError("expression nested too deeply") from None
+
+
+def call_arguments(arguments: list[Node], text: str, sliced: object, positional: tuple[str, ...],
+                   value_text: Callable[[Node], str]) -> dict:
+    """Upstream's reading of a call's argument list (the same loop in both languages): each ``name=value``
+    assignment becomes ``{name: value text}``, where the value is the assignment's third child as tree-sitter lists
+    it (:func:`assignment_children`: a comment may take its place); a positional argument of a ``positional`` node
+    type lands under the key ``None``; any other positional argument is dropped; a repeated name fails the output.
+
+    ``text`` is the parsed text (character offsets); ``sliced`` is what upstream slices node texts from (the text
+    itself, or Java's byte-offset view of it); ``value_text(node)`` renders a value the language's way.
+    """
+    result: dict = {}
+    for child in arguments:
+        if child.type == "assignment_expression":
+            key = child.children[0].text(sliced)
+            value = value_text(assignment_children(child, text)[2])
+        elif child.type in positional:
+            key, value = None, value_text(child)
+        else:
+            continue
+        if key in result:
+            raise DecodeError("multiple arguments with the same name")
+        result[key] = value
+    return result

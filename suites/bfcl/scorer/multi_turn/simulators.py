@@ -143,7 +143,7 @@ def _fetch() -> Path:
 
 #: Stand-ins for the two imports of the memory classes' base module that would pull in bfcl-eval's own package:
 #: ``overrides.final`` (a marker decorator without behaviour) and the three id predicates of ``bfcl_eval.utils``,
-#: used only by the snapshot files, which this suite keeps in memory instead (see :mod:`.agentic`).
+#: used only by the snapshot files, which this suite keeps in memory instead (see :mod:`..agentic.conversation`).
 def _shim_modules() -> dict[str, types.ModuleType]:
     overrides = types.ModuleType("overrides")
     overrides.final = overrides.override = lambda function: function

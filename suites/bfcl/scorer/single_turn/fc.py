@@ -19,7 +19,7 @@ What this path reads:
 - a replayed FC result file (a ``result`` that is a list): each entry as recorded, ``{name: "<arguments JSON>"}``.
 
 Every FC model is scored with ``underscore_to_dot`` on: the tools this plugin sends name dotted functions with ``_``
-(:func:`.prompt.native_tools`), as upstream's FC handlers do, and a replayed FC file does not say which handler made
+(:func:`..prompt.native_tools`), as upstream's FC handlers do, and a replayed FC file does not say which handler made
 it (the published FC files of v4, e.g. gpt-oss-120b's, come from handlers with the flag on).
 """
 
@@ -29,7 +29,9 @@ import json
 from typing import Any, Mapping, Sequence
 
 from pytest_toolbench.contract.suite import Generation
-from .syntax_common import DecodeError
+from ..decoding import decode
+from ..gold import render_calls
+from ..decoders.common import DecodeError
 
 #: The key an FC replay record's calls travel under in ``Generation.tool_calls`` (see :func:`replay_generation`).
 RECORDED = "bfcl_fc_record"
@@ -74,9 +76,6 @@ def gold_fc_calls(ground_truth: list[Mapping[str, Any]], functions: list[dict], 
     """The reference calls as a natively answering model would send them: names with ``_`` for ``.``; the argument
     values the prompting decoder reads from the gold call text (Python values; for Java and JavaScript the strings
     the parser hands the literal converters, which is what FC mode requires of them)."""
-    from .decoding import decode
-    from .gold import render_calls
-
     decoded = decode(render_calls(ground_truth, functions, language), language)
     return [{"name": name.replace(".", "_"), "arguments": arguments}
             for call in decoded for name, arguments in call.items()]

@@ -33,10 +33,9 @@ from typing import Any, Iterator, Mapping
 from pytest_toolbench.contract.data_files import load_jsonl
 from pytest_toolbench.contract.errors import DataError
 from pytest_toolbench.contract.suite import Case, Generation, Request, Verdict
-from .prompt import hinted_functions, native_tools, system_prompt
+from ..categories import MULTI_TURN
+from ..prompt import hinted_functions, native_tools, system_prompt
 
-SUITE = "bfcl"
-MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
 
 #: ``constants/default_prompts.py``: ``MAXIMUM_STEP_LIMIT``; the loop force-quits once a turn has run more steps.
 MAXIMUM_STEP_LIMIT = 20
@@ -119,7 +118,6 @@ def load_multi_turn_cases(data_dir: Path, categories: list[str]) -> list[Case]:
                                              f"for {len(entry['question'])} question turns ({entry['id']})")
             offered, holdout = _offered_and_held_out(entry, docs)
             cases.append(Case(
-                suite=SUITE,
                 case_id=entry["id"],
                 category=category,
                 payload={
@@ -362,7 +360,7 @@ def gold_transcript(case: Case) -> str:
 
 def transcript_of(output: str) -> tuple[str, Any]:
     """(mode, result) of a finished output: ours (``{"mode", "result"}``: a live conversation, whose mode is the
-    backend's, or a replayed record, whose mode is its file's, see :mod:`.replay`) or a bare upstream ``result``,
+    backend's, or a replayed record, whose mode is its file's, see :mod:`..replay`) or a bare upstream ``result``,
     which alone cannot say its mode: FC when it holds a structured step."""
     try:
         data = json.loads(output)
@@ -390,7 +388,7 @@ def score(case: Case, generation: Generation) -> Verdict:
     from pytest_toolbench.contract.errors import ToolbenchError
     from pytest_toolbench.contract.suite import NOT_SCORED
     from . import executor
-    from .multi_turn_checker import check_multi_turn
+    from .checker import check_multi_turn
 
     mode, result = transcript_of(generation.text or "")
     decode = executor.decode_fc_step if mode == "fc" else executor.decode_prompting_step

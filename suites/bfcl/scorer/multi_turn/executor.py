@@ -47,8 +47,8 @@ import re
 from typing import Any, Mapping
 
 from pytest_toolbench.parsing.arithmetic import ArithmeticRefused, apply_binary, apply_unary
-from .decoding import decode
-from .syntax_common import DecodeError
+from ..decoders.common import DecodeError
+from ..decoding import decode
 
 #: The model name in instance names (see the module docstring).
 MODEL_NAME = "toolbench"

@@ -22,7 +22,7 @@ only.
 Comments are skipped as blanks, but tree-sitter keeps them as nodes and upstream reads the assignment's third
 child as the value: a comment between ``name`` and ``=`` or between ``=`` and the value takes the value's place
 (``f(a=/*c*/1)`` is ``{"a": "/*c*/"}``, ``f(a /*c*/ = 1)`` is ``{"a": "="}``), reproduced by
-:func:`.syntax_common.assignment_children`. Inside a value the source text is kept as it is, comments included.
+:func:`.common.assignment_children`. Inside a value the source text is kept as it is, comments included.
 Checked on 166 frozen official rows (comments in 22 value shapes, empty arguments): all agree.
 """
 
@@ -31,17 +31,14 @@ from __future__ import annotations
 import re
 from functools import partial
 
-from .syntax_common import (
-    DecodeError, Node, Token, TokenStream, assignment_children, inner, is_identifier_start, leaf, scan_escape,
-    scan_identifier, scan_number, skip_blanks_and_comments,
+from .common import (
+    DecodeError, Node, Token, TokenStream, call_arguments, inner, leaf, longest_first, scan_escape, scan_name_or_number,
+    scan_number, scan_operator, skip_blanks_and_comments, tree_sitter_input,
 )
 
-_OPERATORS = sorted(
+_OPERATORS = longest_first(
     """>>>= ... === !== **= <<= >>= >>> &&= ||= ??= => == != <= >= && || ?? ?. ++ -- += -= *= /= %= &= |= ^= ** << >>
-    + - * / % = < > ! ~ ? : ; , . ( ) [ ] { } & | ^ @ #""".split(),
-    key=len,
-    reverse=True,
-)
+    + - * / % = < > ! ~ ? : ; , . ( ) [ ] { } & | ^ @ #""")
 _RESERVED = {
     "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else",
     "export", "extends", "finally", "for", "function", "if", "import", "in", "instanceof", "new", "return",
@@ -79,12 +76,9 @@ def tokenize(source: str, position: int = 0) -> list[Token]:
         start = position
         previous = tokens[-1] if tokens else None
         closed = True
-        if is_identifier_start(char):
-            position = scan_identifier(source, position, non_ascii_parts=True)
-            kind = "name"
-        elif char.isdigit() or (char == "." and position + 1 < length and source[position + 1].isdigit()):
-            position = _scan_number(source, position)
-            kind = "number"
+        scanned = scan_name_or_number(source, position, non_ascii_parts=True, scan_number=_scan_number)
+        if scanned is not None:
+            position, kind = scanned
         elif char in "\"'":
             position, closed = _scan_string(source, position)
             kind = "string"
@@ -96,15 +90,8 @@ def tokenize(source: str, position: int = 0) -> list[Token]:
             position = _regex_end(source, position)
             kind = "regex"
         else:
-            for operator_text in _OPERATORS:
-                if source.startswith(operator_text, position):
-                    # ``?.`` followed by a digit is a conditional and a number, not optional chaining.
-                    if operator_text == "?." and position + 2 < length and source[position + 2].isdigit():
-                        continue
-                    position += len(operator_text)
-                    break
-            else:
-                raise DecodeError(f"unexpected character {char!r}")
+            # ``?.`` followed by a digit is a conditional and a number, not optional chaining.
+            position = scan_operator(source, position, _OPERATORS, not_before_digit=("?.",))
             kind = "op"
         if after_missing_quote and kind == "name":
             # tree-sitter's error-mode lexer reads any word as an identifier (``in``, ``instanceof`` too), and no
@@ -712,14 +699,8 @@ def _program(source: str) -> list[Node]:
 
 def parse_js_calls(source: str) -> list[dict] | None:
     """Decode the text between the outer brackets; ``None`` when no top-level statement is a call."""
-    try:
-        source.encode("utf-8")
-    except UnicodeEncodeError:
-        raise DecodeError("a lone surrogate: upstream cannot encode the text for tree-sitter") from None
-    try:
+    with tree_sitter_input(source):
         statements = _program(source)
-    except RecursionError:
-        raise DecodeError("expression nested too deeply") from None
     for statement in statements:
         if statement.type != "expression_statement":
             continue
@@ -727,17 +708,9 @@ def parse_js_calls(source: str) -> list[dict] | None:
         if expression.type != "call_expression":
             continue
         callee, argument_node = expression.children[0], expression.children[1]
-        arguments: dict = {}
-        for child in argument_node.children:
-            if child.type == "assignment_expression":
-                key = child.children[0].text(source)
-                value = _strip_quotes(assignment_children(child, source)[2].text(source))
-            elif child.type in ("identifier", "true"):
-                key, value = None, child.text(source)
-            else:
-                continue
-            if key in arguments:
-                raise DecodeError("multiple arguments with the same name")
-            arguments[key] = value
+        # a bare identifier or ``true`` (not ``false``) is the positional value upstream keeps; neither starts with a
+        # quote, so stripping quotes leaves it as written
+        arguments = call_arguments(argument_node.children, source, source, ("identifier", "true"),
+                                   lambda node: _strip_quotes(node.text(source)))
         return [{callee.text(source): arguments}]
     return None

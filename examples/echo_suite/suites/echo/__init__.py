@@ -1,0 +1,1 @@
+"""Suite echo: the example suite (see suite.yaml and README.md)."""
