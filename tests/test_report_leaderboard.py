@@ -53,7 +53,7 @@ def test_the_csv_is_read_as_published_and_agentic_is_the_mean_of_web_search_and_
 
 
 def test_the_declaration_names_the_categories_of_the_bfcl_aggregation():
-    from suites.bfcl.scorer.loading import ALL_CATEGORIES, LIVE_AST, MEMORY, MULTI_TURN, NON_LIVE_AST, WEB_SEARCH
+    from suites.bfcl.scorer.categories import ALL_CATEGORIES, LIVE_AST, MEMORY, MULTI_TURN, NON_LIVE_AST, WEB_SEARCH
 
     figures = {spec.name: spec for spec in declaration().figures}
     assert figures["non_live_ast"].categories == NON_LIVE_AST
