@@ -5,21 +5,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..contract.errors import ToolbenchError
+from ..contract.errors import MissingOutput, ToolbenchError
 from ..contract.suite import Backend, BackendCapabilities
 
 #: Backends that generate ahead of the tests (expensive, cached); the others answer on the spot.
 ENGINE_BACKENDS = ("vllm", "openai")
-
-
-class MissingOutput(ToolbenchError):
-    """A backend has no answer for a case (e.g. a replay folder without it, or an offline cache miss). The case
-    stays in every denominator (``in_denominators``) unless the benchmark's own scorer leaves such a case out (a
-    replayed NesTools API failure)."""
-
-    def __init__(self, message: str, in_denominators: bool = True):
-        super().__init__(message)
-        self.in_denominators = in_denominators
 
 
 def checked(backend: Any, name: str) -> Backend:

@@ -21,9 +21,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from ..contract.errors import MissingOutput
 from ..contract.replay_files import Problem, ReplayOutputs, plural
 from ..contract.suite import BackendCapabilities, Case, Generation, Task
-from . import MissingOutput
 
 #: Unknown ids shown per file, as examples.
 UNKNOWN_EXAMPLES = 5

@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 
 from . import collection, hookspecs as hooks, options
-from ..run import records
+from ..run import ledger, records
 from ..run.catalog import Registry
+from ..run.context import RUN_CONTEXT_KEY, RunContext, run_context
 from .lifecycle import (check_backend, one_line_failures, run_pregeneration, selected_cases, selected_items,
                         terminal_writer)
-from ..run.session import SESSION_KEY, ToolbenchSession, get_session
+from .role import is_worker, process_role, worker_input
 
 #: (relative, absolute): the relative TOOLBENCH_DATA this run replaced with its absolute form (see ``options.anchor_data_env``)
 DATA_ENV_KEY = pytest.StashKey["tuple[str, str] | None"]()
@@ -46,23 +47,15 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     place_html_report(config)  # before pytest-html's pytest_configure opens the file
 
 
-def _role(config: pytest.Config) -> str:
-    if hasattr(config, "workerinput"):
-        return "worker"
-    if config.getoption("dist", "no") != "no" and not config.getoption("collectonly"):
-        return "controller"
-    return "single"
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("help", False) or config.getoption("version", False):
         return
-    role = _role(config)
+    role = process_role(config)
     registry = Registry()
     config.hook.pytest_toolbench_register(registry=registry)
     if role == "worker":
-        run_options = options.RunOptions.from_json(config.workerinput["toolbench"]["options"])
+        run_options = options.RunOptions.from_json(worker_input(config)["options"])
     else:
         run_options = options.resolve(config, known_backends=options.BACKENDS + tuple(registry.backends))
     # Once, after the options (whose errors quote the value as given) and before xdist starts workers (they inherit
@@ -70,22 +63,22 @@ def pytest_configure(config: pytest.Config) -> None:
     # unconfigure.
     relative = options.anchor_data_env(config.invocation_params.dir)
     config.stash[DATA_ENV_KEY] = (relative, os.environ[options.DATA_ENV]) if relative is not None else None
-    session = ToolbenchSession(config, run_options, role, registry)
-    config.stash[SESSION_KEY] = session
+    toolbench = RunContext(config, run_options, role, registry)
+    config.stash[RUN_CONTEXT_KEY] = toolbench
     if role != "worker" and not config.getoption("collectonly"):
-        session.model_note = check_model(run_options)
-    _register_markers(config, session, warn=role != "worker")
+        toolbench.model_note = check_model(run_options)
+    _register_markers(config, toolbench, warn=role != "worker")
     if role != "worker":
-        config.pluginmanager.register(ResultCollector(session), "toolbench-results")
-        _register_reports(config, session)
+        config.pluginmanager.register(ResultCollector(toolbench), "toolbench-results")
+        _register_reports(config, toolbench)
     if role == "controller":
         from .xdist import XdistHooks
 
-        config.pluginmanager.register(XdistHooks(session), "toolbench-xdist")
+        config.pluginmanager.register(XdistHooks(toolbench), "toolbench-xdist")
     elif role == "worker":
         from .xdist import WorkerManifest
 
-        config.pluginmanager.register(WorkerManifest(session), "toolbench-manifest")
+        config.pluginmanager.register(WorkerManifest(toolbench), "toolbench-manifest")
 
 
 def check_model(run_options: options.RunOptions) -> str | None:
@@ -106,15 +99,15 @@ def check_model(run_options: options.RunOptions) -> str | None:
         raise pytest.UsageError(f"pytest-toolbench: {error}") from None
 
 
-def _register_markers(config: pytest.Config, session: ToolbenchSession, warn: bool) -> None:
+def _register_markers(config: pytest.Config, toolbench: RunContext, warn: bool) -> None:
     """Every marker of the run's suites, described, before collection (``pytest --markers``, ``--strict-markers``,
     also on xdist workers, whose ``-m`` check may name a suite they rule out); then a ``-m`` expression naming a
     marker no suite or plugin knows gets a warning instead of silently selecting nothing (once: not on workers)."""
     import difflib
 
-    from ..run.session import run_paths
+    from ..run.context import run_paths
 
-    definitions = session.catalog.definitions_under(run_paths(config))
+    definitions = toolbench.catalog.definitions_under(run_paths(config))
     collection.register_suite_markers(config, definitions)
     if not warn:
         return
@@ -128,7 +121,7 @@ def _register_markers(config: pytest.Config, session: ToolbenchSession, warn: bo
             stacklevel=2)
 
 
-def _register_reports(config: pytest.Config, session: ToolbenchSession) -> None:
+def _register_reports(config: pytest.Config, toolbench: RunContext) -> None:
     from . import report_options
     from ..report.run import RUN_KEY, ReportRun
 
@@ -138,7 +131,7 @@ def _register_reports(config: pytest.Config, session: ToolbenchSession) -> None:
     if config.pluginmanager.hasplugin("html") and config.getoption("htmlpath", None):
         from ..report.html import HtmlReport
 
-        config.pluginmanager.register(HtmlReport(session, lambda: run.outcome), "toolbench-html")
+        config.pluginmanager.register(HtmlReport(toolbench, lambda: run.outcome), "toolbench-html")
 
 
 @pytest.hookimpl(trylast=True)
@@ -146,14 +139,14 @@ def pytest_toolbench_make_backend(config: pytest.Config, options, catalog):
     """The built-in backends and the factories registered with ``registry.add_backend``: the default, called last."""
     from ..backends import make_builtin
 
-    session = get_session(config)
-    return make_builtin(options, catalog, session.registry.backends if session else {})
+    toolbench = run_context(config)
+    return make_builtin(options, catalog, toolbench.registry.backends if toolbench else {})
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    session = config.stash.get(SESSION_KEY, None)
-    if session is not None:
-        session.close()
+    toolbench = run_context(config)
+    if toolbench is not None:
+        toolbench.close()
     anchored = config.stash.get(DATA_ENV_KEY, None)
     # a run inside another process (pytester) leaves the environment as it found it
     if anchored is not None and os.environ.get(options.DATA_ENV) == anchored[1]:
@@ -161,10 +154,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    session = get_session(config)
-    if session is None:
+    toolbench = run_context(config)
+    if toolbench is None:
         return []
-    opts = session.options
+    opts = toolbench.options
     if opts.backend == "gold":
         what = "gold (reference answers; no --model given)"
     elif opts.backend == "replay":
@@ -174,14 +167,14 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     data = f"{opts.data_dir} ({opts.data_dir_origin})" if opts.data_dir else \
         "none given: pinned upstream download, else the shipped samples"
     lines = [f"toolbench: backend {what}", f"toolbench: data {data}"]
-    if session.model_note:
-        lines.append(f"toolbench: {session.model_note}")
+    if toolbench.model_note:
+        lines.append(f"toolbench: {toolbench.model_note}")
     return lines
 
 
 # -- collection ------------------------------------------------------------------------------------------------
 def pytest_collect_file(file_path: Path, parent: pytest.Collector):
-    if collection.is_definition(file_path) and get_session(parent.config) is not None:
+    if collection.is_definition(file_path) and run_context(parent.config) is not None:
         return collection.SuiteFile.from_parent(parent, path=file_path)
     return None
 
@@ -189,7 +182,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     config = session.config
-    toolbench = get_session(config)
+    toolbench = run_context(config)
     if toolbench is None:
         return
     # The loaded suites live until the end of the run: out of the garbage collector's generations, they cost
@@ -199,9 +192,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return
     if toolbench.role == "single":
         entries = selected_items(toolbench, session.items)
-        toolbench.expect(toolbench.manifest(entries))
+        toolbench.ledger.expect(ledger.manifest(entries))
         check_backend(toolbench)
-        toolbench.report_replay(terminal_writer(config))
+        toolbench.report_selection(terminal_writer(config))
         one_line_failures(config, only_cases=bool(entries) and len(entries) == len(session.items)
                           and not session.testsfailed)
     if not toolbench.uses_engine:
@@ -222,7 +215,7 @@ def pytest_runtest_makereport(item: pytest.Item, call):
     report = yield
     if call.when == "call" and collection.RECORD_KEY in item.stash:
         record = item.stash[collection.RECORD_KEY]
-        if hasattr(item.config, "workerinput"):
+        if is_worker(item.config):
             # ASCII JSON text of the safe record: pytest serialises report.__dict__ through execnet, which carries
             # a str whatever the model wrote (it cannot carry every int or string a record could otherwise hold).
             report.toolbench_json = records.transport(record)
@@ -235,35 +228,35 @@ class ResultCollector:
     """Controller-side (or single-process) collection of per-case records from test reports. ``tryfirst`` so
     the decoded record (``report.toolbench``) is there for every other reporter of the same report."""
 
-    def __init__(self, session: ToolbenchSession):
-        self.session = session
+    def __init__(self, toolbench: RunContext):
+        self.ledger = toolbench.ledger
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = records.from_report(report)
         if record is not None:
-            self.session.records.append(record)
+            self.ledger.add(record)
         elif report.skipped:
-            self.session.skipped.add(report.nodeid)
+            self.ledger.skip(report.nodeid)
 
 
 # -- summary ---------------------------------------------------------------------------------------------------
-def build_summary(toolbench: ToolbenchSession):
+def build_summary(toolbench: RunContext):
     from ..run.summary import summarize
 
     benchmarks: dict[str, Any] = {}
-    for record in toolbench.records:
+    for record in toolbench.ledger.records:
         if record["suite"] not in benchmarks:
-            facts = toolbench.suite_facts(record["suite"])
+            facts = toolbench.ledger.suite_facts(record["suite"])
             benchmark = toolbench.registry.benchmark(facts["scorer"], Path(facts["definition"]))
             benchmarks[record["suite"]] = (benchmark, facts["title"], facts["data_source"], facts.get("available"))
-    return summarize(toolbench.records, benchmarks, toolbench.header())
+    return summarize(toolbench.ledger.records, benchmarks, toolbench.header())
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Aggregate once, on the controller, before any terminal output; conftests see it through a hook."""
-    toolbench = get_session(session.config)
+    toolbench = run_context(session.config)
     if toolbench is None:
         return
     if toolbench.role == "worker":
@@ -273,25 +266,25 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     from ..report.run import RUN_KEY
 
-    toolbench.records.extend(toolbench.not_run_records())
-    if toolbench.records:
+    case_records = toolbench.ledger.close()
+    if case_records:
         toolbench.summary = build_summary(toolbench)
         session.config.hook.pytest_toolbench_summary(config=session.config, summary=toolbench.summary)
     run = session.config.stash.get(RUN_KEY, None)
     if run is not None:  # baseline, gates, JSON and Markdown files, and the exit status
-        run.finish(session, toolbench.summary, toolbench.records, toolbench.options)
+        run.finish(session, toolbench.summary, case_records, toolbench.options)
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
-    toolbench = get_session(config)
+    toolbench = run_context(config)
     if toolbench is None or toolbench.role == "worker":
         return
     from ..report import failures, terminal
     from ..report.run import RUN_KEY
 
     run = config.stash.get(RUN_KEY, None)
-    failure_lines = failures.lines(toolbench.records)
+    failure_lines = failures.lines(toolbench.ledger.records)
     if failure_lines:
         terminalreporter.section("toolbench failures")
         for line in failure_lines:

@@ -26,7 +26,7 @@ from .stats import change_css, count_interval, direction_note, format_change, fo
     format_value, samples_note, warning_notes
 
 if TYPE_CHECKING:
-    from ..run.session import ToolbenchSession
+    from ..run.context import RunContext
     from .outcome import RunOutcome
 
 #: Characters kept per text field: failed cases are read closely, passed ones only glanced at.
@@ -318,7 +318,7 @@ def summary_html(summary: RunSummary, run: "RunOutcome | None", options: Any,
 class HtmlReport:
     """pytest-html hooks (only registered when pytest-html is active, so the hook names are known)."""
 
-    def __init__(self, session: "ToolbenchSession", outcome: "Callable[[], RunOutcome]"):
+    def __init__(self, session: "RunContext", outcome: "Callable[[], RunOutcome]"):
         self.session = session
         self.outcome = outcome  # read when the page is written, after the run's status is final
         self.nodeids: dict[tuple[str, str], str] = {}
@@ -327,7 +327,7 @@ class HtmlReport:
     def _request(self, record: Mapping[str, Any]) -> Any:
         """The case's request, rebuilt on the controller from the catalog (records stay small on the wire)."""
         try:
-            definition = self.session.suite_facts(record["suite"])["definition"]
+            definition = self.session.ledger.suite_facts(record["suite"])["definition"]
             if definition not in self._suites:
                 self._suites[definition] = self.session.catalog.load(Path(definition))
             suite = self._suites[definition]
