@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 
 from . import collection, hookspecs as hooks, options
+from ..backends.kind import BackendKind, kinds_of, registered_kind
+from ..contract.suite import Backend
 from ..run import ledger, records
-from ..run.catalog import Registry
+from ..run.catalog import Catalog, Registry
 from ..run.context import RUN_CONTEXT_KEY, RunContext, run_context
 from .lifecycle import (check_backend, one_line_failures, run_pregeneration, selected_cases, selected_items,
                         terminal_writer)
@@ -26,11 +28,37 @@ DATA_ENV_KEY = pytest.StashKey["tuple[str, str] | None"]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    import importlib
+
+    from .. import backends
+
     pluginmanager.add_hookspecs(hooks)
+    # Each built-in backend is a small plugin: its kind (options, capabilities) and its pytest_toolbench_backend_kind.
+    for name in backends.BUILTIN_PLUGINS:
+        module = importlib.import_module(f"{backends.__name__}.{name}")
+        if not pluginmanager.is_registered(module):
+            pluginmanager.register(module, f"toolbench-backend-{name}")
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    options.add_run_options(parser)
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    options.add_run_options(parser, backend_kinds(pluginmanager))
+
+
+def backend_kinds(pluginmanager: pytest.PytestPluginManager) -> list[type[BackendKind]]:
+    """The backend kinds the registered plugins declare (``BACKEND_KIND``), in registration order."""
+    return kinds_of(pluginmanager.list_name_plugin())
+
+
+def choose_backend(config: pytest.Config, registry: Registry, name: str | None) -> type[BackendKind]:
+    """The kind that serves the run: a backend added through ``registry.add_backend`` by its name, else what the
+    ``pytest_toolbench_backend_kind`` implementations return; a name none claims is one usage error."""
+    if name is not None and name in registry.backends:
+        return registered_kind(name, registry.backends[name], name in registry.engine_backends)
+    kind = config.hook.pytest_toolbench_backend_kind(config=config, name=name)
+    if kind is None:
+        known = [kind.name for kind in backend_kinds(config.pluginmanager)] + list(registry.backends)
+        raise pytest.UsageError(f"--toolbench-backend {name!r}: unknown backend (choose from {', '.join(known)})")
+    return kind
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -55,18 +83,22 @@ def pytest_configure(config: pytest.Config) -> None:
     registry = Registry()
     config.hook.pytest_toolbench_register(registry=registry)
     if role == "worker":
-        run_options = options.RunOptions.from_json(worker_input(config)["options"])
+        shipped = worker_input(config)["options"]
+        kind = choose_backend(config, registry, shipped["backend"])
+        run_options = options.RunOptions.from_json(shipped, kind)
     else:
-        run_options = options.resolve(config, known_backends=options.BACKENDS + tuple(registry.backends))
+        kind = choose_backend(config, registry, config.getoption("toolbench_backend"))
+        others = [other for other in backend_kinds(config.pluginmanager) if other is not kind]
+        run_options = options.resolve(config, kind, others)
     # Once, after the options (whose errors quote the value as given) and before xdist starts workers (they inherit
     # the environment): a relative TOOLBENCH_DATA is made absolute against the invocation folder, put back at
     # unconfigure.
     relative = options.anchor_data_env(config.invocation_params.dir)
     config.stash[DATA_ENV_KEY] = (relative, os.environ[options.DATA_ENV]) if relative is not None else None
-    toolbench = RunContext(config, run_options, role, registry)
+    toolbench = RunContext(config, run_options, kind, role, registry)
     config.stash[RUN_CONTEXT_KEY] = toolbench
     if role != "worker" and not config.getoption("collectonly"):
-        toolbench.model_note = check_model(run_options)
+        toolbench.model_note = check_model(kind, run_options)
     _register_markers(config, toolbench, warn=role != "worker")
     if role != "worker":
         config.pluginmanager.register(ResultCollector(toolbench), "toolbench-results")
@@ -81,19 +113,16 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(WorkerManifest(toolbench), "toolbench-manifest")
 
 
-def check_model(run_options: options.RunOptions) -> str | None:
+def check_model(kind: type[BackendKind], run_options: options.RunOptions) -> str | None:
     """The model (or endpoint) must be there before anything starts: one usage error naming it and the fix, in
     seconds, instead of a traceback after minutes. Returns a line for the header (e.g. cached copy used offline)."""
-    from ..backends.model_source import ModelUnavailable, check_endpoint, locate_model
+    from ..backends.model_source import ModelUnavailable, check_endpoint
 
     try:
-        note = None
-        if run_options.backend == "vllm" and run_options.model:
-            note = locate_model(run_options.model, network=not run_options.offline).note
-        elif run_options.backend == "openai" and run_options.base_url and not run_options.offline:
-            check_endpoint("--toolbench-base-url", run_options.base_url)
-        if run_options.user_base_url and not run_options.offline:
-            check_endpoint("--toolbench-user-base-url", run_options.user_base_url)
+        note = kind.check_model(run_options)
+        user_base_url = run_options.generation.user_base_url
+        if user_base_url and not run_options.cache.offline:
+            check_endpoint("--toolbench-user-base-url", user_base_url)
         return note
     except ModelUnavailable as error:
         raise pytest.UsageError(f"pytest-toolbench: {error}") from None
@@ -135,12 +164,10 @@ def _register_reports(config: pytest.Config, toolbench: RunContext) -> None:
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_toolbench_make_backend(config: pytest.Config, options, catalog):
-    """The built-in backends and the factories registered with ``registry.add_backend``: the default, called last."""
-    from ..backends import make_builtin
-
-    toolbench = run_context(config)
-    return make_builtin(options, catalog, toolbench.registry.backends if toolbench else {})
+def pytest_toolbench_make_backend(config: pytest.Config, options: "options.RunOptions", catalog: Catalog,
+                                  kind: type[BackendKind]) -> Backend:
+    """The default, called last: what the chosen kind builds."""
+    return kind.build(options, catalog)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -157,16 +184,10 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     toolbench = run_context(config)
     if toolbench is None:
         return []
-    opts = toolbench.options
-    if opts.backend == "gold":
-        what = "gold (reference answers; no --model given)"
-    elif opts.backend == "replay":
-        what = f"replay of {opts.replay} (replay mode: {getattr(opts, 'replay_mode', None) or 'per file'})"
-    else:
-        what = f"{opts.backend}, model {opts.model}, mode {opts.mode}"
-    data = f"{opts.data_dir} ({opts.data_dir_origin})" if opts.data_dir else \
+    data_options = toolbench.options.data
+    data = f"{data_options.data_dir} ({data_options.data_dir_origin})" if data_options.data_dir else \
         "none given: pinned upstream download, else the shipped samples"
-    lines = [f"toolbench: backend {what}", f"toolbench: data {data}"]
+    lines = [f"toolbench: backend {toolbench.kind.describe(toolbench.options)}", f"toolbench: data {data}"]
     if toolbench.model_note:
         lines.append(f"toolbench: {toolbench.model_note}")
     return lines

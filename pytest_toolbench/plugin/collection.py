@@ -40,7 +40,7 @@ class SuiteFile(pytest.File):
         from ..run.context import load_error, run_context
 
         toolbench = run_context(self.config)
-        gold = toolbench.options.backend == "gold"
+        gold = toolbench.kind.reference_answers
         selectable = _selector(self)
         try:
             if selectable is not None and not self._may_select(toolbench.catalog, selectable):

@@ -116,7 +116,7 @@ def run_pregeneration(toolbench: RunContext, entries, write_line) -> None:
         pytest.exit(load_error(error), returncode=pytest.ExitCode.USAGE_ERROR)
     except Exception as error:  # an engine crash: report once, the cache keeps what was committed
         if type(error).__module__ == "sqlite3":  # not expected past GenerationCache; still, name the file
-            where = Path(toolbench.options.cache_dir) / GenerationCache.FILENAME
+            where = Path(toolbench.options.cache.cache_dir) / GenerationCache.FILENAME
             pytest.exit(f"pytest-toolbench: the generation cache {where} failed: {type(error).__name__}: {error} "
                         "(move it aside or point --toolbench-cache to another folder)",
                         returncode=pytest.ExitCode.INTERNAL_ERROR)
@@ -141,15 +141,15 @@ def pregenerate_selection(toolbench: RunContext, entries, write_line, status=Non
         shown = len(cache.notes)
 
     show_notes()
-    if options.offline:
+    if options.cache.offline:
         write_line(f"toolbench: --toolbench-offline: {len(entries)} cases of {', '.join(suites)} "
                    "will be scored from the cache only")
         return
     write_line(f"toolbench: pre-generating answers for {len(entries)} cases of {', '.join(suites)} "
                f"with {options.backend} ({options.model})")
     try:
-        stats = pregenerate(entries, toolbench.backend(), cache, toolbench.fingerprint(), options.max_tokens,
-                            progress=lambda line: write_line(f"toolbench: {line}"),
+        stats = pregenerate(entries, toolbench.backend(), cache, toolbench.fingerprint(),
+                            options.generation.max_tokens, progress=lambda line: write_line(f"toolbench: {line}"),
                             status=(lambda line: status(f"toolbench: {line}")) if status else None)
     finally:
         show_notes()

@@ -55,7 +55,7 @@ def run_facts(summary: RunSummary, options: Any = None) -> list[tuple[str, str]]
         model = {"gold": "none (gold reference answers)", "replay": f"replayed outputs: {header.get('replay')}"
                  }.get(backend, "?")
     mode = header.get("mode") or "?"
-    parser = fingerprint.get("tool_parser") or getattr(options, "tool_parser", None)
+    parser = fingerprint.get("tool_parser") or getattr(getattr(options, "generation", None), "tool_parser", None)
     if not parser:
         parser = "detected from the chat template" if mode == "native" else "none (prompt mode: the suite's decoder)"
     sources = sorted({s.data_source.get("description", "?") for s in summary.suites})

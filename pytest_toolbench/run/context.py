@@ -16,19 +16,16 @@ from typing import Any
 import pytest
 
 from .. import backends as backends_module
-from ..backends import ENGINE_BACKENDS
+from ..backends.kind import BackendKind
 from ..contract.errors import ToolbenchError
 from ..contract.suite import Backend, Case, CaseRecord
 from ..plugin.options import RunOptions
 from ..plugin.role import Role, worker_input
-from . import records
 from .cache import GenerationCache
 from .catalog import Catalog, Registry
 from .generation import Answerer
 from .ledger import Ledger
 from .scoring import score_case
-
-REPLAY_LINES_SHOWN = 20
 
 RUN_CONTEXT_KEY = pytest.StashKey["RunContext"]()
 
@@ -39,19 +36,22 @@ def run_context(config: pytest.Config) -> "RunContext | None":
 
 
 class RunContext:
-    def __init__(self, config: pytest.Config, options: RunOptions, role: Role, registry: Registry):
+    def __init__(self, config: pytest.Config, options: RunOptions, kind: type[BackendKind], role: Role,
+                 registry: Registry):
         self.config = config
         self.options = options
+        self.kind = kind  # the backend kind: what the core asks instead of testing the backend's name
         self.role = role
         self.registry = registry
+        data, cache_dir = options.data, options.cache.cache_dir
         self.catalog = Catalog(
-            self.registry, options.data_dir, options.data_dir_origin,
-            download_root=Path(options.cache_dir) / "data", allow_download=options.download, limit=options.limit,
+            self.registry, data.data_dir, data.data_dir_origin,
+            download_root=Path(cache_dir) / "data", allow_download=data.download, limit=data.limit,
             data_dir_hook=lambda name: config.hook.pytest_toolbench_data_dir(config=config, suite=name),
-            data_unverified=options.data_unverified,
-            hash_cache=Path(options.cache_dir) / "data-sha256.json",
-            suite_cache_dir=Path(options.cache_dir) / "suites",
-            suite_options=options.suite_options,
+            data_unverified=data.data_unverified,
+            hash_cache=Path(cache_dir) / "data-sha256.json",
+            suite_cache_dir=Path(cache_dir) / "suites",
+            suite_options=data.suite_options,
             # Check the run's local data before collection (a difference: one usage error); workers need not.
             check_first=() if role == "worker" else run_paths(config))
         self.ledger = Ledger()
@@ -71,13 +71,13 @@ class RunContext:
     @property
     def uses_engine(self) -> bool:
         """Answers are pre-generated once, by the process that owns the backend, into the generation cache."""
-        return self.options.backend in ENGINE_BACKENDS or self.options.backend in self.registry.engine_backends
+        return self.kind.pregenerates
 
     def backend(self) -> Backend:
         if self._backend is None:
             name = self.options.backend
             built = self.config.hook.pytest_toolbench_make_backend(config=self.config, options=self.options,
-                                                                   catalog=self.catalog)
+                                                                   catalog=self.catalog, kind=self.kind)
             if built is None:
                 raise ToolbenchError(f"no implementation of pytest_toolbench_make_backend built backend {name!r}")
             self._backend = backends_module.with_user_simulator(backends_module.checked(built, name), self.options)
@@ -89,7 +89,7 @@ class RunContext:
                 self._fingerprint = worker_input(self.config)["fingerprint"]
             else:
                 fingerprint = dict(self.backend().fingerprint())
-                fingerprint.setdefault("mode", self.options.mode)
+                fingerprint.setdefault("mode", self.options.generation.mode)
                 fingerprint.setdefault("sampling", self.options.sampling())
                 self._fingerprint = fingerprint
         return self._fingerprint
@@ -98,9 +98,9 @@ class RunContext:
         """Workers and offline runs only read. A corrupt file is moved aside (one note) where generation can
         replace it; offline it is one ``CacheError``; a worker ignores it (its controller reported it)."""
         if self._cache is None:
-            worker = self.role == "worker"
-            on_corrupt = "raise" if self.options.offline else "ignore" if worker else "move"
-            self._cache = GenerationCache(self.options.cache_dir, readonly=worker or self.options.offline,
+            worker, cache_options = self.role == "worker", self.options.cache
+            on_corrupt = "raise" if cache_options.offline else "ignore" if worker else "move"
+            self._cache = GenerationCache(cache_options.cache_dir, readonly=worker or cache_options.offline,
                                           on_corrupt=on_corrupt)
             if worker and self.uses_engine:
                 # what the controller generated but could not write to the cache file (see pregenerate)
@@ -116,9 +116,10 @@ class RunContext:
     def answerer(self) -> Answerer:
         if self._answerer is None:
             if self.uses_engine:
-                owns_engine = self.role != "worker" and not self.options.offline
+                offline = self.options.cache.offline
+                owns_engine = self.role != "worker" and not offline
                 self._answerer = Answerer(self.backend() if owns_engine else None, self.cache(),
-                                          self.fingerprint(), offline=self.options.offline)
+                                          self.fingerprint(), offline=offline)
             else:
                 self._answerer = Answerer(self.backend(), None, self.fingerprint())
         return self._answerer
@@ -134,42 +135,27 @@ class RunContext:
     # -- scoring -----------------------------------------------------------------------------------------------
     def score(self, case: Case, nodeid: str | None = None) -> CaseRecord:
         """The case's record (see :func:`~pytest_toolbench.run.scoring.score_case`)."""
-        return score_case(self.catalog.by_name(case.suite), case, self.answerer(), self.options.max_tokens, nodeid)
+        return score_case(self.catalog.by_name(case.suite), case, self.answerer(), self.options.generation.max_tokens,
+                          nodeid)
 
     # -- the backend's report on the selection -----------------------------------------------------------------
     def report_selection(self, write_line) -> None:
-        """Once the selection is known: the replay files' problems (bad lines by file and line, unknown and
-        duplicate ids, files in no known layout) and, per category, how many selected cases have no saved output.
-        Shown at the start of the run and kept for the run header."""
-        if self.options.backend != "replay" or not self.ledger.expected:
+        """Once the selection is known, a backend that reports on it (``kind.reports_selection``: replay's problems
+        and coverage) prints its lines; the facts are kept for the run header."""
+        if not self.kind.reports_selection or not self.ledger.expected:
             return
         backend = self.backend()
         for facts in self.ledger.selected_suites.values():
             self.catalog.load(Path(facts["definition"]))
-        coverage = backend.coverage(self.ledger.selected_cases())
-        problems = [records.safe_text(line, 2000) for line in backend.problems()]
-        without = {suite: {category: {"selected": selected, "without_output": missing}
-                           for category, (selected, missing) in sorted(table.items())}
-                   for suite, table in sorted(coverage.items())}
-        self.selection_facts = {"replay_problems": problems, "replay_coverage": without}
-        for line in problems[:REPLAY_LINES_SHOWN]:
-            write_line(f"toolbench: replay: {line}")
-        if len(problems) > REPLAY_LINES_SHOWN:
-            write_line(f"toolbench: replay: ... and {len(problems) - REPLAY_LINES_SHOWN} more problems "
-                       "(all of them in the --toolbench-json header)")
-        for suite, table in without.items():
-            gaps = [f"{category} {row['without_output']}/{row['selected']}" for category, row in table.items()
-                    if row["without_output"]]
-            if gaps:
-                write_line(f"toolbench: replay: {suite}: selected cases without a saved output (scored "
-                           f"missing_output): {', '.join(gaps)}")
+        self.selection_facts = self.kind.report_selection(backend, self.ledger.selected_cases(), write_line)
 
     # -- header ------------------------------------------------------------------------------------------------
     def header(self) -> dict[str, Any]:
+        options, data, generation = self.options, self.options.data, self.options.generation
         header: dict[str, Any] = {
-            "backend": self.options.backend, "model": self.options.model, "mode": self.options.mode,
-            "replay": self.options.replay, "data_dir": self.options.data_dir,
-            "limit": self.options.limit, "sampling": self.options.sampling(),
+            "backend": options.backend, "model": options.model, "mode": generation.mode,
+            "replay": self.kind.replayed_path(options), "data_dir": data.data_dir,
+            "limit": data.limit, "sampling": options.sampling(),
             "python": platform.python_version(), "pytest": pytest.__version__,
             "plugin": _plugin_version(), "started": self.started, "finished": time.time(),
         }
@@ -178,15 +164,13 @@ class RunContext:
             header["data"] = {name: {key: facts["data_source"].get(key) for key in
                                      ("kind", "path", "data_sha256", "unverified", "unlisted")}
                               for name, facts in sorted(self.ledger.selected_suites.items())}
-            header["data_unverified_allowed"] = self.options.data_unverified
-        if self.options.backend == "replay":
-            # --toolbench-replay-mode: how BFCL's reader decodes the files (fc, prompting, or decided per file)
-            header["replay_mode"] = getattr(self.options, "replay_mode", None) or "per file"
-        if self.options.suite_options:
-            header["suite_options"] = self.options.suite_options
+            header["data_unverified_allowed"] = data.data_unverified
+        header.update(self.kind.header_fields(options))
+        if data.suite_options:
+            header["suite_options"] = data.suite_options
         if self.cache_notes:
             header["cache_notes"] = list(self.cache_notes)
-        if self.selection_facts is not None:
+        if self.selection_facts:
             header.update(self.selection_facts)
         wall = header["finished"] - self.started
         generation_seconds = (self.pregeneration or {}).get("seconds") or 0.0
@@ -199,7 +183,7 @@ class RunContext:
             header["generation"] = self.pregeneration
             if any("needs_user_model" in record.get("keywords", ()) for record in self.ledger.records):
                 header["user_simulator"] = (
-                    f"{self.options.user_model} at {self.options.user_base_url}" if self.options.user_model else
+                    f"{generation.user_model} at {generation.user_base_url}" if generation.user_model else
                     "the run's own model: NOT comparable with published numbers (upstream uses GPT-4o)")
         return header
 
