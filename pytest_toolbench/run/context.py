@@ -11,7 +11,7 @@ from __future__ import annotations
 import platform
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -19,13 +19,15 @@ from .. import backends as backends_module
 from ..backends.kind import BackendKind
 from ..contract.errors import ToolbenchError
 from ..contract.suite import Backend, Case, CaseRecord
-from ..plugin.options import RunOptions
 from ..plugin.role import Role, worker_input
 from .cache import GenerationCache
 from .catalog import Catalog, Registry
 from .generation import Answerer
 from .ledger import Ledger
 from .scoring import score_case
+
+if TYPE_CHECKING:
+    from ..plugin.options import RunOptions
 
 RUN_CONTEXT_KEY = pytest.StashKey["RunContext"]()
 
@@ -36,7 +38,7 @@ def run_context(config: pytest.Config) -> "RunContext | None":
 
 
 class RunContext:
-    def __init__(self, config: pytest.Config, options: RunOptions, kind: type[BackendKind], role: Role,
+    def __init__(self, config: pytest.Config, options: "RunOptions", kind: type[BackendKind], role: Role,
                  registry: Registry):
         self.config = config
         self.options = options
