@@ -28,7 +28,8 @@ from pytest_toolbench.run.cache import CacheError, GenerationCache, request_key
 from pytest_toolbench.run.cache_layout import CacheLayout
 from pytest_toolbench.run.generation import Answerer
 from pytest_toolbench.backends import MissingOutput
-from pytest_toolbench.plugin.options import RunOptions
+from pytest_toolbench.backends.openai_plugin import OpenAIOptions
+from pytest_toolbench.plugin.options import CacheOptions, RunOptions
 from pytest_toolbench.contract.suite import Case, Generation, Request, Task
 from test_engine_endpoint import ScriptedServer, completion
 
@@ -403,8 +404,9 @@ def test_decode_body_keeps_what_the_server_sent():
     assert _decode_body(b'"\xff"').encode("utf-8", "surrogateescape") == b'"\xff"'
 
 
-def _endpoint_options(**kwargs) -> RunOptions:
-    return RunOptions(backend="openai", model="m", base_url="http://127.0.0.1:9/v1", **kwargs)
+def _endpoint_options(**cache) -> RunOptions:
+    return RunOptions(backend="openai", model="m", backend_options=OpenAIOptions(base_url="http://127.0.0.1:9/v1"),
+                      cache=CacheOptions(**cache))
 
 
 def test_openai_backend_commits_every_n_as_asked():

@@ -292,12 +292,10 @@ class Incomplete:
         return []
 
 
-def pytest_toolbench_make_backend(config, options, catalog):
-    from pytest_toolbench.backends import make_builtin
-
+def pytest_toolbench_make_backend(config, options, catalog, kind):
     if config.getoption("--incomplete-backend", False):
         return Incomplete()
-    return Wrapped(make_builtin(options, catalog, {}))
+    return Wrapped(kind.build(options, catalog))
 
 
 def pytest_addoption(parser):

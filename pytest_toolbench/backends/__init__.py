@@ -1,25 +1,50 @@
-"""Backends: where model answers come from. ``gold`` and ``replay`` are cheap and run wherever a test runs;
-``vllm`` and ``openai`` are engines whose answers are pre-generated once, on the controller, into the cache."""
+"""Backends: where model answers come from. ``gold`` and ``replay`` are cheap and answer on the spot, wherever a
+test runs; ``vllm`` and ``openai`` are model backends whose answers are pre-generated once, by the process that owns
+the backend, into the generation cache.
+
+**How a backend is found.** Each built-in backend module is a small pytest plugin (registered by
+``pytest_toolbench.plugin``, listed in :data:`BUILTIN_PLUGINS`) that declares a *backend kind*
+(:class:`~pytest_toolbench.backends.kind.BackendKind`, module attribute ``BACKEND_KIND``) and implements the
+firstresult hook ``pytest_toolbench_backend_kind(config, name)`` (as pytest-xdist picks a scheduler through
+``pytest_xdist_make_scheduler``). ``name`` is ``--toolbench-backend`` or None; an implementation returns its kind
+when named, or, unnamed, when the run's options ask for it: replay (``tryfirst``) with ``--toolbench-replay``, vllm
+with ``--model``, gold (``trylast``) otherwise; openai only by name. A name no implementation claims is one usage
+error listing the choices. Backends a conftest adds with ``registry.add_backend(name, factory, engine=True)`` are
+kinds too (``kind.registered_kind``).
+
+**A backend owns its options.** To add an option to a backend (say ``--toolbench-replicas`` for vLLM):
+
+1. declare it in the kind's ``add_options(parser)`` (``vllm_plugin.VllmKind``), in the group the kind uses;
+2. add a field to the kind's frozen options dataclass (``VllmOptions``: JSON values only, as it travels to xdist
+   workers inside ``RunOptions.backend_options`` and back through ``options_from_json``);
+3. read and validate it in ``from_config(config, model)`` (a bad value: ``pytest.UsageError`` naming the option);
+   ``check_unchosen(config)`` may refuse it when another backend serves the run;
+4. use it where the backend is built (``build(options, suites)`` -> ``VllmBackend.from_options``), from
+   ``options.backend_options``; if it changes what is generated, put it in the backend's ``fingerprint()``.
+
+The core never tests a backend's name: it asks the kind (class attributes, known before any backend is built, as
+xdist workers never build an engine): ``pregenerates``, ``reports_selection``, ``check_model``, ``describe``,
+``replayed_path``, ``header_fields``. What the vLLM and OpenAI backends share (model, mode, sampling, commit rhythm,
+statistics) is the base class ``common.ModelBackend``.
+
+Importing this package imports no backend implementation: ``vllm_engine`` and ``openai_endpoint`` are imported by
+their kind's ``build``.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
-from ..contract.errors import ToolbenchError
+from ..contract.errors import MissingOutput, ToolbenchError
 from ..contract.suite import Backend, BackendCapabilities
 
-#: Backends that generate ahead of the tests (expensive, cached); the others answer on the spot.
-ENGINE_BACKENDS = ("vllm", "openai")
+if TYPE_CHECKING:
+    from ..plugin.options import RunOptions
 
+#: The built-in backend plugins (module names in this package), in the order their names are listed.
+BUILTIN_PLUGINS = ("gold", "replay", "vllm_plugin", "openai_plugin")
 
-class MissingOutput(ToolbenchError):
-    """A backend has no answer for a case (e.g. a replay folder without it, or an offline cache miss). The case
-    stays in every denominator (``in_denominators``) unless the benchmark's own scorer leaves such a case out (a
-    replayed NesTools API failure)."""
-
-    def __init__(self, message: str, in_denominators: bool = True):
-        super().__init__(message)
-        self.in_denominators = in_denominators
+__all__ = ["BUILTIN_PLUGINS", "MissingOutput", "checked", "with_user_simulator"]
 
 
 def checked(backend: Any, name: str) -> Backend:
@@ -32,39 +57,15 @@ def checked(backend: Any, name: str) -> Backend:
     return backend
 
 
-def with_user_simulator(backend: Backend, options: Any) -> Backend:
+def with_user_simulator(backend: Backend, options: "RunOptions") -> Backend:
     """Route a simulated user's turns to ``--toolbench-user-model`` when one is given (model backends only)."""
-    if not options.user_model or not backend.capabilities.cacheable:
+    generation, cache = options.generation, options.cache
+    if not generation.user_model or not backend.capabilities.cacheable:
         return backend
     from .openai_endpoint import OpenAIEndpointBackend
     from .user_simulator import UserSimulatorRouter
 
-    user = OpenAIEndpointBackend(options.user_base_url, options.user_model, mode="prompt",
-                                 api_key_env=options.api_key_env, temperature=0.0, seed=options.seed,
-                                 chunk_size=options.commit_every or 64,
-                                 commit_seconds=options.commit_seconds)
+    user = OpenAIEndpointBackend(generation.user_base_url, generation.user_model, mode="prompt",
+                                 api_key_env=generation.api_key_env, temperature=0.0, seed=generation.seed,
+                                 chunk_size=cache.commit_every or 64, commit_seconds=cache.commit_seconds)
     return UserSimulatorRouter(backend, user)
-
-
-def make_builtin(options: Any, catalog: Any, extra: dict[str, Callable[..., Any]]) -> Backend:
-    """The default ``pytest_toolbench_make_backend``: built-ins and registered factories. Engine modules are
-    imported here, never at plugin import time."""
-    if options.backend in extra:
-        return extra[options.backend](options)
-    if options.backend == "gold":
-        from .gold import GoldBackend
-
-        return GoldBackend(catalog)
-    if options.backend == "replay":
-        from .replay import ReplayBackend
-
-        return ReplayBackend(catalog, options.replay, mode=options.replay_mode)
-    if options.backend == "vllm":
-        from .vllm_engine import VllmBackend
-
-        return VllmBackend.from_options(options)
-    if options.backend == "openai":
-        from .openai_endpoint import OpenAIEndpointBackend
-
-        return OpenAIEndpointBackend.from_options(options)
-    raise ToolbenchError(f"unknown backend {options.backend!r}")

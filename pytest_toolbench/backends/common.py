@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Callable, Mapping, Sequence
 
-from pytest_toolbench.contract.suite import Generation
+from pytest_toolbench.contract.suite import MODEL_BACKEND, Generation
 
 #: ``on_progress(done, total)``: called as requests finish (done counts requests of this ``generate`` call). The
 #: core's callback also takes ``prompt_tokens=`` and ``output_tokens=`` (of the finished requests so far) for its
@@ -128,3 +128,48 @@ def package_version(*distributions: str) -> str | None:
         except metadata.PackageNotFoundError:
             continue
     return None
+
+
+class ModelBackend:
+    """What the model backends (the in-process vLLM engine, an OpenAI-compatible endpoint) share by design: the model
+    they ask, the mode, the sampling settings, the commit rhythm (``chunk_size`` results or ``commit_seconds``,
+    whichever first), the callbacks and the run statistics. Subclasses validate their own arguments and add theirs.
+    """
+
+    capabilities = MODEL_BACKEND
+    MODES = ("prompt", "native")
+
+    def __init__(self, model: str, *, mode: str, temperature: float | None, max_tokens: int, seed: int | None,
+                 chunk_size: int | None, commit_seconds: float, on_progress: ProgressCallback | None,
+                 on_chunk: ChunkCallback | None):
+        if mode not in self.MODES:
+            raise ValueError(f"mode must be one of {self.MODES}, got {mode!r}")
+        self.model = model
+        self.mode = mode
+        #: ``--toolbench-temperature``; None: each request's (its suite's) own, else greedy
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.seed = seed
+        self.chunk_size = chunk_size
+        self.commit_seconds = commit_seconds
+        self.on_progress = on_progress
+        self.on_chunk = on_chunk
+        self._stats = GenerationStats()
+
+    @staticmethod
+    def settings_from(options: Any) -> dict[str, Any]:
+        """The shared keyword arguments from the plugin's ``RunOptions`` (model, mode, sampling, commit rhythm);
+        ``max_tokens`` defaults to 512 and ``chunk_size`` is None (the backend's own default) when not given."""
+        generation, cache = options.generation, options.cache
+        return {"mode": generation.mode, "temperature": generation.temperature, "seed": generation.seed,
+                "max_tokens": generation.max_tokens or 512, "chunk_size": cache.commit_every,
+                "commit_seconds": cache.commit_seconds}
+
+    def temperature_for(self, request: Any) -> float:
+        """``--toolbench-temperature`` when given, else the suite's (its official harness's), else greedy."""
+        if self.temperature is not None:
+            return self.temperature
+        return request.temperature if request.temperature is not None else 0.0
+
+    def stats(self) -> dict[str, Any]:
+        return self._stats.as_dict()

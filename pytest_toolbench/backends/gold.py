@@ -6,17 +6,50 @@ Under gold every case must pass; one that does not is an upstream annotation def
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
+
+import pytest
 
 from ..contract.suite import BackendCapabilities, Generation, Task
+from .kind import BackendKind, SuiteLookup
+
+if TYPE_CHECKING:
+    from ..plugin.options import RunOptions
+
+
+class GoldKind(BackendKind):
+    """The default: no ``--model``, no ``--toolbench-replay``."""
+
+    name = "gold"
+    reference_answers = True
+
+    @classmethod
+    def claims(cls, config: pytest.Config) -> bool:
+        return True  # the last implementation asked (trylast): whatever no other backend claimed
+
+    @classmethod
+    def build(cls, options: "RunOptions", suites: SuiteLookup) -> "GoldBackend":
+        return GoldBackend(suites)
+
+    @classmethod
+    def describe(cls, options: "RunOptions") -> str:
+        return "gold (reference answers; no --model given)"
+
+
+BACKEND_KIND = GoldKind
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_toolbench_backend_kind(config: pytest.Config, name: str | None) -> type[BackendKind] | None:
+    return GoldKind.choose(config, name)
 
 
 class GoldBackend:
     name = "gold"
     capabilities = BackendCapabilities(cacheable=False, reads_requests=False)
 
-    def __init__(self, catalog: Any):
-        self.catalog = catalog
+    def __init__(self, suites: SuiteLookup):
+        self.suites = suites
 
     def fingerprint(self) -> dict[str, Any]:
         return {"backend": "gold"}
@@ -24,7 +57,7 @@ class GoldBackend:
     def generate(self, tasks: Sequence[Task], **_: Any) -> list[Generation]:
         answers = []
         for task in tasks:
-            suite = self.catalog.by_name(task.case.suite)
+            suite = self.suites.by_name(task.case.suite)
             benchmark = suite.benchmark
             if task.in_conversation and hasattr(benchmark, "gold_reply"):
                 text = benchmark.gold_reply(task.case, task.step, task.request)

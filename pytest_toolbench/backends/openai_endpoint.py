@@ -19,14 +19,14 @@ from typing import Any, Callable, Mapping, Sequence
 
 from pytest_toolbench.backends.common import (
     ChunkCallback,
-    GenerationStats,
+    ModelBackend,
     ProgressCallback,
     Stopwatch,
     make_generation,
     progress_reporter,
 )
 from pytest_toolbench.contract.errors import ToolbenchError
-from pytest_toolbench.contract.suite import MODEL_BACKEND, Generation, Request, Task
+from pytest_toolbench.contract.suite import Generation, Request, Task
 
 MODES = ("native", "prompt")
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -69,11 +69,11 @@ def decode_tool_calls(message: Mapping[str, Any]) -> tuple[list[dict[str, Any]],
     return calls, None
 
 
-class OpenAIEndpointBackend:
+class OpenAIEndpointBackend(ModelBackend):
     """Chat completions over HTTP for every task, ``concurrency`` requests in flight at a time."""
 
     name = "openai"
-    capabilities = MODEL_BACKEND
+    MODES = MODES
 
     def __init__(
         self,
@@ -102,26 +102,19 @@ class OpenAIEndpointBackend:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if concurrency < 1 or chunk_size < 1 or max_retries < 0 or not commit_seconds > 0:
             raise ValueError("concurrency and chunk_size must be >= 1, max_retries >= 0, commit_seconds > 0")
+        super().__init__(model, mode=mode, temperature=temperature, max_tokens=max_tokens, seed=seed,
+                         chunk_size=chunk_size, commit_seconds=commit_seconds, on_progress=on_progress,
+                         on_chunk=on_chunk)
         self.base_url = base_url.rstrip("/")
-        self.model = model
-        self.mode = mode
         self.api_key_env = api_key_env
-        self.temperature = temperature
-        self.max_tokens = max_tokens
         self.top_p = top_p
-        self.seed = seed
         self.extra_body = dict(extra_body or {})
         self.concurrency = concurrency
         self.timeout_s = timeout_s
         self.max_retries = max_retries
         self.backoff_initial_s = backoff_initial_s
         self.backoff_max_s = backoff_max_s
-        self.chunk_size = chunk_size
-        self.commit_seconds = commit_seconds
-        self.on_progress = on_progress
-        self.on_chunk = on_chunk
         self._sleep = sleep
-        self._stats = GenerationStats()
         self._stats.extra["retries"] = 0
 
     # -- Backend protocol ---------------------------------------------------------------------------------------------
@@ -138,18 +131,12 @@ class OpenAIEndpointBackend:
 
     @classmethod
     def from_options(cls, options: Any) -> "OpenAIEndpointBackend":
-        """From the plugin's resolved ``RunOptions`` (``--base-url``, ``--model``, ``--api-key-env`` ...)."""
-        return cls(
-            options.base_url,
-            options.model,
-            mode=options.mode,
-            api_key_env=options.api_key_env,
-            temperature=options.temperature,
-            seed=options.seed,
-            max_tokens=options.max_tokens or 512,
-            chunk_size=options.commit_every or 64,
-            commit_seconds=options.commit_seconds,
-        )
+        """From the plugin's resolved ``RunOptions``: the shared model settings (``--model``, ``--toolbench-mode``,
+        sampling, commit rhythm) and the endpoint (``backend_options``, an ``OpenAIOptions``)."""
+        settings = cls.settings_from(options)
+        settings["chunk_size"] = settings["chunk_size"] or 64
+        return cls(options.backend_options.base_url, options.model, api_key_env=options.generation.api_key_env,
+                   **settings)
 
     def generate(
         self,
@@ -214,9 +201,6 @@ class OpenAIEndpointBackend:
     def close(self) -> None:
         pass
 
-    def stats(self) -> dict[str, Any]:
-        return self._stats.as_dict()
-
     # -- one request --------------------------------------------------------------------------------------------------
 
     def _sampling(self) -> dict[str, Any]:
@@ -231,8 +215,7 @@ class OpenAIEndpointBackend:
         messages = request.messages_for(self.mode == "native")
         body: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in messages]}
         body.update(self._sampling())
-        if self.temperature is None:  # no --toolbench-temperature: the suite's own, else greedy
-            body["temperature"] = request.temperature if request.temperature is not None else 0.0
+        body["temperature"] = self.temperature_for(request)  # --toolbench-temperature, else the suite's, else greedy
         if request.max_tokens is not None:
             body["max_tokens"] = request.max_tokens
         if self.mode == "native" and request.tools:

@@ -17,16 +17,127 @@ reader decides per file. The choice is in the fingerprint and the run header.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
+import pytest
+
+from ..contract.errors import MissingOutput
 from ..contract.replay_files import Problem, ReplayOutputs, plural
-from ..contract.suite import BackendCapabilities, Case, Generation, Task
-from . import MissingOutput
+from ..contract.suite import Backend, BackendCapabilities, Case, Generation, Task
+from .kind import BackendKind, SuiteLookup
+
+if TYPE_CHECKING:
+    from ..plugin.options import RunOptions
 
 #: Unknown ids shown per file, as examples.
 UNKNOWN_EXAMPLES = 5
+#: ``--toolbench-replay-mode``: which handler made a replayed file (the replay backend hands it to readers that ask).
+REPLAY_MODES = ("fc", "prompting")
+#: Problems printed when the run starts (all of them are in the JSON header).
+PROBLEM_LINES_SHOWN = 20
+
+
+@dataclasses.dataclass(frozen=True)
+class ReplayOptions:
+    #: ``--toolbench-replay``, absolute
+    path: str
+    #: ``--toolbench-replay-mode``: None decides per file
+    mode: str | None = None
+
+
+class ReplayKind(BackendKind):
+    name = "replay"
+    reports_selection = True
+    options_type = ReplayOptions
+
+    @classmethod
+    def add_options(cls, parser: pytest.Parser) -> None:
+        group = parser.getgroup("toolbench")
+        group.addoption("--toolbench-replay", dest="toolbench_replay", default=None, metavar="PATH",
+                        help="Score saved outputs: a file or folder of the benchmarks' own result files.")
+        group.addoption("--toolbench-replay-mode", dest="toolbench_replay_mode", default=None, choices=REPLAY_MODES,
+                        help="How replayed BFCL result files were made: fc (a native-mode model's files) or "
+                             "prompting; default: per file, FC when any record of the file holds a structured call "
+                             "step.")
+
+    @classmethod
+    def claims(cls, config: pytest.Config) -> bool:
+        return bool(config.getoption("toolbench_replay"))
+
+    @classmethod
+    def from_config(cls, config: pytest.Config, model: str | None) -> ReplayOptions:
+        replay = config.getoption("toolbench_replay")
+        if not replay:
+            raise pytest.UsageError("--toolbench-backend replay needs --toolbench-replay PATH")
+        _check_exists(replay)
+        return ReplayOptions(path=str(Path(replay).resolve()), mode=config.getoption("toolbench_replay_mode"))
+
+    @classmethod
+    def check_unchosen(cls, config: pytest.Config) -> None:
+        replay, mode = config.getoption("toolbench_replay"), config.getoption("toolbench_replay_mode")
+        if replay:
+            _check_exists(replay)
+        if mode:
+            raise pytest.UsageError(f"--toolbench-replay-mode={mode} applies to replayed outputs only "
+                                    "(--toolbench-replay=PATH)")
+
+    @classmethod
+    def build(cls, options: "RunOptions", suites: SuiteLookup) -> "ReplayBackend":
+        return ReplayBackend(suites, options.backend_options.path, mode=options.backend_options.mode)
+
+    @classmethod
+    def describe(cls, options: "RunOptions") -> str:
+        return f"replay of {options.backend_options.path} (replay mode: {options.backend_options.mode or 'per file'})"
+
+    @classmethod
+    def replayed_path(cls, options: "RunOptions") -> str | None:
+        return options.backend_options.path
+
+    @classmethod
+    def header_fields(cls, options: "RunOptions") -> dict[str, Any]:
+        # --toolbench-replay-mode: how BFCL's reader decodes the files (fc, prompting, or decided per file)
+        return {"replay_mode": options.backend_options.mode or "per file"}
+
+    @classmethod
+    def report_selection(cls, backend: Backend, cases: list[Case], write_line: Callable[[str], None]) -> dict:
+        """The replay files' problems (bad lines by file and line, unknown and duplicate ids, files in no known
+        layout) and, per category, how many selected cases have no saved output: printed, and kept for the header
+        (``replay_problems``, ``replay_coverage``)."""
+        from ..run.records import safe_text
+
+        coverage = backend.coverage(cases)  # type: ignore[attr-defined]
+        problems = [safe_text(line, 2000) for line in backend.problems()]  # type: ignore[attr-defined]
+        without = {suite: {category: {"selected": selected, "without_output": missing}
+                           for category, (selected, missing) in sorted(table.items())}
+                   for suite, table in sorted(coverage.items())}
+        for line in problems[:PROBLEM_LINES_SHOWN]:
+            write_line(f"toolbench: replay: {line}")
+        if len(problems) > PROBLEM_LINES_SHOWN:
+            write_line(f"toolbench: replay: ... and {len(problems) - PROBLEM_LINES_SHOWN} more problems "
+                       "(all of them in the --toolbench-json header)")
+        for suite, table in without.items():
+            gaps = [f"{category} {row['without_output']}/{row['selected']}" for category, row in table.items()
+                    if row["without_output"]]
+            if gaps:
+                write_line(f"toolbench: replay: {suite}: selected cases without a saved output (scored "
+                           f"missing_output): {', '.join(gaps)}")
+        return {"replay_problems": problems, "replay_coverage": without}
+
+
+def _check_exists(replay: str) -> None:
+    if not Path(replay).exists():
+        raise pytest.UsageError(f"--toolbench-replay {replay}: no such file or folder")
+
+
+BACKEND_KIND = ReplayKind
+
+
+@pytest.hookimpl(tryfirst=True)  # saved outputs given: they are scored, even beside --model
+def pytest_toolbench_backend_kind(config: pytest.Config, name: str | None) -> type[BackendKind] | None:
+    return ReplayKind.choose(config, name)
 
 
 class ReplayOutputError(MissingOutput):
@@ -40,8 +151,8 @@ class ReplayBackend:
     # saved outputs are finished answers (agent transcripts included), read by case, never one step
     capabilities = BackendCapabilities(cacheable=False, reads_requests=False, final_outputs=True)
 
-    def __init__(self, catalog: Any, path: str, mode: str | None = None):
-        self.catalog = catalog
+    def __init__(self, suites: SuiteLookup, path: str, mode: str | None = None):
+        self.suites = suites
         self.path = Path(path)
         self.mode = mode
         self._outputs: dict[str, ReplayOutputs] = {}
@@ -67,7 +178,7 @@ class ReplayBackend:
         return self.load(suite_name)
 
     def _read(self, suite_name: str) -> ReplayOutputs:
-        suite = self.catalog.by_name(suite_name)
+        suite = self.suites.by_name(suite_name)
         reader = getattr(suite.benchmark, "replay_outputs", None) if suite is not None else None
         if reader is None:
             outputs = ReplayOutputs()
@@ -113,7 +224,7 @@ class ReplayBackend:
 
     def _suite_ids(self, suite_name: str) -> set[str] | None:
         """Every case id of the suite, also those a ``--toolbench-limit`` left out of the run."""
-        suite = self.catalog.by_name(suite_name)
+        suite = self.suites.by_name(suite_name)
         if suite is None:
             return None
         return set(suite.all_case_ids) or {case.case_id for case in suite.cases}

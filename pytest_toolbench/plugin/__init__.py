@@ -13,11 +13,14 @@ from typing import Any
 import pytest
 
 from . import collection, hookspecs as hooks, options
-from ..run import records
-from ..run.catalog import Registry
+from ..backends.kind import BackendKind, kinds_of, registered_kind
+from ..contract.suite import Backend
+from ..run import ledger, records
+from ..run.catalog import Catalog, Registry
+from ..run.context import RUN_CONTEXT_KEY, RunContext, run_context
 from .lifecycle import (check_backend, one_line_failures, run_pregeneration, selected_cases, selected_items,
                         terminal_writer)
-from ..run.session import SESSION_KEY, ToolbenchSession, get_session
+from .role import is_worker, process_role, worker_input
 
 #: (relative, absolute): the relative TOOLBENCH_DATA this run replaced with its absolute form (see ``options.anchor_data_env``)
 DATA_ENV_KEY = pytest.StashKey["tuple[str, str] | None"]()
@@ -25,11 +28,37 @@ DATA_ENV_KEY = pytest.StashKey["tuple[str, str] | None"]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    import importlib
+
+    from .. import backends
+
     pluginmanager.add_hookspecs(hooks)
+    # Each built-in backend is a small plugin: its kind (options, capabilities) and its pytest_toolbench_backend_kind.
+    for name in backends.BUILTIN_PLUGINS:
+        module = importlib.import_module(f"{backends.__name__}.{name}")
+        if not pluginmanager.is_registered(module):
+            pluginmanager.register(module, f"toolbench-backend-{name}")
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    options.add_run_options(parser)
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    options.add_run_options(parser, backend_kinds(pluginmanager))
+
+
+def backend_kinds(pluginmanager: pytest.PytestPluginManager) -> list[type[BackendKind]]:
+    """The backend kinds the registered plugins declare (``BACKEND_KIND``), in registration order."""
+    return kinds_of(pluginmanager.list_name_plugin())
+
+
+def choose_backend(config: pytest.Config, registry: Registry, name: str | None) -> type[BackendKind]:
+    """The kind that serves the run: a backend added through ``registry.add_backend`` by its name, else what the
+    ``pytest_toolbench_backend_kind`` implementations return; a name none claims is one usage error."""
+    if name is not None and name in registry.backends:
+        return registered_kind(name, registry.backends[name], name in registry.engine_backends)
+    kind = config.hook.pytest_toolbench_backend_kind(config=config, name=name)
+    if kind is None:
+        known = [kind.name for kind in backend_kinds(config.pluginmanager)] + list(registry.backends)
+        raise pytest.UsageError(f"--toolbench-backend {name!r}: unknown backend (choose from {', '.join(known)})")
+    return kind
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -46,75 +75,68 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     place_html_report(config)  # before pytest-html's pytest_configure opens the file
 
 
-def _role(config: pytest.Config) -> str:
-    if hasattr(config, "workerinput"):
-        return "worker"
-    if config.getoption("dist", "no") != "no" and not config.getoption("collectonly"):
-        return "controller"
-    return "single"
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("help", False) or config.getoption("version", False):
         return
-    role = _role(config)
+    role = process_role(config)
     registry = Registry()
     config.hook.pytest_toolbench_register(registry=registry)
     if role == "worker":
-        run_options = options.RunOptions.from_json(config.workerinput["toolbench"]["options"])
+        shipped = worker_input(config)["options"]
+        kind = choose_backend(config, registry, shipped["backend"])
+        run_options = options.RunOptions.from_json(shipped, kind)
     else:
-        run_options = options.resolve(config, known_backends=options.BACKENDS + tuple(registry.backends))
+        kind = choose_backend(config, registry, config.getoption("toolbench_backend"))
+        others = [other for other in backend_kinds(config.pluginmanager) if other is not kind]
+        run_options = options.resolve(config, kind, others)
     # Once, after the options (whose errors quote the value as given) and before xdist starts workers (they inherit
     # the environment): a relative TOOLBENCH_DATA is made absolute against the invocation folder, put back at
     # unconfigure.
     relative = options.anchor_data_env(config.invocation_params.dir)
     config.stash[DATA_ENV_KEY] = (relative, os.environ[options.DATA_ENV]) if relative is not None else None
-    session = ToolbenchSession(config, run_options, role, registry)
-    config.stash[SESSION_KEY] = session
+    toolbench = RunContext(config, run_options, kind, role, registry)
+    config.stash[RUN_CONTEXT_KEY] = toolbench
     if role != "worker" and not config.getoption("collectonly"):
-        session.model_note = check_model(run_options)
-    _register_markers(config, session, warn=role != "worker")
+        toolbench.model_note = check_model(kind, run_options)
+    _register_markers(config, toolbench, warn=role != "worker")
     if role != "worker":
-        config.pluginmanager.register(ResultCollector(session), "toolbench-results")
-        _register_reports(config, session)
+        config.pluginmanager.register(ResultCollector(toolbench), "toolbench-results")
+        _register_reports(config, toolbench)
     if role == "controller":
         from .xdist import XdistHooks
 
-        config.pluginmanager.register(XdistHooks(session), "toolbench-xdist")
+        config.pluginmanager.register(XdistHooks(toolbench), "toolbench-xdist")
     elif role == "worker":
         from .xdist import WorkerManifest
 
-        config.pluginmanager.register(WorkerManifest(session), "toolbench-manifest")
+        config.pluginmanager.register(WorkerManifest(toolbench), "toolbench-manifest")
 
 
-def check_model(run_options: options.RunOptions) -> str | None:
+def check_model(kind: type[BackendKind], run_options: options.RunOptions) -> str | None:
     """The model (or endpoint) must be there before anything starts: one usage error naming it and the fix, in
     seconds, instead of a traceback after minutes. Returns a line for the header (e.g. cached copy used offline)."""
-    from ..backends.model_source import ModelUnavailable, check_endpoint, locate_model
+    from ..backends.model_source import ModelUnavailable, check_endpoint
 
     try:
-        note = None
-        if run_options.backend == "vllm" and run_options.model:
-            note = locate_model(run_options.model, network=not run_options.offline).note
-        elif run_options.backend == "openai" and run_options.base_url and not run_options.offline:
-            check_endpoint("--toolbench-base-url", run_options.base_url)
-        if run_options.user_base_url and not run_options.offline:
-            check_endpoint("--toolbench-user-base-url", run_options.user_base_url)
+        note = kind.check_model(run_options)
+        user_base_url = run_options.generation.user_base_url
+        if user_base_url and not run_options.cache.offline:
+            check_endpoint("--toolbench-user-base-url", user_base_url)
         return note
     except ModelUnavailable as error:
         raise pytest.UsageError(f"pytest-toolbench: {error}") from None
 
 
-def _register_markers(config: pytest.Config, session: ToolbenchSession, warn: bool) -> None:
+def _register_markers(config: pytest.Config, toolbench: RunContext, warn: bool) -> None:
     """Every marker of the run's suites, described, before collection (``pytest --markers``, ``--strict-markers``,
     also on xdist workers, whose ``-m`` check may name a suite they rule out); then a ``-m`` expression naming a
     marker no suite or plugin knows gets a warning instead of silently selecting nothing (once: not on workers)."""
     import difflib
 
-    from ..run.session import run_paths
+    from ..run.context import run_paths
 
-    definitions = session.catalog.definitions_under(run_paths(config))
+    definitions = toolbench.catalog.definitions_under(run_paths(config))
     collection.register_suite_markers(config, definitions)
     if not warn:
         return
@@ -131,18 +153,18 @@ def _register_markers(config: pytest.Config, session: ToolbenchSession, warn: bo
 HTML_PLUGIN = "toolbench-html"
 
 
-def _register_reports(config: pytest.Config, session: ToolbenchSession) -> None:
+def _register_reports(config: pytest.Config, toolbench: RunContext) -> None:
     from . import report_options
     from ..report.run import RUN_KEY, ReportRun
 
     import dataclasses
 
-    from ..run.session import run_paths
+    from ..run.context import run_paths
 
     settings = report_options.resolve(config)
-    definitions = session.catalog.definitions_under(run_paths(config))
+    definitions = toolbench.catalog.definitions_under(run_paths(config))
     settings = dataclasses.replace(settings, leaderboards=report_options.resolve_leaderboards(
-        config, definitions, session.options.data_dir))
+        config, definitions, toolbench.options.data.data_dir))
     run = ReportRun(settings)
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "toolbench-report")
@@ -153,23 +175,22 @@ def _register_reports(config: pytest.Config, session: ToolbenchSession) -> None:
 
         # The HTML writer gets data only: its title now, each row's request on the row's report (rendered here,
         # from the catalog), the run report when the session finishes.
-        config.pluginmanager.register(CaseRequests(session.catalog, session.suite_facts), "toolbench-requests")
-        config.pluginmanager.register(HtmlReport(report_title(None, session.options)), HTML_PLUGIN)
+        config.pluginmanager.register(CaseRequests(toolbench.catalog, toolbench.ledger.suite_facts),
+                                      "toolbench-requests")
+        config.pluginmanager.register(HtmlReport(report_title(None, toolbench.options)), HTML_PLUGIN)
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_toolbench_make_backend(config: pytest.Config, options, catalog):
-    """The built-in backends and the factories registered with ``registry.add_backend``: the default, called last."""
-    from ..backends import make_builtin
-
-    session = get_session(config)
-    return make_builtin(options, catalog, session.registry.backends if session else {})
+def pytest_toolbench_make_backend(config: pytest.Config, options: "options.RunOptions", catalog: Catalog,
+                                  kind: type[BackendKind]) -> Backend:
+    """The default, called last: what the chosen kind builds."""
+    return kind.build(options, catalog)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    session = config.stash.get(SESSION_KEY, None)
-    if session is not None:
-        session.close()
+    toolbench = run_context(config)
+    if toolbench is not None:
+        toolbench.close()
     anchored = config.stash.get(DATA_ENV_KEY, None)
     # a run inside another process (pytester) leaves the environment as it found it
     if anchored is not None and os.environ.get(options.DATA_ENV) == anchored[1]:
@@ -177,27 +198,21 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    session = get_session(config)
-    if session is None:
+    toolbench = run_context(config)
+    if toolbench is None:
         return []
-    opts = session.options
-    if opts.backend == "gold":
-        what = "gold (reference answers; no --model given)"
-    elif opts.backend == "replay":
-        what = f"replay of {opts.replay} (replay mode: {getattr(opts, 'replay_mode', None) or 'per file'})"
-    else:
-        what = f"{opts.backend}, model {opts.model}, mode {opts.mode}"
-    data = f"{opts.data_dir} ({opts.data_dir_origin})" if opts.data_dir else \
+    data_options = toolbench.options.data
+    data = f"{data_options.data_dir} ({data_options.data_dir_origin})" if data_options.data_dir else \
         "none given: pinned upstream download, else the shipped samples"
-    lines = [f"toolbench: backend {what}", f"toolbench: data {data}"]
-    if session.model_note:
-        lines.append(f"toolbench: {session.model_note}")
+    lines = [f"toolbench: backend {toolbench.kind.describe(toolbench.options)}", f"toolbench: data {data}"]
+    if toolbench.model_note:
+        lines.append(f"toolbench: {toolbench.model_note}")
     return lines
 
 
 # -- collection ------------------------------------------------------------------------------------------------
 def pytest_collect_file(file_path: Path, parent: pytest.Collector):
-    if collection.is_definition(file_path) and get_session(parent.config) is not None:
+    if collection.is_definition(file_path) and run_context(parent.config) is not None:
         return collection.SuiteFile.from_parent(parent, path=file_path)
     return None
 
@@ -205,7 +220,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     config = session.config
-    toolbench = get_session(config)
+    toolbench = run_context(config)
     if toolbench is None:
         return
     # The loaded suites live until the end of the run: out of the garbage collector's generations, they cost
@@ -215,9 +230,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return
     if toolbench.role == "single":
         entries = selected_items(toolbench, session.items)
-        toolbench.expect(toolbench.manifest(entries))
+        toolbench.ledger.expect(ledger.manifest(entries))
         check_backend(toolbench)
-        toolbench.report_replay(terminal_writer(config))
+        toolbench.report_selection(terminal_writer(config))
         one_line_failures(config, only_cases=bool(entries) and len(entries) == len(session.items)
                           and not session.testsfailed)
     if not toolbench.uses_engine:
@@ -238,7 +253,7 @@ def pytest_runtest_makereport(item: pytest.Item, call):
     report = yield
     if call.when == "call" and collection.RECORD_KEY in item.stash:
         record = item.stash[collection.RECORD_KEY]
-        if hasattr(item.config, "workerinput"):
+        if is_worker(item.config):
             # ASCII JSON text of the safe record: pytest serialises report.__dict__ through execnet, which carries
             # a str whatever the model wrote (it cannot carry every int or string a record could otherwise hold).
             report.toolbench_json = records.transport(record)
@@ -251,35 +266,35 @@ class ResultCollector:
     """Controller-side (or single-process) collection of per-case records from test reports. ``tryfirst`` so
     the decoded record (``report.toolbench``) is there for every other reporter of the same report."""
 
-    def __init__(self, session: ToolbenchSession):
-        self.session = session
+    def __init__(self, toolbench: RunContext):
+        self.ledger = toolbench.ledger
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = records.from_report(report)
         if record is not None:
-            self.session.records.append(record)
+            self.ledger.add(record)
         elif report.skipped:
-            self.session.skipped.add(report.nodeid)
+            self.ledger.skip(report.nodeid)
 
 
 # -- summary ---------------------------------------------------------------------------------------------------
-def build_summary(toolbench: ToolbenchSession):
+def build_summary(toolbench: RunContext):
     from ..run.summary import summarize
 
     benchmarks: dict[str, Any] = {}
-    for record in toolbench.records:
+    for record in toolbench.ledger.records:
         if record["suite"] not in benchmarks:
-            facts = toolbench.suite_facts(record["suite"])
+            facts = toolbench.ledger.suite_facts(record["suite"])
             benchmark = toolbench.registry.benchmark(facts["scorer"], Path(facts["definition"]))
             benchmarks[record["suite"]] = (benchmark, facts["title"], facts["data_source"], facts.get("available"))
-    return summarize(toolbench.records, benchmarks, toolbench.header())
+    return summarize(toolbench.ledger.records, benchmarks, toolbench.header())
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Aggregate once, on the controller, before any terminal output; conftests see it through a hook."""
-    toolbench = get_session(session.config)
+    toolbench = run_context(session.config)
     if toolbench is None:
         return
     if toolbench.role == "worker":
@@ -289,13 +304,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     from ..report.run import RUN_KEY
 
-    toolbench.records.extend(toolbench.not_run_records())
-    if toolbench.records:
+    case_records = toolbench.ledger.close()
+    if case_records:
         toolbench.summary = build_summary(toolbench)
         session.config.hook.pytest_toolbench_summary(config=session.config, summary=toolbench.summary)
     run = session.config.stash.get(RUN_KEY, None)
     if run is not None:  # baseline, gates, the run report, JSON and Markdown files, and the exit status
-        report = run.finish(session, toolbench.summary, toolbench.records, toolbench.options.tool_parser)
+        report = run.finish(session, toolbench.summary, case_records, toolbench.options.generation.tool_parser)
         html = session.config.pluginmanager.get_plugin(HTML_PLUGIN)
         if html is not None:  # pytest-html writes its page after this hook (trylast), from this report
             html.report = report
@@ -303,14 +318,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
-    toolbench = get_session(config)
+    toolbench = run_context(config)
     if toolbench is None or toolbench.role == "worker":
         return
     from ..report import failures, terminal
     from ..report.run import RUN_KEY
 
     run = config.stash.get(RUN_KEY, None)
-    failure_lines = failures.lines(toolbench.records)
+    failure_lines = failures.lines(toolbench.ledger.records)
     if failure_lines:
         terminalreporter.section("toolbench failures")
         for line in failure_lines:

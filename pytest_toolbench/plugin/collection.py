@@ -13,7 +13,6 @@ so pytest's "deselected" count does not include them.)
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import re
 from pathlib import Path
@@ -23,8 +22,7 @@ import pytest
 
 from ..contract.definition import SUITE_MARKER_PREFIX, suite_marker
 from ..contract.errors import ToolbenchError
-from ..run.records import CaseRecord
-from ..contract.suite import NOT_SCORED, Case
+from ..contract.suite import NOT_SCORED, Case, CaseRecord
 
 DEFINITION_NAME = "suite.yaml"
 RECORD_KEY = pytest.StashKey[CaseRecord]()
@@ -40,18 +38,17 @@ class SuiteFile(pytest.File):
     """A ``suite.yaml``: collects to one :class:`CaseItem` per case of the suite."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        from ..run.session import get_session
-        from ..run.session import load_error
+        from ..run.context import load_error, run_context
 
-        session = get_session(self.config)
-        gold = session.options.backend == "gold"
+        toolbench = run_context(self.config)
+        gold = toolbench.kind.reference_answers
         selectable = _selector(self)
         try:
-            if selectable is not None and not self._may_select(session.catalog, selectable):
+            if selectable is not None and not self._may_select(toolbench.catalog, selectable):
                 return  # the names and markers the suite declares rule it out: its data are not even resolved
-            if selectable is not None and not self._any_selectable(session.catalog, selectable, gold):
+            if selectable is not None and not self._any_selectable(toolbench.catalog, selectable, gold):
                 return  # nothing here can be selected: the suite is not even loaded
-            suite = session.catalog.load(self.path)
+            suite = toolbench.catalog.load(self.path)
         except ToolbenchError as error:
             raise self.CollectError(load_error(error)) from None
         _register(self.config, {n for case in suite.cases for n in marker_names(case.suite, case.category,
@@ -99,7 +96,7 @@ class SuiteFile(pytest.File):
     def _named_by_run_paths(self) -> bool:
         """Whether the command line names this suite's folder or a file in it (``pytest suites/bfcl -k
         simple_python_0``): the user chose the suite, so its data are resolved to look for the id."""
-        from ..run.session import run_paths
+        from ..run.context import run_paths
 
         folder = self.path.parent.resolve()
         for path in run_paths(self.config):
@@ -138,13 +135,9 @@ class CaseItem(pytest.Item):
         self.case = case
 
     def runtest(self) -> None:
-        from ..run.session import get_session
-        from ..run.session import fail_message
+        from ..run.context import run_context
 
-        _, record = get_session(self.config).score(self.case)
-        record = dataclasses.replace(record, nodeid=self.nodeid)
-        if not record["passed"]:  # the record keeps the very text the test fails (or is skipped) with
-            record = dataclasses.replace(record, message=fail_message(record))
+        record = run_context(self.config).score(self.case, self.nodeid)
         self.stash[RECORD_KEY] = record
         if record["error_type"] == NOT_SCORED:
             pytest.skip(record.message)

@@ -7,23 +7,26 @@ import pytest
 
 from . import collection
 from ..contract.errors import ToolbenchError
-from ..run.session import ToolbenchSession, load_error
+from ..run.context import RunContext, load_error
+from ..run.cache import GenerationCache
+from ..run.cache_layout import CacheLayout
+from ..run.generation import pregenerate
 
 
-def selected_items(session: ToolbenchSession, items: list[pytest.Item]):
+def selected_items(toolbench: RunContext, items: list[pytest.Item]):
     """(nodeid, loaded suite, case) for every selected benchmark item."""
-    return [(item.nodeid, session.catalog.by_name(item.case.suite), item.case)
+    return [(item.nodeid, toolbench.catalog.by_name(item.case.suite), item.case)
             for item in items if isinstance(item, collection.CaseItem)]
 
 
-def selected_cases(session: ToolbenchSession, items: list[pytest.Item]):
-    return [(suite, case) for _, suite, case in selected_items(session, items)]
+def selected_cases(toolbench: RunContext, items: list[pytest.Item]):
+    return [(suite, case) for _, suite, case in selected_items(toolbench, items)]
 
 
-def check_backend(toolbench: ToolbenchSession) -> None:
+def check_backend(toolbench: RunContext) -> None:
     """Build an on-the-spot backend (gold, replay, a conftest's) before any test: a backend that cannot be built is
     one error, not a failure per case. Engine backends are built by pre-generation, which reports the same way."""
-    if toolbench.uses_engine or not toolbench.expected or not toolbench.expected["cases"]:
+    if toolbench.uses_engine or not toolbench.ledger.has_selection():
         return
     try:
         toolbench.backend()
@@ -97,25 +100,68 @@ class TerminalLines:
         self.reporter.write_line(text)
 
 
-def run_pregeneration(toolbench: ToolbenchSession, entries, write_line) -> None:
+def run_pregeneration(toolbench: RunContext, entries, write_line) -> None:
     """Generate once; a failure is reported once and stops the run, never as N test errors."""
     lines = TerminalLines(toolbench.config)
     if lines.reporter is None or write_line != lines.reporter.write_line:
         lines.status = None  # a caller's own writer: plain lines only
     try:
         try:
-            toolbench.pregenerate(entries, lines.line if lines.status else write_line, status=lines.status)
+            pregenerate_selection(toolbench, entries, lines.line if lines.status else write_line,
+                                  status=lines.status)
         finally:
             lines.end()
     except ToolbenchError as error:  # a CacheError too: it names the file and the fix
         pytest.exit(load_error(error), returncode=pytest.ExitCode.USAGE_ERROR)
     except Exception as error:  # an engine crash: report once, the cache keeps what was committed
-        from ..run.cache_layout import CacheLayout
-
         if type(error).__module__ == "sqlite3":  # not expected past GenerationCache; still, name the file
-            where = CacheLayout.at(toolbench.options.cache_dir).generations
+            where = CacheLayout.at(toolbench.options.cache.cache_dir).generations
             pytest.exit(f"pytest-toolbench: the generation cache {where} failed: {type(error).__name__}: {error} "
                         "(move it aside or point --toolbench-cache to another folder)",
                         returncode=pytest.ExitCode.INTERNAL_ERROR)
         pytest.exit(f"pytest-toolbench: generation failed: {type(error).__name__}: {error}",
                     returncode=pytest.ExitCode.INTERNAL_ERROR)
+
+
+def pregenerate_selection(toolbench: RunContext, entries, write_line, status=None) -> None:
+    """Generate every missing answer once, before any test runs (engine backends only)."""
+    if not toolbench.uses_engine or not entries:
+        return
+    options = toolbench.options
+    suites = sorted({suite.name for suite, _ in entries})
+    # Opened first, before any engine starts: a corrupt file is moved aside now, or (offline) is one error.
+    cache = toolbench.cache()
+    shown = 0
+
+    def show_notes() -> None:
+        nonlocal shown
+        for note in cache.notes[shown:]:
+            write_line(f"toolbench: {note}")
+        shown = len(cache.notes)
+
+    show_notes()
+    if options.cache.offline:
+        write_line(f"toolbench: --toolbench-offline: {len(entries)} cases of {', '.join(suites)} "
+                   "will be scored from the cache only")
+        return
+    write_line(f"toolbench: pre-generating answers for {len(entries)} cases of {', '.join(suites)} "
+               f"with {options.backend} ({options.model})")
+    try:
+        stats = pregenerate(entries, toolbench.backend(), cache, toolbench.fingerprint(),
+                            options.generation.max_tokens, progress=lambda line: write_line(f"toolbench: {line}"),
+                            status=(lambda line: status(f"toolbench: {line}")) if status else None)
+    finally:
+        show_notes()
+    toolbench.pregeneration = stats.to_json()
+    unsaved = len(cache.unsaved)
+    if unsaved:
+        toolbench.pregeneration["unsaved"] = unsaved
+        xdist = toolbench.config.pluginmanager.get_plugin("toolbench-xdist")
+        if toolbench.role == "controller" and xdist is not None:
+            # The workers score, and cannot see this process's memory: hand them a file of their own.
+            cache.save_unsaved(CacheLayout.unsaved(xdist.manifest_dir))
+            show_notes()
+    rounds = f" in {stats.rounds} rounds" if stats.rounds else ""
+    write_line(f"toolbench: {stats.generated} generated, {stats.cached} from cache{rounds}, "
+               f"{stats.seconds:.1f}s" + (f"; {unsaved} kept in memory only, not saved to {cache.path}"
+                                          if unsaved else ""))

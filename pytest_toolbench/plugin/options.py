@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import pytest
 
-BACKENDS = ("gold", "replay", "vllm", "openai")
-#: ``--toolbench-replay-mode``: which handler made a replayed file (the replay backend hands it to readers that ask).
-REPLAY_MODES = ("fc", "prompting")
+if TYPE_CHECKING:
+    from ..backends.kind import BackendKind
+
 MODES = ("prompt", "native")
 DATA_ENV = "TOOLBENCH_DATA"
 #: Seconds of generation after which finished answers are committed even when fewer than --toolbench-commit-every.
@@ -53,18 +53,19 @@ PATH_OPTIONS = ("--toolbench-data", "--toolbench-replay", "--toolbench-cache", "
                 "--toolbench-baseline", "--model", "--toolbench-model")
 
 
-def add_run_options(parser: pytest.Parser) -> None:
+def add_run_options(parser: pytest.Parser, backend_kinds: Sequence[type[BackendKind]] = ()) -> None:
+    """The core's options, then each backend kind's own (``BackendKind.add_options``) in its group."""
     group = parser.getgroup("toolbench", "pytest-toolbench: tool-use benchmarks")
     group.addoption("--toolbench-model", "--model", dest="toolbench_model", default=None, metavar="ID_OR_PATH",
                     help="HF model id or local path; runs the vLLM engine (implies --toolbench-backend vllm).")
+    names = [kind.name for kind in backend_kinds]
     group.addoption("--toolbench-backend", dest="toolbench_backend", default=None, choices=None,
-                    help=f"Where answers come from: {', '.join(BACKENDS)} (default: gold, or vllm with --model, "
+                    help=f"Where answers come from: {', '.join(names)} (default: gold, or vllm with --model, "
                          "replay with --toolbench-replay).")
-    group.addoption("--toolbench-replay", dest="toolbench_replay", default=None, metavar="PATH",
-                    help="Score saved outputs: a file or folder of the benchmarks' own result files.")
-    group.addoption("--toolbench-replay-mode", dest="toolbench_replay_mode", default=None, choices=REPLAY_MODES,
-                    help="How replayed BFCL result files were made: fc (a native-mode model's files) or prompting; "
-                         "default: per file, FC when any record of the file holds a structured call step.")
+    gen = parser.getgroup("toolbench-generation", "pytest-toolbench: generation settings")
+    for kind in backend_kinds:
+        if kind.name == "replay":  # its options read best beside --toolbench-backend, as before
+            kind.add_options(parser)
     group.addoption("--toolbench-data", dest="toolbench_data", default=None, metavar="DIR",
                     help=f"Folder with the upstream data (DIR/<suite>/...); also ini toolbench_data, env {DATA_ENV}.")
     group.addoption("--toolbench-data-unverified", dest="toolbench_data_unverified", action="store_true",
@@ -92,35 +93,19 @@ def add_run_options(parser: pytest.Parser) -> None:
     group.addoption("--toolbench-offline", dest="toolbench_offline", action="store_true", default=False,
                     help="Fail on a generation-cache miss instead of generating (CPU-only jobs reusing a cache).")
 
-    gen = parser.getgroup("toolbench-generation", "pytest-toolbench: generation settings")
     gen.addoption("--toolbench-mode", dest="toolbench_mode", default="prompt", choices=MODES,
                   help="prompt: the benchmark's own prompt, answers in text; native: chat template with tools=.")
     gen.addoption("--toolbench-tool-parser", dest="toolbench_tool_parser", default=None,
                   help="Native-mode tool-call parser (hermes, llama3_json, mistral, pythonic); default: detected.")
-    gen.addoption("--toolbench-prompt-format", dest="toolbench_prompt_format", default="auto",
-                  choices=("auto", "handler", "chat-template"),
-                  help="How prompts are written (vllm backend): auto (default): as the benchmark's official harness "
-                       "writes them for the model's family where it has its own renderer (BFCL's handlers for "
-                       "Qwen, Llama 3/4, Gemma 3), else the chat template; handler: the harness's renderer, an "
-                       "error for an unrecognised family; chat-template: always the checkpoint's chat template.")
     gen.addoption("--toolbench-max-tokens", dest="toolbench_max_tokens", type=int, default=None, metavar="N",
                   help="Maximum output tokens (default: the suite's setting, never below 512).")
     gen.addoption("--toolbench-temperature", dest="toolbench_temperature", type=float, default=None, metavar="T",
                   help="Sampling temperature for every suite (default: the suite's own, as its official harness "
                        "samples, e.g. BFCL 0.001; 0, greedy, for a suite that sets none).")
     gen.addoption("--toolbench-seed", dest="toolbench_seed", type=int, default=0, metavar="N", help="Sampling seed.")
-    gen.addoption("--toolbench-tp", dest="toolbench_tp", type=int, default=1, metavar="N",
-                  help="vLLM tensor-parallel size.")
-    gen.addoption("--toolbench-dtype", dest="toolbench_dtype", default="auto", help="vLLM dtype.")
-    gen.addoption("--toolbench-max-model-len", dest="toolbench_max_model_len", type=int, default=None, metavar="N",
-                  help="vLLM max model length.")
-    gen.addoption("--toolbench-gpu-memory-utilization", dest="toolbench_gpu_mem", type=float, default=None,
-                  metavar="FRACTION", help="vLLM GPU memory utilization.")
-    gen.addoption("--toolbench-vllm-arg", dest="toolbench_vllm_args", action="append", default=[],
-                  metavar="KEY=VALUE",
-                  help="Extra vllm.LLM argument (repeatable; VALUE parsed as JSON when it can be).")
-    gen.addoption("--toolbench-base-url", dest="toolbench_base_url", default=None, metavar="URL",
-                  help="OpenAI-compatible endpoint for --toolbench-backend openai.")
+    for kind in backend_kinds:
+        if kind.name != "replay":
+            kind.add_options(parser)
     gen.addoption("--toolbench-user-model", dest="toolbench_user_model", default=None, metavar="NAME",
                   help="Model that plays the simulated user in interactive suites (ACEBench agent multi-turn), "
                        "served at --toolbench-user-base-url; default: the run's own model (not comparable with "
@@ -143,69 +128,76 @@ def add_run_options(parser: pytest.Parser) -> None:
 
 
 @dataclass(frozen=True)
-class RunOptions:
-    """The resolved options of a run; built once in ``pytest_configure`` and shipped to xdist workers."""
+class DataOptions:
+    """Where the suites' data come from and how much of it runs."""
 
-    backend: str
-    model: str | None = None
-    replay: str | None = None
-    #: ``--toolbench-replay-mode``: None decides per file (see the replay backend)
-    replay_mode: str | None = None
     data_dir: str | None = None
-    data_dir_origin: str = ""
+    data_dir_origin: str = ""  # which of --toolbench-data, the ini value or the environment gave data_dir
     download: bool = True
     limit: int | None = None
-    cache_dir: str = ""
-    offline: bool = False
+    data_unverified: bool = False
+    #: ``--toolbench-suite-option`` overrides: suite name -> {declared option key -> value}
+    suite_options: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GenerationOptions:
+    """How requests are asked and sampled, whichever model backend answers them."""
+
     mode: str = "prompt"
     tool_parser: str | None = None
     max_tokens: int | None = None
     #: ``--toolbench-temperature``; None: each suite's own (suite.yaml ``generation.temperature``, else greedy)
     temperature: float | None = None
-    prompt_format: str = "auto"
     seed: int = 0
-    tensor_parallel_size: int = 1
-    dtype: str = "auto"
-    max_model_len: int | None = None
-    gpu_memory_utilization: float | None = None
-    vllm_args: dict[str, Any] = field(default_factory=dict)
-    base_url: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
-    json_path: str | None = None
-    commit_every: int | None = None
-    commit_seconds: float = DEFAULT_COMMIT_SECONDS
+    #: the simulated user of interactive suites (``--toolbench-user-model``/``--toolbench-user-base-url``)
     user_model: str | None = None
     user_base_url: str | None = None
-    data_unverified: bool = False
-    #: ``--toolbench-suite-option`` overrides: suite name -> {declared option key -> value}
-    suite_options: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        from dataclasses import asdict
-
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "RunOptions":
-        return cls(**data)
+    api_key_env: str = "OPENAI_API_KEY"
 
     def sampling(self) -> dict[str, Any]:
         return {"temperature": self.temperature, "seed": self.seed, "max_tokens": self.max_tokens}
 
 
-def _parse_vllm_args(pairs: list[str]) -> dict[str, Any]:
-    import json
+@dataclass(frozen=True)
+class CacheOptions:
+    """The generation cache: where it is, whether it may be written, and how often generations are committed."""
 
-    parsed: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise pytest.UsageError(f"--toolbench-vllm-arg expects KEY=VALUE, got {pair!r}")
-        try:
-            parsed[key.replace("-", "_")] = json.loads(value)
-        except ValueError:
-            parsed[key.replace("-", "_")] = value
-    return parsed
+    cache_dir: str = ""
+    offline: bool = False
+    commit_every: int | None = None
+    commit_seconds: float = DEFAULT_COMMIT_SECONDS
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The resolved options of a run, per layer; built once in ``pytest_configure`` and shipped to xdist workers
+    as JSON (``backend_options`` is the chosen backend kind's own options dataclass)."""
+
+    backend: str
+    model: str | None = None
+    backend_options: Any = None
+    data: DataOptions = field(default_factory=DataOptions)
+    generation: GenerationOptions = field(default_factory=GenerationOptions)
+    cache: CacheOptions = field(default_factory=CacheOptions)
+
+    def to_json(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        return {"backend": self.backend, "model": self.model,
+                "backend_options": asdict(self.backend_options) if self.backend_options is not None else None,
+                "data": asdict(self.data), "generation": asdict(self.generation), "cache": asdict(self.cache)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], kind: type[BackendKind]) -> "RunOptions":
+        backend_options = data.get("backend_options")
+        return cls(backend=data["backend"], model=data.get("model"),
+                   backend_options=kind.options_from_json(backend_options) if backend_options is not None else None,
+                   data=DataOptions(**data["data"]), generation=GenerationOptions(**data["generation"]),
+                   cache=CacheOptions(**data["cache"]))
+
+    def sampling(self) -> dict[str, Any]:
+        return self.generation.sampling()
 
 
 def _parse_suite_options(pairs: list[str]) -> dict[str, dict[str, Any]]:
@@ -245,25 +237,16 @@ def anchor_data_env(invocation_dir: Path) -> str | None:
     return given
 
 
-def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -> RunOptions:
-    """Resolve options, ini and environment into ``RunOptions``; raise ``UsageError`` naming a bad option."""
+def resolve(config: pytest.Config, kind: type[BackendKind], unchosen: Sequence[type[BackendKind]] = ()
+            ) -> RunOptions:
+    """Resolve options, ini and environment into ``RunOptions`` for the chosen backend ``kind`` (which validates
+    its own); raise ``UsageError`` naming a bad option. ``unchosen``: the other kinds, which refuse an option of
+    theirs that would be ignored."""
     get = config.getoption
-    model, replay = get("toolbench_model"), get("toolbench_replay")
-    backend = get("toolbench_backend") or ("replay" if replay else "vllm" if model else "gold")
-    if backend not in known_backends:
-        raise pytest.UsageError(f"--toolbench-backend {backend!r}: unknown backend (choose from {', '.join(known_backends)})")
-    if backend == "replay" and not replay:
-        raise pytest.UsageError("--toolbench-backend replay needs --toolbench-replay PATH")
-    if replay and not Path(replay).exists():
-        raise pytest.UsageError(f"--toolbench-replay {replay}: no such file or folder")
-    replay_mode = get("toolbench_replay_mode")
-    if replay_mode and backend != "replay":
-        raise pytest.UsageError(f"--toolbench-replay-mode={replay_mode} applies to replayed outputs only "
-                                "(--toolbench-replay=PATH)")
-    if backend == "vllm" and not model:
-        raise pytest.UsageError("--toolbench-backend vllm needs --model <hf-id-or-path>")
-    if backend == "openai" and not (get("toolbench_base_url") and model):
-        raise pytest.UsageError("--toolbench-backend openai needs --toolbench-base-url URL and --model NAME")
+    model = get("toolbench_model")
+    backend_options = kind.from_config(config, model)
+    for other in unchosen:
+        other.check_unchosen(config)
     limit = get("toolbench_limit")
     if limit is not None and limit < 1:
         raise pytest.UsageError("--toolbench-limit must be a positive number of cases")
@@ -305,24 +288,17 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
     else:
         cache_path = Path(config.rootpath) / ".pytest_cache" / "d" / "toolbench"
 
-    json_path = get("toolbench_json")
-    if json_path:
-        json_path = str(report_path(config, json_path))
-
     return RunOptions(
-        backend=backend, model=model, replay=str(Path(replay).resolve()) if replay else None, replay_mode=replay_mode,
-        data_dir=data_dir or None, data_dir_origin=origin, download=not get("toolbench_no_download"),
-        limit=limit, cache_dir=str(cache_path), offline=get("toolbench_offline"), mode=get("toolbench_mode"),
-        tool_parser=get("toolbench_tool_parser"), max_tokens=max_tokens, temperature=get("toolbench_temperature"),
-        prompt_format=get("toolbench_prompt_format"),
-        seed=get("toolbench_seed"), tensor_parallel_size=get("toolbench_tp"), dtype=get("toolbench_dtype"),
-        max_model_len=get("toolbench_max_model_len"), gpu_memory_utilization=get("toolbench_gpu_mem"),
-        vllm_args=_parse_vllm_args(get("toolbench_vllm_args")), base_url=get("toolbench_base_url"),
-        api_key_env=get("toolbench_api_key_env"), json_path=json_path, commit_every=commit_every,
-        commit_seconds=commit_seconds,
-        user_model=user_model, user_base_url=user_base_url,
-        data_unverified=bool(get("toolbench_data_unverified")),
-        suite_options=_parse_suite_options(get("toolbench_suite_options")),
+        backend=kind.name, model=model, backend_options=backend_options,
+        data=DataOptions(data_dir=data_dir or None, data_dir_origin=origin, download=not get("toolbench_no_download"),
+                         limit=limit, data_unverified=bool(get("toolbench_data_unverified")),
+                         suite_options=_parse_suite_options(get("toolbench_suite_options"))),
+        generation=GenerationOptions(mode=get("toolbench_mode"), tool_parser=get("toolbench_tool_parser"),
+                                     max_tokens=max_tokens, temperature=get("toolbench_temperature"),
+                                     seed=get("toolbench_seed"), user_model=user_model, user_base_url=user_base_url,
+                                     api_key_env=get("toolbench_api_key_env")),
+        cache=CacheOptions(cache_dir=str(cache_path), offline=get("toolbench_offline"), commit_every=commit_every,
+                           commit_seconds=commit_seconds),
     )
 
 

@@ -18,39 +18,40 @@ from typing import Any
 import pytest
 
 from .lifecycle import check_backend, one_line_failures, run_pregeneration, selected_items, terminal_writer
-from ..run.session import ToolbenchSession
+from ..run import ledger
+from ..run.context import RunContext
+from .role import WORKER_INPUT_KEY, worker_id, worker_input
 
 
 class WorkerManifest:
     """Worker side: writes the selected cases (after -k/-m/--lf) for the controller to generate. ``tryfirst``
     so the file exists before xdist's own ``pytest_collection_finish`` reports this worker's ids."""
 
-    def __init__(self, session: ToolbenchSession):
-        self.session = session
+    def __init__(self, toolbench: RunContext):
+        self.toolbench = toolbench
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         config = session.config
-        info = config.workerinput["toolbench"]
-        path = Path(info["manifest_dir"]) / f"{config.workerinput['workerid']}.json"
-        manifest = self.session.manifest(selected_items(self.session, session.items))
+        path = Path(worker_input(config)["manifest_dir"]) / f"{worker_id(config)}.json"
+        manifest = ledger.manifest(selected_items(self.toolbench, session.items))
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(manifest), encoding="utf-8")
         tmp.replace(path)
 
 
 class XdistHooks:
-    def __init__(self, session: ToolbenchSession):
-        self.session = session
+    def __init__(self, toolbench: RunContext):
+        self.toolbench = toolbench
         self.manifest_dir = Path(tempfile.mkdtemp(prefix="toolbench-manifest-"))
         self.generated = False
 
     def pytest_configure_node(self, node: Any) -> None:
-        payload: dict[str, Any] = {"options": self.session.options.to_json(),
+        payload: dict[str, Any] = {"options": self.toolbench.options.to_json(),
                                    "manifest_dir": str(self.manifest_dir)}
-        if self.session.uses_engine:
-            payload["fingerprint"] = self.session.fingerprint()
-        node.workerinput["toolbench"] = payload
+        if self.toolbench.uses_engine:
+            payload["fingerprint"] = self.toolbench.fingerprint()
+        node.workerinput[WORKER_INPUT_KEY] = payload
 
     @pytest.hookimpl(trylast=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
@@ -60,21 +61,22 @@ class XdistHooks:
         self.generated = True
         path = self.manifest_dir / f"{node.workerinput['workerid']}.json"
         manifest = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"suites": {}, "cases": []}
-        self.session.expect(manifest)
-        check_backend(self.session)
-        one_line_failures(self.session.config, only_cases=bool(ids) and len(manifest["cases"]) == len(ids))
-        self.session.report_replay(terminal_writer(self.session.config))
-        if not self.session.uses_engine:
+        toolbench = self.toolbench
+        toolbench.ledger.expect(manifest)
+        check_backend(toolbench)
+        one_line_failures(toolbench.config, only_cases=bool(ids) and len(manifest["cases"]) == len(ids))
+        toolbench.report_selection(terminal_writer(toolbench.config))
+        if not toolbench.uses_engine:
             return
         entries = []
-        suites = {name: self.session.catalog.load(Path(facts["definition"]))
+        suites = {name: toolbench.catalog.load(Path(facts["definition"]))
                   for name, facts in manifest["suites"].items()}
         for _, suite_name, case_id, *_ in manifest["cases"]:
             suite = suites[suite_name]
             entries.append((suite, suite.case(case_id)))
-        run_pregeneration(self.session, entries, terminal_writer(self.session.config))
+        run_pregeneration(toolbench, entries, terminal_writer(toolbench.config))
         # Workers read the cache from here on; the controller needs neither the engine nor a writer any more.
-        self.session.close()
+        toolbench.close()
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         for path in self.manifest_dir.glob("*"):

@@ -14,9 +14,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..backends import MissingOutput
-from .cache import CacheError, GenerationCache, request_key
+from ..contract.errors import MissingOutput
 from ..contract.suite import Case, Generation, Request, Task
+from .cache import CacheError, GenerationCache, request_key
 
 
 def finalize_request(request: Request, settings: Mapping[str, Any] | int,

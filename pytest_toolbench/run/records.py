@@ -20,11 +20,11 @@ The rules, each visible in the value it produces (nothing is dropped silently):
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
-from dataclasses import dataclass, field
 from typing import Any, Mapping
+
+from ..contract.suite import NOT_RUN, NOT_SCORED, CaseRecord
 
 MAX_DEPTH = 40
 MAX_NODES = 20_000
@@ -33,7 +33,7 @@ MAX_NODES = 20_000
 OUTPUT_LIMIT = 200_000
 TEXT_LIMIT = 20_000
 LEAF_LIMIT = 10_000
-#: a failed test's message: the explanation and the start of the output (see ``session.fail_message``)
+#: a failed test's message: the explanation and the start of the output (see :func:`fail_message`)
 MESSAGE_LIMIT = 30_000
 
 _INT64 = 1 << 63
@@ -130,68 +130,6 @@ def _safe(value: Any, depth: int, leaf_limit: int, max_depth: int, budget: _Budg
     return safe_text(_bounded_str(value), leaf_limit)
 
 
-@dataclass(frozen=True)
-class CaseRecord(Mapping):
-    """One scored case, as it travels from the scorer to every report and back from a baseline file.
-
-    Made once (by the core, from the scorer's verdict) and never changed; ``to_json``/``from_json`` are its
-    transport and file form. It also reads as a read-only mapping of those JSON fields (``record["passed"]``,
-    ``record.get("labels")``), so the writers and a baseline's raw JSON cases are read the same way.
-    """
-
-    suite: str
-    case_id: str
-    category: str
-    passed: bool
-    error_type: str | None = None
-    explanation: str = ""
-    keywords: tuple[str, ...] = ()
-    order: int = 0
-    decoded: Any = None
-    expected: Any = None
-    counts: Mapping[str, Any] = field(default_factory=dict)
-    labels: Mapping[str, str] = field(default_factory=dict)
-    output: str = ""
-    finish_reason: str | None = None
-    known_defect: str | None = None  # the reason, when the case is a documented upstream defect
-    nodeid: str | None = None
-    #: the text the case's test failed (or was skipped) with, on every record that did not pass; None when passed
-    message: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        data = {name: getattr(self, name) for name in _FIELD_NAMES}
-        data["keywords"] = list(self.keywords)
-        data["counts"], data["labels"] = dict(self.counts), dict(self.labels)
-        return data
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "CaseRecord":
-        """From a record's JSON (a worker's report, a results file); unknown keys are ignored (newer files)."""
-        values = {name: data[name] for name in _FIELD_NAMES if name in data}
-        values["keywords"] = tuple(values.get("keywords") or ())
-        values["counts"] = dict(values.get("counts") or {})
-        values["labels"] = dict(values.get("labels") or {})
-        values["passed"] = bool(values.get("passed"))
-        return cls(**values)
-
-    def __getitem__(self, key: str) -> Any:
-        if key not in _FIELD_SET:
-            raise KeyError(key)
-        return getattr(self, key)
-
-    def __iter__(self):
-        return iter(_FIELD_NAMES)
-
-    def __len__(self) -> int:
-        return len(_FIELD_NAMES)
-
-    __hash__ = None  # type: ignore[assignment]  # a record holds dicts: equal by value, not hashable
-
-
-_FIELD_NAMES = tuple(f.name for f in dataclasses.fields(CaseRecord))
-_FIELD_SET = frozenset(_FIELD_NAMES)
-
-
 #: Record fields and the limit each is held to. Text fields are cut to their limit; structured fields go through
 #: :func:`safe_value`. Fields not listed are set by the core itself from the suite definition and data.
 TEXT_FIELDS = {"output": OUTPUT_LIMIT, "explanation": TEXT_LIMIT, "message": MESSAGE_LIMIT}
@@ -225,6 +163,27 @@ def _count(value: Any) -> Any:
 def encode(record: Mapping[str, Any]) -> str:
     """The transport form: ASCII JSON text of the safe record (execnet carries a plain str without surprises)."""
     return json.dumps(safe_record(record), ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+
+
+def made_safe(record: CaseRecord) -> CaseRecord:
+    """The record with every field made safe under the policy. A safe record is a fixed point of the JSON
+    transport, so what an xdist worker sends is exactly what a single process keeps."""
+    return CaseRecord.from_json(safe_record(record.fields()))
+
+
+def fail_message(record: CaseRecord) -> str:
+    """The assertion text, from the safe record (so it can cross to the xdist controller whatever the output); the
+    record's ``message``. A case that is not scored is skipped with ``not scored: <reason>``; a case with no verdict
+    (``not_run``) ran no test, and its message is its error type and explanation."""
+    if record.get("error_type") == NOT_SCORED:
+        return safe_text(f"not scored: {record.get('explanation', '')}", MESSAGE_LIMIT)
+    if record.get("error_type") == NOT_RUN:
+        return safe_text(f"{NOT_RUN}: {record.get('explanation', '')}", MESSAGE_LIMIT)
+    output = record.get("output") or ""
+    shown = output if len(output) <= 2000 else output[:2000] + f"... [{len(output)} characters]"
+    lines = [f"{record.get('error_type') or 'failed'}: {record.get('explanation', '')}".rstrip(), "",
+             f"model output: {shown!r}"]
+    return safe_text("\n".join(lines), MESSAGE_LIMIT)
 
 
 def transport(record: CaseRecord) -> str:

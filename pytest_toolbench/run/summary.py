@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from ..contract.suite import NOT_RUN, CaseResult, Metric
+from ..contract.suite import NOT_RUN, CaseRecord, Metric
 
 
 @dataclass
@@ -56,13 +56,6 @@ class RunSummary:
         return {"header": self.header, "suites": {s.name: s.to_json() for s in self.suites}}
 
 
-def to_case_result(record: Mapping[str, Any]) -> CaseResult:
-    return CaseResult(suite=record["suite"], case_id=record["case_id"], category=record["category"],
-                      passed=bool(record["passed"]), error_type=record.get("error_type"),
-                      counts=record.get("counts") or {}, labels=record.get("labels") or {},
-                      output=record.get("output") or "", keywords=tuple(record.get("keywords") or ()))
-
-
 def no_value_without_cases(metric: Metric) -> Metric:
     """A figure over no cases (``0/0``) has no value: N/A everywhere, never a 0% beside its N/A twin."""
     if metric.value is not None and metric.total is not None and metric.total == 0 and not metric.correct:
@@ -70,7 +63,7 @@ def no_value_without_cases(metric: Metric) -> Metric:
     return metric
 
 
-def with_scope(metrics: list[Metric], results: list[CaseResult], available: int | None,
+def with_scope(metrics: list[Metric], results: list[CaseRecord], available: int | None,
                available_by_category: Mapping[str, int] | None) -> list[Metric]:
     """Say "over N of M cases (selection)" on every figure the run's selection covers only in part: a category's
     own figure when that category lost cases, every other figure when the suite did."""
@@ -88,7 +81,7 @@ def with_scope(metrics: list[Metric], results: list[CaseResult], available: int 
     return scoped
 
 
-def with_not_run(metrics: list[Metric], results: list[CaseResult]) -> list[Metric]:
+def with_not_run(metrics: list[Metric], results: list[CaseRecord]) -> list[Metric]:
     """Cases without a verdict (``not_run``) make a suite's figures incomplete. A suite whose aggregation marks
     that itself (BFCL, per category) is left alone; for the others, every figure is marked except the category
     figures of categories where every case reached its verdict."""
@@ -110,17 +103,18 @@ def with_not_run(metrics: list[Metric], results: list[CaseResult]) -> list[Metri
     return marked
 
 
-def summarize(records: Iterable[Mapping[str, Any]], benchmarks: Mapping[str, Any],
+def summarize(records: Iterable[CaseRecord | Mapping[str, Any]], benchmarks: Mapping[str, Any],
               header: dict[str, Any]) -> RunSummary:
     """``benchmarks`` maps suite name to (benchmark object, for ``aggregate``; title; data source facts[;
     ``{"cases": M, "by_category": {category: m}}``, what the suite has in this run's data])."""
-    by_suite: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-    for record in records:
-        by_suite[record["suite"]].append(record)
+    by_suite: dict[str, list[CaseRecord]] = defaultdict(list)
+    for record in records:  # a record's JSON form (a results file's case) is read as the record it is
+        if not isinstance(record, CaseRecord):
+            record = CaseRecord.from_json(record)
+        by_suite[record.suite].append(record)
     summary = RunSummary(header=header)
     for name in sorted(by_suite):
-        suite_records = sorted(by_suite[name], key=lambda r: r.get("order", 0))
-        results = [to_case_result(r) for r in suite_records]
+        results = sorted(by_suite[name], key=lambda r: r.order)
         benchmark, title, data_source = benchmarks[name][:3]
         available = (benchmarks[name][3] if len(benchmarks[name]) > 3 else None) or {}
         errors = Counter(r.error_type for r in results if not r.passed and r.error_type)
@@ -142,6 +136,6 @@ def summarize(records: Iterable[Mapping[str, Any]], benchmarks: Mapping[str, Any
             error_types=dict(errors.most_common()),
             error_types_by_category={c: dict(v.most_common()) for c, v in sorted(per_category.items())},
             labels={k: dict(v.most_common()) for k, v in sorted(labels.items())},
-            known_defects=sum(1 for r in suite_records if r.get("known_defect") and not r["passed"]),
+            known_defects=sum(1 for r in results if r.known_defect and not r.passed),
         ))
     return summary

@@ -1,0 +1,63 @@
+"""The ``openai`` backend as the plugin sees it: its options and capabilities (``OpenAIKind``); the HTTP client
+(``openai_endpoint.OpenAIEndpointBackend``) is imported when the run's owner builds it. Chosen by name only
+(``--toolbench-backend=openai``)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+import pytest
+
+from ..contract.suite import Backend
+from .kind import BackendKind, SuiteLookup
+
+if TYPE_CHECKING:
+    from ..plugin.options import RunOptions
+
+
+@dataclasses.dataclass(frozen=True)
+class OpenAIOptions:
+    #: ``--toolbench-base-url``: the OpenAI-compatible endpoint
+    base_url: str
+
+
+class OpenAIKind(BackendKind):
+    name = "openai"
+    pregenerates = True
+    options_type = OpenAIOptions
+
+    @classmethod
+    def add_options(cls, parser: pytest.Parser) -> None:
+        gen = parser.getgroup("toolbench-generation")
+        gen.addoption("--toolbench-base-url", dest="toolbench_base_url", default=None, metavar="URL",
+                      help="OpenAI-compatible endpoint for --toolbench-backend openai.")
+
+    @classmethod
+    def from_config(cls, config: pytest.Config, model: str | None) -> OpenAIOptions:
+        base_url = config.getoption("toolbench_base_url")
+        if not (base_url and model):
+            raise pytest.UsageError("--toolbench-backend openai needs --toolbench-base-url URL and --model NAME")
+        return OpenAIOptions(base_url=base_url)
+
+    @classmethod
+    def build(cls, options: "RunOptions", suites: SuiteLookup) -> Backend:
+        from .openai_endpoint import OpenAIEndpointBackend
+
+        return OpenAIEndpointBackend.from_options(options)
+
+    @classmethod
+    def check_model(cls, options: "RunOptions") -> str | None:
+        from .model_source import check_endpoint
+
+        if not options.cache.offline:
+            check_endpoint("--toolbench-base-url", options.backend_options.base_url)
+        return None
+
+
+BACKEND_KIND = OpenAIKind
+
+
+@pytest.hookimpl
+def pytest_toolbench_backend_kind(config: pytest.Config, name: str | None) -> type[BackendKind] | None:
+    return OpenAIKind.choose(config, name)

@@ -1,0 +1,222 @@
+"""The run context: what a run is set up with (options, catalog, backend, generation cache) and what it learns
+on the way that the run header reports (cache notes, pre-generation figures, the selection facts a backend
+reports). One per process, on ``config.stash`` (:func:`run_context`); the records live in its :class:`Ledger`,
+and the scoring of one case is :func:`pytest_toolbench.run.scoring.score_case`.
+
+Everywhere in the plugin this object is called ``toolbench`` (``session`` is pytest's).
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .. import backends as backends_module
+from ..backends.kind import BackendKind
+from ..contract.errors import ToolbenchError
+from ..contract.suite import Backend, Case, CaseRecord
+from ..plugin.role import Role, worker_input
+from .cache import GenerationCache
+from .cache_layout import CacheLayout
+from .catalog import Catalog, Registry
+from .generation import Answerer
+from .ledger import Ledger
+from .scoring import score_case
+
+if TYPE_CHECKING:
+    from ..plugin.options import RunOptions
+
+RUN_CONTEXT_KEY = pytest.StashKey["RunContext"]()
+
+
+def run_context(config: pytest.Config) -> "RunContext | None":
+    """The run's context, or None where the plugin is not set up (``--help``, ``--version``)."""
+    return config.stash.get(RUN_CONTEXT_KEY, None)
+
+
+class RunContext:
+    def __init__(self, config: pytest.Config, options: "RunOptions", kind: type[BackendKind], role: Role,
+                 registry: Registry):
+        self.config = config
+        self.options = options
+        self.kind = kind  # the backend kind: what the core asks instead of testing the backend's name
+        self.role = role
+        self.registry = registry
+        data, layout = options.data, CacheLayout.at(options.cache.cache_dir)
+        self.catalog = Catalog(
+            self.registry, data.data_dir, data.data_dir_origin,
+            downloads=layout.downloads, allow_download=data.download, limit=data.limit,
+            data_dir_hook=lambda name: config.hook.pytest_toolbench_data_dir(config=config, suite=name),
+            data_unverified=data.data_unverified,
+            hash_cache=layout.data_hashes,
+            suite_cache_dir=layout.suites,
+            suite_options=data.suite_options,
+            # Check the run's local data before collection (a difference: one usage error); workers need not.
+            check_first=() if role == "worker" else run_paths(config))
+        self.ledger = Ledger()
+        #: what the run header reports besides the options: filled as the run goes
+        self.selection_facts: dict[str, Any] | None = None  # a backend's report on the selection (replay coverage)
+        self.cache_notes: list[str] = []  # what happened to the generation cache (moved aside, not writable, ...)
+        self.pregeneration: dict[str, Any] | None = None
+        self.model_note: str | None = None  # how the model was found, when worth saying (plugin.check_model)
+        self.summary: Any = None  # the RunSummary, built once at session finish
+        self.started = time.time()
+        self._backend: Backend | None = None
+        self._cache: GenerationCache | None = None
+        self._fingerprint: dict[str, Any] | None = None
+        self._answerer: Answerer | None = None
+
+    # -- backend and cache -------------------------------------------------------------------------------------
+    @property
+    def uses_engine(self) -> bool:
+        """Answers are pre-generated once, by the process that owns the backend, into the generation cache."""
+        return self.kind.pregenerates
+
+    def backend(self) -> Backend:
+        if self._backend is None:
+            name = self.options.backend
+            built = self.config.hook.pytest_toolbench_make_backend(config=self.config, options=self.options,
+                                                                   catalog=self.catalog, kind=self.kind)
+            if built is None:
+                raise ToolbenchError(f"no implementation of pytest_toolbench_make_backend built backend {name!r}")
+            self._backend = backends_module.with_user_simulator(backends_module.checked(built, name), self.options)
+        return self._backend
+
+    def fingerprint(self) -> dict[str, Any]:
+        if self._fingerprint is None:
+            if self.role == "worker" and self.uses_engine:
+                self._fingerprint = worker_input(self.config)["fingerprint"]
+            else:
+                fingerprint = dict(self.backend().fingerprint())
+                fingerprint.setdefault("mode", self.options.generation.mode)
+                fingerprint.setdefault("sampling", self.options.sampling())
+                self._fingerprint = fingerprint
+        return self._fingerprint
+
+    def cache(self) -> GenerationCache:
+        """Workers and offline runs only read. A corrupt file is moved aside (one note) where generation can
+        replace it; offline it is one ``CacheError``; a worker ignores it (its controller reported it)."""
+        if self._cache is None:
+            worker, cache_options = self.role == "worker", self.options.cache
+            on_corrupt = "raise" if cache_options.offline else "ignore" if worker else "move"
+            self._cache = GenerationCache(cache_options.cache_dir, readonly=worker or cache_options.offline,
+                                          on_corrupt=on_corrupt)
+            if worker and self.uses_engine:
+                # what the controller generated but could not write to the cache file (see pregenerate)
+                folder = worker_input(self.config).get("manifest_dir")
+                if folder:
+                    self._cache.add_overlay(CacheLayout.unsaved(folder))
+            # the user-facing lines about the cache; kept here (and across a reopening), as the cache itself is
+            # closed after generation on an xdist controller
+            self._cache.notes[:0] = self.cache_notes
+            self.cache_notes = self._cache.notes
+        return self._cache
+
+    def answerer(self) -> Answerer:
+        if self._answerer is None:
+            if self.uses_engine:
+                offline = self.options.cache.offline
+                owns_engine = self.role != "worker" and not offline
+                self._answerer = Answerer(self.backend() if owns_engine else None, self.cache(),
+                                          self.fingerprint(), offline=offline)
+            else:
+                self._answerer = Answerer(self.backend(), None, self.fingerprint())
+        return self._answerer
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.close()
+            self._backend = None
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+
+    # -- scoring -----------------------------------------------------------------------------------------------
+    def score(self, case: Case, nodeid: str | None = None) -> CaseRecord:
+        """The case's record (see :func:`~pytest_toolbench.run.scoring.score_case`)."""
+        return score_case(self.catalog.by_name(case.suite), case, self.answerer(), self.options.generation.max_tokens,
+                          nodeid)
+
+    # -- the backend's report on the selection -----------------------------------------------------------------
+    def report_selection(self, write_line) -> None:
+        """Once the selection is known, a backend that reports on it (``kind.reports_selection``: replay's problems
+        and coverage) prints its lines; the facts are kept for the run header."""
+        if not self.kind.reports_selection or not self.ledger.expected:
+            return
+        backend = self.backend()
+        for facts in self.ledger.selected_suites.values():
+            self.catalog.load(Path(facts["definition"]))
+        self.selection_facts = self.kind.report_selection(backend, self.ledger.selected_cases(), write_line)
+
+    # -- header ------------------------------------------------------------------------------------------------
+    def header(self) -> dict[str, Any]:
+        options, data, generation = self.options, self.options.data, self.options.generation
+        header: dict[str, Any] = {
+            "backend": options.backend, "model": options.model, "mode": generation.mode,
+            "replay": self.kind.replayed_path(options), "data_dir": data.data_dir,
+            "limit": data.limit, "sampling": options.sampling(),
+            "python": platform.python_version(), "pytest": pytest.__version__,
+            "plugin": _plugin_version(), "started": self.started, "finished": time.time(),
+        }
+        if self.ledger.expected:
+            # what each suite was scored against: the data's hash, and any files that differ from suite.yaml
+            header["data"] = {name: {key: facts["data_source"].get(key) for key in
+                                     ("kind", "path", "data_sha256", "unverified", "unlisted")}
+                              for name, facts in sorted(self.ledger.selected_suites.items())}
+            header["data_unverified_allowed"] = data.data_unverified
+        header.update(self.kind.header_fields(options))
+        if data.suite_options:
+            header["suite_options"] = data.suite_options
+        if self.cache_notes:
+            header["cache_notes"] = list(self.cache_notes)
+        if self.selection_facts:
+            header.update(self.selection_facts)
+        wall = header["finished"] - self.started
+        generation_seconds = (self.pregeneration or {}).get("seconds") or 0.0
+        header["timing"] = {"wall_s": round(wall, 3), "generation_s": round(generation_seconds, 3),
+                            "collection_and_scoring_s": round(wall - generation_seconds, 3)}
+        if self.model_note:
+            header["model_source"] = self.model_note
+        if self.uses_engine:
+            header["fingerprint"] = self.fingerprint()
+            header["generation"] = self.pregeneration
+            if any("needs_user_model" in record.get("keywords", ()) for record in self.ledger.records):
+                header["user_simulator"] = (
+                    f"{generation.user_model} at {generation.user_base_url}" if generation.user_model else
+                    "the run's own model: NOT comparable with published numbers (upstream uses GPT-4o)")
+        return header
+
+
+def run_paths(config: pytest.Config) -> list[Path]:
+    """The files and folders the run collects from (``config.args``; a ``--pyargs`` package name as its folder)."""
+    paths = []
+    for arg in config.args:
+        given = arg.split("::", 1)[0]
+        path = config.invocation_params.dir / given
+        if not path.exists() and config.getoption("pyargs", False):
+            import importlib.util
+
+            try:
+                spec = importlib.util.find_spec(given)
+            except (ImportError, ValueError):
+                spec = None
+            if spec is not None and spec.submodule_search_locations:
+                path = Path(list(spec.submodule_search_locations)[0])
+            elif spec is not None and spec.origin:
+                path = Path(spec.origin)
+        paths.append(path)
+    return paths
+
+
+def _plugin_version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+def load_error(error: ToolbenchError) -> str:
+    return f"pytest-toolbench: {error}"
