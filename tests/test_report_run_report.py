@@ -24,7 +24,7 @@ def sample_report() -> run_report.RunReport:
                          [Metric("overall", 0.5, 1, 2, group="aggregate")], {"wrong": 1}, {"c": {"wrong": 1}}, {})
     summary = RunSummary(header={"backend": "gold", "mode": "prompt"}, suites=[suite])
     records = [CaseRecord("demo", "a", "c", True, nodeid="suites/demo/suite.yaml::a"),
-               CaseRecord("demo", "b", "c", False, "wrong", "no", nodeid="suites/demo/suite.yaml::b", message="no"),
+               CaseRecord("demo", "b", "c", False, "wrong", explanation="no", nodeid="suites/demo/suite.yaml::b", message="no"),
                CaseRecord("demo", "z", "c", False, "not_run", nodeid="suites/demo/suite.yaml::z")]
     comparison = Comparison("old.json", {"backend": "gold"}, {"demo": SuiteComparison("demo", True, newly_failing=["b"])})
     outcome = RunOutcome(comparison=comparison, gates=(GateResult("g", True, "fine"),), exit_status=0)
