@@ -60,9 +60,9 @@ def make_builtin(options: Any, catalog: Any, extra: dict[str, Callable[..., Any]
 
         return ReplayBackend(catalog, options.replay, mode=options.replay_mode)
     if options.backend == "vllm":
-        from .vllm_engine import VllmBackend
+        from .vllm_engine import backend_from_options
 
-        return VllmBackend.from_options(options)
+        return backend_from_options(options)
     if options.backend == "openai":
         from .openai_endpoint import OpenAIEndpointBackend
 

@@ -171,6 +171,9 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         what = f"replay of {opts.replay} (replay mode: {getattr(opts, 'replay_mode', None) or 'per file'})"
     else:
         what = f"{opts.backend}, model {opts.model}, mode {opts.mode}"
+        if getattr(opts, "replicas", 1) > 1 or getattr(opts, "ray_address", None):
+            what += f", {opts.replicas} engine replica{'s' if opts.replicas > 1 else ''} on Ray " + \
+                (f"at {opts.ray_address}" if opts.ray_address else "(local, started for the run)")
     data = f"{opts.data_dir} ({opts.data_dir_origin})" if opts.data_dir else \
         "none given: pinned upstream download, else the shipped samples"
     lines = [f"toolbench: backend {what}", f"toolbench: data {data}"]

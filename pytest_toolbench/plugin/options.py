@@ -105,6 +105,9 @@ def add_run_options(parser: pytest.Parser) -> None:
     gen.addoption("--toolbench-seed", dest="toolbench_seed", type=int, default=0, metavar="N", help="Sampling seed.")
     gen.addoption("--toolbench-tp", dest="toolbench_tp", type=int, default=1, metavar="N",
                   help="vLLM tensor-parallel size.")
+    from ..backends import replicas  # light: ray is imported only when replicas start
+
+    replicas.add_options(gen)
     gen.addoption("--toolbench-dtype", dest="toolbench_dtype", default="auto", help="vLLM dtype.")
     gen.addoption("--toolbench-max-model-len", dest="toolbench_max_model_len", type=int, default=None, metavar="N",
                   help="vLLM max model length.")
@@ -159,6 +162,10 @@ class RunOptions:
     prompt_format: str = "auto"
     seed: int = 0
     tensor_parallel_size: int = 1
+    #: ``--toolbench-replicas``: vLLM engines as Ray actors (1: one in-process engine, no Ray, unless
+    #: ``ray_address`` is given); ``ray_address``: the cluster, None for a local Ray (backends/replicas.py)
+    replicas: int = 1
+    ray_address: str | None = None
     dtype: str = "auto"
     max_model_len: int | None = None
     gpu_memory_utilization: float | None = None
@@ -273,6 +280,13 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
     max_tokens = get("toolbench_max_tokens")
     if max_tokens is not None and max_tokens < 1:
         raise pytest.UsageError("--toolbench-max-tokens must be positive")
+    from ..backends import replicas as replica_options
+
+    try:
+        replicas, ray_address = replica_options.resolve_options(get("toolbench_replicas"),
+                                                                get("toolbench_ray_address"), backend)
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
 
     data_dir, origin = get("toolbench_data"), "--toolbench-data"
     if not data_dir and config.getini("toolbench_data"):
@@ -310,6 +324,7 @@ def resolve(config: pytest.Config, known_backends: tuple[str, ...] = BACKENDS) -
         tool_parser=get("toolbench_tool_parser"), max_tokens=max_tokens, temperature=get("toolbench_temperature"),
         prompt_format=get("toolbench_prompt_format"),
         seed=get("toolbench_seed"), tensor_parallel_size=get("toolbench_tp"), dtype=get("toolbench_dtype"),
+        replicas=replicas, ray_address=ray_address,
         max_model_len=get("toolbench_max_model_len"), gpu_memory_utilization=get("toolbench_gpu_mem"),
         vllm_args=_parse_vllm_args(get("toolbench_vllm_args")), base_url=get("toolbench_base_url"),
         api_key_env=get("toolbench_api_key_env"), json_path=json_path, commit_every=commit_every,
