@@ -183,6 +183,10 @@ class ReplicatedVllmBackend:
         self.replicas = [Replica(slot) for slot in range(self.count)]
         for replica in self.replicas:
             self._launch_actor(ray, replica)
+        # meanwhile, what rendering needs here (importing transformers and loading the tokenizer take seconds that
+        # would otherwise be counted as generation)
+        self.engine.tokenizer()
+        self.engine.prompt_formats()
         waiting = {replica.start_ref: replica for replica in self.replicas}
         while waiting:
             ready, _ = ray.wait(list(waiting), num_returns=len(waiting), timeout=WAIT_LINE_SECONDS)
