@@ -114,7 +114,6 @@ def test_two_replicas_on_a_local_ray_answer_exactly_as_one_engine(shared_data, t
     run = plugin_run(shared_data, tiny_long_model, tmp_path, "--toolbench-replicas=2", "-n", "2")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "toolbench: 2 engine replicas on a local Ray started for this run" in run.stdout, run.stdout[-3000:]
-    assert "2 engine replicas on Ray (local, started for the run)" in run.stdout  # the run's header line
     # same answers under the same keys (the fingerprint does not name the replicas), same verdicts and figures
     assert cache_rows(tmp_path) == cache_rows(one_engine)
     assert verdicts(tmp_path) == verdicts(one_engine)
