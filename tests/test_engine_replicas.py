@@ -133,9 +133,9 @@ def test_two_replicas_on_a_local_ray_answer_exactly_as_one_engine(shared_data, t
     assert "ray" in controller["heavy"] and "vllm" not in controller["heavy"], controller  # the engines are elsewhere
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def ray_cluster():
-    """A Ray cluster this test process starts and stays connected to (the run joins it by address)."""
+    """A Ray cluster this test process starts and stays connected to (a run joins it by address)."""
     import ray
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
@@ -143,9 +143,10 @@ def ray_cluster():
     ray.shutdown()
 
 
-def kill_replica(ray, name: str) -> None:
-    actors = [a for a in ray.util.list_named_actors(all_namespaces=True) if a["name"] == name]
-    assert actors, f"no actor named {name}"
+def kill_replica(ray, suffix: str) -> None:
+    """Kill the replica actor whose name ends with ``suffix`` (``-replica-1``), whichever job started it."""
+    actors = [a for a in ray.util.list_named_actors(all_namespaces=True) if a["name"].endswith(suffix)]
+    assert len(actors) == 1, f"not one actor named *{suffix}: {actors}"
     ray.kill(ray.get_actor(actors[0]["name"], namespace=actors[0]["namespace"]))
 
 
@@ -159,7 +160,7 @@ def test_a_replica_killed_mid_run_moves_its_requests_and_the_run_says_so(shared_
     while committed_generations(tmp_path / "cache") < 1 and running.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     assert running.poll() is None, "the run ended before a replica could be killed"
-    kill_replica(ray_cluster, "toolbench-replica-1")
+    kill_replica(ray_cluster, "-replica-1")
     output, _ = running.communicate(timeout=900)
     assert running.returncode == 0, output[-4000:]
     assert f"toolbench: 2 engine replicas on the Ray cluster at {address}" in output, output[-4000:]
@@ -172,6 +173,61 @@ def test_a_replica_killed_mid_run_moves_its_requests_and_the_run_says_so(shared_
     assert verdicts(tmp_path) == verdicts(one_engine)
     stats = header(tmp_path)["generation"]
     assert stats["generated"] == header(one_engine)["generation"]["generated"]
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory) -> Path:
+    from pytest_toolbench.backends.vllm_engine import apply_cpu_environment
+
+    apply_cpu_environment()
+    from tiny_model import build_tiny_model
+
+    return build_tiny_model(tmp_path_factory.mktemp("models") / "tiny-qwen2")
+
+
+def distinct_tasks(count: int) -> list:
+    """Prompts of distinct lengths (task i repeats a word i times)."""
+    from pytest_toolbench.contract.suite import Case, Request, Task
+
+    return [Task(Case("engine", f"case_{i}", "unit", {}),
+                 Request(messages=[{"role": "user", "content": f"Question {i}: the weather?" + " Paris" * i}]))
+            for i in range(count)]
+
+
+@engine_and_ray
+def test_a_dead_replica_is_restarted_once_and_rejoins(tiny_model, ray_cluster):
+    """The backend on its own, on the test's Ray: a replica killed between two batches; the next batch goes to the
+    other with the same answers; the restarted replica comes back and takes requests again."""
+    from pytest_toolbench.backends.replicas import ReplicatedVllmBackend
+    from pytest_toolbench.backends.vllm_engine import VllmBackend
+
+    engine = VllmBackend(str(tiny_model), dtype="float32", max_model_len=512, max_tokens=16, temperature=0.0,
+                         engine_args={"enforce_eager": True, "kv_cache_memory_bytes": 64 << 20})
+    backend = ReplicatedVllmBackend(engine, 2)
+    said: list[str] = []
+    backend.listen(said.append)
+    tasks = distinct_tasks(12)
+    try:
+        backend.start()
+        first = backend.generate(tasks)
+        assert all(r.requests > 0 for r in backend.replicas)
+        ray_cluster.kill(backend.replicas[0].handle)
+        assert backend.generate(tasks) == first  # all on replica 2 now, the same answers
+        assert backend.notes[0].startswith("engine replica 1 of 2 died (ActorDiedError: The actor is dead because "
+                                           "it was killed by `ray.kill`.)") and "restarting it" in backend.notes[0]
+        assert backend.notes[0] in said
+        served = backend.replicas[0].requests
+        deadline = time.monotonic() + 600
+        while len(backend.notes) < 2 and time.monotonic() < deadline:  # its engine starts meanwhile
+            backend.generate(tasks[:2])
+            time.sleep(0.5)
+        assert backend.notes[1].startswith("engine replica 1 of 2 restarted on "), backend.notes
+        assert backend.generate(tasks) == first
+        assert backend.replicas[0].requests > served
+        replicas = backend.stats()["replicas"]
+        assert [r["restarts"] for r in replicas["replicas"]] == [1, 0] and replicas["events"] == backend.notes
+    finally:
+        backend.close()
 
 
 # -- option checks (no engine, no Ray) ------------------------------------------------------------------------------

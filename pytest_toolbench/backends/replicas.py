@@ -37,6 +37,7 @@ import itertools
 import json
 import logging
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -315,7 +316,9 @@ class ReplicatedVllmBackend:
 
         environment = {key: value for key, value in os.environ.items() if key.startswith(FORWARDED_ENVIRONMENT)}
         actor = ray.remote(EngineReplica).options(
-            name=f"toolbench-replica-{replica.slot + 1}" + (f"-restart-{replica.restarts}" if replica.restarts else ""),
+            # named for `ray list actors` (the controller's pid keeps two runs on one cluster apart)
+            name=f"toolbench-{os.getpid()}-replica-{replica.slot + 1}"
+                 + (f"-restart-{replica.restarts}" if replica.restarts else ""),
             num_cpus=1, num_gpus=self._gpus_per_replica)
         replica.handle = actor.remote(self._engine_kwargs(), environment, self.engine._local_model_dir is not None)
         replica.start_ref = replica.handle.start.remote()
@@ -346,7 +349,8 @@ class ReplicatedVllmBackend:
         requeue(moved)
         others = any(r.state == READY for r in self.replicas)
         line = (f"engine replica {replica.slot + 1} of {self.count} died ({_reason(error)}); its {len(moved)} "
-                f"unfinished requests " + ("moved to the other replicas" if others else "wait for a replica"))
+                f"unfinished request{'' if len(moved) == 1 else 's'} "
+                + ("moved to the other replicas" if others else "wait for a replica"))
         if replica.restarts < RESTARTS_PER_REPLICA:
             replica.restarts += 1
             self._launch_actor(ray, replica)
@@ -508,10 +512,12 @@ class _Dispatch:
 
 
 def _reason(error: BaseException) -> str:
-    """One line for a Ray error: the exception raised inside the actor where there is one, else Ray's own."""
+    """One line for a Ray error: the exception raised inside the actor where there is one, else Ray's own (for a
+    dead actor, Ray's sentence saying why, without its ids)."""
     cause = getattr(error, "cause", None)
     shown = cause if isinstance(cause, BaseException) else error
     text = " ".join(str(shown).split())
     if isinstance(shown, ToolbenchError):
         return text[:500]
-    return f"{type(shown).__name__}: {text}"[:500]
+    why = re.search(r"The actor (?:is dead|died) because.*?\.(?=\s|$)", text)
+    return f"{type(shown).__name__}: {why.group(0) if why else text}"[:500]
