@@ -230,6 +230,24 @@ def test_a_dead_replica_is_restarted_once_and_rejoins(tiny_model, ray_cluster):
         backend.close()
 
 
+@engine_and_ray
+def test_a_replica_that_cannot_start_is_one_error_naming_it(tiny_model, ray_cluster):
+    from pytest_toolbench.backends.replicas import ReplicatedVllmBackend
+    from pytest_toolbench.backends.vllm_engine import VllmBackend
+    from pytest_toolbench.contract.errors import ToolbenchError
+
+    engine = VllmBackend(str(tiny_model), dtype="float32", max_model_len=512,
+                         engine_args={"enforce_eager": True, "no_such_engine_argument": 1})
+    backend = ReplicatedVllmBackend(engine, 2)
+    try:
+        with pytest.raises(ToolbenchError, match=r"^engine replica [12] of 2 could not start on the Ray this process "
+                                                 r"is connected to: .*no_such_engine_argument"):
+            backend.start()
+    finally:
+        backend.close()
+    assert ray_cluster.is_initialized()  # a Ray the backend did not start is left as it was
+
+
 # -- option checks (no engine, no Ray) ------------------------------------------------------------------------------
 
 @pytest.fixture

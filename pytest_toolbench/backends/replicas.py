@@ -189,8 +189,10 @@ class ReplicatedVllmBackend:
         self.engine.tokenizer()
         self.engine.prompt_formats()
         waiting = {replica.start_ref: replica for replica in self.replicas}
+        last_line = time.perf_counter()
         while waiting:
-            ready, _ = ray.wait(list(waiting), num_returns=len(waiting), timeout=WAIT_LINE_SECONDS)
+            # one at a time: a replica that cannot start stops the run at once, not when the others are up
+            ready, _ = ray.wait(list(waiting), num_returns=1, timeout=WAIT_LINE_SECONDS)
             for ref in ready:
                 replica = waiting.pop(ref)
                 try:
@@ -198,7 +200,8 @@ class ReplicatedVllmBackend:
                 except Exception as error:  # noqa: BLE001 - one line naming the replica, not a Ray traceback
                     raise ToolbenchError(f"engine replica {replica.slot + 1} of {self.count} could not start on "
                                          f"{self._where}: {_reason(error)}") from None
-            if waiting:
+            if waiting and time.perf_counter() - last_line >= WAIT_LINE_SECONDS:
+                last_line = time.perf_counter()
                 self._say(f"still starting {len(waiting)} of {self.count} engine replicas on {self._where} (each "
                           f"needs {self._resources_text()}; Ray waits for free ones)")
         first = self.replicas[0].facts
