@@ -72,8 +72,8 @@ def plugin_run(shared_data: Path, model: Path, folder: Path, *extra: str, wait: 
                    "PYTHONPATH": os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")])}
     args = [sys.executable, "-m", "pytest", str(REPO / "suites"), "-k", SELECTION, "-p", "import_probe",
             "-p", "no:cacheprovider", "-q", f"--model={model}", f"--toolbench-data={shared_data}",
-            "--toolbench-limit", "2", f"--toolbench-cache={folder / 'cache'}", f"--toolbench-json={folder / 'run.json'}",
-            "--toolbench-max-tokens", "48", "--toolbench-temperature", "0",
+            "--toolbench-limit", "2", f"--toolbench-cache={folder / 'cache'}",
+            f"--toolbench-json={folder / 'run.json'}", "--toolbench-max-tokens", "48", "--toolbench-temperature", "0",
             "--toolbench-vllm-arg", "enforce_eager=true", "--toolbench-vllm-arg", "dtype=float32",
             "--toolbench-vllm-arg", f"max_model_len={CONTEXT}", "--toolbench-vllm-arg",
             f"kv_cache_memory_bytes={1 << 30}", *extra]

@@ -348,6 +348,7 @@ def template_messages(messages: Any) -> list[dict[str, Any]]:
         out.append(message)
     return out
 
+
 def backend_from_options(options: Any) -> Any:
     """The run's vllm backend: one engine in this process, or ``--toolbench-replicas`` engines as Ray actors
     (``replicas.py``), which render, tokenize and parse through the same :class:`VllmBackend`."""
