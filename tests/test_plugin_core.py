@@ -175,12 +175,12 @@ def test_conftest_hooks_see_the_summary(echo):
     result.stdout.fnmatch_lines(["summary seen for ['echo']"])
 
 
-def test_importing_the_plugin_and_help_import_no_engine():
+def test_importing_the_plugin_and_help_import_no_engine_and_no_ray():
     code = ("import sys, pytest, contextlib, io\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             "    pytest.main(['--help'])\n"
             "import pytest_toolbench.plugin\n"
-            "print(sorted(m for m in ('vllm', 'torch', 'transformers') if m in sys.modules))")
+            "print(sorted(m for m in ('vllm', 'torch', 'transformers', 'ray') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
 

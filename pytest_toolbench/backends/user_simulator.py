@@ -43,6 +43,11 @@ class UserSimulatorRouter:
         if callable(start):
             start()
 
+    def listen(self, write) -> None:
+        listen = getattr(self.model, "listen", None)
+        if callable(listen):
+            listen(write)
+
     def stats(self) -> dict[str, Any]:
         stats = getattr(self.model, "stats", None)
         return stats() if callable(stats) else {}

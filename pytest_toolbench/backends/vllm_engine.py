@@ -180,6 +180,41 @@ def _progress_factory(on_progress: ProgressCallback, offset: int, grand_total: i
     return factory
 
 
+@dataclasses.dataclass
+class PreparedBatch:
+    """One ``generate`` call made ready for an engine (:meth:`VllmBackend.prepare`); lists are by task index."""
+
+    token_ids: list[list[int]]
+    sampling: dict[int, dict[str, Any]]  # ``SamplingParams`` keyword arguments of each runnable task
+    runnable: list[int]  # the tasks the engine answers, longest prompt first
+    results: list[Generation | None]  # filled in as answers come; over-long prompts already answered
+    early: list[tuple[int, Generation]]  # those over-long prompts, handed over with the first chunk
+    parser: Any  # native mode's tool-call parser, else None
+    recorded_answers: list[Any]  # per task: its harness's post-processing of a reply (BFCL's handlers), or None
+
+
+def completion_generation(text: str, finish_reason: str | None, prompt_tokens: int, output_tokens: int,
+                          parser: Any) -> Generation:
+    """A Generation from one finished completion, its tool calls parsed in native mode (a parse failure is kept as
+    ``parse_error``, scored as a format error)."""
+    tool_calls, parse_error = None, None
+    if parser is not None:
+        try:
+            tool_calls = parser(text)
+        except ParseError as exc:
+            parse_error = str(exc)
+    return make_generation(text=text, finish_reason=finish_reason, prompt_tokens=prompt_tokens,
+                           output_tokens=output_tokens, tool_calls=tool_calls, parse_error=parse_error)
+
+
+def with_recorded_answer(generation: Generation, recorded_answer: Any) -> Generation:
+    """The handler's post-processed reply kept beside the text, before the hand-over: the cache keeps what the
+    official harness records."""
+    if recorded_answer is None:
+        return generation
+    return dataclasses.replace(generation, answer=recorded_answer(generation.text))
+
+
 class _GenerationRun:
     """One ``generate`` call's bookkeeping: results by input index, progress and chunk hand-over."""
 
@@ -202,8 +237,7 @@ class _GenerationRun:
     def _finish(self, index: int, output: Any) -> None:
         generation = self.backend._to_generation(output, self.parser)
         recorded_answer = self.recorded_answers[index] if self.recorded_answers else None
-        if recorded_answer is not None:  # before the hand-over: the cache keeps what the handler records
-            generation = dataclasses.replace(generation, answer=recorded_answer(generation.text))
+        generation = with_recorded_answer(generation, recorded_answer)
         self.results[index] = generation
         self.pending.append((index, generation))
         self.prompt_tokens += generation.prompt_tokens or 0
@@ -313,6 +347,18 @@ def template_messages(messages: Any) -> list[dict[str, Any]]:
             message["tool_calls"] = decoded
         out.append(message)
     return out
+
+
+def backend_from_options(options: Any) -> Any:
+    """The run's vllm backend: one engine in this process, or ``--toolbench-replicas`` engines as Ray actors
+    (``replicas.py``), which render, tokenize and parse through the same :class:`VllmBackend`."""
+    engine = VllmBackend.from_options(options)
+    from pytest_toolbench.backends import replicas
+
+    if not replicas.uses_ray(options):
+        return engine
+    return replicas.ReplicatedVllmBackend.from_options(options, engine)
+
 
 def answer_budget(request: Any, default_max_tokens: int, context: int, prompt_tokens: int) -> int:
     """Output tokens for one request: its limit (the option's, else the suite's), never past the context less the
@@ -579,6 +625,23 @@ class VllmBackend(ModelBackend):
         from generation)."""
         self.engine()
 
+    def engine_kwargs(self) -> dict[str, Any]:
+        """The ``vllm.LLM`` keyword arguments (JSON-safe: engine replicas on Ray are built from the same ones)."""
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "revision": self.revision,
+            "tensor_parallel_size": self.tensor_parallel_size,
+            "dtype": self.dtype,
+            "enable_prefix_caching": self.enable_prefix_caching,
+            "seed": self.seed if self.seed is not None else 0,
+        }
+        if self.max_model_len is not None:
+            kwargs["max_model_len"] = self.max_model_len
+        if self.gpu_memory_utilization is not None:
+            kwargs["gpu_memory_utilization"] = self.gpu_memory_utilization
+        kwargs.update({k: v for k, v in self.engine_args.items() if k != "chat_template"})
+        return kwargs
+
     def engine(self) -> Any:
         """The ``vllm.LLM``, started on first use (start time is recorded in :meth:`stats`)."""
         if self._llm is None:
@@ -586,21 +649,8 @@ class VllmBackend(ModelBackend):
                 apply_cpu_environment()
             from vllm import LLM
 
-            kwargs: dict[str, Any] = {
-                "model": self.model,
-                "revision": self.revision,
-                "tensor_parallel_size": self.tensor_parallel_size,
-                "dtype": self.dtype,
-                "enable_prefix_caching": self.enable_prefix_caching,
-                "seed": self.seed if self.seed is not None else 0,
-            }
-            if self.max_model_len is not None:
-                kwargs["max_model_len"] = self.max_model_len
-            if self.gpu_memory_utilization is not None:
-                kwargs["gpu_memory_utilization"] = self.gpu_memory_utilization
-            kwargs.update({k: v for k, v in self.engine_args.items() if k != "chat_template"})
             with Stopwatch() as watch:
-                self._llm = LLM(**kwargs)
+                self._llm = LLM(**self.engine_kwargs())
             self._stats.engine_start_seconds = watch.seconds
         return self._llm
 
@@ -622,39 +672,15 @@ class VllmBackend(ModelBackend):
         on_progress = on_progress or self.on_progress
         if not tasks:
             return []
-        parser = get_parser(self.tool_parser) if self.mode == "native" else None
-        texts = [self.render(task) for task in tasks]
-        token_ids = self.encode(tasks, texts)
         llm = self.engine()
         from vllm import SamplingParams
 
-        context = llm.llm_engine.model_config.max_model_len
-        results: list[Generation | None] = [None] * len(tasks)
-        early: list[tuple[int, Generation]] = []
-        runnable: list[int] = []
-        for index, ids in enumerate(token_ids):
-            if len(ids) >= context:
-                # vLLM rejects the whole batch for one over-long prompt; this case alone is answered "truncated".
-                results[index] = make_generation("", "length", len(ids), 0, [] if parser else None)
-                early.append((index, results[index]))
-            else:
-                runnable.append(index)
-        runnable.sort(key=lambda i: (-len(token_ids[i]), i))
-        prompts = [{"prompt_token_ids": token_ids[i]} for i in runnable]
-        params = [
-            SamplingParams(
-                temperature=self.temperature_for(tasks[i].request),
-                top_p=self.top_p,
-                seed=self._request_seed(self.temperature_for(tasks[i].request)),
-                max_tokens=answer_budget(tasks[i].request, self.max_tokens, context, len(token_ids[i])),
-                skip_special_tokens=False,
-                spaces_between_special_tokens=False,
-            )
-            for i in runnable
-        ]
-        run = _GenerationRun(self, parser, results, len(tasks), on_chunk, on_progress, early)
-        run.recorded_answers = [getattr(self.prompt_formats().handler_for(task.case.suite), "recorded_answer", None)
-                                for task in tasks]
+        batch = self.prepare(tasks, llm.llm_engine.model_config.max_model_len)
+        runnable, results, parser = batch.runnable, batch.results, batch.parser
+        prompts = [{"prompt_token_ids": batch.token_ids[i]} for i in runnable]
+        params = [SamplingParams(**batch.sampling[i]) for i in runnable]
+        run = _GenerationRun(self, parser, results, len(tasks), on_chunk, on_progress, batch.early)
+        run.recorded_answers = batch.recorded_answers
         with Stopwatch() as watch:
             if on_chunk is not None and can_enqueue(llm):
                 run.stream(llm, runnable, prompts, params)
@@ -666,23 +692,44 @@ class VllmBackend(ModelBackend):
         self._stats.add(generations, watch.seconds)
         return generations
 
+    def prepare(self, tasks: Sequence[Task], context: int) -> "PreparedBatch":
+        """Everything about ``tasks`` that does not need the engine: prompts rendered and tokenized, each request's
+        sampling, the over-long prompts answered at once, the order the engine sees them in (longest prompt first).
+        ``context``: the engine's ``max_model_len``. Engine replicas on Ray (``replicas.py``) share it, so N
+        replicas see exactly the prompts and sampling one engine does."""
+        parser = get_parser(self.tool_parser) if self.mode == "native" else None
+        texts = [self.render(task) for task in tasks]
+        token_ids = self.encode(tasks, texts)
+        results: list[Generation | None] = [None] * len(tasks)
+        early: list[tuple[int, Generation]] = []
+        runnable: list[int] = []
+        sampling: dict[int, dict[str, Any]] = {}
+        for index, ids in enumerate(token_ids):
+            if len(ids) >= context:
+                # vLLM rejects the whole batch for one over-long prompt; this case alone is answered "truncated".
+                results[index] = make_generation("", "length", len(ids), 0, [] if parser else None)
+                early.append((index, results[index]))
+                continue
+            runnable.append(index)
+            temperature = self.temperature_for(tasks[index].request)
+            sampling[index] = {
+                "temperature": temperature,
+                "top_p": self.top_p,
+                "seed": self._request_seed(temperature),
+                "max_tokens": answer_budget(tasks[index].request, self.max_tokens, context, len(ids)),
+                "skip_special_tokens": False,
+                "spaces_between_special_tokens": False,
+            }
+        runnable.sort(key=lambda i: (-len(token_ids[i]), i))
+        recorded = [getattr(self.prompt_formats().handler_for(task.case.suite), "recorded_answer", None)
+                    for task in tasks]
+        return PreparedBatch(token_ids, sampling, runnable, results, early, parser, recorded)
+
     @staticmethod
     def _to_generation(output: Any, parser: Any) -> Generation:
         completion = output.outputs[0]
-        tool_calls, parse_error = None, None
-        if parser is not None:
-            try:
-                tool_calls = parser(completion.text)
-            except ParseError as exc:
-                parse_error = str(exc)
-        return make_generation(
-            text=completion.text,
-            finish_reason=completion.finish_reason,
-            prompt_tokens=len(output.prompt_token_ids or ()),
-            output_tokens=len(completion.token_ids),
-            tool_calls=tool_calls,
-            parse_error=parse_error,
-        )
+        return completion_generation(completion.text, completion.finish_reason, len(output.prompt_token_ids or ()),
+                                     len(completion.token_ids), parser)
 
     def close(self) -> None:
         """Drop the engine. vLLM does not reliably free accelerator memory in-process (vllm #1908), so callers that

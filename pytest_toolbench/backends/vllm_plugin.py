@@ -28,6 +28,10 @@ class VllmOptions:
     gpu_memory_utilization: float | None = None
     #: ``--toolbench-vllm-arg KEY=VALUE``: extra ``vllm.LLM`` arguments
     engine_args: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: ``--toolbench-replicas``: vLLM engines as Ray actors (1: one in-process engine, no Ray, unless
+    #: ``ray_address`` is given); ``ray_address``: the cluster, None for a local Ray (``replicas.py``)
+    replicas: int = 1
+    ray_address: str | None = None
 
 
 class VllmKind(BackendKind):
@@ -49,6 +53,9 @@ class VllmKind(BackendKind):
                            "chat template.")
         gen.addoption("--toolbench-tp", dest="toolbench_tp", type=int, default=1, metavar="N",
                       help="vLLM tensor-parallel size.")
+        from . import replicas  # light: ray is imported only when replicas start
+
+        replicas.add_options(gen)
         gen.addoption("--toolbench-dtype", dest="toolbench_dtype", default="auto", help="vLLM dtype.")
         gen.addoption("--toolbench-max-model-len", dest="toolbench_max_model_len", type=int, default=None,
                       metavar="N", help="vLLM max model length.")
@@ -67,16 +74,35 @@ class VllmKind(BackendKind):
         if not model:
             raise pytest.UsageError("--toolbench-backend vllm needs --model <hf-id-or-path>")
         get = config.getoption
+        replicas, ray_address = check_replicas(config, cls.name)
         return VllmOptions(prompt_format=get("toolbench_prompt_format"), tensor_parallel_size=get("toolbench_tp"),
                            dtype=get("toolbench_dtype"), max_model_len=get("toolbench_max_model_len"),
                            gpu_memory_utilization=get("toolbench_gpu_mem"),
-                           engine_args=parse_vllm_args(get("toolbench_vllm_args")))
+                           engine_args=parse_vllm_args(get("toolbench_vllm_args")),
+                           replicas=replicas, ray_address=ray_address)
 
     @classmethod
     def build(cls, options: "RunOptions", suites: SuiteLookup) -> Backend:
-        from .vllm_engine import VllmBackend
+        from .vllm_engine import backend_from_options
 
-        return VllmBackend.from_options(options)
+        return backend_from_options(options)
+
+    @classmethod
+    def describe(cls, options: "RunOptions") -> str:
+        what = super().describe(options)
+        engine = options.backend_options
+        if engine.replicas > 1 or engine.ray_address:
+            what += f", {engine.replicas} engine replica{'s' if engine.replicas > 1 else ''} on Ray " + \
+                (f"at {engine.ray_address}" if engine.ray_address else "(local, started for the run)")
+        return what
+
+    @classmethod
+    def check_unchosen(cls, config: pytest.Config) -> None:
+        replicas, address = config.getoption("toolbench_replicas", 1), config.getoption("toolbench_ray_address", None)
+        if replicas != 1 or address:
+            given = f"--toolbench-replicas={replicas}" if replicas != 1 else f"--toolbench-ray-address={address}"
+            raise pytest.UsageError(f"{given} runs copies of the vLLM engine (--model with the vllm backend); this "
+                                    "run's backend has none (an openai endpoint: scale its server instead)")
 
     @classmethod
     def check_model(cls, options: "RunOptions") -> str | None:
@@ -85,6 +111,18 @@ class VllmKind(BackendKind):
         if not options.model:
             return None
         return locate_model(options.model, network=not options.cache.offline).note
+
+
+def check_replicas(config: pytest.Config, backend: str) -> tuple[int, str | None]:
+    """``--toolbench-replicas`` and ``--toolbench-ray-address`` of the run, each checked (one usage error): the
+    vllm backend's own options, also checked when another backend is chosen (they would be ignored there)."""
+    from . import replicas
+
+    try:
+        return replicas.resolve_options(config.getoption("toolbench_replicas", 1),
+                                        config.getoption("toolbench_ray_address", None), backend)
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
 
 
 def parse_vllm_args(pairs: list[str]) -> dict[str, Any]:

@@ -285,6 +285,9 @@ def start_backend(backend: Any, stats: PregenerationStats, progress: Callable[[s
     if stats.started_backend:
         return
     stats.started_backend = True
+    listen = getattr(backend, "listen", None)
+    if callable(listen):  # a backend with news of its own to tell as it happens (engine replicas that die)
+        listen(progress)
     start = getattr(backend, "start", None)
     if callable(start):
         started = time.perf_counter()
