@@ -22,6 +22,7 @@ from ..run.summary import RunSummary, SuiteSummary
 from .charts import CHART_CSS, Bar, bar_chart
 from .compare import SuiteComparison, baseline_label
 from .facts import report_title, run_facts
+from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, PairedResult, format_delta_interval, format_p
 from .stats import change_css, count_interval, direction_note, format_change, format_counts, format_interval, \
     format_value, samples_note, warning_notes
@@ -322,6 +323,7 @@ def summary_html(summary: RunSummary, run: "RunOutcome | None", options: Any,
                      f'{escape(", ".join(samples))}</p>')
     parts.append("<p>95% CI: Wilson score interval, for figures that are correct/total of whole counts. "
                  "Hover a chart bar or a metric row for its exact figures or formula.</p>")
+    parts.append(profile_views.html_section(run.profile if run else None))
     for suite in summary.suites:
         parts.append(_suite_section(suite, comparison.suites.get(suite.name) if comparison else None, nodeids,
                                     Path(comparison.path).name if comparison else ""))

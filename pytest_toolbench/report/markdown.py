@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from ..run.summary import RunSummary, SuiteSummary
 from .compare import SuiteComparison, baseline_label
 from .facts import report_title, run_facts
+from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, format_delta_interval, format_p
 from .stats import count_interval, direction_note, format_change, format_counts, format_interval, format_value, \
     samples_note, warning_notes
@@ -133,6 +134,7 @@ def _render(summary: RunSummary, run: "RunOutcome | None", options: Any, groups:
     samples = [suite.name for suite in summary.suites if suite.is_sample]
     if samples:
         lines += [f"**Ran on shipped samples, not the benchmark's data:** {cell(', '.join(samples))}", ""]
+    lines += profile_views.markdown_lines(run.profile if run else None, cell)
     for suite in summary.suites:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
         lines += _suite_section(suite, suite_comparison, groups)

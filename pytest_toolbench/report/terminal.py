@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from ..run.summary import RunSummary
 from .compare import baseline_label
 from .facts import generation_figures
+from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, format_test
 from .stats import count_interval, figure_notes, format_change, format_counts, format_interval, \
     format_value, samples_note
@@ -123,6 +124,7 @@ def render(summary: RunSummary, run: "RunOutcome | None" = None) -> list[str]:
                 lines.append(f"    newly failing: {case_list(suite_comparison.newly_failing)}")
             if suite_comparison.newly_passing:
                 lines.append(f"    newly passing: {case_list(suite_comparison.newly_passing)}")
+    lines += profile_views.terminal_lines(run.profile if run else None)
     return lines
 
 
