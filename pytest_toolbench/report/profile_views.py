@@ -42,7 +42,9 @@ def terminal_lines(profile: Profile | None) -> list[str]:
         if compared:
             row += f"  {format_value(area.baseline.value) if area.baseline else 'N/A':>8}  {_delta(area):>7}"
         sources = _sources(area)
-        lines.append(row + (f"  {len(area.contributing)} figures: {sources}" if sources else "  no contributing suite"))
+        count = len(area.contributing)
+        lines.append(row + (f"  {count} figure{'s' if count > 1 else ''}: {sources}" if sources
+                            else "  no contributing suite"))
     if profile.tl_failures:
         total = sum(profile.tl_failures.values())
         tally = ", ".join(f"{category} {count} ({100 * count / total:.1f}%)"
