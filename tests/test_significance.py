@@ -128,6 +128,10 @@ def toy_aggregate(results):
         metrics.append(Metric("accuracy", passed / len(results), passed, len(results), group="aggregate"))
         scores = [r.counts.get("score", 0.0) for r in results]
         metrics.append(Metric("mean score", sum(scores) / len(scores), None, len(scores), group="aggregate"))
+        # a mean that also carries its sum as `correct` (TL-Training's mean reward), a plain number
+        rewards = [1.0 if r.passed else -0.5 for r in results]
+        metrics.append(Metric("mean reward", sum(rewards) / len(rewards), sum(rewards), len(rewards),
+                              group="reward", unit=""))
         hit = sum(r.counts.get("hit", 0) for r in results)
         predicted = sum(r.counts.get("predicted", 0) for r in results)
         gold = sum(r.counts.get("gold", 0) for r in results)
@@ -168,6 +172,7 @@ def test_counts_means_and_formulas_are_told_apart_by_the_suites_own_aggregation(
     assert figures.counts[("aggregate", "accuracy")] == {"c0": True, "c1": False, "c2": True, "c3": True}
     assert figures.counts[("category", "a")] == {"c1": False, "c3": True}
     assert figures.means[("aggregate", "mean score")] == {"c0": 1.0, "c1": 0.5, "c2": 1.0, "c3": 1.0}
+    assert figures.means[("reward", "mean reward")] == {"c0": 1.0, "c1": -0.5, "c2": 1.0, "c3": 1.0}
     assert "formula" in figures.untestable[("aggregate", "micro F1")]
 
 

@@ -102,8 +102,8 @@ def radar_svg(profile: Profile) -> str:
     count = len(areas)
     if count < 3:
         return ""
-    parts = [f'<svg class="tb-radar" role="img" width="{RADAR_SIZE + 160}" height="{RADAR_SIZE}" '
-             f'viewBox="-80 0 {RADAR_SIZE + 160} {RADAR_SIZE}"><title>Capability profile</title>',
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="tb-radar" role="img" width="{RADAR_SIZE + 380}" height="{RADAR_SIZE}" '
+             f'viewBox="-190 0 {RADAR_SIZE + 380} {RADAR_SIZE}"><title>Capability profile</title>',
              "<style>.tb-radar .g{fill:none;stroke:#ddd}.tb-radar .run{fill:rgba(33,99,196,.25);stroke:#2163c4;"
              "stroke-width:2}.tb-radar .base{fill:none;stroke:#888;stroke-width:1.5;stroke-dasharray:4 3}"
              ".tb-radar text{font-size:11px;fill:#222}</style>"]

@@ -205,14 +205,21 @@ def _as_mean(metric: Any, rows: Sequence[tuple[str, float | None, float | None, 
              ) -> dict[str, float] | None:
     # The figure must say over how many cases it is a mean (``total``, no ``correct``), and each case alone must be
     # a mean over that one case: a value that merely equals the mean (every case perfect) proves nothing.
+    # A mean may also carry its sum as ``correct`` (TL-Training's mean reward: sum / n), then each case's too.
     value, total = _number(_get(metric, "value")), _number(_get(metric, "total"))
-    if value is None or total is None or _get(metric, "correct") is not None:
+    correct = _get(metric, "correct")
+    if value is None or total is None:
+        return None
+    if correct is not None and (_number(correct) is None or abs(_number(correct) - value * total) > 1e-6):
         return None
     values: dict[str, float] = {}
     for case_id, case_correct, case_total, case_value in rows:
         if case_value is None and not case_total:
             continue
-        if case_value is None or case_total != 1 or case_correct is not None:
+        if case_value is None or case_total != 1:
+            return None
+        if (case_correct is None) != (correct is None) or (case_correct is not None
+                                                            and abs(case_correct - case_value) > 1e-9):
             return None
         values[case_id] = case_value
     if not values or total != len(values):
