@@ -231,6 +231,15 @@ def test_different_cases_in_the_two_runs_give_no_test():
     assert paired.test is None and "different cases" in paired.note
 
 
+def test_a_baseline_without_case_records_gives_no_test():
+    baseline = toy_baseline(toy_records([True] * 10))
+    baseline["cases"] = []
+    current = toy_records([True] * 10)
+    comparison = compare(toy_summary(current), current, baseline, "base.json")
+    paired = comparison.suites["toy"].metrics[("aggregate", "accuracy")].paired
+    assert paired.test is None and "no per-case records" in paired.note
+
+
 def test_flips_follow_the_figures_direction():
     rate = ("aggregate", "ASR")
     from pytest_toolbench.report.significance import CaseFigures

@@ -128,6 +128,11 @@ def compare(summary: RunSummary, records: Iterable[Mapping[str, Any]], baseline:
 def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, records: list[Mapping[str, Any]],
                          old_records: list[CaseRecord], old_metrics: Mapping[tuple[str, Any], Any]) -> None:
     """Each compared figure's paired test (exact McNemar or paired bootstrap, or n/a with the reason)."""
+    if not old_records:
+        for key, found in comparison.metrics.items():
+            comparison.metrics[key] = replace(found, paired=PairedResult(
+                None, "n/a: the baseline file holds no per-case records of this suite"))
+        return
     keys = set(comparison.metrics)
     now = case_figures(suite.aggregate, [to_case_result(r) for r in records],
                        [m for m in suite.metrics if (m.group, m.name) in keys])
