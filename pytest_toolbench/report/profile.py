@@ -181,6 +181,7 @@ def build_areas(suites: Iterable[tuple[str, Sequence[Any], Mapping[str, Any], bo
                 value = _number(_get(metric, "value")) if metric is not None else None
                 if value is None or (_get(metric, "unit", "%") or "%") != "%":
                     continue
+                value = min(1.0, max(0.0, value))  # a rounded figure may print 1.0000000108 (API-Bank's x100 / 100)
                 inverted = _get(metric, "better", "higher") == "lower"
                 notes = [_get(metric, "incomplete", "") or "", _get(metric, "scope", "") or "",
                          "shipped samples" if samples else ""]
