@@ -8,7 +8,7 @@ from typing import Any, Iterable, Mapping
 
 from ..run.summary import RunSummary, SuiteSummary, to_case_result
 from ..run.records import CaseRecord
-from .significance import CaseFigures, PairedResult, case_figures, format_p, paired_result
+from .significance import CaseFigures, PairedResult, case_figures, p_text, paired_result
 from .settings import ReportSettings, Threshold
 from .stats import format_counts, format_value, is_percentage, lower_is_better, metric_field, worsening
 
@@ -227,9 +227,9 @@ def _drop_gates(comparison: Comparison, max_drop: float, significance: float | N
                 evidence = ""
                 if significance is not None:
                     if tested is not None and tested.p_value is not None and tested.p_value >= significance:
-                        within_noise.append(f"{label} {moved} {drop:.2f} points, p={format_p(tested.p_value)}")
+                        within_noise.append(f"{label} {moved} {drop:.2f} points, {p_text(tested.p_value)}")
                         continue
-                    evidence = (f", significant ({tested.test} p={format_p(tested.p_value)} < {significance:g})"
+                    evidence = (f", significant ({tested.test} {p_text(tested.p_value)}, level {significance:g})"
                                 if tested is not None else ", no paired test for this figure (gated on the drop "
                                                            "alone)")
                 results.append(GateResult(gate, False, (

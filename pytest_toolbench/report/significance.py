@@ -291,7 +291,13 @@ def format_test(result: PairedResult | None, unit: str = "%") -> str:
     """``p=0.031 [-4.1, -0.3]`` beside a delta (interval in points for a percentage), or ``p n/a``."""
     if result is None or result.test is None or result.p_value is None:
         return "p n/a"
-    return f"p={format_p(result.p_value)} {format_delta_interval(result.delta_interval95, unit)}".rstrip()
+    return f"{p_text(result.p_value)} {format_delta_interval(result.delta_interval95, unit)}".rstrip()
+
+
+def p_text(p_value: float | None) -> str:
+    """``p=0.031``, ``p<0.001`` or ``p n/a``."""
+    shown = format_p(p_value)
+    return "p n/a" if p_value is None else (f"p{shown}" if shown.startswith("<") else f"p={shown}")
 
 
 def format_p(p_value: float | None) -> str:
