@@ -13,6 +13,7 @@ import pytest
 
 from pytest_toolbench.report import markdown, terminal
 from pytest_toolbench.report.facts import generation_figures, run_facts
+from pytest_toolbench.report.run_report import build
 from pytest_toolbench.run.summary import RunSummary
 from test_engine_endpoint import ScriptedServer, completion
 from test_report import echo, run  # noqa: F401  (the echo fixture)
@@ -40,9 +41,9 @@ def test_the_figures_in_one_line():
 
 def test_terminal_and_markdown_run_headers_carry_the_figures():
     summary = summary_with(FIGURES)
-    assert f"generation: {EXPECTED}" in terminal.render(summary)
+    assert f"generation: {EXPECTED}" in terminal.render(build(summary))
     assert ("Generation", EXPECTED) in run_facts(summary)
-    assert f"| Generation | {EXPECTED} |" in markdown.render(summary).splitlines()
+    assert f"| Generation | {EXPECTED} |" in markdown.render(build(summary)).splitlines()
 
 
 def test_every_report_of_an_endpoint_run_says_how_long_and_how_fast(echo):

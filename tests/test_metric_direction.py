@@ -12,6 +12,7 @@ from pytest_toolbench.report import html, markdown, terminal
 from pytest_toolbench.report.compare import compare, evaluate_gates
 from pytest_toolbench.report.json_results import document
 from pytest_toolbench.report.outcome import RunOutcome
+from pytest_toolbench.report.run_report import build
 from pytest_toolbench.report.settings import ReportSettings
 from pytest_toolbench.plugin.report_options import parse_threshold
 from pytest_toolbench.contract.suite import Metric
@@ -33,7 +34,7 @@ def accuracy(value: float) -> Metric:
 
 
 def baseline_document(*metrics: Metric) -> dict:
-    return json.loads(json.dumps(document(summary_of(*metrics), [])))
+    return json.loads(json.dumps(document(build(summary_of(*metrics)))))
 
 
 def gates(summary: RunSummary, *given: str, baseline: dict | None = None, max_drop: float | None = None):
@@ -95,17 +96,17 @@ def test_terminal_and_markdown_say_lower_is_better_and_label_the_change():
     current = summary_of(asr(0.18), accuracy(0.88))
     _, comparison = gates(current, baseline=baseline)
     run = RunOutcome(comparison=comparison)
-    lines = terminal.render(current, run)
+    lines = terminal.render(build(current, outcome=run))
     asr_row = next(line for line in lines if line.strip().startswith("ASR"))
     accuracy_row = next(line for line in lines if line.strip().startswith("accuracy"))
     assert "+8.00 (worse)" in asr_row and "lower is better" in asr_row
     assert "+8.00" in accuracy_row and "worse" not in accuracy_row and "better" not in accuracy_row
-    text = markdown.render(current, run)
+    text = markdown.render(build(current, outcome=run))
     assert "| ASR (lower is better) | 18.00% |" in text and "+8.00 (worse)" in text
     assert "| accuracy | 88.00% |" in text
     improved = summary_of(asr(0.04), accuracy(0.88))
     _, comparison = gates(improved, baseline=baseline)
-    assert "-6.00 (better)" in markdown.render(improved, RunOutcome(comparison=comparison))
+    assert "-6.00 (better)" in markdown.render(build(improved, outcome=RunOutcome(comparison=comparison)))
 
 
 def test_html_colours_an_asr_rise_red_and_a_fall_green():
@@ -113,7 +114,7 @@ def test_html_colours_an_asr_rise_red_and_a_fall_green():
     for value, css in ((0.18, "tb-down"), (0.04, "tb-up")):
         current = summary_of(asr(value), accuracy(0.88))
         _, comparison = gates(current, baseline=baseline)
-        page = html.summary_html(current, RunOutcome(comparison=comparison), None, {})
+        page = html.summary_html(build(current, outcome=RunOutcome(comparison=comparison)))
         asr_row = next(row for row in page.split("<tr") if "<td>ASR" in row)
         accuracy_row = next(row for row in page.split("<tr") if "<td>accuracy" in row)
         assert f'class="tb-n {css}"' in asr_row and "lower is better" in asr_row
@@ -124,7 +125,7 @@ def test_json_records_the_direction_of_metrics_and_deltas():
     baseline = baseline_document(asr(0.10), accuracy(0.80))
     current = summary_of(asr(0.18), accuracy(0.88))
     _, comparison = gates(current, baseline=baseline)
-    doc = document(current, [], RunOutcome(comparison=comparison))
+    doc = document(build(current, outcome=RunOutcome(comparison=comparison)))
     metrics = {m["name"]: m for m in doc["suites"]["attack"]["metrics"]}
     assert metrics["ASR"]["better"] == "lower" and metrics["accuracy"]["better"] == "higher"
     deltas = {d["name"]: d for d in doc["report"]["baseline"]["suites"]["attack"]["metrics"]}

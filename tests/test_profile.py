@@ -13,6 +13,7 @@ import pytest
 from pytest_toolbench.contract.suite import Metric
 from pytest_toolbench.report import markdown, terminal
 from pytest_toolbench.report.outcome import RunOutcome
+from pytest_toolbench.report.run_report import build
 from pytest_toolbench.report.profile import Contribution, ProfileMapping, area_interval, build_profile, \
     load_mapping, parse_mapping
 from pytest_toolbench.report.profile_views import html_section, radar_svg
@@ -130,11 +131,11 @@ def test_reports_show_the_profile_and_the_radar_is_svg():
                                                  {"name": "fill", "value": 0.6, "correct": 60, "total": 100}]}}}
     profile = build_profile(summary, baseline, mapping=MAPPING)
     outcome = RunOutcome(profile=profile)
-    lines = "\n".join(terminal.render(summary, outcome))
+    lines = "\n".join(terminal.render(build(summary, (), outcome)))
     row = next(line for line in lines.splitlines() if line.strip().startswith("Tool selection"))
     assert row.split()[2:6] == ["80.00%", "[71.1–86.7]", "70.00%", "+10.00"] and "1 figure: alpha.pick" in row
     assert "TL-Training failure categories over 3 labelled failures (beta): wrong_tool 3 (100.0%)" in lines
-    text = markdown.render(summary, outcome)
+    text = markdown.render(build(summary, (), outcome))
     assert "### Capability profile" in text and "| Tool selection | 80.00% |" in text
     page = html_section(profile)
     assert "<svg" in page and "Capability profile" in page

@@ -25,6 +25,7 @@ from pytest_toolbench.contract.errors import DataError
 from pytest_toolbench.report.compare import baseline_label, evaluate_gates
 from pytest_toolbench.report.settings import ReportSettings
 from pytest_toolbench.report import terminal
+from pytest_toolbench.report.run_report import build
 from pytest_toolbench.plugin.report_options import parse_threshold
 from pytest_toolbench.contract.suite import NOT_RUN, NOT_SCORED, CaseResult, Metric
 from pytest_toolbench.run.summary import summarize
@@ -135,7 +136,7 @@ def test_not_run_cases_make_any_suites_figures_incomplete():
     assert not metrics["a"].incomplete
     assert metrics["b"].incomplete == "INCOMPLETE: 1 of 1 cases have no verdict (not_run, counted as failed)"
     assert metrics["overall"].incomplete.startswith("INCOMPLETE: 1 of 2 cases")
-    assert any("INCOMPLETE: 1 of 2 cases" in line for line in terminal.render(summary))
+    assert any("INCOMPLETE: 1 of 2 cases" in line for line in terminal.render(build(summary)))
 
 
 # -- shipped samples ---------------------------------------------------------------------------------------------
@@ -214,7 +215,7 @@ def test_teval_skipped_items_are_na_not_zero():
     category = {m.name: m for m in summary.suites[0].metrics if m.group == "category"}
     assert category["plan_str"].value is None and "2 of 2 items skipped" in category["plan_str"].formula
     assert category["review_str"].value == 1.0
-    row = next(line for line in terminal.render(summary) if line.strip().startswith("plan_str "))
+    row = next(line for line in terminal.render(build(summary)) if line.strip().startswith("plan_str "))
     assert "N/A" in row and "0/2" not in row and "0.00%" not in row
 
 
@@ -258,7 +259,7 @@ def test_a_zero_over_zero_figure_is_na_everywhere():
     summary = summarize([{"suite": "s", "case_id": "1", "category": "a", "passed": False}],
                         {"s": (Aggregates(aggregate), "S", {})}, {})
     assert [m.value for m in summary.suites[0].metrics] == [None, None]
-    rows = [line for line in terminal.render(summary) if "Selection" in line]
+    rows = [line for line in terminal.render(build(summary)) if "Selection" in line]
     assert all("N/A" in row and "0.00%" not in row for row in rows), rows
     assert [gate.passed for gate in evaluate_gates(summary, None, settings("s.Selection P=0"))] == [False]
 
@@ -410,14 +411,14 @@ def test_every_report_marks_samples_incomplete_and_partial_figures():
                     scope="over 1 of 2 cases (selection)")
     summary = RunSummary(header={"backend": "gold"}, suites=[SuiteSummary(
         "taskbench", "T", {"kind": "samples", "description": "d"}, 1, 1, [metric], {}, {}, {}, available=2)])
-    page = summary_html(summary, None, None, {})
-    comment = markdown.render(summary)
-    lines = "\n".join(terminal.render(summary))
+    page = summary_html(build(summary))
+    comment = markdown.render(build(summary))
+    lines = "\n".join(terminal.render(build(summary)))
     for text in (page, comment, lines):
         assert "SAMPLE DATA ONLY" in text and "INCOMPLETE: x did not run" in text
         assert "over 1 of 2 cases (selection)" in text
     assert "Ran on shipped samples, not the benchmark's data: taskbench" in page
     assert "Ran on shipped samples, not the benchmark's data:** taskbench" in comment
     assert "selection: 1 of 2 cases" in lines and "Selection: 1 of 2 cases" in page
-    assert terminal.samples_line(summary).endswith(": taskbench")
+    assert terminal.samples_line(build(summary)).endswith(": taskbench")
     assert summary.to_json()["suites"]["taskbench"]["samples"] is True

@@ -13,6 +13,7 @@ from pytest_toolbench.report import html, markdown, terminal
 from pytest_toolbench.report.compare import compare, evaluate_gates
 from pytest_toolbench.report.json_results import document
 from pytest_toolbench.report.outcome import RunOutcome
+from pytest_toolbench.report.run_report import build
 from pytest_toolbench.report.settings import ReportSettings
 from pytest_toolbench.report.significance import BOOTSTRAP, MCNEMAR, case_figures, mcnemar_exact_p, \
     newcombe_paired_interval, paired_bootstrap, paired_result
@@ -162,7 +163,7 @@ def toy_summary(records):
 
 
 def toy_baseline(records) -> dict:
-    return json.loads(json.dumps(document(toy_summary(records), records)))
+    return json.loads(json.dumps(document(build(toy_summary(records), records))))
 
 
 def test_counts_means_and_formulas_are_told_apart_by_the_suites_own_aggregation():
@@ -302,17 +303,18 @@ def test_every_report_shows_p_and_the_interval_beside_the_delta():
     summary = toy_summary(current)
     comparison = compare(summary, current, baseline, "base.json")
     outcome = RunOutcome(comparison=comparison)
+    report = build(summary, current, outcome)
     p_text = f"p={mcnemar_exact_p(2, 8):.3f}"
-    lines = "\n".join(terminal.render(summary, outcome))
+    lines = "\n".join(terminal.render(report))
     assert "paired tests: p and [95% interval of the delta]" in lines
     row = next(line for line in lines.splitlines() if line.strip().startswith("accuracy"))
     assert "-15.00" in row and p_text in row and "[-29.72, +0.69]" in row
     assert "p n/a" in next(line for line in lines.splitlines() if line.strip().startswith("micro F1"))
-    text = markdown.render(summary, outcome)
+    text = markdown.render(report)
     assert f"| -15.00 | {p_text[2:]} | [-29.72, +0.69] |" in text
-    page = html.summary_html(summary, outcome, None, {})
+    page = html.summary_html(report)
     assert f">{p_text[2:]}</td>" in page and "[-29.72, +0.69]" in page and 'title="n/a: not a count' in page
-    body = document(summary, current, outcome)
+    body = document(report)
     metric = next(m for m in body["report"]["baseline"]["suites"]["toy"]["metrics"] if m["name"] == "accuracy")
     assert set(metric) >= {"p_value", "delta_interval95", "flipped_to_fail", "flipped_to_pass"}
 

@@ -128,17 +128,33 @@ def _register_markers(config: pytest.Config, session: ToolbenchSession, warn: bo
             stacklevel=2)
 
 
+HTML_PLUGIN = "toolbench-html"
+
+
 def _register_reports(config: pytest.Config, session: ToolbenchSession) -> None:
     from . import report_options
     from ..report.run import RUN_KEY, ReportRun
 
-    run = ReportRun(report_options.resolve(config))
+    import dataclasses
+
+    from ..run.session import run_paths
+
+    settings = report_options.resolve(config)
+    definitions = session.catalog.definitions_under(run_paths(config))
+    settings = dataclasses.replace(settings, leaderboards=report_options.resolve_leaderboards(
+        config, definitions, session.options.data_dir))
+    run = ReportRun(settings)
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "toolbench-report")
     if config.pluginmanager.hasplugin("html") and config.getoption("htmlpath", None):
+        from ..report.facts import report_title
         from ..report.html import HtmlReport
+        from ..report.run_report import CaseRequests
 
-        config.pluginmanager.register(HtmlReport(session, lambda: run.outcome), "toolbench-html")
+        # The HTML writer gets data only: its title now, each row's request on the row's report (rendered here,
+        # from the catalog), the run report when the session finishes.
+        config.pluginmanager.register(CaseRequests(session.catalog, session.suite_facts), "toolbench-requests")
+        config.pluginmanager.register(HtmlReport(report_title(None, session.options)), HTML_PLUGIN)
 
 
 @pytest.hookimpl(trylast=True)
@@ -278,8 +294,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         toolbench.summary = build_summary(toolbench)
         session.config.hook.pytest_toolbench_summary(config=session.config, summary=toolbench.summary)
     run = session.config.stash.get(RUN_KEY, None)
-    if run is not None:  # baseline, gates, JSON and Markdown files, and the exit status
-        run.finish(session, toolbench.summary, toolbench.records, toolbench.options)
+    if run is not None:  # baseline, gates, the run report, JSON and Markdown files, and the exit status
+        report = run.finish(session, toolbench.summary, toolbench.records, toolbench.options.tool_parser)
+        html = session.config.pluginmanager.get_plugin(HTML_PLUGIN)
+        if html is not None:  # pytest-html writes its page after this hook (trylast), from this report
+            html.report = report
 
 
 @pytest.hookimpl(trylast=True)
@@ -296,11 +315,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
         terminalreporter.section("toolbench failures")
         for line in failure_lines:
             terminalreporter.write_line(line)
-    if toolbench.summary is not None:
+    report = run.report if run is not None else None
+    if report is not None:
         terminalreporter.section("toolbench summary")
-        for line in terminal.render(toolbench.summary, run.outcome if run else None):
+        for line in terminal.render(report):
             terminalreporter.write_line(line)
-        samples = terminal.samples_line(toolbench.summary)
+        samples = terminal.samples_line(report)
         if samples:
             terminalreporter.write_line(samples, yellow=True, bold=True)
     if run is None:

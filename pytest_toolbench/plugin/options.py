@@ -25,9 +25,15 @@ def add_report_options(parser: pytest.Parser) -> None:
     rep.addoption("--toolbench-md", dest="toolbench_md", default=None, metavar="PATH",
                   help="Write the per-suite summary as GitHub Markdown tables, fit for a pull-request comment "
                        "(a bare file name goes to reports/).")
-    rep.addoption("--toolbench-baseline", dest="toolbench_baseline", default=None, metavar="PATH",
+    rep.addoption("--toolbench-baseline", dest="toolbench_baseline", action="append", default=[], metavar="PATH",
                   help="A previous --toolbench-json file: show per-metric deltas and the cases that newly fail "
-                       "or newly pass.")
+                       "or newly pass. Repeatable, oldest first (e.g. the last checkpoints): the comparison and "
+                       "the gates use the last one given, the HTML and Markdown show each headline figure's "
+                       "trend across all of them.")
+    rep.addoption("--toolbench-leaderboard", dest="toolbench_leaderboard", action="append", default=[],
+                  metavar="SUITE=PATH",
+                  help="The published leaderboard CSV a suite's fully run figures are ranked on (repeatable; "
+                       "default: the file the suite's leaderboard.yaml names under the data folder, when there).")
     rep.addoption("--toolbench-fail-under", dest="toolbench_fail_under", action="append", default=[],
                   metavar="SUITE.METRIC=VALUE",
                   help="Gate: exit non-zero when the metric is below VALUE (repeatable); for a lower-is-better "

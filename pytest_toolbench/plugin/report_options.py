@@ -57,14 +57,14 @@ def load_baseline(path: Path) -> dict[str, Any]:
 def resolve(config: pytest.Config) -> ReportSettings:
     """Raise ``UsageError`` naming the option at configure time, before anything runs."""
     get = config.getoption
-    json_given, md_given, baseline_given = get("toolbench_json"), get("toolbench_md"), get("toolbench_baseline")
-    baseline_path = None
-    baseline = None
-    if baseline_given:
-        baseline_path = Path(baseline_given)
-        if not baseline_path.is_absolute():
-            baseline_path = config.invocation_params.dir / baseline_path
-        baseline = load_baseline(baseline_path)
+    json_given, md_given = get("toolbench_json"), get("toolbench_md")
+    baselines = []
+    for given in get("toolbench_baseline") or []:  # oldest first; the last given is the one compared and gated on
+        path = Path(given)
+        if not path.is_absolute():
+            path = config.invocation_params.dir / path
+        baselines.append((path, load_baseline(path)))
+    baseline_path, baseline = baselines[-1] if baselines else (None, None)
     max_drop = get("toolbench_max_drop")
     if max_drop is not None:
         if not math.isfinite(max_drop) or max_drop < 0:
@@ -92,7 +92,30 @@ def resolve(config: pytest.Config) -> ReportSettings:
         thresholds=tuple(parse_threshold(given) for given in get("toolbench_fail_under")),
         max_drop=max_drop, significance=significance, strict=bool(get("toolbench_strict")),
         html_path=Path(html) if html else None,
+        baselines=tuple(baselines),
     )
+
+
+def resolve_leaderboards(config: pytest.Config, definitions: Any, data_dir: Any) -> dict[str, Any]:
+    """``--toolbench-leaderboard=SUITE=PATH`` and the suites' declared defaults under the data folder, read once
+    at configure time; a given file that cannot be used is one usage error naming it."""
+    from ..report.leaderboard import LeaderboardError, resolve as resolve_sources
+
+    given = {}
+    for text in get_list(config, "toolbench_leaderboard"):
+        suite, sep, path = text.partition("=")
+        if not sep or not suite.strip() or not path.strip():
+            raise pytest.UsageError(f"--toolbench-leaderboard expects SUITE=PATH, got {text!r}")
+        resolved = Path(path.strip())
+        given[suite.strip()] = resolved if resolved.is_absolute() else config.invocation_params.dir / resolved
+    try:
+        return resolve_sources(definitions, data_dir, given)
+    except LeaderboardError as error:
+        raise pytest.UsageError(f"--toolbench-leaderboard: {error}") from None
+
+
+def get_list(config: pytest.Config, name: str) -> list[str]:
+    return list(config.getoption(name, None) or [])
 
 
 def place_html_report(config: pytest.Config) -> None:

@@ -12,24 +12,25 @@ import difflib
 import json
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import quote
 
 import pytest
 
 from ..run.records import from_report as case_record
-from ..run.summary import RunSummary, SuiteSummary
+from ..run.summary import SuiteSummary
 from .charts import CHART_CSS, Bar, bar_chart
+from . import leaderboard
 from .compare import SuiteComparison, baseline_label
-from .facts import report_title, run_facts
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, PairedResult, format_delta_interval, format_p
+from .history import html_section as history_html
 from .stats import change_css, count_interval, direction_note, format_change, format_counts, format_interval, \
     format_value, samples_note, warning_notes
 
 if TYPE_CHECKING:
-    from ..run.session import ToolbenchSession
-    from .outcome import RunOutcome
+    from .leaderboard import SuiteRanks
+    from .run_report import RunReport
 
 #: Characters kept per text field: failed cases are read closely, passed ones only glanced at.
 FAILED_LIMIT = 3000
@@ -84,11 +85,13 @@ def _block(title: str, body: str, is_open: bool, css: str = "") -> str:
             f"<pre{f' class={css}' if css else ''}>{body}</pre></details>")
 
 
-def request_text(request: Any, passed: bool) -> tuple[str, str]:
-    """(title, escaped body): each message cut on its own, tools listed by name only."""
+def request_text(request: Mapping[str, Any], passed: bool) -> tuple[str, str]:
+    """(title, escaped body) of a request given as plain data (``{"messages": [...], "tools": [...]}``, see
+    ``run_report.request_view``): each message cut on its own, tools listed by name only."""
     limit = MESSAGE_LIMIT[passed]
     parts = []
-    messages = list(request.messages)
+    all_messages = list(request.get("messages") or [])
+    messages = all_messages
     if passed:  # the system prompt is the same for every case: the last user turn identifies a passed one
         users = [m for m in messages if m.get("role") == "user"]
         messages = users[-1:] or messages[-1:]
@@ -96,17 +99,17 @@ def request_text(request: Any, passed: bool) -> tuple[str, str]:
         content = message.get("content")
         content = content if isinstance(content, str) else pretty(content, compact=True)
         parts.append(f"<b>[{text(str(message.get('role', '?')))}]</b>\n{clip(content or '', limit)}")
-    tools = list(request.tools or [])
+    tools = list(request.get("tools") or [])
     names = [str((t.get("function") or t).get("name", "?")) if isinstance(t, Mapping) else "?" for t in tools]
     if tools:
         listed = ", ".join(names[:20]) + (f", … ({len(names)} in all)" if len(names) > 20 else "")
         parts.append(f"<b>[tools]</b>\n{text(listed)}")
-    title = f"Request ({len(request.messages)} messages" + (f", {len(tools)} tools" if tools else "")
-    title += "; last user turn)" if passed and len(messages) < len(request.messages) else ")"
+    title = f"Request ({len(all_messages)} messages" + (f", {len(tools)} tools" if tools else "")
+    title += "; last user turn)" if passed and len(messages) < len(all_messages) else ")"
     return title, "\n\n".join(parts)
 
 
-def case_details(record: Mapping[str, Any], request: Any = None) -> str:
+def case_details(record: Mapping[str, Any], request: Mapping[str, Any] | None = None) -> str:
     """One case's details: the scorer's explanation, the request (closed) and the raw output; for a failed case
     also the parsed calls, the expected answer and their diff. Passed rows are kept to short excerpts, which is
     what keeps a 10,000-row page small."""
@@ -222,8 +225,25 @@ def _case_links(suite: SuiteSummary, ids: list[str], nodeids: Mapping[tuple[str,
     return ", ".join(links) + more
 
 
+def _leaderboard(ranks: "SuiteRanks") -> str:
+    """Per fully run figure, a bar chart of this run and its neighbours on the published leaderboard."""
+    if ranks.problem:
+        return f"<p>Leaderboard: no rank: {escape(ranks.problem)}</p>"
+    charts = []
+    for rank in ranks.ranks:
+        bars = [Bar(("→ " if entry.this_run else "") + leaderboard.entry_text(entry).rsplit(" ", 1)[0],
+                    entry.value) for entry in rank.neighbours]
+        charts.append(bar_chart(bars, f"{rank.label}: rank {rank.rank} of {rank.of}", with_baseline=False))
+    missing = "".join(f"<li>{escape(figure)}: {escape(why)}</li>" for figure, why in ranks.not_ranked.items())
+    return (f"<h4>Leaderboard: {escape(leaderboard.heading(ranks))}</h4>"
+            f'<div class="tb-flex">{"".join(f"<div>{chart}</div>" for chart in charts)}</div>'
+            + (f"<details><summary>{len(ranks.not_ranked)} figures without a rank</summary><ul>{missing}</ul>"
+               "</details>" if missing else ""))
+
+
 def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
-                   nodeids: Mapping[tuple[str, str], str], baseline_name: str = "") -> str:
+                   nodeids: Mapping[tuple[str, str], str], baseline_name: str = "",
+                   ranks: "SuiteRanks | None" = None) -> str:
     compared = comparison if comparison is not None and comparison.in_baseline else None
     parts = [f'<div class="tb-suite" id="tb-suite-{escape(suite.name)}">',
              f"<h3>{escape(suite.name)}: {escape(suite.title)}"
@@ -246,6 +266,8 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
                      f"{_metric_table(suite, rest, compared)}</details>")
     parts.append(f'</div><div>{_chart(suite, compared, baseline_name)}</div></div>')
     parts.append(_failure_table(suite))
+    if ranks is not None:
+        parts.append(_leaderboard(ranks))
     if compared is not None:
         parts.append(f"<p>Against the baseline ({compared.compared_cases} cases in both runs): "
                      f"<b>{len(compared.newly_failing)} newly failing</b>, "
@@ -297,13 +319,12 @@ SUMMARY_CSS = CHART_CSS + """
 """
 
 
-def summary_html(summary: RunSummary, run: "RunOutcome | None", options: Any,
-                 nodeids: Mapping[tuple[str, str], str]) -> str:
-    comparison = run.comparison if run else None
+def summary_html(report: "RunReport") -> str:
+    summary, run, comparison = report.summary, report.outcome, report.comparison
+    nodeids = report.case_anchors()
     parts = [f"<style>{SUMMARY_CSS}</style>", '<section id="toolbench-summary">', "<h2>Tool-use benchmarks</h2>"]
-    facts = run_facts(summary, options)
     parts.append('<table class="tb-table tb-facts">' + "".join(
-        f"<tr><th>{escape(label)}</th><td>{escape(value)}</td></tr>" for label, value in facts) + "</table>")
+        f"<tr><th>{escape(label)}</th><td>{escape(value)}</td></tr>" for label, value in report.facts) + "</table>")
     if comparison is not None:
         parts.append(f"<p>Baseline: <code>{escape(comparison.path)}</code> "
                      f"({escape(baseline_label(comparison.header))}); Δ in percentage points.</p>")
@@ -317,6 +338,8 @@ def summary_html(summary: RunSummary, run: "RunOutcome | None", options: Any,
             items += f"<li>… and {len(ordered) - LISTED_GATES} more (all in the terminal and the JSON)</li>"
         parts.append(f'<div class="tb-gates{" tb-missed" if missed else ""}"><b>Gates: '
                      f'{f"{len(missed)} missed" if missed else "all passed"}</b><ul>{items}</ul></div>')
+    if report.history is not None:
+        parts.append(history_html(report.history))
     samples = [suite.name for suite in summary.suites if suite.is_sample]
     if samples:
         parts.append(f'<p class="tb-warn">Ran on shipped samples, not the benchmark\'s data: '
@@ -326,34 +349,25 @@ def summary_html(summary: RunSummary, run: "RunOutcome | None", options: Any,
     parts.append(profile_views.html_section(run.profile if run else None))
     for suite in summary.suites:
         parts.append(_suite_section(suite, comparison.suites.get(suite.name) if comparison else None, nodeids,
-                                    Path(comparison.path).name if comparison else ""))
+                                    Path(comparison.path).name if comparison else "",
+                                    report.leaderboards.get(suite.name)))
     parts.append("</section>")
     return "".join(parts)
 
 
 # -- the pytest-html plugin ------------------------------------------------------------------------------------
 class HtmlReport:
-    """pytest-html hooks (only registered when pytest-html is active, so the hook names are known)."""
+    """pytest-html hooks (only registered when pytest-html is active, so the hook names are known). It holds no
+    run state: the title is given when it is made, each row's record and request ride on its test report, and the
+    summary is rendered from the :class:`~pytest_toolbench.report.run_report.RunReport` handed to it when the
+    session finishes (``report``; None when no case ran)."""
 
-    def __init__(self, session: "ToolbenchSession", outcome: "Callable[[], RunOutcome]"):
-        self.session = session
-        self.outcome = outcome  # read when the page is written, after the run's status is final
-        self.nodeids: dict[tuple[str, str], str] = {}
-        self._suites: dict[str, Any] = {}
-
-    def _request(self, record: Mapping[str, Any]) -> Any:
-        """The case's request, rebuilt on the controller from the catalog (records stay small on the wire)."""
-        try:
-            definition = self.session.suite_facts(record["suite"])["definition"]
-            if definition not in self._suites:
-                self._suites[definition] = self.session.catalog.load(Path(definition))
-            suite = self._suites[definition]
-            return suite.benchmark.build_request(suite.case(record["case_id"]))
-        except Exception:  # an interactive suite without build_request, data gone: show no request
-            return None
+    def __init__(self, title: str):
+        self.title = title  # pytest-html asks for it at session start, before any figure exists
+        self.report: "RunReport | None" = None
 
     def pytest_html_report_title(self, report: Any) -> None:
-        report.title = report_title(self.session.summary, self.session.options)
+        report.title = self.title
 
     def pytest_html_results_table_header(self, cells: list[str]) -> None:
         cells[2:2] = ['<th class="sortable" data-column-type="suite">Suite</th>',
@@ -368,15 +382,15 @@ class HtmlReport:
                       f'<td class="col-category">{escape(values[1])}</td>',
                       f'<td class="col-errortype">{escape(values[2])}</td>']
 
-    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        # After the run's tryfirst hooks (the record is decoded, ``toolbench_request`` attached by
+        # ``run_report.CaseRequests``) and before pytest-html's own (trylast) reads the extras.
         record = case_record(report)
         if record is None or report.when != "call":
             return
-        self.nodeids[(record["suite"], record["case_id"])] = report.nodeid
         from pytest_html import extras
 
-        details = case_details(record, self._request(record))
+        details = case_details(record, getattr(report, "toolbench_request", None))
         report.extras = list(getattr(report, "extras", None) or []) + [extras.html(details)]
 
     def pytest_html_results_table_html(self, report: Any, data: list[str]) -> None:
@@ -388,5 +402,5 @@ class HtmlReport:
 
     def pytest_html_results_summary(self, prefix: list[str], summary: list[str], postfix: list[str],
                                     session: pytest.Session) -> None:
-        if self.session.summary is not None:
-            prefix.append(summary_html(self.session.summary, self.outcome(), self.session.options, self.nodeids))
+        if self.report is not None:
+            prefix.append(summary_html(self.report))

@@ -4,14 +4,13 @@ file ``--toolbench-baseline`` reads back)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ..run.records import dump_document, safe_value
-from ..run.summary import RunSummary
 from .stats import count_interval
 
 if TYPE_CHECKING:
-    from .outcome import RunOutcome
+    from .run_report import RunReport
 
 FORMAT_VERSION = 1
 CASE_FIELDS = ("suite", "case_id", "category", "keywords", "passed", "error_type", "output", "finish_reason",
@@ -26,28 +25,31 @@ def _case(record: Mapping[str, Any]) -> dict[str, Any]:
     return case
 
 
-def document(summary: RunSummary, records: Iterable[Mapping[str, Any]], run: "RunOutcome | None" = None
-             ) -> dict[str, Any]:
-    cases = [_case(record) for record in sorted(records, key=lambda r: (r["suite"], r.get("order", 0)))]
-    body = summary.to_json()
+def document(report: "RunReport") -> dict[str, Any]:
+    run = report.outcome
+    cases = [_case(record) for record in sorted(report.records, key=lambda r: (r["suite"], r.get("order", 0)))]
+    body = report.summary.to_json()
     for suite in body["suites"].values():
         for metric in suite["metrics"]:
             interval = count_interval(metric)
             metric["interval95"] = list(interval) if interval else None
     # Cases are safe records already; the header and figures pass through the same policy (paths, NaN figures).
+    for name, ranks in report.leaderboards.items():
+        body["suites"][name]["leaderboard"] = ranks.to_json()
     body = safe_value(body, max_depth=12, max_nodes=10_000_000)
     result: dict[str, Any] = {"format_version": FORMAT_VERSION, **body, "cases": cases}
     if run is not None:
         result["report"] = run.to_json()
+    if report.history is not None:
+        result["history"] = safe_value(report.history.to_json(), max_depth=12, max_nodes=10_000_000)
     return result
 
 
-def write(path: Path, summary: RunSummary, records: Iterable[Mapping[str, Any]], run: "RunOutcome | None" = None,
-          extend: Callable[[dict[str, Any]], None] | None = None) -> None:
+def write(path: Path, report: "RunReport", extend: Callable[[dict[str, Any]], None] | None = None) -> None:
     """``extend(document)`` may add to the document before it is written (the ``pytest_toolbench_results_document``
     hook); what it adds goes through the same serialisation policy."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    built = document(summary, records, run)
+    built = document(report)
     if extend is not None:
         extend(built)
         built = {key: value if key == "cases" else safe_value(value, max_depth=12, max_nodes=10_000_000)

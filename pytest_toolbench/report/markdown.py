@@ -7,16 +7,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..run.summary import RunSummary, SuiteSummary
+from ..run.summary import SuiteSummary
+from . import leaderboard
 from .compare import SuiteComparison, baseline_label
-from .facts import report_title, run_facts
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, format_delta_interval, format_p
+from .history import row as history_row
 from .stats import count_interval, direction_note, format_change, format_counts, format_interval, format_value, \
     samples_note, warning_notes
 
 if TYPE_CHECKING:
-    from .outcome import RunOutcome
+    from .history import History
+    from .leaderboard import SuiteRanks
+    from .run_report import RunReport
 
 #: GitHub refuses comments over 65,536 characters; beyond this budget only aggregate and category rows are kept.
 COMMENT_BUDGET = 60_000
@@ -65,7 +68,31 @@ def _metric_rows(suite: SuiteSummary, comparison: SuiteComparison | None, groups
     return rows
 
 
-def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None, groups: set[str] | None) -> list[str]:
+def _leaderboard_section(ranks: "SuiteRanks") -> list[str]:
+    if ranks.problem:
+        return ["", f"_Leaderboard: no rank: {cell(ranks.problem)}_"]
+    lines = ["", f"Leaderboard: {cell(leaderboard.heading(ranks))}.", ""]
+    rows = [[rank.label, f"{100 * rank.value:.2f}%", f"{rank.rank} of {rank.of}",
+             " · ".join(("**" + leaderboard.entry_text(e) + "**") if e.this_run else leaderboard.entry_text(e)
+                        for e in rank.neighbours)] for rank in ranks.ranks]
+    rows += [[figure, "-", "no rank", why] for figure, why in ranks.not_ranked.items()]
+    return lines + table(["Figure", "This run", "Rank", "Neighbours"], rows, right=[1, 2])
+
+
+def _history_section(history: "History") -> list[str]:
+    """One compact table per suite: a row per headline figure, a column per baseline (oldest first) and this run."""
+    lines = [f"**History** ({len(history.runs) - 1} baselines, oldest first; Δ and gates use the last, "
+             f"`{cell(history.compared_with.label)}`):", ""]
+    for suite in history.suites():
+        trends = [trend for trend in history.trends if trend.suite == suite]
+        lines += table([suite] + [run.label for run in history.runs], [[t.name] + history_row(t) for t in trends],
+                       right=range(1, len(history.runs) + 1))
+        lines.append("")
+    return lines
+
+
+def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None, groups: set[str] | None,
+                   ranks: "SuiteRanks | None" = None) -> list[str]:
     lines = [f"### {cell(suite.name)}: {cell(suite.title)}" + (" (shipped samples)" if suite.is_sample else ""), "",
              f"**{suite.passed}/{suite.total}** cases passed · data: {cell(suite.data_source.get('description', '?'))}",
              ""]
@@ -92,6 +119,8 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None, grou
         rows.append(["**all**", sum(suite.error_types.values()), *[suite.error_types[e] for e in error_types]])
         lines += ["", "Failures by category and error type:", ""]
         lines += table(["Category", "Failed", *error_types], rows, right=range(1, len(error_types) + 2))
+    if ranks is not None:
+        lines += _leaderboard_section(ranks)
     if with_baseline:
         lines += ["", f"Against the baseline ({comparison.compared_cases} cases in both runs): "
                       f"**{len(comparison.newly_failing)} newly failing**, "
@@ -105,18 +134,17 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None, grou
     return lines + [""]
 
 
-def render(summary: RunSummary, run: "RunOutcome | None" = None, options: Any = None) -> str:
-    text = _render(summary, run, options, groups=None)
+def render(report: "RunReport") -> str:
+    text = _render(report, groups=None)
     if len(text) > COMMENT_BUDGET:
-        text = _render(summary, run, options, groups={"aggregate", "category"})
+        text = _render(report, groups={"aggregate", "category"})
     return text
 
 
-def _render(summary: RunSummary, run: "RunOutcome | None", options: Any, groups: set[str] | None) -> str:
-    comparison = run.comparison if run else None
-    facts = run_facts(summary, options)
-    lines = [f"## {cell(report_title(summary, options))}", ""]
-    lines += table(["Run", ""], facts)
+def _render(report: "RunReport", groups: set[str] | None) -> str:
+    summary, run, comparison = report.summary, report.outcome, report.comparison
+    lines = [f"## {cell(report.title)}", ""]
+    lines += table(["Run", ""], report.facts)
     lines.append("")
     if comparison is not None:
         lines += [f"Baseline: `{cell(comparison.path)}` ({cell(baseline_label(comparison.header))}); "
@@ -131,12 +159,14 @@ def _render(summary: RunSummary, run: "RunOutcome | None", options: Any, groups:
         if len(ordered) > LISTED_GATES:
             lines.append(f"- … and {len(ordered) - LISTED_GATES} more (all in the job log and the JSON results)")
         lines.append("")
+    if report.history is not None:
+        lines += _history_section(report.history)
     samples = [suite.name for suite in summary.suites if suite.is_sample]
     if samples:
         lines += [f"**Ran on shipped samples, not the benchmark's data:** {cell(', '.join(samples))}", ""]
     lines += profile_views.markdown_lines(run.profile if run else None, cell)
     for suite in summary.suites:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
-        lines += _suite_section(suite, suite_comparison, groups)
+        lines += _suite_section(suite, suite_comparison, groups, report.leaderboards.get(suite.name))
     lines.append("_95% CI: Wilson score interval, shown where a figure is correct/total of whole counts._")
     return "\n".join(lines) + "\n"

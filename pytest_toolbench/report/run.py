@@ -20,6 +20,8 @@ from ..run.summary import RunSummary
 from .compare import Comparison, GateResult, compare, evaluate_gates
 from .outcome import RunOutcome
 from .profile import build_profile
+from .run_report import RunReport
+from .run_report import build as build_report
 from .settings import ReportSettings
 
 RUN_KEY = pytest.StashKey["ReportRun"]()
@@ -45,6 +47,8 @@ class ReportRun:
         self.not_run: list[str] = []  # node ids of selected cases that never reached a verdict
         self.write_errors: list[str] = []
         self.profile: Any = None  # the capability profile (report/profile.py)
+        #: what every writer renders, built once by ``finish`` (None when no case ran)
+        self.report: RunReport | None = None
 
     # -- tally -------------------------------------------------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -66,7 +70,9 @@ class ReportRun:
         return [gate for gate in self.gates if not gate.passed]
 
     def finish(self, session: pytest.Session, summary: RunSummary | None, records: list[CaseRecord],
-               options: Any) -> None:
+               tool_parser: str | None = None) -> RunReport | None:
+        """Compare, gate and set the exit status; then build the run report once and write the JSON and Markdown
+        files from it. ``tool_parser``: the run's ``--toolbench-tool-parser``, for the facts table."""
         from . import json_results, markdown
 
         settings = self.settings
@@ -89,18 +95,25 @@ class ReportRun:
         self.final_status = int(self.exit_status(session.exitstatus))
         session.exitstatus = self.final_status
         if summary is None:
-            return
+            return None
+        from .history import build as build_history
+        from .leaderboard import rank_run
+
+        report = self.report = build_report(
+            summary, records, self.outcome, tool_parser=tool_parser,
+            leaderboards=rank_run(settings.leaderboards, summary), history=build_history(summary, settings.baselines))
         if settings.json_path:
             def extend(document: dict[str, Any]) -> None:
                 session.config.hook.pytest_toolbench_results_document(config=session.config, document=document)
 
             self._write("results", settings.json_path,
-                        lambda path: json_results.write(path, summary, records, self.outcome, extend))
+                        lambda path: json_results.write(path, report, extend))
         if settings.markdown_path:
             self._write("Markdown summary", settings.markdown_path,
-                        lambda path: _write_text(path, markdown.render(summary, self.outcome, options)))
+                        lambda path: _write_text(path, markdown.render(report)))
         if self.write_errors and self.final_status == pytest.ExitCode.OK:
             self.final_status = session.exitstatus = int(pytest.ExitCode.INTERNAL_ERROR)
+        return report
 
     def _write(self, what: str, path: Path, writer) -> None:
         """A report that cannot be written is one line naming it; the run's other outputs still appear."""

@@ -3,9 +3,9 @@ line, on the controller only; workers never report, so these never travel)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 
 @dataclass(frozen=True)
@@ -35,3 +35,7 @@ class ReportSettings:
     significance: float | None = None
     strict: bool = False
     html_path: Path | None = None
+    #: every --toolbench-baseline given, oldest first, as (path, document); the last is ``baseline``
+    baselines: tuple[tuple[Path, dict[str, Any]], ...] = ()
+    #: suite name -> its leaderboard (``report.leaderboard.Source``), for the suites that declare one
+    leaderboards: Mapping[str, Any] = field(default_factory=dict)

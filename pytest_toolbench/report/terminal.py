@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..run.summary import RunSummary
+from . import leaderboard
 from .compare import baseline_label
 from .facts import generation_figures
 from . import profile_views
@@ -13,7 +13,9 @@ from .stats import count_interval, figure_notes, format_change, format_counts, f
     format_value, samples_note
 
 if TYPE_CHECKING:
+    from .leaderboard import SuiteRanks
     from .outcome import RunOutcome
+    from .run_report import RunReport
 
 LISTED_CASES = 10
 
@@ -33,8 +35,9 @@ def case_list(ids: list[str]) -> str:
     return shown + (f", ... and {len(ids) - LISTED_CASES} more" if len(ids) > LISTED_CASES else "")
 
 
-def render(summary: RunSummary, run: "RunOutcome | None" = None) -> list[str]:
-    comparison = run.comparison if run else None
+def render(report: "RunReport") -> list[str]:
+    summary = report.summary
+    comparison = report.comparison
     lines: list[str] = []
     header = summary.header
     lines.append(f"backend: {header.get('backend')}" + (f"  model: {header['model']}" if header.get("model") else ""))
@@ -47,6 +50,9 @@ def render(summary: RunSummary, run: "RunOutcome | None" = None) -> list[str]:
         lines.append(f"baseline: {comparison.path} ({baseline_label(comparison.header)}); "
                      "deltas in percentage points")
         lines.append(f"paired tests: {PAIRED_TESTS_NOTE}")
+    if report.history is not None:
+        lines.append(f"history: {len(report.history.runs) - 1} baselines given; deltas and gates use the last one, "
+                     "the trend across all of them is in the HTML and Markdown reports and the JSON (history)")
     lines.append("intervals: 95% Wilson score intervals, for figures that are correct/total counts")
     for suite in summary.suites:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
@@ -112,6 +118,8 @@ def render(summary: RunSummary, run: "RunOutcome | None" = None) -> list[str]:
             lines.append(f"  [cases by {label}: {LABEL_NOTES.get(label, 'a label the scorer gives each case')}]")
             for value, count in tally.items():
                 lines.append(f"    {value:<{width}}{count:>8}")
+        if suite.name in report.leaderboards:
+            lines.extend(leaderboard_lines(report.leaderboards[suite.name]))
         if suite_comparison is not None and suite_comparison.in_baseline:
             lines.append(f"  vs baseline ({suite_comparison.compared_cases} cases in both): "
                          f"{len(suite_comparison.newly_failing)} newly failing, "
@@ -124,14 +132,28 @@ def render(summary: RunSummary, run: "RunOutcome | None" = None) -> list[str]:
                 lines.append(f"    newly failing: {case_list(suite_comparison.newly_failing)}")
             if suite_comparison.newly_passing:
                 lines.append(f"    newly passing: {case_list(suite_comparison.newly_passing)}")
-    lines += profile_views.terminal_lines(run.profile if run else None)
+    lines += profile_views.terminal_lines(report.outcome.profile if report.outcome else None)
     return lines
 
 
-def samples_line(summary: RunSummary) -> str | None:
+def leaderboard_lines(ranks: "SuiteRanks") -> list[str]:
+    """The suite's block's leaderboard part: per fully run figure, its rank and its neighbours; then the figures
+    that have no rank and why."""
+    if ranks.problem:
+        return [f"  [leaderboard: no rank: {ranks.problem}]"]
+    lines = [f"  [{leaderboard.heading(ranks)}]"]
+    for rank in ranks.ranks:
+        lines.append(f"    {rank.label} ({rank.figure}): {100 * rank.value:.2f}%, rank {rank.rank} of {rank.of}")
+        lines.append("      " + " | ".join(leaderboard.entry_text(entry) for entry in rank.neighbours))
+    for figure, why in ranks.not_ranked.items():
+        lines.append(f"    {figure}: no rank ({why})")
+    return lines
+
+
+def samples_line(report: "RunReport") -> str | None:
     """One closing line naming the suites that ran on their shipped samples (the run still passes without gates;
     a gate on their figures is missed)."""
-    names = [suite.name for suite in summary.suites if suite.is_sample]
+    names = [suite.name for suite in report.summary.suites if suite.is_sample]
     if not names:
         return None
     return (f"toolbench: {len(names)} suite(s) ran on their shipped samples, not the benchmark's data (their figures "

