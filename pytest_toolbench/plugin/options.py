@@ -42,6 +42,12 @@ def add_report_options(parser: pytest.Parser) -> None:
     rep.addoption("--toolbench-max-drop", dest="toolbench_max_drop", type=float, default=None, metavar="POINTS",
                   help="Gate: exit non-zero when any percentage metric falls more than POINTS percentage points "
                        "below --toolbench-baseline (a lower-is-better metric: rises more than POINTS above it).")
+    rep.addoption("--toolbench-significance", dest="toolbench_significance", type=float, default=None,
+                  metavar="ALPHA",
+                  help="With --toolbench-max-drop: a drop misses the gate only when it is also significant at "
+                       "level ALPHA (e.g. 0.05) by the paired test on the cases of both runs (exact McNemar for "
+                       "counts, paired bootstrap for means); a figure without a paired test is gated on its drop "
+                       "alone.")
     rep.addoption("--toolbench-strict", dest="toolbench_strict", action="store_true", default=False,
                   help="Exit non-zero when benchmark cases fail (pytest's usual status). By default failing cases "
                        "are the measurement and a run exits 0 unless a gate is missed.")

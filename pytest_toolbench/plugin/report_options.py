@@ -71,6 +71,14 @@ def resolve(config: pytest.Config) -> ReportSettings:
             raise pytest.UsageError("--toolbench-max-drop must be a non-negative number of percentage points")
         if baseline is None:
             raise pytest.UsageError("--toolbench-max-drop needs --toolbench-baseline PATH")
+    significance = get("toolbench_significance")
+    if significance is not None:
+        if not math.isfinite(significance) or not 0 < significance < 1:
+            raise pytest.UsageError(f"--toolbench-significance {significance:g}: the level must be between 0 and 1 "
+                                    "(e.g. 0.05)")
+        if max_drop is None:
+            raise pytest.UsageError("--toolbench-significance needs --toolbench-max-drop POINTS (it qualifies that "
+                                    "gate)")
     html = get("htmlpath", None)
     json_path = report_path(config, json_given) if json_given else None
     markdown_path = report_path(config, md_given) if md_given else None
@@ -82,7 +90,7 @@ def resolve(config: pytest.Config) -> ReportSettings:
         markdown_path=markdown_path,
         baseline_path=baseline_path, baseline=baseline,
         thresholds=tuple(parse_threshold(given) for given in get("toolbench_fail_under")),
-        max_drop=max_drop, strict=bool(get("toolbench_strict")),
+        max_drop=max_drop, significance=significance, strict=bool(get("toolbench_strict")),
         html_path=Path(html) if html else None,
         baselines=tuple(baselines),
     )

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..run.summary import RunSummary, SuiteSummary
+from ..run.summary import RunSummary, SuiteSummary, to_case_result
 from ..run.records import CaseRecord
+from .significance import CaseFigures, PairedResult, case_figures, p_text, paired_result
 from .settings import ReportSettings, Threshold
 from .stats import format_counts, format_value, is_percentage, lower_is_better, metric_field, worsening
 
@@ -20,6 +21,8 @@ class MetricDelta:
     current: float | None
     baseline: float | None
     better: str = "higher"  # the current run's Metric.better
+    #: the paired test against the baseline's cases (report/significance.py); None when it was not computed
+    paired: PairedResult | None = None
 
     @property
     def delta(self) -> float | None:
@@ -45,7 +48,8 @@ class SuiteComparison:
             "in_baseline": self.in_baseline, "compared_cases": self.compared_cases,
             "newly_failing": self.newly_failing, "newly_passing": self.newly_passing,
             "metrics": [{"group": d.group, "name": d.name, "current": d.current, "baseline": d.baseline,
-                         "delta": d.delta, "better": d.better} for d in self.metrics.values()],
+                         "delta": d.delta, "better": d.better,
+                         **(d.paired or PairedResult(None, "n/a")).to_json()} for d in self.metrics.values()],
         }
 
 
@@ -114,8 +118,29 @@ def compare(summary: RunSummary, records: Iterable[Mapping[str, Any]], baseline:
                 comparison.newly_failing.append(record["case_id"])
             elif record["passed"] and not before:
                 comparison.newly_passing.append(record["case_id"])
+        if comparison.metrics and suite.aggregate is not None:
+            _attach_paired_tests(comparison, suite, by_suite.get(suite.name, []),
+                                 [c for c in baseline_cases(baseline) if c.suite == suite.name], old_metrics)
         suites[suite.name] = comparison
     return Comparison(str(path), baseline.get("header") or {}, suites)
+
+
+def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, records: list[Mapping[str, Any]],
+                         old_records: list[CaseRecord], old_metrics: Mapping[tuple[str, Any], Any]) -> None:
+    """Each compared figure's paired test (exact McNemar or paired bootstrap, or n/a with the reason)."""
+    if not old_records:
+        for key, found in comparison.metrics.items():
+            comparison.metrics[key] = replace(found, paired=PairedResult(
+                None, "n/a: the baseline file holds no per-case records of this suite"))
+        return
+    keys = set(comparison.metrics)
+    now = case_figures(suite.aggregate, [to_case_result(r) for r in records],
+                       [m for m in suite.metrics if (m.group, m.name) in keys])
+    before: CaseFigures = case_figures(suite.aggregate, [to_case_result(r) for r in old_records],
+                                       [m for key, m in old_metrics.items() if key in keys])
+    for key, found in comparison.metrics.items():
+        comparison.metrics[key] = replace(found, paired=paired_result(key, now, before,
+                                                                      lower_is_better=found.better == "lower"))
 
 
 # -- gates -----------------------------------------------------------------------------------------------------
@@ -180,9 +205,14 @@ def _threshold_gate(summary: RunSummary, threshold: Threshold) -> GateResult:
 DROP_GROUPS = ("aggregate", "category")
 
 
-def _drop_gates(comparison: Comparison, max_drop: float) -> list[GateResult]:
-    gate = f"--toolbench-max-drop {max_drop:g}"
+def _drop_gates(comparison: Comparison, max_drop: float, significance: float | None = None) -> list[GateResult]:
+    """Every headline figure that got worse by more than ``max_drop`` points misses the gate; with ``significance``,
+    only when its paired test also says the change is real (p < significance). A figure without a paired test (a
+    formula over several counts) is gated on its drop alone, and the message says so."""
+    gate = f"--toolbench-max-drop {max_drop:g}" + (f" --toolbench-significance {significance:g}"
+                                                    if significance is not None else "")
     results = []
+    within_noise = []
     for suite_name, suite in comparison.suites.items():
         for metric in suite.metrics.values():
             if metric.delta is None or metric.group not in DROP_GROUPS or not is_percentage({"unit": metric.unit}):
@@ -192,18 +222,35 @@ def _drop_gates(comparison: Comparison, max_drop: float) -> list[GateResult]:
             if drop > max_drop + 1e-9:
                 moved = "rose" if lower_is_better(metric) else "fell"
                 note = " (lower is better)" if lower_is_better(metric) else ""
+                label = f"{suite_name}.{metric.name}"
+                tested = metric.paired if metric.paired is not None and metric.paired.test else None
+                evidence = ""
+                if significance is not None:
+                    if tested is not None and tested.p_value is not None and tested.p_value >= significance:
+                        within_noise.append(f"{label} {moved} {drop:.2f} points, {p_text(tested.p_value)}")
+                        continue
+                    evidence = (f", significant ({tested.test} {p_text(tested.p_value)}, level {significance:g})"
+                                if tested is not None else ", no paired test for this figure (gated on the drop "
+                                                           "alone)")
                 results.append(GateResult(gate, False, (
-                    f"{suite_name}.{metric.name} {moved} {drop:.2f} points "
+                    f"{label} {moved} {drop:.2f} points "
                     f"({format_value(metric.baseline)} → {format_value(metric.current)}){note}, "
-                    f"more than the allowed {max_drop:g}")))
+                    f"more than the allowed {max_drop:g}{evidence}")))
+    if within_noise:  # said even beside missed figures: these drops were looked at and found within noise
+        results.append(GateResult(gate, True, (
+            f"worse by more than {max_drop:g} points but not significantly at level {significance:g} (passed): "
+            f"{'; '.join(within_noise)}")))
     if not any(not r.passed for r in results):
-        results.append(GateResult(gate, True, f"no aggregate or category figure got worse by more than {max_drop:g} "
-                                              "points"))
+        message = f"no aggregate or category figure got worse by more than {max_drop:g} points"
+        if within_noise:
+            message = (f"no aggregate or category figure got significantly worse (level {significance:g}) by more "
+                       f"than {max_drop:g} points")
+        results.append(GateResult(gate, True, message))
     return results
 
 
 def evaluate_gates(summary: RunSummary, comparison: Comparison | None, settings: ReportSettings) -> list[GateResult]:
     results = [_threshold_gate(summary, threshold) for threshold in settings.thresholds]
     if settings.max_drop is not None and comparison is not None:
-        results.extend(_drop_gates(comparison, settings.max_drop))
+        results.extend(_drop_gates(comparison, settings.max_drop, settings.significance))
     return results

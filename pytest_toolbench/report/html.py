@@ -22,6 +22,8 @@ from ..run.summary import SuiteSummary
 from .charts import CHART_CSS, Bar, bar_chart
 from . import leaderboard
 from .compare import SuiteComparison, baseline_label
+from . import profile_views
+from .significance import PAIRED_TESTS_NOTE, PairedResult, format_delta_interval, format_p
 from .history import html_section as history_html
 from .stats import change_css, count_interval, direction_note, format_change, format_counts, format_interval, \
     format_value, samples_note, warning_notes
@@ -144,7 +146,7 @@ def case_details(record: Mapping[str, Any], request: Mapping[str, Any] | None = 
 def _metric_table(suite: SuiteSummary, metrics: list[Any], comparison: SuiteComparison | None) -> str:
     head = "<tr><th>Group</th><th>Metric</th><th>Value</th><th>Correct/Total</th><th>95% CI</th>"
     if comparison is not None:
-        head += "<th>Baseline</th><th>Δ points</th>"
+        head += "<th>Baseline</th><th>Δ points</th><th>p</th><th>95% CI of Δ</th>"
     rows = [head + "</tr>"]
     for metric in metrics:
         unit = getattr(metric, "unit", "%")
@@ -158,13 +160,26 @@ def _metric_table(suite: SuiteSummary, metrics: list[Any], comparison: SuiteComp
             if found is None or found.delta is None:
                 row += '<td class="tb-n">–</td><td class="tb-n">new</td>' if found is None else \
                     f'<td class="tb-n">{format_value(found.baseline, unit)}</td><td class="tb-n">–</td>'
+                row += '<td class="tb-n">–</td><td class="tb-n">–</td>'
             else:
                 css = change_css(found.delta, metric)  # green for an improvement: a fall, for lower-is-better
                 row += (f'<td class="tb-n">{format_value(found.baseline, unit)}</td>'
                         f'<td class="tb-n {css}">{format_change(found.delta, metric, unit)}</td>')
+                row += _paired_cells(found.paired, unit)
         title = f' title="{escape(metric.formula)}"' if metric.formula else ""
         rows.append(f"<tr{title}>{row}</tr>")
     return f'<table class="tb-table tb-metrics">{"".join(rows)}</table>'
+
+
+def _paired_cells(paired: "PairedResult | None", unit: str) -> str:
+    """The p-value and the interval of the delta; "n/a" with the reason on hover when no paired test applies."""
+    if paired is None or paired.test is None:
+        why = escape(paired.note if paired is not None else "n/a")
+        return f'<td class="tb-n" title="{why}">n/a</td><td class="tb-n">–</td>'
+    hover = escape(f"{paired.test} over {paired.pairs} paired cases: {paired.flipped_to_fail} got worse, "
+                   f"{paired.flipped_to_pass} got better")
+    return (f'<td class="tb-n" title="{hover}">{format_p(paired.p_value)}</td>'
+            f'<td class="tb-n">{format_delta_interval(paired.delta_interval95, unit)}</td>')
 
 
 def _chart(suite: SuiteSummary, comparison: SuiteComparison | None, baseline_name: str = "") -> str:
@@ -313,6 +328,7 @@ def summary_html(report: "RunReport") -> str:
     if comparison is not None:
         parts.append(f"<p>Baseline: <code>{escape(comparison.path)}</code> "
                      f"({escape(baseline_label(comparison.header))}); Δ in percentage points.</p>")
+        parts.append(f"<p>Paired tests: {escape(PAIRED_TESTS_NOTE)}.</p>")
     if run is not None and run.gates:
         missed = run.missed_gates
         ordered = sorted(run.gates, key=lambda g: g.passed)
@@ -330,6 +346,7 @@ def summary_html(report: "RunReport") -> str:
                      f'{escape(", ".join(samples))}</p>')
     parts.append("<p>95% CI: Wilson score interval, for figures that are correct/total of whole counts. "
                  "Hover a chart bar or a metric row for its exact figures or formula.</p>")
+    parts.append(profile_views.html_section(run.profile if run else None))
     for suite in summary.suites:
         parts.append(_suite_section(suite, comparison.suites.get(suite.name) if comparison else None, nodeids,
                                     Path(comparison.path).name if comparison else "",

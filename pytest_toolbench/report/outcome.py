@@ -17,6 +17,8 @@ class RunOutcome:
     case_failures: int = 0
     other_failures: int = 0
     not_run: tuple[str, ...] = ()  # node ids of selected cases that never reached a verdict
+    #: the capability profile across suites (report/profile.py), compared with the baseline's; None when not built
+    profile: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -30,4 +32,5 @@ class RunOutcome:
             "exit_status": self.exit_status,
             "failures": {"cases": self.case_failures, "other": self.other_failures},
             "not_run": list(self.not_run),
+            "profile": self.profile.to_json() if self.profile is not None else None,
         }

@@ -19,6 +19,7 @@ from ..run.records import from_report as case_record
 from ..run.summary import RunSummary
 from .compare import Comparison, GateResult, compare, evaluate_gates
 from .outcome import RunOutcome
+from .profile import build_profile
 from .run_report import RunReport
 from .run_report import build as build_report
 from .settings import ReportSettings
@@ -45,6 +46,7 @@ class ReportRun:
         self.written: list[tuple[str, Path]] = []
         self.not_run: list[str] = []  # node ids of selected cases that never reached a verdict
         self.write_errors: list[str] = []
+        self.profile: Any = None  # the capability profile (report/profile.py)
         #: what every writer renders, built once by ``finish`` (None when no case ran)
         self.report: RunReport | None = None
 
@@ -78,6 +80,11 @@ class ReportRun:
                         if record.get("error_type") == "not_run"]
         if summary is not None and settings.baseline is not None:
             self.comparison = compare(summary, records, settings.baseline, settings.baseline_path or "")
+        if summary is not None:
+            try:
+                self.profile = build_profile(summary, settings.baseline)
+            except (OSError, ValueError) as error:  # the shipped suites/profile.yaml is unreadable or malformed
+                self.write_errors.append(f"toolbench: no capability profile: {error}")
         if summary is not None or settings.thresholds:
             self.gates = evaluate_gates(summary or RunSummary(header={}), self.comparison, settings)
         if summary is not None:  # a conftest's own gates (pytest_toolbench_gates), kept with the built-in ones
@@ -145,4 +152,4 @@ class ReportRun:
         """The plain value the writers read (the tallies, comparison, gates and final status so far)."""
         return RunOutcome(comparison=self.comparison, gates=tuple(self.gates), exit_status=self.final_status,
                           case_failures=self.case_failures, other_failures=self.other_failures,
-                          not_run=tuple(self.not_run))
+                          not_run=tuple(self.not_run), profile=self.profile)

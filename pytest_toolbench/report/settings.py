@@ -31,6 +31,8 @@ class ReportSettings:
     baseline: dict[str, Any] | None = None
     thresholds: tuple[Threshold, ...] = ()
     max_drop: float | None = None  # percentage points
+    #: --toolbench-significance: a drop beyond max_drop misses the gate only when its paired p-value is below it
+    significance: float | None = None
     strict: bool = False
     html_path: Path | None = None
     #: every --toolbench-baseline given, oldest first, as (path, document); the last is ``baseline``

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 from . import leaderboard
 from .compare import baseline_label
 from .facts import generation_figures
+from . import profile_views
+from .significance import PAIRED_TESTS_NOTE, format_test
 from .stats import count_interval, figure_notes, format_change, format_counts, format_interval, \
     format_value, samples_note
 
@@ -47,6 +49,7 @@ def render(report: "RunReport") -> list[str]:
     if comparison is not None:
         lines.append(f"baseline: {comparison.path} ({baseline_label(comparison.header)}); "
                      "deltas in percentage points")
+        lines.append(f"paired tests: {PAIRED_TESTS_NOTE}")
     if report.history is not None:
         lines.append(f"history: {len(report.history.runs) - 1} baselines given; deltas and gates use the last one, "
                      "the trend across all of them is in the HTML and Markdown reports and the JSON (history)")
@@ -84,15 +87,20 @@ def render(report: "RunReport") -> list[str]:
             interval = format_interval(count_interval(metric))
             interval = f"[{interval}]" if interval else ""
             delta = ""
+            tested = ""
             if suite_comparison is not None:
                 found = suite_comparison.delta(metric)
                 delta = format_change(found.delta, metric, unit) if found and found.delta is not None else "new"
+                if found is not None and found.delta is not None and found.paired is not None:
+                    tested = format_test(found.paired, unit)
             notes = figure_notes(metric)
             formula = f"  {'; '.join(notes)}" if notes else ""
             row = f"    {metric.name:<{width}}{format_value(metric.value, unit):>8}  {format_counts(metric):>11}"
             row += f"  {interval:>13}"
             if suite_comparison is not None:
                 row += f"  {delta:>7}"
+                if tested:
+                    row += f"  {tested:<26}"
             lines.append(row + formula)
         if suite.error_types:
             lines.append("  [failures by error type]")
@@ -116,10 +124,15 @@ def render(report: "RunReport") -> list[str]:
             lines.append(f"  vs baseline ({suite_comparison.compared_cases} cases in both): "
                          f"{len(suite_comparison.newly_failing)} newly failing, "
                          f"{len(suite_comparison.newly_passing)} newly passing")
+            untested = sorted({d.paired.note for d in suite_comparison.metrics.values()
+                               if d.paired is not None and d.paired.test is None and d.delta is not None})
+            for note in untested:
+                lines.append(f"    p n/a: {note.removeprefix('n/a: ')}")
             if suite_comparison.newly_failing:
                 lines.append(f"    newly failing: {case_list(suite_comparison.newly_failing)}")
             if suite_comparison.newly_passing:
                 lines.append(f"    newly passing: {case_list(suite_comparison.newly_passing)}")
+    lines += profile_views.terminal_lines(report.outcome.profile if report.outcome else None)
     return lines
 
 

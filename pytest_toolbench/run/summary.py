@@ -25,6 +25,9 @@ class SuiteSummary:
     #: How many cases the suite has in this run's data (after ``--toolbench-limit``), when known; ``total`` below
     #: it means the selection (``-k``, ``--lf``, node ids) left cases out.
     available: int | None = None
+    #: The suite's own ``aggregate(results)`` (never serialised): the paired tests against a baseline aggregate each
+    #: case alone with it to learn which figures are counts or means of cases (report/significance.py).
+    aggregate: Any = field(default=None, repr=False, compare=False)
 
     @property
     def is_sample(self) -> bool:
@@ -137,5 +140,6 @@ def summarize(records: Iterable[CaseRecord | Mapping[str, Any]], benchmarks: Map
             error_types_by_category={c: dict(v.most_common()) for c, v in sorted(per_category.items())},
             labels={k: dict(v.most_common()) for k, v in sorted(labels.items())},
             known_defects=sum(1 for r in results if r.known_defect and not r.passed),
+            aggregate=benchmark.aggregate,
         ))
     return summary
