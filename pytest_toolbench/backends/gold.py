@@ -22,6 +22,7 @@ class GoldKind(BackendKind):
 
     name = "gold"
     reference_answers = True
+    samples = False
 
     @classmethod
     def claims(cls, config: pytest.Config) -> bool:

@@ -56,6 +56,9 @@ class BackendKind:
     reference_answers: ClassVar[bool] = False
     #: the backend reports on the run's selection once it is known (:meth:`report_selection`)
     reports_selection: ClassVar[bool] = False
+    #: the backend can draw several different answers to one request (``--toolbench-repeat``); False for one that
+    #: has a single answer per case (reference answers, saved outputs), which refuses the option
+    samples: ClassVar[bool] = True
     #: the backend's own options (a frozen dataclass of JSON values)
     options_type: ClassVar[type] = NoOptions
 

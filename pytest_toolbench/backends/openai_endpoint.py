@@ -203,18 +203,18 @@ class OpenAIEndpointBackend(ModelBackend):
 
     # -- one request --------------------------------------------------------------------------------------------------
 
-    def _sampling(self) -> dict[str, Any]:
+    def _sampling(self, sample: int = 0) -> dict[str, Any]:
         sampling: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens}
         if self.top_p is not None:
             sampling["top_p"] = self.top_p
         if self.seed is not None:
-            sampling["seed"] = self.seed
+            sampling["seed"] = self.seed + sample  # --toolbench-repeat: sample k draws with seed + k
         return sampling
 
     def request_body(self, request: Request) -> dict[str, Any]:
         messages = request.messages_for(self.mode == "native")
         body: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in messages]}
-        body.update(self._sampling())
+        body.update(self._sampling(request.sample))
         body["temperature"] = self.temperature_for(request)  # --toolbench-temperature, else the suite's, else greedy
         if request.max_tokens is not None:
             body["max_tokens"] = request.max_tokens

@@ -50,6 +50,7 @@ class ReplayOptions:
 
 class ReplayKind(BackendKind):
     name = "replay"
+    samples = False
     reports_selection = True
     options_type = ReplayOptions
 

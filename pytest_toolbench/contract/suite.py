@@ -70,6 +70,9 @@ class Request:
     #: Tokens kept free of the context beside the prompt and the answer: the answer gets at most ``context - prompt -
     #: context_reserve`` tokens (BFCL's OSS handlers: ``min(4096, context - prompt - 2)``).
     context_reserve: int = 0
+    #: Which of the case's ``--toolbench-repeat`` samples this request belongs to (0: the first, and the only one
+    #: without the option); a backend that samples draws sample k with seed (run seed + k).
+    sample: int = 0
 
     def messages_for(self, native: bool) -> Sequence[Mapping[str, Any]]:
         """The messages a backend answering in native mode (``native``) or in prompting mode sends."""
@@ -164,6 +167,9 @@ class CaseRecord(Mapping):
     nodeid: str | None = None
     #: the text the case's test failed (or was skipped) with, on every record that did not pass; None when passed
     message: str | None = None
+    #: which of the case's ``--toolbench-repeat`` samples was scored (0..K-1); None, and absent from every form of the
+    #: record, in a run without repeats
+    sample: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = self.fields()
@@ -172,8 +178,11 @@ class CaseRecord(Mapping):
         return data
 
     def fields(self) -> dict[str, Any]:
-        """The fields as they are, in the JSON order (no copies)."""
-        return {name: getattr(self, name) for name in RECORD_FIELDS}
+        """The fields as they are, in the JSON order (no copies); ``sample`` only when there is one."""
+        fields = {name: getattr(self, name) for name in RECORD_FIELDS}
+        if self.sample is None:
+            del fields["sample"]
+        return fields
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "CaseRecord":
@@ -191,10 +200,10 @@ class CaseRecord(Mapping):
         return getattr(self, key)
 
     def __iter__(self):
-        return iter(RECORD_FIELDS)
+        return iter(RECORD_FIELDS if self.sample is not None else RECORD_FIELDS[:-1])
 
     def __len__(self) -> int:
-        return len(RECORD_FIELDS)
+        return len(RECORD_FIELDS) - (self.sample is None)
 
     __hash__ = None  # type: ignore[assignment]  # a record holds dicts: equal by value, not hashable
 
@@ -202,7 +211,7 @@ class CaseRecord(Mapping):
 #: The record's fields in the order of its JSON form (the results file's key order, unchanged since it was written).
 RECORD_FIELDS = ("suite", "case_id", "category", "passed", "error_type", "explanation", "keywords", "order",
                  "decoded", "expected", "counts", "labels", "output", "finish_reason", "known_defect", "nodeid",
-                 "message")
+                 "message", "sample")
 _RECORD_FIELD_SET = frozenset(RECORD_FIELDS)
 assert _RECORD_FIELD_SET == {f.name for f in dataclasses.fields(CaseRecord)}
 

@@ -55,17 +55,20 @@ class SuiteFile(pytest.File):
                                                                                   case.keywords)},
                   suite.definition.keyword_description)
         marks_of: dict[tuple, list] = {}  # marks are immutable: cases of one combination share one list
+        repeat = toolbench.options.generation.repeat
         for case in suite.cases:
             key = (case.category, tuple(case.keywords), suite.known_defects.get(case.case_id) if gold else None)
             marks = marks_of.get(key)
             if marks is None:
                 marks = marks_of[key] = self._marks(case.suite, *key)
-            if selectable is not None and not selectable(case.case_id, marks):
-                continue
-            item = CaseItem.from_parent(self, name=case.case_id, case=case)
-            for mark in marks:
-                item.add_marker(mark)
-            yield item
+            for sample in range(repeat) if repeat > 1 else (None,):
+                name = sample_name(case.case_id, sample)
+                if selectable is not None and not selectable(name, marks):
+                    continue
+                item = CaseItem.from_parent(self, name=name, case=case, sample=sample)
+                for mark in marks:
+                    item.add_marker(mark)
+                yield item
 
 
     def _marks(self, suite: str, category: str, keywords: tuple[str, ...] | list[str], defect: str | None) -> list:
@@ -126,18 +129,27 @@ class SuiteFile(pytest.File):
         return False
 
 
-class CaseItem(pytest.Item):
-    """One benchmark case. Running it scores the case's answer with the suite's own scorer; a failed verdict is a
-    failed test whose message is the scorer's explanation (the full record goes to the JSON and HTML reports)."""
+def sample_name(case_id: str, sample: int | None) -> str:
+    """An item's name: the case id, and for ``--toolbench-repeat``'s later samples the case id with ``[rK]``
+    (sample 0 keeps the plain case id, so its node id, ``--lf`` entry and ``-k`` match are those of a run without
+    repeats)."""
+    return case_id if not sample else f"{case_id}[r{sample}]"
 
-    def __init__(self, *, case: Case, **kwargs: Any):
+
+class CaseItem(pytest.Item):
+    """One benchmark case (with ``--toolbench-repeat``: one sample of it). Running it scores the case's answer with
+    the suite's own scorer; a failed verdict is a failed test whose message is the scorer's explanation (the full
+    record goes to the JSON and HTML reports)."""
+
+    def __init__(self, *, case: Case, sample: int | None = None, **kwargs: Any):
         super().__init__(**kwargs)
         self.case = case
+        self.sample = sample  # None: a run without repeats
 
     def runtest(self) -> None:
         from ..run.context import run_context
 
-        record = run_context(self.config).score(self.case, self.nodeid)
+        record = run_context(self.config).score(self.case, self.nodeid, self.sample)
         self.stash[RECORD_KEY] = record
         if record["error_type"] == NOT_SCORED:
             pytest.skip(record.message)
@@ -151,7 +163,8 @@ class CaseItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         # Line 0 (the suite.yaml's first line), not None: pytest's report of a skip mark needs a line number.
-        return self.path, 0, f"{self.case.suite} case {self.case.case_id}"
+        sample = f" sample {self.sample}" if self.sample is not None else ""
+        return self.path, 0, f"{self.case.suite} case {self.case.case_id}{sample}"
 
 
 def run_case_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:

@@ -14,13 +14,15 @@ from ..run.generation import pregenerate
 
 
 def selected_items(toolbench: RunContext, items: list[pytest.Item]):
-    """(nodeid, loaded suite, case) for every selected benchmark item."""
-    return [(item.nodeid, toolbench.catalog.by_name(item.case.suite), item.case)
+    """(nodeid, loaded suite, case, sample) for every selected benchmark item (sample: None without
+    ``--toolbench-repeat``)."""
+    return [(item.nodeid, toolbench.catalog.by_name(item.case.suite), item.case, item.sample)
             for item in items if isinstance(item, collection.CaseItem)]
 
 
 def selected_cases(toolbench: RunContext, items: list[pytest.Item]):
-    return [(suite, case) for _, suite, case in selected_items(toolbench, items)]
+    """(loaded suite, case, sample) of every selected benchmark item: what pre-generation answers."""
+    return [(suite, case, sample or 0) for _, suite, case, sample in selected_items(toolbench, items)]
 
 
 def check_backend(toolbench: RunContext) -> None:
@@ -128,7 +130,10 @@ def pregenerate_selection(toolbench: RunContext, entries, write_line, status=Non
     if not toolbench.uses_engine or not entries:
         return
     options = toolbench.options
-    suites = sorted({suite.name for suite, _ in entries})
+    suites = sorted({entry[0].name for entry in entries})
+    repeat = options.generation.repeat
+    what = (f"{len(entries)} cases" if repeat == 1 else
+            f"{len(entries)} samples ({repeat} per case) of {len({(e[0].name, e[1].case_id) for e in entries})} cases")
     # Opened first, before any engine starts: a corrupt file is moved aside now, or (offline) is one error.
     cache = toolbench.cache()
     shown = 0
@@ -141,10 +146,10 @@ def pregenerate_selection(toolbench: RunContext, entries, write_line, status=Non
 
     show_notes()
     if options.cache.offline:
-        write_line(f"toolbench: --toolbench-offline: {len(entries)} cases of {', '.join(suites)} "
+        write_line(f"toolbench: --toolbench-offline: {what} of {', '.join(suites)} "
                    "will be scored from the cache only")
         return
-    write_line(f"toolbench: pre-generating answers for {len(entries)} cases of {', '.join(suites)} "
+    write_line(f"toolbench: pre-generating answers for {what} of {', '.join(suites)} "
                f"with {options.backend} ({options.model})")
     try:
         stats = pregenerate(entries, toolbench.backend(), cache, toolbench.fingerprint(),

@@ -109,6 +109,11 @@ def add_run_options(parser: pytest.Parser, backend_kinds: Sequence[type[BackendK
                   help="Sampling temperature for every suite (default: the suite's own, as its official harness "
                        "samples, e.g. BFCL 0.001; 0, greedy, for a suite that sets none).")
     gen.addoption("--toolbench-seed", dest="toolbench_seed", type=int, default=0, metavar="N", help="Sampling seed.")
+    gen.addoption("--toolbench-repeat", dest="toolbench_repeat", default="1", metavar="K",
+                  help="Answer every case K times (sample k with seed --toolbench-seed + k; use a temperature above "
+                       "0): the summary gives pass@1 (each figure's mean over the K samples), pass^K (cases whose K "
+                       "samples all pass) and the flaky cases. Not with the gold or replay backend (one answer per "
+                       "case). Default 1.")
     for kind in backend_kinds:
         if kind.name != "replay":
             kind.add_options(parser)
@@ -156,6 +161,8 @@ class GenerationOptions:
     #: ``--toolbench-temperature``; None: each suite's own (suite.yaml ``generation.temperature``, else greedy)
     temperature: float | None = None
     seed: int = 0
+    #: ``--toolbench-repeat``: samples per case (1: a plain run)
+    repeat: int = 1
     #: the simulated user of interactive suites (``--toolbench-user-model``/``--toolbench-user-base-url``)
     user_model: str | None = None
     user_base_url: str | None = None
@@ -228,6 +235,20 @@ def _parse_suite_options(pairs: list[str]) -> dict[str, dict[str, Any]]:
     return parsed
 
 
+def parse_repeat(given: Any, kind: type[BackendKind]) -> int:
+    """``--toolbench-repeat``: a whole number of samples per case, at least 1; above 1 only for a backend that can
+    draw different answers (``BackendKind.samples``)."""
+    text = str(given).strip()
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise pytest.UsageError(f"--toolbench-repeat={given}: expected a whole number of samples per case, at least 1")
+    repeat = int(text)
+    if repeat > 1 and not kind.samples:
+        raise pytest.UsageError(f"--toolbench-repeat={given}: the {kind.name} backend has one answer per case, so its "
+                                "samples would all be the same; repeat with a model backend (--model, "
+                                "--toolbench-backend openai)")
+    return repeat
+
+
 def anchor_data_env(invocation_dir: Path) -> str | None:
     """Make a relative ``TOOLBENCH_DATA`` absolute in ``os.environ``, resolved against the folder pytest was invoked
     from; returns the value replaced (None when there was nothing to change).
@@ -268,6 +289,7 @@ def resolve(config: pytest.Config, kind: type[BackendKind], unchosen: Sequence[t
     max_tokens = get("toolbench_max_tokens")
     if max_tokens is not None and max_tokens < 1:
         raise pytest.UsageError("--toolbench-max-tokens must be positive")
+    repeat = parse_repeat(get("toolbench_repeat"), kind)
 
     data_dir, origin = get("toolbench_data"), "--toolbench-data"
     if not data_dir and config.getini("toolbench_data"):
@@ -301,7 +323,7 @@ def resolve(config: pytest.Config, kind: type[BackendKind], unchosen: Sequence[t
                          suite_options=_parse_suite_options(get("toolbench_suite_options"))),
         generation=GenerationOptions(mode=get("toolbench_mode"), tool_parser=get("toolbench_tool_parser"),
                                      max_tokens=max_tokens, temperature=get("toolbench_temperature"),
-                                     seed=get("toolbench_seed"), user_model=user_model, user_base_url=user_base_url,
+                                     seed=get("toolbench_seed"), repeat=repeat, user_model=user_model, user_base_url=user_base_url,
                                      api_key_env=get("toolbench_api_key_env")),
         cache=CacheOptions(cache_dir=str(cache_path), offline=get("toolbench_offline"), commit_every=commit_every,
                            commit_seconds=commit_seconds),

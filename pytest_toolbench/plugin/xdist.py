@@ -71,9 +71,9 @@ class XdistHooks:
         entries = []
         suites = {name: toolbench.catalog.load(Path(facts["definition"]))
                   for name, facts in manifest["suites"].items()}
-        for _, suite_name, case_id, *_ in manifest["cases"]:
+        for _, suite_name, case_id, _, _, _, *sample in manifest["cases"]:
             suite = suites[suite_name]
-            entries.append((suite, suite.case(case_id)))
+            entries.append((suite, suite.case(case_id), sample[0] if sample else 0))
         run_pregeneration(toolbench, entries, terminal_writer(toolbench.config))
         # Workers read the cache from here on; the controller needs neither the engine nor a writer any more.
         toolbench.close()

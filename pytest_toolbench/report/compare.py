@@ -90,11 +90,23 @@ def baseline_cases(baseline: Mapping[str, Any]) -> list[CaseRecord]:
     return cases
 
 
+def _case_outcomes(records: list[Mapping[str, Any]]) -> list[tuple[str, bool]]:
+    """(case id, passed) per case in the suite's order; a case's ``--toolbench-repeat`` samples make one outcome,
+    passed when every sample passed."""
+    outcomes: dict[str, bool] = {}
+    for record in sorted(records, key=lambda r: r.get("order", 0)):
+        outcomes[record["case_id"]] = outcomes.get(record["case_id"], True) and bool(record["passed"])
+    return list(outcomes.items())
+
+
 def compare(summary: RunSummary, records: Iterable[Mapping[str, Any]], baseline: Mapping[str, Any],
             path: Path | str) -> Comparison:
     baseline_suites: Mapping[str, Any] = baseline.get("suites") or {}
-    baseline_passed: dict[tuple[str, str], bool] = {
-        (c.suite, c.case_id): c.passed for c in baseline_cases(baseline)}
+    # A case with --toolbench-repeat samples counts as passed when all of them pass (its pass^k outcome).
+    baseline_passed: dict[tuple[str, str], bool] = {}
+    for case in baseline_cases(baseline):
+        key = (case.suite, case.case_id)
+        baseline_passed[key] = baseline_passed.get(key, True) and case.passed
     by_suite: dict[str, list[Mapping[str, Any]]] = {}
     for record in records:
         by_suite.setdefault(record["suite"], []).append(record)
@@ -109,15 +121,15 @@ def compare(summary: RunSummary, records: Iterable[Mapping[str, Any]], baseline:
                 comparison.metrics[key] = MetricDelta(metric.group, metric.name, getattr(metric, "unit", "%"),
                                                       metric.value, old_metrics[key].get("value"),
                                                       getattr(metric, "better", "higher"))
-        for record in sorted(by_suite.get(suite.name, []), key=lambda r: r.get("order", 0)):
-            before = baseline_passed.get((record["suite"], record["case_id"]))
+        for case_id, passed in _case_outcomes(by_suite.get(suite.name, [])):
+            before = baseline_passed.get((suite.name, case_id))
             if before is None:
                 continue
             comparison.compared_cases += 1
-            if before and not record["passed"]:
-                comparison.newly_failing.append(record["case_id"])
-            elif record["passed"] and not before:
-                comparison.newly_passing.append(record["case_id"])
+            if before and not passed:
+                comparison.newly_failing.append(case_id)
+            elif passed and not before:
+                comparison.newly_passing.append(case_id)
         if comparison.metrics and suite.aggregate is not None:
             _attach_paired_tests(comparison, suite, by_suite.get(suite.name, []),
                                  [c for c in baseline_cases(baseline) if c.suite == suite.name], old_metrics)

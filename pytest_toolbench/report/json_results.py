@@ -20,6 +20,8 @@ CASE_FIELDS = ("suite", "case_id", "category", "keywords", "passed", "error_type
 def _case(record: Mapping[str, Any]) -> dict[str, Any]:
     """A case's JSON: its fields and, when it did not pass, ``message``, the text its test failed with."""
     case = {key: record.get(key) for key in CASE_FIELDS}
+    if record.get("sample") is not None:  # --toolbench-repeat: which of the case's samples
+        case["sample"] = record["sample"]
     if not record.get("passed"):
         case["message"] = record.get("message") or record.get("explanation") or ""
     return case
@@ -27,7 +29,8 @@ def _case(record: Mapping[str, Any]) -> dict[str, Any]:
 
 def document(report: "RunReport") -> dict[str, Any]:
     run = report.outcome
-    cases = [_case(record) for record in sorted(report.records, key=lambda r: (r["suite"], r.get("order", 0)))]
+    cases = [_case(record) for record in sorted(report.records, key=lambda r: (r["suite"], r.get("order", 0),
+                                                                         r.get("sample") or 0))]
     body = report.summary.to_json()
     for suite in body["suites"].values():
         for metric in suite["metrics"]:

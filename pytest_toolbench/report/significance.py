@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from .stats import Z95, wilson_interval
@@ -39,6 +39,10 @@ _TOLERANCE = 1e-9
 PAIRED_TESTS_NOTE = (f"p and [95% interval of the delta] from the cases of both runs: {MCNEMAR} test with Newcombe's "
                      f"paired interval for counts of cases, {BOOTSTRAP} ({BOOTSTRAP_RESAMPLES} resamples, seed "
                      f"{BOOTSTRAP_SEED}) for means over cases; 'p n/a' for a formula over several counts")
+
+
+#: The ``test_note`` of a figure tested over ``--toolbench-repeat`` samples.
+REPEATED_NOTE = "over each case's mean across its repeated samples (a count: its pass rate)"
 
 
 # -- the statistics --------------------------------------------------------------------------------------------------
@@ -131,6 +135,8 @@ class CaseFigures:
     counts: Mapping[MetricKey, Mapping[str, bool]] = field(default_factory=dict)
     means: Mapping[MetricKey, Mapping[str, float]] = field(default_factory=dict)
     untestable: Mapping[MetricKey, str] = field(default_factory=dict)
+    #: from ``--toolbench-repeat`` samples: ``means`` then holds, for a count, each case's pass rate over its samples
+    repeated: bool = False
 
 
 def _get(metric: Any, name: str, default: Any = None) -> Any:
@@ -148,7 +154,11 @@ def _number(value: Any) -> float | None:
 def case_figures(aggregate: Callable[[Sequence[Any]], Sequence[Any]], results: Sequence[Any],
                  figures: Sequence[Any]) -> CaseFigures:
     """Split each of ``figures`` (the run's Metrics) into per-case outcomes by aggregating each of ``results`` (the
-    run's CaseResults) alone; see the module docstring for when a figure is a count, a mean, or neither."""
+    run's CaseResults) alone; see the module docstring for when a figure is a count, a mean, or neither.
+    Results that carry a ``sample`` (``--toolbench-repeat``) are split per sample index first
+    (:func:`repeated_case_figures`)."""
+    if any(getattr(result, "sample", None) is not None for result in results):
+        return repeated_case_figures(aggregate, results, figures)
     wanted = {(_get(m, "group", "") or "", _get(m, "name")): m for m in figures}
     per_case: dict[MetricKey, list[tuple[str, float | None, float | None, float | None]]] = {k: [] for k in wanted}
     try:
@@ -178,6 +188,50 @@ def case_figures(aggregate: Callable[[Sequence[Any]], Sequence[Any]], results: S
             continue
         untestable[key] = "n/a: not a count or a mean of cases (a formula over several counts or figures)"
     return CaseFigures(counts, means, untestable)
+
+
+def repeated_case_figures(aggregate: Callable[[Sequence[Any]], Sequence[Any]], results: Sequence[Any],
+                          figures: Sequence[Any]) -> CaseFigures:
+    """Per-case figures of a run with ``--toolbench-repeat`` samples: each sample index is split into per-case
+    outcomes against its own aggregation, then each case's outcomes are averaged over its samples. A count becomes
+    the case's pass rate (a mean over cases, the paired bootstrap's input: McNemar needs one binary outcome per
+    case), a mean the mean of the case's values. A figure that is not a count (or not a mean) in every sample has no
+    test."""
+    by_sample: dict[int, list[Any]] = {}
+    for result in results:
+        by_sample.setdefault(getattr(result, "sample", None) or 0, []).append(result)
+    try:
+        split = [case_figures(aggregate, part, aggregate(part)) for _, part in sorted(by_sample.items())]
+    except Exception as error:  # noqa: BLE001 - as in case_figures: no test, and the reason
+        reason = f"n/a: the suite's aggregation does not take one sample alone ({type(error).__name__})"
+        return CaseFigures(untestable={(_get(m, "group", "") or "", _get(m, "name")): reason for m in figures},
+                           repeated=True)
+    means: dict[MetricKey, dict[str, float]] = {}
+    untestable: dict[MetricKey, str] = {}
+    for metric in figures:
+        key = (_get(metric, "group", "") or "", _get(metric, "name"))
+        if all(key in part.counts for part in split):
+            per_case = [{case_id: float(passed) for case_id, passed in part.counts[key].items()} for part in split]
+        elif all(key in part.means for part in split):
+            per_case = [dict(part.means[key]) for part in split]
+        else:
+            untestable[key] = next((part.untestable[key] for part in split if key in part.untestable),
+                                   "n/a: not a count or a mean of cases in every sample")
+            continue
+        values: dict[str, list[float]] = {}
+        for part in per_case:
+            for case_id, value in part.items():
+                values.setdefault(case_id, []).append(value)
+        means[key] = {case_id: sum(v) / len(v) for case_id, v in values.items()}
+    return CaseFigures(means=means, untestable=untestable, repeated=True)
+
+
+def _as_rates(key: MetricKey, figures: CaseFigures) -> CaseFigures:
+    """A plain run's count as per-case rates (1.0 or 0.0), to pair it with a repeated run's pass rates."""
+    if key not in figures.counts:
+        return figures
+    rates = {case_id: float(passed) for case_id, passed in figures.counts[key].items()}
+    return replace(figures, means={**figures.means, key: rates})
 
 
 def _as_count(metric: Any, rows: Sequence[tuple[str, float | None, float | None, float | None]]
@@ -257,7 +311,13 @@ NOT_TESTED = PairedResult(None, "n/a")
 
 def paired_result(key: MetricKey, current: CaseFigures, baseline: CaseFigures, lower_is_better: bool = False
                   ) -> PairedResult:
-    """The test for figure ``key`` given both runs' per-case figures."""
+    """The test for figure ``key`` given both runs' per-case figures. When either run has ``--toolbench-repeat``
+    samples, a count is compared as per-case pass rates by the paired bootstrap."""
+    if current.repeated or baseline.repeated:
+        current, baseline = _as_rates(key, current), _as_rates(key, baseline)
+        if key in current.means and key in baseline.means:
+            tested = _bootstrap_result(current.means[key], baseline.means[key], lower_is_better)
+            return replace(tested, note=REPEATED_NOTE) if tested.test is not None else tested
     if key in current.counts and key in baseline.counts:
         now, before = current.counts[key], baseline.counts[key]
         if set(now) != set(before):
@@ -270,21 +330,24 @@ def paired_result(key: MetricKey, current: CaseFigures, baseline: CaseFigures, l
         worse, better = (gained, lost) if lower_is_better else (lost, gained)
         return PairedResult(MCNEMAR, "", len(now), mcnemar_exact_p(gained, lost), interval, worse, better)
     if key in current.means and key in baseline.means:
-        now, before = current.means[key], baseline.means[key]
-        if set(now) != set(before):
-            return PairedResult(None, "n/a: the figure covers different cases in the two runs")
-        ids = sorted(now)
-        tested = paired_bootstrap([now[i] for i in ids], [before[i] for i in ids])
-        if tested is None:
-            return PairedResult(None, "n/a: no cases")
-        rose = sum(1 for i in ids if now[i] > before[i] + _TOLERANCE)
-        fell = sum(1 for i in ids if now[i] < before[i] - _TOLERANCE)
-        worse, better = (rose, fell) if lower_is_better else (fell, rose)
-        return PairedResult(BOOTSTRAP, "", len(ids), tested[0], tested[1], worse, better)
+        return _bootstrap_result(current.means[key], baseline.means[key], lower_is_better)
     note = current.untestable.get(key) or baseline.untestable.get(key)
     if note is None:
         note = "n/a: a count in one run and a mean in the other"
     return PairedResult(None, note)
+
+
+def _bootstrap_result(now: Mapping[str, float], before: Mapping[str, float], lower_is_better: bool) -> PairedResult:
+    if set(now) != set(before):
+        return PairedResult(None, "n/a: the figure covers different cases in the two runs")
+    ids = sorted(now)
+    tested = paired_bootstrap([now[i] for i in ids], [before[i] for i in ids])
+    if tested is None:
+        return PairedResult(None, "n/a: no cases")
+    rose = sum(1 for i in ids if now[i] > before[i] + _TOLERANCE)
+    fell = sum(1 for i in ids if now[i] < before[i] - _TOLERANCE)
+    worse, better = (rose, fell) if lower_is_better else (fell, rose)
+    return PairedResult(BOOTSTRAP, "", len(ids), tested[0], tested[1], worse, better)
 
 
 def format_test(result: PairedResult | None, unit: str = "%") -> str:

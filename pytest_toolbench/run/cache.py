@@ -53,6 +53,8 @@ def request_key(fingerprint: Mapping[str, Any], request: Request) -> str:
         payload["temperature"] = request.temperature
     if request.context_reserve:
         payload["context_reserve"] = request.context_reserve
+    if request.sample:  # --toolbench-repeat's later samples; sample 0 keeps the key a run without it has
+        payload["sample"] = request.sample
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
     # surrogatepass: a lone surrogate fed back from a model's output still hashes (other keys are unchanged)
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()

@@ -136,10 +136,10 @@ class RunContext:
             self._cache = None
 
     # -- scoring -----------------------------------------------------------------------------------------------
-    def score(self, case: Case, nodeid: str | None = None) -> CaseRecord:
+    def score(self, case: Case, nodeid: str | None = None, sample: int | None = None) -> CaseRecord:
         """The case's record (see :func:`~pytest_toolbench.run.scoring.score_case`)."""
         return score_case(self.catalog.by_name(case.suite), case, self.answerer(), self.options.generation.max_tokens,
-                          nodeid)
+                          nodeid, sample)
 
     # -- the backend's report on the selection -----------------------------------------------------------------
     def report_selection(self, write_line) -> None:
@@ -159,6 +159,7 @@ class RunContext:
             "backend": options.backend, "model": options.model, "mode": generation.mode,
             "replay": self.kind.replayed_path(options), "data_dir": data.data_dir,
             "limit": data.limit, "sampling": options.sampling(),
+            **({"repeat": generation.repeat} if generation.repeat > 1 else {}),
             "python": platform.python_version(), "pytest": pytest.__version__,
             "plugin": _plugin_version(), "started": self.started, "finished": time.time(),
         }

@@ -20,19 +20,22 @@ from .cache import CacheError, GenerationCache, request_key
 
 
 def finalize_request(request: Request, settings: Mapping[str, Any] | int,
-                     max_tokens_option: int | None) -> Request:
+                     max_tokens_option: int | None, sample: int = 0) -> Request:
     """``--toolbench-max-tokens`` wins, then a limit the request itself carries (only a simulated user's turn sets
     one: it is another model's setting), then suite.yaml's ``generation.max_tokens``: no hidden defaults. The suite's
     ``temperature`` and ``context_reserve`` go with the request too (``--toolbench-temperature``, applied by the
-    backend, wins over the former); a simulated user's turn keeps its own settings."""
+    backend, wins over the former); a simulated user's turn keeps its own settings. ``sample``: which of the
+    case's ``--toolbench-repeat`` samples the request is for (a simulated user's turns too: each sample is its own
+    conversation)."""
     if not isinstance(settings, Mapping):
         settings = {"max_tokens": settings}
     max_tokens = max_tokens_option or request.max_tokens or int(settings["max_tokens"])
     if request.simulates:
-        return dataclasses.replace(request, max_tokens=max_tokens)
+        return dataclasses.replace(request, max_tokens=max_tokens, sample=sample)
     temperature = request.temperature if request.temperature is not None else settings.get("temperature")
     reserve = request.context_reserve or int(settings.get("context_reserve", 0))
-    return dataclasses.replace(request, max_tokens=max_tokens, temperature=temperature, context_reserve=reserve)
+    return dataclasses.replace(request, max_tokens=max_tokens, temperature=temperature, context_reserve=reserve,
+                               sample=sample)
 
 
 def suite_generation(suite: Any) -> Mapping[str, Any] | int:
@@ -101,9 +104,10 @@ def unavailable(suite: Any, case: Case, backend: Any = None) -> str | None:
     return decide(case)
 
 
-def run_case(case: Case, suite: Any, answer: Callable[[Task], Generation], max_tokens: int | None) -> Generation:
-    """The model's final output for a case: one answer, or the transcript of an interactive conversation.
-    Raises :class:`Unavailable` for a conversation that cannot run here."""
+def run_case(case: Case, suite: Any, answer: Callable[[Task], Generation], max_tokens: int | None,
+             sample: int = 0) -> Generation:
+    """The model's final output for a case (its ``sample``-th, with ``--toolbench-repeat``): one answer, or the
+    transcript of an interactive conversation. Raises :class:`Unavailable` for a conversation that cannot run here."""
     benchmark = suite.benchmark
     limit = suite_generation(suite)
     backend = getattr(answer, "backend", None)
@@ -115,7 +119,7 @@ def run_case(case: Case, suite: Any, answer: Callable[[Task], Generation], max_t
             # gold and replay answer by case; rendering the prompt for them would be wasted work (it is most of
             # the time of a replay run)
             return answer(Task(case, UNRENDERED, 0))
-        request = finalize_request(benchmark.build_request(case), limit, max_tokens)
+        request = finalize_request(benchmark.build_request(case), limit, max_tokens, sample)
         return answer(Task(case, request, 0))
     conversation = benchmark.conversation(case)
     step = 0
@@ -123,7 +127,8 @@ def run_case(case: Case, suite: Any, answer: Callable[[Task], Generation], max_t
     try:
         request = next(conversation)
         while True:
-            generation = answer(Task(case, finalize_request(request, limit, max_tokens), step, in_conversation=True))
+            generation = answer(Task(case, finalize_request(request, limit, max_tokens, sample), step,
+                                     in_conversation=True))
             stats.add(generation)
             step += 1
             request = conversation.send(generation)
@@ -255,17 +260,19 @@ def pregenerate(entries: Sequence[tuple[Any, Case]], backend: Any, cache: Genera
                 fingerprint: dict[str, Any], max_tokens: int | None,
                 progress: Callable[[str], None] = lambda line: None,
                 status: Callable[[str], None] | None = None) -> PregenerationStats:
-    """Generate every missing answer for ``entries`` (pairs of loaded suite and case) into ``cache``.
+    """Generate every missing answer for ``entries`` (loaded suite, case[, sample index]: the sample 0 when not
+    given; ``--toolbench-repeat``'s samples of an interactive case are separate conversations) into ``cache``.
 
     ``progress`` gets lines to keep; ``status`` (a terminal) the one updating progress line, else progress goes to
     ``progress`` as periodic plain lines (see :class:`ProgressMeter`)."""
     stats = PregenerationStats()
     started = time.perf_counter()
-    static = [(s, c) for s, c in entries if not converses(s, c, backend)]
-    interactive = [(s, c) for s, c in entries if converses(s, c, backend) and not unavailable(s, c, backend)]
+    samples = [(entry[0], entry[1], entry[2] if len(entry) > 2 else 0) for entry in entries]
+    static = [(s, c, k) for s, c, k in samples if not converses(s, c, backend)]
+    interactive = [(s, c, k) for s, c, k in samples if converses(s, c, backend) and not unavailable(s, c, backend)]
 
     tasks = [Task(case, finalize_request(suite.benchmark.build_request(case), suite_generation(suite),
-                                         max_tokens), 0) for suite, case in static]
+                                         max_tokens, sample), 0) for suite, case, sample in static]
     _generate_missing(tasks, backend, cache, fingerprint, stats, progress, status, "generating")
 
     if interactive:
@@ -349,25 +356,26 @@ def _generate_missing(tasks: list[Task], backend: Any, cache: GenerationCache, f
     return meter
 
 
-def _run_rounds(entries: Sequence[tuple[Any, Case]], backend: Any, cache: GenerationCache,
+def _run_rounds(entries: Sequence[tuple[Any, Case, int]], backend: Any, cache: GenerationCache,
                 fingerprint: dict[str, Any], max_tokens: int | None, stats: PregenerationStats,
                 progress: Callable[[str], None], status: Callable[[str], None] | None = None) -> None:
-    """Step-synchronous rounds across all live conversations; every round is committed before the next."""
-    live: list[list[Any]] = []  # [suite, case, generator, pending request, step]
+    """Step-synchronous rounds across all live conversations (one per case and sample); every round is committed
+    before the next."""
+    live: list[list[Any]] = []  # [suite, case, generator, pending request, step, sample]
     failed: list[str] = []
-    for suite, case in entries:
+    for suite, case, sample in entries:
         try:
             conversation = suite.benchmark.conversation(case)
-            live.append([suite, case, conversation, next(conversation), 0])
+            live.append([suite, case, conversation, next(conversation), 0, sample])
         except StopIteration:
             continue
         except Exception as error:  # noqa: BLE001 - that case fails when it is scored (it re-runs the same code)
             failed.append(f"{case.case_id} ({type(error).__name__}: {error})")
     while live:
         stats.rounds += 1
-        tasks = [Task(case, finalize_request(req, suite_generation(suite), max_tokens), step,
+        tasks = [Task(case, finalize_request(req, suite_generation(suite), max_tokens, sample), step,
                       in_conversation=True)
-                 for suite, case, _, req, step in live]
+                 for suite, case, _, req, step, sample in live]
         before = stats.generated
         meter = _generate_missing(tasks, backend, cache, fingerprint, stats, progress, status, f"round {stats.rounds}",
                                   final_line=False)

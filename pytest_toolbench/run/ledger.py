@@ -13,7 +13,8 @@ from typing import Any, Iterable, Protocol
 from ..contract.suite import NOT_RUN, Case, CaseRecord
 from . import records
 
-#: One row of a manifest: [nodeid, suite, case id, category, keywords, order in the suite].
+#: One row of a manifest: [nodeid, suite, case id, category, keywords, order in the suite], and with
+#: ``--toolbench-repeat`` the sample index as a seventh item.
 ManifestRow = list
 
 
@@ -26,17 +27,21 @@ class SelectedSuite(Protocol):
     cases: list[Case]
 
 
-def manifest(entries: Iterable[tuple[str, SelectedSuite, Case]]) -> dict[str, Any]:
-    """The selected cases as plain JSON: suite facts once, then one row per case, enough to count and name a case
-    that never reaches its verdict."""
+def manifest(entries: Iterable[tuple]) -> dict[str, Any]:
+    """The selected cases as plain JSON: suite facts once, then one row per item, enough to count and name a case
+    that never reaches its verdict. ``entries``: (nodeid, suite, case) or (nodeid, suite, case, sample), the sample
+    None without ``--toolbench-repeat``."""
     suites: dict[str, Any] = {}
     cases = []
-    for nodeid, suite, case in entries:
+    for nodeid, suite, case, *sample in entries:
         if suite.name not in suites:
             suites[suite.name] = {"scorer": suite.definition.scorer, "definition": str(suite.definition.path),
                                   "title": suite.definition.title, "data_source": suite.source.to_json(),
                                   "available": _available(suite)}
-        cases.append([nodeid, suite.name, case.case_id, case.category, list(case.keywords), case_order(suite, case)])
+        row = [nodeid, suite.name, case.case_id, case.category, list(case.keywords), case_order(suite, case)]
+        if sample and sample[0] is not None:
+            row.append(sample[0])
+        cases.append(row)
     return {"suites": suites, "cases": cases}
 
 
@@ -82,7 +87,8 @@ class Ledger:
     def selected_cases(self) -> list[Case]:
         """The selected cases, without their payload (enough to count and name them)."""
         return [Case(case_id, category, {}, tuple(keywords), suite=suite)
-                for _, suite, case_id, category, keywords, _ in (self.expected or {}).get("cases", [])]
+                for _, suite, case_id, category, keywords, _, *sample in (self.expected or {}).get("cases", [])
+                if not sample or sample[0] == 0]  # a case once, whatever its --toolbench-repeat samples
 
     def has_selection(self) -> bool:
         return bool(self.expected and self.expected["cases"])
@@ -99,7 +105,7 @@ class Ledger:
             return []
         scored = {record.get("nodeid") for record in self.records}
         missing = []
-        for nodeid, suite, case_id, category, keywords, order in self.expected["cases"]:
+        for nodeid, suite, case_id, category, keywords, order, *sample in self.expected["cases"]:
             if nodeid in scored or nodeid in self.skipped:
                 continue
             missing.append(CaseRecord(
@@ -107,7 +113,7 @@ class Ledger:
                 passed=False, error_type=NOT_RUN,
                 explanation="no verdict: the test never reached its scorer (a crashed xdist worker, a setup error "
                             "or an interrupted run)",
-                labels={"outcome": NOT_RUN}, nodeid=nodeid))
+                labels={"outcome": NOT_RUN}, nodeid=nodeid, sample=sample[0] if sample else None))
         return [dataclasses.replace(record, message=records.fail_message(record)) for record in missing]
 
     def close(self) -> list[CaseRecord]:

@@ -32,11 +32,18 @@ class ScoredSuite(Protocol):
 
 
 def score_case(suite: ScoredSuite, case: Case, answer: Callable[[Task], Generation], max_tokens: int | None,
-               nodeid: str | None = None) -> CaseRecord:
+               nodeid: str | None = None, sample: int | None = None) -> CaseRecord:
     """The case's record: its answer (through ``answer``) scored by the suite's scorer. A record that did not
-    pass carries the text its test fails (or is skipped) with as ``message``."""
+    pass carries the text its test fails (or is skipped) with as ``message``. ``sample``: which of the case's
+    ``--toolbench-repeat`` samples (None without the option)."""
+    record = _score(suite, case, answer, max_tokens, nodeid, sample or 0)
+    return record if sample is None else dataclasses.replace(record, sample=sample)
+
+
+def _score(suite: ScoredSuite, case: Case, answer: Callable[[Task], Generation], max_tokens: int | None,
+           nodeid: str | None, sample: int) -> CaseRecord:
     try:
-        generation = run_case(case, suite, answer, max_tokens)
+        generation = run_case(case, suite, answer, max_tokens, sample)
     except MissingOutput as missing:  # no saved line, a line that cannot be read, an offline cache miss
         verdict = Verdict(passed=False, error_type=MISSING_OUTPUT, explanation=str(missing),
                           counts=no_output_counts(suite, case) if missing.in_denominators else {},

@@ -28,6 +28,9 @@ class SuiteSummary:
     #: The suite's own ``aggregate(results)`` (never serialised): the paired tests against a baseline aggregate each
     #: case alone with it to learn which figures are counts or means of cases (report/significance.py).
     aggregate: Any = field(default=None, repr=False, compare=False)
+    #: ``--toolbench-repeat``'s figures (:func:`repeat_figures`); None in a run without repeats. ``total`` and
+    #: ``passed`` then count samples, and every metric is the mean of its per-sample values (pass@1).
+    repeat: dict[str, Any] | None = None
 
     @property
     def is_sample(self) -> bool:
@@ -37,7 +40,8 @@ class SuiteSummary:
 
     @property
     def partial_selection(self) -> bool:
-        return self.available is not None and self.total < self.available
+        samples = self.repeat["samples"] if self.repeat else 1
+        return self.available is not None and self.total < self.available * samples
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -47,6 +51,7 @@ class SuiteSummary:
             "metrics": [m.__dict__ for m in self.metrics],
             "error_types": self.error_types, "error_types_by_category": self.error_types_by_category,
             "labels": self.labels, "known_defects": self.known_defects,
+            **({"repeat": self.repeat} if self.repeat is not None else {}),
         }
 
 
@@ -106,10 +111,57 @@ def with_not_run(metrics: list[Metric], results: list[CaseRecord]) -> list[Metri
     return marked
 
 
+def mean_over_samples(per_sample: list[list[Metric]]) -> list[Metric]:
+    """One list of figures from the same figures of each sample (``--toolbench-repeat``): each value the mean of the
+    samples' values (pass@1 for a pass rate; None when a sample has none), ``correct`` and ``total`` the means of
+    theirs (so a count reads "2.33/3" over 3 cases), the first sample's notes. The order and the rows are the first
+    sample's; a figure some sample lacks is left out of the others' means, never invented."""
+    def mean(values: list[Any]) -> float | None:
+        numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        return sum(numbers) / len(numbers) if numbers and len(numbers) == len(values) else None
+
+    keyed = [{(m.group, m.name): m for m in metrics} for metrics in per_sample]
+    merged = []
+    for metric in per_sample[0]:
+        same = [figures[(metric.group, metric.name)] for figures in keyed if (metric.group, metric.name) in figures]
+        merged.append(dataclasses.replace(
+            metric, value=mean([m.value for m in same]),
+            correct=None if metric.correct is None else mean([m.correct for m in same]),
+            total=None if metric.total is None else mean([m.total for m in same]),
+            incomplete=next((m.incomplete for m in same if m.incomplete), ""),
+            scope=next((m.scope for m in same if m.scope), "")))
+    return merged
+
+
+def repeat_figures(results: list[CaseRecord], samples: int) -> dict[str, Any]:
+    """The reliability figures of ``--toolbench-repeat=K`` over one suite's records (each carrying ``sample``):
+    ``pass_at_1``, the mean over sample indexes of the share of that sample's cases that pass; ``pass_hat_k``
+    (tau-bench's pass^k), the share of cases whose every sample passes; ``flaky``, the share of cases whose samples
+    disagree, and their ids (``flaky_cases``, in the suite's order). A case counts with the samples the selection
+    ran of it (``--lf`` may rerun only some)."""
+    outcomes: dict[str, list[bool]] = {}
+    per_sample: dict[int, list[bool]] = defaultdict(list)
+    for record in sorted(results, key=lambda r: (r.order, r.sample or 0)):
+        outcomes.setdefault(record.case_id, []).append(record.passed)
+        per_sample[record.sample or 0].append(record.passed)
+    cases = len(outcomes)
+    rates = [sum(passed) / len(passed) for _, passed in sorted(per_sample.items()) if passed]
+    flaky = [case_id for case_id, passed in outcomes.items() if any(passed) and not all(passed)]
+    return {
+        "samples": samples, "cases": cases,
+        "pass_at_1": sum(rates) / len(rates) if rates else None,
+        "pass_hat_k": sum(all(passed) for passed in outcomes.values()) / cases if cases else None,
+        "flaky": len(flaky) / cases if cases else None,
+        "flaky_cases": flaky,
+    }
+
+
 def summarize(records: Iterable[CaseRecord | Mapping[str, Any]], benchmarks: Mapping[str, Any],
               header: dict[str, Any]) -> RunSummary:
     """``benchmarks`` maps suite name to (benchmark object, for ``aggregate``; title; data source facts[;
-    ``{"cases": M, "by_category": {category: m}}``, what the suite has in this run's data])."""
+    ``{"cases": M, "by_category": {category: m}}``, what the suite has in this run's data]). Records that carry a
+    ``sample`` (``--toolbench-repeat``; ``header["repeat"]`` samples per case) are aggregated per sample index and
+    the figures averaged (:func:`mean_over_samples`), with :func:`repeat_figures` beside them."""
     by_suite: dict[str, list[CaseRecord]] = defaultdict(list)
     for record in records:  # a record's JSON form (a results file's case) is read as the record it is
         if not isinstance(record, CaseRecord):
@@ -129,13 +181,26 @@ def summarize(records: Iterable[CaseRecord | Mapping[str, Any]], benchmarks: Map
         for r in results:
             for key, value in r.labels.items():
                 labels[key][value] += 1
+        def figures(results: list[CaseRecord]) -> list[Metric]:
+            return with_scope(with_not_run([no_value_without_cases(m) for m in benchmark.aggregate(results)],
+                                           results),
+                              results, available.get("cases"), available.get("by_category"))
+
+        by_sample: dict[int, list[CaseRecord]] = defaultdict(list)
+        for r in results:
+            if r.sample is not None:
+                by_sample[r.sample].append(r)
+        repeat = None
+        if by_sample:
+            metrics = mean_over_samples([figures(by_sample[k]) for k in sorted(by_sample)])
+            repeat = repeat_figures(results, int(header.get("repeat") or max(by_sample) + 1))
+        else:
+            metrics = figures(results)
         summary.suites.append(SuiteSummary(
             name=name, title=title, data_source=data_source or {},
             total=len(results), passed=sum(r.passed for r in results),
-            metrics=with_scope(with_not_run([no_value_without_cases(m) for m in benchmark.aggregate(results)],
-                                            results),
-                               results, available.get("cases"), available.get("by_category")),
-            available=available.get("cases"),
+            metrics=metrics,
+            available=available.get("cases"), repeat=repeat,
             error_types=dict(errors.most_common()),
             error_types_by_category={c: dict(v.most_common()) for c, v in sorted(per_category.items())},
             labels={k: dict(v.most_common()) for k, v in sorted(labels.items())},
