@@ -64,6 +64,14 @@ class RunSummary:
         return {"header": self.header, "suites": {s.name: s.to_json() for s in self.suites}}
 
 
+def to_case_result(record: Mapping[str, Any]) -> CaseRecord:
+    """A case's record as the suites' ``aggregate`` takes it: a ``CaseRecord`` as it is, a baseline file's JSON
+    record read back into one (the paired tests aggregate each case of both runs alone)."""
+    if isinstance(record, CaseRecord):
+        return record
+    return CaseRecord.from_json(record)
+
+
 def no_value_without_cases(metric: Metric) -> Metric:
     """A figure over no cases (``0/0``) has no value: N/A everywhere, never a 0% beside its N/A twin."""
     if metric.value is not None and metric.total is not None and metric.total == 0 and not metric.correct:
