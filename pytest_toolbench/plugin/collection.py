@@ -65,7 +65,10 @@ class SuiteFile(pytest.File):
                 name = sample_name(case.case_id, sample)
                 if selectable is not None and not selectable(name, marks):
                     continue
-                item = CaseItem.from_parent(self, name=name, case=case, sample=sample)
+                # a later sample's node id is given as text, so that pytest reads "[rK]" as its parameters
+                # (pytest >= 9 keeps node ids structured; --lf compares them with the ids it saved as text)
+                item = CaseItem.from_parent(self, name=name, case=case, sample=sample,
+                                            **({"nodeid": f"{self.nodeid}::{name}"} if sample else {}))
                 for mark in marks:
                     item.add_marker(mark)
                 yield item

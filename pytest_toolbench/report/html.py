@@ -25,7 +25,7 @@ from .compare import SuiteComparison, baseline_label
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, PairedResult, format_delta_interval, format_p
 from .history import html_section as history_html
-from .stats import change_css, count_interval, direction_note, format_change, format_counts, format_interval, \
+from .stats import repeat_text, change_css, count_interval, direction_note, format_change, format_counts, format_interval, \
     format_value, samples_note, warning_notes
 
 if TYPE_CHECKING:
@@ -248,8 +248,10 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
     parts = [f'<div class="tb-suite" id="tb-suite-{escape(suite.name)}">',
              f"<h3>{escape(suite.name)}: {escape(suite.title)}"
              + (' <span class="tb-warn">(shipped samples)</span>' if suite.is_sample else "") + "</h3>",
-             f"<p><b>{suite.passed}/{suite.total}</b> cases passed · data: "
+             f"<p><b>{suite.passed}/{suite.total}</b> {'samples' if suite.repeat else 'cases'} passed · data: "
              f"{escape(suite.data_source.get('description', '?'))}</p>"]
+    if suite.repeat:
+        parts.append(f"<p>Repeat: {escape(repeat_text(suite.repeat))}</p>")
     if suite.is_sample:
         parts.append(f'<p class="tb-warn">{escape(samples_note())}</p>')
     if suite.partial_selection:

@@ -13,7 +13,7 @@ from .compare import SuiteComparison, baseline_label
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, format_delta_interval, format_p
 from .history import row as history_row
-from .stats import count_interval, direction_note, format_change, format_counts, format_interval, format_value, \
+from .stats import repeat_text, count_interval, direction_note, format_change, format_counts, format_interval, format_value, \
     samples_note, warning_notes
 
 if TYPE_CHECKING:
@@ -94,8 +94,10 @@ def _history_section(history: "History") -> list[str]:
 def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None, groups: set[str] | None,
                    ranks: "SuiteRanks | None" = None) -> list[str]:
     lines = [f"### {cell(suite.name)}: {cell(suite.title)}" + (" (shipped samples)" if suite.is_sample else ""), "",
-             f"**{suite.passed}/{suite.total}** cases passed · data: {cell(suite.data_source.get('description', '?'))}",
-             ""]
+             f"**{suite.passed}/{suite.total}** {'samples' if suite.repeat else 'cases'} passed · data: "
+             f"{cell(suite.data_source.get('description', '?'))}", ""]
+    if suite.repeat:
+        lines += [f"**Repeat**: {cell(repeat_text(suite.repeat))}", ""]
     if suite.is_sample:
         lines += [f"> **{cell(samples_note())}**", ""]
     if suite.partial_selection:

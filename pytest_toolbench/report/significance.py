@@ -159,6 +159,11 @@ def case_figures(aggregate: Callable[[Sequence[Any]], Sequence[Any]], results: S
     (:func:`repeated_case_figures`)."""
     if any(getattr(result, "sample", None) is not None for result in results):
         return repeated_case_figures(aggregate, results, figures)
+    return _single_case_figures(aggregate, results, figures)
+
+
+def _single_case_figures(aggregate: Callable[[Sequence[Any]], Sequence[Any]], results: Sequence[Any],
+                         figures: Sequence[Any]) -> CaseFigures:
     wanted = {(_get(m, "group", "") or "", _get(m, "name")): m for m in figures}
     per_case: dict[MetricKey, list[tuple[str, float | None, float | None, float | None]]] = {k: [] for k in wanted}
     try:
@@ -201,7 +206,7 @@ def repeated_case_figures(aggregate: Callable[[Sequence[Any]], Sequence[Any]], r
     for result in results:
         by_sample.setdefault(getattr(result, "sample", None) or 0, []).append(result)
     try:
-        split = [case_figures(aggregate, part, aggregate(part)) for _, part in sorted(by_sample.items())]
+        split = [_single_case_figures(aggregate, part, aggregate(part)) for _, part in sorted(by_sample.items())]
     except Exception as error:  # noqa: BLE001 - as in case_figures: no test, and the reason
         reason = f"n/a: the suite's aggregation does not take one sample alone ({type(error).__name__})"
         return CaseFigures(untestable={(_get(m, "group", "") or "", _get(m, "name")): reason for m in figures},

@@ -139,3 +139,13 @@ def samples_note() -> str:
     """The one warning every report gives a suite that ran on its shipped samples."""
     return ("SAMPLE DATA ONLY: the real data could not be had, so these figures are over the shipped samples, "
             "not the benchmark's; a gate on them is missed")
+
+
+def repeat_text(repeat: Any, listed: int = 10) -> str:
+    """One line of a suite's ``--toolbench-repeat`` figures (``SuiteSummary.repeat``): pass@1, pass^k and the flaky
+    cases, the first ``listed`` of them named."""
+    samples, cases, flaky = repeat["samples"], repeat["cases"], repeat["flaky_cases"]
+    named = ", ".join(flaky[:listed]) + (f", ... and {len(flaky) - listed} more" if len(flaky) > listed else "")
+    return (f"{samples} samples per case: pass@1 {format_value(repeat['pass_at_1'])} (the figures are means over the "
+            f"samples), pass^{samples} {format_value(repeat['pass_hat_k'])} (all {samples} pass), flaky "
+            f"{format_value(repeat['flaky'])} ({len(flaky)} of {cases} cases" + (f": {named})" if flaky else ")"))

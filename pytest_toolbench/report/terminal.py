@@ -9,7 +9,7 @@ from .compare import baseline_label
 from .facts import generation_figures
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, format_test
-from .stats import count_interval, figure_notes, format_change, format_counts, format_interval, \
+from .stats import repeat_text, count_interval, figure_notes, format_change, format_counts, format_interval, \
     format_value, samples_note
 
 if TYPE_CHECKING:
@@ -57,8 +57,11 @@ def render(report: "RunReport") -> list[str]:
     for suite in summary.suites:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
         lines.append("")
-        lines.append(f"{suite.name}: {suite.title}  ({suite.passed}/{suite.total} cases passed)"
+        lines.append(f"{suite.name}: {suite.title}  ({suite.passed}/{suite.total} "
+                     f"{'samples' if suite.repeat else 'cases'} passed)"
                      + ("  [SHIPPED SAMPLES]" if suite.is_sample else ""))
+        if suite.repeat:
+            lines.append(f"  repeat: {repeat_text(suite.repeat)}")
         if suite.known_defects:
             lines.append(f"  {suite.known_defects} of the failing cases are documented upstream defects "
                          "(known_defects.yaml: the reference answer itself is wrong); they count as failures, as "
