@@ -17,7 +17,7 @@ from pytest_toolbench.backends.gold import GoldKind
 from pytest_toolbench.backends.openai_plugin import OpenAIKind, OpenAIOptions
 from pytest_toolbench.backends.replay import ReplayKind, ReplayOptions
 from pytest_toolbench.backends.vllm_plugin import VllmKind, VllmOptions
-from pytest_toolbench.contract.suite import RECORD_FIELDS, CaseRecord, CaseResult
+from pytest_toolbench.contract.suite import OPTIONAL_RECORD_FIELDS, RECORD_FIELDS, CaseRecord, CaseResult
 from pytest_toolbench.plugin.options import CacheOptions, DataOptions, GenerationOptions, RunOptions
 from pytest_toolbench.plugin.role import process_role, worker_input
 
@@ -75,8 +75,12 @@ def test_one_record_type_from_scorer_to_aggregation_in_the_json_field_order():
     record = CaseRecord("s", "c", "cat", False, "format_error", {"n": 1.0})  # a suite test's positional form
     assert record.counts == {"n": 1.0} and record["error_type"] == "format_error"
     assert tuple(record.to_json()) == RECORD_FIELDS == tuple(record)
-    assert set(RECORD_FIELDS) == {field.name for field in dataclasses.fields(CaseRecord)}
+    assert set(RECORD_FIELDS) | set(OPTIONAL_RECORD_FIELDS) == {field.name for field in dataclasses.fields(CaseRecord)}
     assert CaseRecord.from_json(json.loads(json.dumps(record.to_json()))) == record
+    # --toolbench-repeat's sample index: present, last, and read back only when set
+    sampled = dataclasses.replace(record, sample=2)
+    assert tuple(sampled.to_json()) == RECORD_FIELDS + ("sample",) == tuple(sampled) and len(sampled) == len(record) + 1
+    assert CaseRecord.from_json(json.loads(json.dumps(sampled.to_json()))) == sampled
 
 
 def test_importing_the_backends_package_imports_no_backend_implementation():

@@ -180,14 +180,14 @@ class CaseRecord(Mapping):
     def fields(self) -> dict[str, Any]:
         """The fields as they are, in the JSON order (no copies); ``sample`` only when there is one."""
         fields = {name: getattr(self, name) for name in RECORD_FIELDS}
-        if self.sample is None:
-            del fields["sample"]
+        if self.sample is not None:
+            fields["sample"] = self.sample
         return fields
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "CaseRecord":
         """From a record's JSON (a worker's report, a results file); unknown keys are ignored (newer files)."""
-        values = {name: data[name] for name in RECORD_FIELDS if name in data}
+        values = {name: data[name] for name in ALL_RECORD_FIELDS if name in data}
         values["keywords"] = tuple(values.get("keywords") or ())
         values["counts"] = dict(values.get("counts") or {})
         values["labels"] = dict(values.get("labels") or {})
@@ -200,10 +200,10 @@ class CaseRecord(Mapping):
         return getattr(self, key)
 
     def __iter__(self):
-        return iter(RECORD_FIELDS if self.sample is not None else RECORD_FIELDS[:-1])
+        return iter(RECORD_FIELDS if self.sample is None else ALL_RECORD_FIELDS)
 
     def __len__(self) -> int:
-        return len(RECORD_FIELDS) - (self.sample is None)
+        return len(RECORD_FIELDS) + (self.sample is not None)
 
     __hash__ = None  # type: ignore[assignment]  # a record holds dicts: equal by value, not hashable
 
@@ -211,8 +211,11 @@ class CaseRecord(Mapping):
 #: The record's fields in the order of its JSON form (the results file's key order, unchanged since it was written).
 RECORD_FIELDS = ("suite", "case_id", "category", "passed", "error_type", "explanation", "keywords", "order",
                  "decoded", "expected", "counts", "labels", "output", "finish_reason", "known_defect", "nodeid",
-                 "message", "sample")
-_RECORD_FIELD_SET = frozenset(RECORD_FIELDS)
+                 "message")
+#: Fields a record has only when set (then after the others): ``sample``, in a ``--toolbench-repeat`` run.
+OPTIONAL_RECORD_FIELDS = ("sample",)
+ALL_RECORD_FIELDS = RECORD_FIELDS + OPTIONAL_RECORD_FIELDS
+_RECORD_FIELD_SET = frozenset(ALL_RECORD_FIELDS)
 assert _RECORD_FIELD_SET == {f.name for f in dataclasses.fields(CaseRecord)}
 
 #: The name the suites' ``aggregate(results: Sequence[CaseResult])`` signatures use: the same type.
