@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLE_SUITE, XDIST
-from pytest_toolbench.contract.suite import CaseRecord, Metric, Request
+from pytest_toolbench.contract.suite import MODEL_BACKEND, Case, CaseRecord, Generation, Metric, Request
 from pytest_toolbench.report.significance import BOOTSTRAP, MCNEMAR, REPEATED_NOTE, case_figures, paired_result
 from pytest_toolbench.run.cache import request_key
 from pytest_toolbench.run.summary import mean_over_samples, repeat_figures
@@ -218,3 +218,55 @@ def test_paired_test_over_repeats_is_the_bootstrap_on_per_case_rates():
     assert low <= -0.25 <= high < 0 and tested.p_value < 0.05
     # without repeats the same kind of figure keeps McNemar
     assert paired_result(key, before, before).test == MCNEMAR
+
+
+# -- an interactive suite: each sample is its own conversation --------------------------------------------------------
+class _TwoTurns:
+    """A conversation of two model turns; the second request quotes the first answer, so a sample's second turn
+    depends on that sample's own first answer."""
+
+    def conversation(self, case):
+        first = yield Request(messages=[{"role": "user", "content": case.payload["q"]}])
+        yield Request(messages=[{"role": "user", "content": case.payload["q"]},
+                                {"role": "assistant", "content": first.text}, {"role": "user", "content": "again"}])
+        return {"done": True}
+
+
+class _Recorder:
+    """A model backend that answers with the step and sample it was asked for, and keeps what it was asked."""
+
+    capabilities = MODEL_BACKEND
+
+    def __init__(self):
+        self.asked: list[tuple[int, int]] = []
+
+    def generate(self, tasks, on_chunk=None, **_):
+        out = []
+        for task in tasks:
+            self.asked.append((task.step, task.request.sample))
+            out.append(Generation(text=f"answer {task.step} of sample {task.request.sample}", finish_reason="stop"))
+        return out
+
+
+def test_interactive_samples_are_separate_conversations(tmp_path):
+    from types import SimpleNamespace
+
+    from pytest_toolbench.run.cache import GenerationCache
+    from pytest_toolbench.run.generation import Answerer, pregenerate, run_case
+
+    suite = SimpleNamespace(name="talk", interactive=True, benchmark=_TwoTurns(),
+                            definition=SimpleNamespace(generation={"max_tokens": 32}, max_tokens=32))
+    case = Case("talk_0", "c", {"q": "hi"}, suite="talk")
+    backend = _Recorder()
+    cache = GenerationCache(tmp_path)
+    stats = pregenerate([(suite, case, 0), (suite, case, 1), (suite, case, 2)], backend, cache, {"m": 1}, None)
+    assert stats.rounds == 2 and stats.generated == 6
+    assert sorted(backend.asked) == [(step, sample) for step in (0, 1) for sample in range(3)]
+    # scoring reads each sample's own conversation back from the cache, the engine not asked again
+    answer = Answerer(None, cache, {"m": 1})
+    for sample in range(3):
+        transcript = run_case(case, suite, answer, None, sample)
+        assert json.loads(transcript.text) == {"done": True}
+    assert len(backend.asked) == 6
+    # a pair without a sample index is sample 0: served from the same cache
+    assert pregenerate([(suite, case)], backend, cache, {"m": 1}, None).generated == 0
