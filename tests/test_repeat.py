@@ -270,3 +270,12 @@ def test_interactive_samples_are_separate_conversations(tmp_path):
     assert len(backend.asked) == 6
     # a pair without a sample index is sample 0: served from the same cache
     assert pregenerate([(suite, case)], backend, cache, {"m": 1}, None).generated == 0
+
+
+def test_k_selects_one_sample_index(echo):
+    # twice: the second run decides from the loaded-suite cache's index of case ids, before loading the suite
+    for _ in range(2):
+        result = run(echo, "--toolbench-backend=sampling", "--toolbench-repeat=3", "-k", "r1", "-rA")
+        result.assert_outcomes(passed=1, failed=2)
+        assert "PASSED suites/echo/suite.yaml::echo_0[r1]" in result.stdout.str()
+    assert sorted(generated(echo)) == [("bye", 1), ("hello", 1), ("hello world, this is a longer text", 1)]

@@ -46,7 +46,8 @@ class SuiteFile(pytest.File):
         try:
             if selectable is not None and not self._may_select(toolbench.catalog, selectable):
                 return  # the names and markers the suite declares rule it out: its data are not even resolved
-            if selectable is not None and not self._any_selectable(toolbench.catalog, selectable, gold):
+            if selectable is not None and not self._any_selectable(toolbench.catalog, selectable, gold,
+                                                                   toolbench.options.generation.repeat):
                 return  # nothing here can be selected: the suite is not even loaded
             suite = toolbench.catalog.load(self.path)
         except ToolbenchError as error:
@@ -111,9 +112,11 @@ class SuiteFile(pytest.File):
                 return True
         return False
 
-    def _any_selectable(self, catalog: Any, selectable: Callable[[str, list], bool], gold: bool) -> bool:
+    def _any_selectable(self, catalog: Any, selectable: Callable[[str, list], bool], gold: bool,
+                        repeat: int = 1) -> bool:
         """From the loaded-suite cache's index of case ids, categories and keywords: whether any item of this suite
-        passes ``-k``/``-m`` (True when the index is not available: the suite is loaded and filtered item by item)."""
+        (any of a case's ``repeat`` samples) passes ``-k``/``-m`` (True when the index is not available: the suite
+        is loaded and filtered item by item)."""
         index = catalog.case_index(self.path)
         if index is None:
             return True
@@ -127,7 +130,7 @@ class SuiteFile(pytest.File):
             marks = marks_of.get(key)
             if marks is None:
                 marks = marks_of[key] = self._marks(name, category, keywords, key[2])
-            if selectable(case_id, marks):
+            if any(selectable(sample_name(case_id, sample or None), marks) for sample in range(repeat)):
                 return True
         return False
 

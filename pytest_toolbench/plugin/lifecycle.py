@@ -133,7 +133,7 @@ def pregenerate_selection(toolbench: RunContext, entries, write_line, status=Non
     suites = sorted({entry[0].name for entry in entries})
     repeat = options.generation.repeat
     what = (f"{len(entries)} cases" if repeat == 1 else
-            f"{len(entries)} samples ({repeat} per case) of {len({(e[0].name, e[1].case_id) for e in entries})} cases")
+            f"{len(entries)} samples ({len({(e[0].name, e[1].case_id) for e in entries})} cases x {repeat})")
     # Opened first, before any engine starts: a corrupt file is moved aside now, or (offline) is one error.
     cache = toolbench.cache()
     shown = 0
