@@ -130,7 +130,7 @@ class SuiteFile(pytest.File):
             marks = marks_of.get(key)
             if marks is None:
                 marks = marks_of[key] = self._marks(name, category, keywords, key[2])
-            if any(selectable(sample_name(case_id, sample or None), marks) for sample in range(repeat)):
+            if any(selectable(sample_name(case_id, sample), marks) for sample in range(repeat)):
                 return True
         return False
 
