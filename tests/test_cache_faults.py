@@ -29,7 +29,7 @@ from pytest_toolbench.run.cache_layout import CacheLayout
 from pytest_toolbench.run.generation import Answerer
 from pytest_toolbench.backends import MissingOutput
 from pytest_toolbench.backends.openai_plugin import OpenAIOptions
-from pytest_toolbench.plugin.options import CacheOptions, RunOptions
+from pytest_toolbench.run.options import CacheOptions, RunOptions
 from pytest_toolbench.contract.suite import Case, Generation, Request, Task
 from test_engine_endpoint import ScriptedServer, completion
 

@@ -39,7 +39,7 @@ from ..contract.errors import MissingOutput, ToolbenchError
 from ..contract.suite import Backend, BackendCapabilities
 
 if TYPE_CHECKING:
-    from ..plugin.options import RunOptions
+    from ..run.options import RunOptions
 
 #: The built-in backend plugins (module names in this package), in the order their names are listed.
 BUILTIN_PLUGINS = ("gold", "replay", "vllm_plugin", "openai_plugin")

@@ -14,7 +14,7 @@ from ..contract.suite import BackendCapabilities, Generation, Task
 from .kind import BackendKind, SuiteLookup
 
 if TYPE_CHECKING:
-    from ..plugin.options import RunOptions
+    from ..run.options import RunOptions
 
 
 class GoldKind(BackendKind):

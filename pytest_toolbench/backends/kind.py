@@ -19,7 +19,7 @@ import pytest
 from ..contract.suite import Backend, Case
 
 if TYPE_CHECKING:
-    from ..plugin.options import RunOptions
+    from ..run.options import RunOptions
 
 
 class Suite(Protocol):

@@ -30,7 +30,7 @@ from ..contract.suite import Backend, BackendCapabilities, Case, Generation, Tas
 from .kind import BackendKind, SuiteLookup
 
 if TYPE_CHECKING:
-    from ..plugin.options import RunOptions
+    from ..run.options import RunOptions
 
 #: Unknown ids shown per file, as examples.
 UNKNOWN_EXAMPLES = 5

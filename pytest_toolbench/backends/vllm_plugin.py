@@ -15,7 +15,7 @@ from ..contract.suite import Backend
 from .kind import BackendKind, SuiteLookup
 
 if TYPE_CHECKING:
-    from ..plugin.options import RunOptions
+    from ..run.options import RunOptions
 
 
 @dataclasses.dataclass(frozen=True)

@@ -20,7 +20,7 @@ from ..run.catalog import Catalog, Registry
 from ..run.context import RUN_CONTEXT_KEY, RunContext, run_context
 from .lifecycle import (check_backend, one_line_failures, run_pregeneration, selected_cases, selected_items,
                         terminal_writer)
-from .role import is_worker, process_role, worker_input
+from ..run.role import is_worker, process_role, worker_input
 
 #: (relative, absolute): the relative TOOLBENCH_DATA this run replaced with its absolute form (see ``options.anchor_data_env``)
 DATA_ENV_KEY = pytest.StashKey["tuple[str, str] | None"]()

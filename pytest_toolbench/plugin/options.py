@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import pytest
 
+from ..run.options import DEFAULT_COMMIT_SECONDS, CacheOptions, DataOptions, GenerationOptions, RunOptions
+
 if TYPE_CHECKING:
     from ..backends.kind import BackendKind
 
 MODES = ("prompt", "native")
 DATA_ENV = "TOOLBENCH_DATA"
-#: Seconds of generation after which finished answers are committed even when fewer than --toolbench-commit-every.
-DEFAULT_COMMIT_SECONDS = 30.0
 
 
 def add_report_options(parser: pytest.Parser) -> None:
@@ -138,81 +138,6 @@ def add_run_options(parser: pytest.Parser, backend_kinds: Sequence[type[BackendK
     parser.addini("toolbench_cache", "Generation cache folder (see --toolbench-cache).", default=None)
 
 
-@dataclass(frozen=True)
-class DataOptions:
-    """Where the suites' data come from and how much of it runs."""
-
-    data_dir: str | None = None
-    data_dir_origin: str = ""  # which of --toolbench-data, the ini value or the environment gave data_dir
-    download: bool = True
-    limit: int | None = None
-    data_unverified: bool = False
-    #: ``--toolbench-suite-option`` overrides: suite name -> {declared option key -> value}
-    suite_options: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class GenerationOptions:
-    """How requests are asked and sampled, whichever model backend answers them."""
-
-    mode: str = "prompt"
-    tool_parser: str | None = None
-    max_tokens: int | None = None
-    #: ``--toolbench-temperature``; None: each suite's own (suite.yaml ``generation.temperature``, else greedy)
-    temperature: float | None = None
-    seed: int = 0
-    #: ``--toolbench-repeat``: samples per case (1: a plain run)
-    repeat: int = 1
-    #: the simulated user of interactive suites (``--toolbench-user-model``/``--toolbench-user-base-url``)
-    user_model: str | None = None
-    user_base_url: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
-
-    def sampling(self) -> dict[str, Any]:
-        return {"temperature": self.temperature, "seed": self.seed, "max_tokens": self.max_tokens}
-
-
-@dataclass(frozen=True)
-class CacheOptions:
-    """The generation cache: where it is, whether it may be written, and how often generations are committed."""
-
-    cache_dir: str = ""
-    offline: bool = False
-    commit_every: int | None = None
-    commit_seconds: float = DEFAULT_COMMIT_SECONDS
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    """The resolved options of a run, per layer; built once in ``pytest_configure`` and shipped to xdist workers
-    as JSON (``backend_options`` is the chosen backend kind's own options dataclass)."""
-
-    backend: str
-    model: str | None = None
-    backend_options: Any = None
-    data: DataOptions = field(default_factory=DataOptions)
-    generation: GenerationOptions = field(default_factory=GenerationOptions)
-    cache: CacheOptions = field(default_factory=CacheOptions)
-
-    def to_json(self) -> dict[str, Any]:
-        from dataclasses import asdict
-
-        return {"backend": self.backend, "model": self.model,
-                "backend_options": asdict(self.backend_options) if self.backend_options is not None else None,
-                "data": asdict(self.data), "generation": asdict(self.generation), "cache": asdict(self.cache)}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any], kind: type[BackendKind]) -> "RunOptions":
-        backend_options = data.get("backend_options")
-        return cls(backend=data["backend"], model=data.get("model"),
-                   backend_options=kind.options_from_json(backend_options) if backend_options is not None else None,
-                   data=DataOptions(**data["data"]), generation=GenerationOptions(**data["generation"]),
-                   cache=CacheOptions(**data["cache"]))
-
-    def sampling(self) -> dict[str, Any]:
-        return self.generation.sampling()
-
-
 def _parse_suite_options(pairs: list[str]) -> dict[str, dict[str, Any]]:
     """``SUITE.KEY=VALUE`` pairs into {suite: {key: value}}; VALUE is YAML (``[clean]``, ``false``, ``3``, text)."""
     import json
@@ -323,7 +248,8 @@ def resolve(config: pytest.Config, kind: type[BackendKind], unchosen: Sequence[t
                          suite_options=_parse_suite_options(get("toolbench_suite_options"))),
         generation=GenerationOptions(mode=get("toolbench_mode"), tool_parser=get("toolbench_tool_parser"),
                                      max_tokens=max_tokens, temperature=get("toolbench_temperature"),
-                                     seed=get("toolbench_seed"), repeat=repeat, user_model=user_model, user_base_url=user_base_url,
+                                     seed=get("toolbench_seed"), repeat=repeat, user_model=user_model,
+                                     user_base_url=user_base_url,
                                      api_key_env=get("toolbench_api_key_env")),
         cache=CacheOptions(cache_dir=str(cache_path), offline=get("toolbench_offline"), commit_every=commit_every,
                            commit_seconds=commit_seconds),

@@ -20,7 +20,7 @@ import pytest
 from .lifecycle import check_backend, one_line_failures, run_pregeneration, selected_items, terminal_writer
 from ..run import ledger
 from ..run.context import RunContext
-from .role import WORKER_INPUT_KEY, worker_id, worker_input
+from ..run.role import WORKER_INPUT_KEY, worker_id, worker_input
 
 
 class WorkerManifest:

@@ -25,8 +25,8 @@ from .compare import SuiteComparison, baseline_label
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, PairedResult, format_delta_interval, format_p
 from .history import html_section as history_html
-from .stats import repeat_text, change_css, count_interval, direction_note, format_change, format_counts, format_interval, \
-    format_value, samples_note, warning_notes
+from .stats import change_css, count_interval, direction_note, format_change, format_counts, format_interval, \
+    format_value, repeat_text, samples_note, warning_notes
 
 if TYPE_CHECKING:
     from .leaderboard import SuiteRanks

@@ -13,8 +13,8 @@ from .compare import SuiteComparison, baseline_label
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, format_delta_interval, format_p
 from .history import row as history_row
-from .stats import repeat_text, count_interval, direction_note, format_change, format_counts, format_interval, format_value, \
-    samples_note, warning_notes
+from .stats import count_interval, direction_note, format_change, format_counts, format_interval, format_value, \
+    repeat_text, samples_note, warning_notes
 
 if TYPE_CHECKING:
     from .history import History

@@ -9,8 +9,8 @@ from .compare import baseline_label
 from .facts import generation_figures
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, format_test
-from .stats import repeat_text, count_interval, figure_notes, format_change, format_counts, format_interval, \
-    format_value, samples_note
+from .stats import count_interval, figure_notes, format_change, format_counts, format_interval, \
+    format_value, repeat_text, samples_note
 
 if TYPE_CHECKING:
     from .leaderboard import SuiteRanks

@@ -19,7 +19,7 @@ from .. import backends as backends_module
 from ..backends.kind import BackendKind
 from ..contract.errors import ToolbenchError
 from ..contract.suite import Backend, Case, CaseRecord
-from ..plugin.role import Role, worker_input
+from .role import Role, worker_input
 from .cache import GenerationCache
 from .cache_layout import CacheLayout
 from .catalog import Catalog, Registry
@@ -28,7 +28,7 @@ from .ledger import Ledger
 from .scoring import score_case
 
 if TYPE_CHECKING:
-    from ..plugin.options import RunOptions
+    from .options import RunOptions
 
 RUN_CONTEXT_KEY = pytest.StashKey["RunContext"]()
 
