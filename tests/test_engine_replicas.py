@@ -189,7 +189,7 @@ def distinct_tasks(count: int) -> list:
     """Prompts of distinct lengths (task i repeats a word i times)."""
     from pytest_toolbench.contract.suite import Case, Request, Task
 
-    return [Task(Case("engine", f"case_{i}", "unit", {}),
+    return [Task(Case(f"case_{i}", "unit", {}, suite="engine"),
                  Request(messages=[{"role": "user", "content": f"Question {i}: the weather?" + " Paris" * i}]))
             for i in range(count)]
 
