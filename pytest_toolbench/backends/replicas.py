@@ -73,7 +73,7 @@ def add_options(group: Any) -> None:
                          "the run. Given with one replica, that engine runs on the cluster.")
 
 
-def resolve_options(replicas: int | None, ray_address: str | None, backend: str,
+def resolve_options(replicas: int | None, ray_address: str | None, backend: str | None,
                     environ: Any = os.environ) -> tuple[int, str | None]:
     """``(replicas, ray_address)`` of a run, or ``ValueError`` with the one-line usage error. The address is the
     option's, else ``RAY_ADDRESS`` when replicas are asked for, else None (a local Ray, or no Ray for one replica)."""
@@ -85,6 +85,9 @@ def resolve_options(replicas: int | None, ray_address: str | None, backend: str,
     if not wanted:
         return 1, None
     what = f"--toolbench-replicas={replicas}" if replicas > 1 else f"--toolbench-ray-address={given}"
+    if backend is None:  # asked by the vllm kind when another backend serves the run (it does not know which)
+        raise ValueError(f"{what} runs copies of the vLLM engine (--model with the vllm backend); this run's backend "
+                         "has none (an openai endpoint: scale its server instead)")
     if backend != "vllm":
         raise ValueError(f"{what} runs copies of the vLLM engine (--model with --toolbench-backend vllm); backend "
                          f"{backend!r} has none" + ("; scale its server instead" if backend == "openai" else ""))

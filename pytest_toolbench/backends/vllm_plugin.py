@@ -98,11 +98,7 @@ class VllmKind(BackendKind):
 
     @classmethod
     def check_unchosen(cls, config: pytest.Config) -> None:
-        replicas, address = config.getoption("toolbench_replicas", 1), config.getoption("toolbench_ray_address", None)
-        if replicas != 1 or address:
-            given = f"--toolbench-replicas={replicas}" if replicas != 1 else f"--toolbench-ray-address={address}"
-            raise pytest.UsageError(f"{given} runs copies of the vLLM engine (--model with the vllm backend); this "
-                                    "run's backend has none (an openai endpoint: scale its server instead)")
+        check_replicas(config, None)
 
     @classmethod
     def check_model(cls, options: "RunOptions") -> str | None:
@@ -113,7 +109,7 @@ class VllmKind(BackendKind):
         return locate_model(options.model, network=not options.cache.offline).note
 
 
-def check_replicas(config: pytest.Config, backend: str) -> tuple[int, str | None]:
+def check_replicas(config: pytest.Config, backend: str | None) -> tuple[int, str | None]:
     """``--toolbench-replicas`` and ``--toolbench-ray-address`` of the run, each checked (one usage error): the
     vllm backend's own options, also checked when another backend is chosen (they would be ignored there)."""
     from . import replicas

@@ -8,7 +8,6 @@ import pytest
 from . import collection
 from ..contract.errors import ToolbenchError
 from ..run.context import RunContext, load_error
-from ..run.cache import GenerationCache
 from ..run.cache_layout import CacheLayout
 from ..run.generation import pregenerate
 
