@@ -327,3 +327,16 @@ def test_requests_go_longest_first_to_the_least_loaded_replica():
     dispatch = _Dispatch(owner, batch, len(prompts), None, None)
     dispatch._assign()
     assert [len(r.pending) for r in owner.replicas] == [2, 2] and len(dispatch.queue) == 2  # the rest wait
+
+
+def test_streamed_parts_start_small_and_double_up_to_the_largest():
+    """One engine's streamed ``generate`` prepares its tasks in parts (``vllm_engine.part_bounds``): a small first
+    part so the engine starts on the longest prompts at once, then parts twice as large, up to the largest."""
+    from pytest_toolbench.backends.vllm_engine import PART_FIRST, PART_MAX, part_bounds
+
+    assert list(part_bounds(10, first=2, largest=3)) == [(0, 2), (2, 5), (5, 8), (8, 10)]
+    assert list(part_bounds(0)) == [] and list(part_bounds(5)) == [(0, 5)]
+    bounds = list(part_bounds(5000))
+    assert bounds[0] == (0, PART_FIRST) and bounds[-1][1] == 5000
+    assert all(stop - start <= PART_MAX for start, stop in bounds)
+    assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))

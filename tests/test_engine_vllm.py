@@ -213,6 +213,76 @@ def test_without_llm_enqueue_the_engine_is_stepped_through_add_request(tiny_mode
     assert not tiny_llm.llm_engine.has_unfinished_requests()
 
 
+def test_parts_are_enqueued_while_the_engine_runs_the_ones_before(tiny_model_dir, tiny_llm, monkeypatch):
+    """Streaming prepares the tasks part by part (2, then 3 at most here): each part after the first is rendered
+    and tokenized while the engine already holds the requests of the parts before. Results, hand-overs and an
+    over-long prompt in a later part come out as with one part."""
+    from pytest_toolbench.backends import vllm_engine
+
+    over_long = Task(Case("too_long", "unit", {}, suite="engine"), Request([{"role": "user", "content": "Paris " * 600}]))
+    tasks = make_tasks(8) + [over_long] + make_tasks(9)[8:]
+    whole = make_backend(tiny_model_dir, tiny_llm).generate(tasks)
+    monkeypatch.setattr(vllm_engine, "PART_FIRST", 2)
+    monkeypatch.setattr(vllm_engine, "PART_MAX", 3)
+    backend = make_backend(tiny_model_dir, tiny_llm, chunk_size=4)
+    prepared, real_prepare_part = [], backend.prepare_part
+
+    def prepare_part(batch, part_tasks, indices, context):
+        prepared.append((list(indices), tiny_llm.llm_engine.has_unfinished_requests()))
+        return real_prepare_part(batch, part_tasks, indices, context)
+
+    backend.prepare_part = prepare_part
+    chunks = []
+    streamed = backend.generate(tasks, on_chunk=chunks.append)
+    assert streamed == whole
+    assert [indices for indices, _ in prepared] == [[0, 1], [2, 3, 4], [5, 6, 7], [8, 9]]
+    assert [busy for _, busy in prepared] == [False, True, True, True]
+    assert sorted(i for chunk in chunks for i, _ in chunk) == list(range(10))
+    assert streamed[8].output_tokens == 0 and streamed[8].finish_reason == "length"
+    assert not tiny_llm.llm_engine.has_unfinished_requests()
+
+
+def test_a_part_that_fails_to_render_leaves_the_engine_clean(tiny_model_dir, tiny_llm, monkeypatch):
+    """A chat template error in a later part: the requests already enqueued are aborted, the error names the case,
+    and what finished before it was handed over (the caller committed it)."""
+    from pytest_toolbench.backends import vllm_engine
+    from pytest_toolbench.contract.errors import ToolbenchError
+
+    monkeypatch.setattr(vllm_engine, "PART_FIRST", 2)
+    monkeypatch.setattr(vllm_engine, "PART_MAX", 2)
+    backend = make_backend(tiny_model_dir, tiny_llm, chunk_size=1)
+    real_render = backend.render
+
+    def render(task):
+        if task.case.case_id == "case_5":
+            raise ToolbenchError("chat template failed on engine::case_5")
+        return real_render(task)
+
+    backend.render = render
+    chunks = []
+    with pytest.raises(ToolbenchError, match="case_5"):
+        backend.generate(make_tasks(6), on_chunk=chunks.append)
+    assert not tiny_llm.llm_engine.has_unfinished_requests()
+    assert all(index < 4 for chunk in chunks for index, _ in chunk)
+
+
+def test_a_replicas_abort_leaves_its_engine_clean(tiny_model_dir, tiny_llm):
+    """The replica actor's ``abort`` (run in-process here, without Ray): requests it enqueued and stepped once are
+    dropped from the engine, whichever id spelling ``enqueue`` returned."""
+    from pytest_toolbench.backends.ray_actors import EngineReplica
+
+    backend = make_backend(tiny_model_dir, tiny_llm)
+    tasks = make_tasks(4)
+    ids = backend.encode(tasks, [backend.render(task) for task in tasks])
+    replica = EngineReplica({"model": str(tiny_model_dir)}, {}, local_model=True)
+    replica.llm = tiny_llm
+    sampling = {"temperature": 0.0, "max_tokens": 16}
+    assert replica.step([(n, row, sampling) for n, row in enumerate(ids)], seconds=0.0) == []
+    assert tiny_llm.llm_engine.has_unfinished_requests()
+    assert replica.abort() == 4
+    assert not tiny_llm.llm_engine.has_unfinished_requests()
+
+
 def test_native_mode_renders_tools_and_parses_each_output(tiny_model_dir, tiny_llm):
     backend = make_backend(tiny_model_dir, tiny_llm, mode="native")
     assert backend.tool_parser == "hermes"  # detected from the template's <tool_call> markers

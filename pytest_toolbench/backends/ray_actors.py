@@ -119,8 +119,10 @@ class EngineReplica:
     def abort(self) -> int:
         """Drop every unfinished request (the controller's call that sent them ended in an error); returns how
         many."""
+        from pytest_toolbench.backends.vllm_engine import abort
+
         live, self._live = list(self._live.values()), {}
         self._ids.clear()
         if live:
-            self.llm.llm_engine.abort_request(live)
+            abort(self.llm.llm_engine, live)
         return len(live)

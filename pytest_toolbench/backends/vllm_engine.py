@@ -18,11 +18,12 @@ from __future__ import annotations
 import dataclasses
 import gc
 import hashlib
+import inspect
 import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from pytest_toolbench.backends import prompt_format
 from pytest_toolbench.backends.common import (
@@ -193,6 +194,30 @@ class PreparedBatch:
     recorded_answers: list[Any]  # per task: its harness's post-processing of a reply (BFCL's handlers), or None
 
 
+@dataclasses.dataclass
+class PreparedPart:
+    """One part of a streamed ``generate`` call, ready for the engine (:meth:`VllmBackend.prepare_parts`)."""
+
+    order: list[int]  # task indices the engine answers, longest prompt first within the part
+    prompts: list[dict[str, list[int]]]  # ``{"prompt_token_ids": ...}`` by position in ``order``
+    params: list[Any]  # ``SamplingParams`` by position in ``order``
+    early: list[tuple[int, Generation]]  # the part's over-long prompts, answered without the engine
+
+
+#: Tasks in the first streamed part: small, so the engine starts on the longest prompts at once; each later part is
+#: twice the one before, up to ``PART_MAX`` (preparing one stays far shorter than the engine's work on those before).
+PART_FIRST = 32
+PART_MAX = 512
+
+
+def part_bounds(count: int, first: int = PART_FIRST, largest: int = PART_MAX) -> Iterator[tuple[int, int]]:
+    """``(start, stop)`` of each part of ``count`` tasks: ``first``, then doubling up to ``largest``."""
+    start, size = 0, max(first, 1)
+    while start < count:
+        yield start, min(start + size, count)
+        start, size = start + size, min(size * 2, max(largest, 1))
+
+
 def completion_generation(text: str, finish_reason: str | None, prompt_tokens: int, output_tokens: int,
                           parser: Any) -> Generation:
     """A Generation from one finished completion, its tool calls parsed in native mode (a parse failure is kept as
@@ -228,11 +253,16 @@ class _GenerationRun:
         self.on_chunk = on_chunk
         self.on_progress = on_progress
         self.report = progress_reporter(on_progress)
-        self.pending = list(early)
-        self.done = len(early)
-        self.prompt_tokens = sum(g.prompt_tokens or 0 for _, g in early)
-        self.output_tokens = 0
+        self.pending: list[tuple[int, Generation]] = []
+        self.done = self.prompt_tokens = self.output_tokens = 0
         self.recorded_answers: list[Any] | None = None  # per task: the handler's post-processing of a reply, or None
+        self._add_early(early)
+
+    def _add_early(self, early: list[tuple[int, Generation]]) -> None:
+        """Over-long prompts, answered without the engine: handed over with the next chunk."""
+        self.pending.extend(early)
+        self.done += len(early)
+        self.prompt_tokens += sum(g.prompt_tokens or 0 for _, g in early)
 
     def _finish(self, index: int, output: Any) -> None:
         generation = self.backend._to_generation(output, self.parser)
@@ -262,20 +292,38 @@ class _GenerationRun:
             self.done += len(outputs)
             self._flush()
 
-    def stream(self, llm: Any, order: list[int], prompts: list[Any], params: list[Any]) -> None:
-        """Enqueue all, step the engine, hand over finished results as they accumulate: every ``chunk_size``
-        results or every ``commit_seconds``, whichever comes first (a kill loses at most that much work). The batch
-        stays whole: handing over never drains the scheduler."""
-        request_ids = enqueue(llm, prompts, params)
-        position = dict(zip(request_ids, order))
+    def stream(self, llm: Any, parts: Iterator["PreparedPart"]) -> None:
+        """Prepare a part, enqueue it, step the engine, and so on until every part is in; hand over finished
+        results as they accumulate: every ``chunk_size`` results or every ``commit_seconds``, whichever comes
+        first (a kill loses at most that much work). The batch stays whole: handing over never drains the
+        scheduler.
+
+        Preparing part by part is what keeps the accelerator busy from the first request: the engine (its core
+        runs in a process of its own) prefills the first, longest prompts while this process renders and tokenizes
+        the next part, instead of waiting for every prompt of the run to be tokenized first."""
+        position: dict[str, int] = {}
         # enqueue returns the engine's internal ids ("<external>-<8 random chars>" in vLLM >= 0.11) while outputs
         # carry the external id; accept either.
-        internal = {rid.rsplit("-", 1)[0]: rid for rid in request_ids if "-" in rid}
+        internal: dict[str, str] = {}
         engine = llm.llm_engine
         every = self.backend.chunk_size or 256
         last_flush = time.perf_counter()
+        feeding = True
         try:
-            while engine.has_unfinished_requests():
+            while True:
+                if feeding:
+                    part = next(parts, None)
+                    feeding = part is not None
+                    if part is not None:
+                        self._add_early(part.early)
+                        if part.order:
+                            request_ids = enqueue(llm, part.prompts, part.params)
+                            position.update(zip(request_ids, part.order))
+                            internal.update((rid.rsplit("-", 1)[0], rid) for rid in request_ids if "-" in rid)
+                if not engine.has_unfinished_requests():
+                    if feeding:
+                        continue
+                    break
                 for output in engine.step():
                     if not getattr(output, "finished", False):
                         continue
@@ -293,7 +341,7 @@ class _GenerationRun:
                     last_flush = now
         except BaseException:
             if position:  # leave the engine clean for the next call
-                engine.abort_request(list(position))
+                abort(engine, list(position))
             raise
         if position:
             raise ToolbenchError(f"vLLM finished without answering {len(position)} requests")
@@ -321,6 +369,20 @@ def enqueue(llm: Any, prompts: list[Any], params: list[Any]) -> list[str]:
         returned = llm.llm_engine.add_request(external, prompt, param)
         ids.append(returned if isinstance(returned, str) else external)
     return ids
+
+
+def abort(engine: Any, request_ids: list[str]) -> None:
+    """Abort requests by the ids :func:`enqueue` returned. vLLM >= 0.11 returns its internal ids there, and its
+    ``abort_request`` takes external ids unless told ``internal=True`` (without it, nothing would be aborted and the
+    requests would still run in the next call)."""
+    try:
+        takes_internal = "internal" in inspect.signature(engine.abort_request).parameters
+    except (TypeError, ValueError):
+        takes_internal = False
+    if takes_internal:
+        engine.abort_request(request_ids, internal=True)
+    else:
+        engine.abort_request(request_ids)
 
 
 def template_messages(messages: Any) -> list[dict[str, Any]]:
@@ -664,10 +726,12 @@ class VllmBackend(ModelBackend):
     ) -> list[Generation]:
         """Answer every task, returned in input order; the engine sees them longest prompt first.
 
-        Without ``on_chunk``: one ``LLM.generate`` call over all tasks. With it: all tasks are enqueued at once and
-        the engine is stepped here, handing finished results to ``on_chunk`` every ``chunk_size`` results or every
+        Without ``on_chunk``: every prompt prepared, then one ``LLM.generate`` call over all tasks. With it: the
+        tasks are prepared and enqueued part by part (:meth:`prepare_parts`) while the engine, stepped here, already
+        runs the parts before, and finished results go to ``on_chunk`` every ``chunk_size`` results or every
         ``commit_seconds``, whichever comes first, so the caller commits while the batch stays full (no drain at
-        chunk boundaries) and a killed run loses at most ``commit_seconds`` of finished work.
+        chunk boundaries) and a killed run loses at most ``commit_seconds`` of finished work. The stats' generation
+        seconds are the whole call, preparation included.
         """
         on_chunk = on_chunk or self.on_chunk
         on_progress = on_progress or self.on_progress
@@ -676,44 +740,50 @@ class VllmBackend(ModelBackend):
         llm = self.engine()
         from vllm import SamplingParams
 
-        batch = self.prepare(tasks, llm.llm_engine.model_config.max_model_len)
-        runnable, results, parser = batch.runnable, batch.results, batch.parser
-        prompts = [{"prompt_token_ids": batch.token_ids[i]} for i in runnable]
-        params = [SamplingParams(**batch.sampling[i]) for i in runnable]
-        run = _GenerationRun(self, parser, results, len(tasks), on_chunk, on_progress, batch.early)
-        run.recorded_answers = batch.recorded_answers
+        context = llm.llm_engine.model_config.max_model_len
         with Stopwatch() as watch:
             if on_chunk is not None and can_enqueue(llm):
-                run.stream(llm, runnable, prompts, params)
+                batch = self.start_batch(tasks)
+                run = _GenerationRun(self, batch.parser, batch.results, len(tasks), on_chunk, on_progress, [])
+                run.recorded_answers = batch.recorded_answers
+                run.stream(llm, self.prepare_parts(batch, tasks, context, SamplingParams))
             else:
-                run.batched(llm, runnable, prompts, params)
-        generations = [g for g in results if g is not None]
+                batch = self.prepare(tasks, context)
+                run = _GenerationRun(self, batch.parser, batch.results, len(tasks), on_chunk, on_progress, batch.early)
+                run.recorded_answers = batch.recorded_answers
+                run.batched(llm, batch.runnable, [{"prompt_token_ids": batch.token_ids[i]} for i in batch.runnable],
+                            [SamplingParams(**batch.sampling[i]) for i in batch.runnable])
+        generations = [g for g in batch.results if g is not None]
         if len(generations) != len(tasks):
             raise ToolbenchError(f"vLLM returned {len(generations)} of {len(tasks)} generations")
         self._stats.add(generations, watch.seconds)
         return generations
 
-    def prepare(self, tasks: Sequence[Task], context: int) -> "PreparedBatch":
-        """Everything about ``tasks`` that does not need the engine: prompts rendered and tokenized, each request's
-        sampling, the over-long prompts answered at once, the order the engine sees them in (longest prompt first).
-        ``context``: the engine's ``max_model_len``. Engine replicas on Ray (``replicas.py``) share it, so N
-        replicas see exactly the prompts and sampling one engine does."""
+    def start_batch(self, tasks: Sequence[Task]) -> "PreparedBatch":
+        """An empty batch for ``tasks``: what needs neither their prompts nor the engine."""
         parser = get_parser(self.tool_parser) if self.mode == "native" else None
-        texts = [self.render(task) for task in tasks]
-        token_ids = self.encode(tasks, texts)
-        results: list[Generation | None] = [None] * len(tasks)
-        early: list[tuple[int, Generation]] = []
+        recorded = [getattr(self.prompt_formats().handler_for(task.case.suite), "recorded_answer", None)
+                    for task in tasks]
+        return PreparedBatch([[] for _ in tasks], {}, [], [None] * len(tasks), [], parser, recorded)
+
+    def prepare_part(self, batch: "PreparedBatch", tasks: Sequence[Task], indices: Sequence[int],
+                     context: int) -> tuple[list[int], list[tuple[int, Generation]]]:
+        """Render and tokenize ``tasks[indices]`` into ``batch``; returns those the engine answers (longest prompt
+        first) and those answered at once because their prompt does not fit ``context``."""
+        texts = [self.render(tasks[i]) for i in indices]
+        encoded = self.encode([tasks[i] for i in indices], texts)
         runnable: list[int] = []
-        sampling: dict[int, dict[str, Any]] = {}
-        for index, ids in enumerate(token_ids):
+        early: list[tuple[int, Generation]] = []
+        for index, ids in zip(indices, encoded):
+            batch.token_ids[index] = ids
             if len(ids) >= context:
                 # vLLM rejects the whole batch for one over-long prompt; this case alone is answered "truncated".
-                results[index] = make_generation("", "length", len(ids), 0, [] if parser else None)
-                early.append((index, results[index]))
+                batch.results[index] = make_generation("", "length", len(ids), 0, [] if batch.parser else None)
+                early.append((index, batch.results[index]))
                 continue
             runnable.append(index)
             temperature = self.temperature_for(tasks[index].request)
-            sampling[index] = {
+            batch.sampling[index] = {
                 "temperature": temperature,
                 "top_p": self.top_p,
                 "seed": self._request_seed(temperature, tasks[index].request.sample),
@@ -721,10 +791,30 @@ class VllmBackend(ModelBackend):
                 "skip_special_tokens": False,
                 "spaces_between_special_tokens": False,
             }
-        runnable.sort(key=lambda i: (-len(token_ids[i]), i))
-        recorded = [getattr(self.prompt_formats().handler_for(task.case.suite), "recorded_answer", None)
-                    for task in tasks]
-        return PreparedBatch(token_ids, sampling, runnable, results, early, parser, recorded)
+        runnable.sort(key=lambda i: (-len(batch.token_ids[i]), i))
+        batch.runnable.extend(runnable)
+        batch.early.extend(early)
+        return runnable, early
+
+    def prepare(self, tasks: Sequence[Task], context: int) -> "PreparedBatch":
+        """Everything about ``tasks`` that does not need the engine: prompts rendered and tokenized, each request's
+        sampling, the over-long prompts answered at once, the order the engine sees them in (longest prompt first).
+        ``context``: the engine's ``max_model_len``. Engine replicas on Ray (``replicas.py``) share it, so N
+        replicas see exactly the prompts and sampling one engine does."""
+        batch = self.start_batch(tasks)
+        self.prepare_part(batch, tasks, range(len(tasks)), context)
+        batch.runnable.sort(key=lambda i: (-len(batch.token_ids[i]), i))
+        return batch
+
+    def prepare_parts(self, batch: "PreparedBatch", tasks: Sequence[Task], context: int,
+                      sampling_params: Any) -> Iterator[PreparedPart]:
+        """:meth:`prepare` a part at a time (see :func:`part_bounds`), for the engine to start on the first part
+        while the next are prepared. The tasks keep the caller's order across parts (pre-generation hands them over
+        longest request first); within a part, longest prompt first."""
+        for start, stop in part_bounds(len(tasks), PART_FIRST, PART_MAX):
+            order, early = self.prepare_part(batch, tasks, range(start, stop), context)
+            yield PreparedPart(order, [{"prompt_token_ids": batch.token_ids[i]} for i in order],
+                               [sampling_params(**batch.sampling[i]) for i in order], early)
 
     @staticmethod
     def _to_generation(output: Any, parser: Any) -> Generation:
