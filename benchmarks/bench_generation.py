@@ -14,7 +14,10 @@ Measured (each after clearing the prefix cache, best of ``--repeat``):
 * plugin pre-generation: ``pytest_toolbench.run.generation.pregenerate`` (cache look-up, longest-first order, one
   backend call, chunks committed to a fresh SQLite cache): what ``pytest --model`` runs before the tests.
 
-Tokens/s count output tokens. The goal is plugin pre-generation >= 0.95x raw.
+Tokens/s count output tokens. The goal is plugin pre-generation >= 0.95x raw. "1st request after": how long the
+engine waited, in the backend's calls, for the first prompt to be rendered and tokenized (raw's prompts are
+tokenized before its clock starts): every prompt with one call, the first part (``vllm_engine.PART_FIRST``) with
+``on_chunk``.
 """
 
 from __future__ import annotations
@@ -68,16 +71,18 @@ def make_tasks(count: int, seed: int) -> list[Task]:
     return tasks
 
 
-def best_of(repeat: int, run) -> tuple[float, int]:
-    """(seconds, output tokens) of the fastest of ``repeat`` runs; every run must produce the same token count."""
+def best_of(repeat: int, run) -> tuple[float, int, float]:
+    """(seconds, output tokens, seconds before the engine's first request) of the fastest of ``repeat`` runs;
+    every run must produce the same token count."""
     timings, tokens = [], set()
     for _ in range(repeat):
-        seconds, produced = run()
-        timings.append(seconds)
+        seconds, produced, lead = run()
+        timings.append((seconds, lead))
         tokens.add(produced)
     if len(tokens) != 1:
         raise SystemExit(f"runs produced different token counts: {sorted(tokens)}")
-    return min(timings), tokens.pop()
+    seconds, lead = min(timings)
+    return seconds, tokens.pop(), lead
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -127,17 +132,22 @@ def main(argv: list[str] | None = None) -> dict:
     def fresh() -> None:
         llm.reset_prefix_cache()
 
-    def raw() -> tuple[float, int]:
+    def lead_so_far() -> float:
+        """The backend's summed wait of the engine for each call's first request (its stats)."""
+        return float(backend.stats()["extra"].get("first_request_seconds", 0.0))
+
+    def raw() -> tuple[float, int, float]:
         fresh()
         t0 = time.perf_counter()
         outputs = llm.generate(raw_prompts, raw_params, use_tqdm=False)
-        return time.perf_counter() - t0, sum(len(o.outputs[0].token_ids) for o in outputs)
+        return time.perf_counter() - t0, sum(len(o.outputs[0].token_ids) for o in outputs), 0.0
 
-    def plugin(**kwargs) -> tuple[float, int]:
+    def plugin(**kwargs) -> tuple[float, int, float]:
         fresh()
+        before = lead_so_far()
         t0 = time.perf_counter()
         generations = backend.generate(tasks, **kwargs)
-        return time.perf_counter() - t0, sum(g.output_tokens or 0 for g in generations)
+        return time.perf_counter() - t0, sum(g.output_tokens or 0 for g in generations), lead_so_far() - before
 
     from types import SimpleNamespace
 
@@ -159,9 +169,10 @@ def main(argv: list[str] | None = None) -> dict:
 
     suite = PrebuiltSuite()
 
-    def pregeneration() -> tuple[float, int]:
+    def pregeneration() -> tuple[float, int, float]:
         """The plugin's own path: cache look-up, longest-first ordering, one backend call, chunk commits to SQLite."""
         fresh()
+        before = lead_so_far()
         with tempfile.TemporaryDirectory(prefix="toolbench-bench-cache-") as folder:
             cache = GenerationCache(folder)
             t0 = time.perf_counter()
@@ -169,15 +180,16 @@ def main(argv: list[str] | None = None) -> dict:
                                 args.max_tokens)
             elapsed = time.perf_counter() - t0
             cache.close()
-        return elapsed, stats.output_tokens
+        return elapsed, stats.output_tokens, lead_so_far() - before
 
     subset = tasks[: args.per_item]
 
-    def per_item() -> tuple[float, int]:
+    def per_item() -> tuple[float, int, float]:
         fresh()
+        before = lead_so_far()
         t0 = time.perf_counter()
         produced = sum(backend.generate([task])[0].output_tokens or 0 for task in subset)
-        return time.perf_counter() - t0, produced
+        return time.perf_counter() - t0, produced, lead_so_far() - before
 
     raw()  # warm-up (allocations, kernels)
     results = {
@@ -195,14 +207,14 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"vllm {vllm.__version__}; model {shown}; {args.prompts} prompts ({prompt_tokens} prompt tokens, "
           f"mean {prompt_tokens / len(token_ids):.0f}), max_tokens {args.max_tokens}, mode {args.mode}; "
           f"engine start {engine_start:.1f}s; best of {args.repeat}")
-    print(f"{'run':34} {'seconds':>9} {'out tokens':>11} {'tok/s':>10} {'vs raw':>7}")
+    print(f"{'run':34} {'seconds':>9} {'out tokens':>11} {'tok/s':>10} {'vs raw':>7} {'1st request after':>18}")
     figures = {"engine_start_s": engine_start, "prompts": args.prompts, "prompt_tokens": prompt_tokens,
                "max_tokens": args.max_tokens, "model": shown, "runs": {}}
-    for name, (seconds, produced) in results.items():
+    for name, (seconds, produced, lead) in results.items():
         rate = produced / seconds
         figures["runs"][name] = {"seconds": seconds, "output_tokens": produced, "tokens_per_s": rate,
-                                 "ratio_to_raw": rate / raw_rate}
-        print(f"{name:34} {seconds:9.3f} {produced:11d} {rate:10.0f} {rate / raw_rate:6.2f}x")
+                                 "ratio_to_raw": rate / raw_rate, "first_request_s": lead}
+        print(f"{name:34} {seconds:9.3f} {produced:11d} {rate:10.0f} {rate / raw_rate:6.2f}x {lead:17.3f}s")
     ratio = figures["runs"]["plugin pre-generation (cache)"]["ratio_to_raw"]
     print(f"plugin pre-generation / raw = {ratio:.3f} (goal >= 0.95): {'OK' if ratio >= 0.95 else 'BELOW GOAL'}")
     if args.json:

@@ -16,7 +16,8 @@ same ``--max-tokens`` on both sides of each comparison):
     ``vllm.LLM.generate`` over the same prompts (rendered and tokenized by the plugin's backend before raw's clock
     starts; the request count checked equal, though the plugin generates identical requests once) with the same
     ``SamplingParams``, one call in dataset order. Figure: output tokens/s, plugin over raw; target >= 0.95x; also
-    the plugin's engine call alone (``header.generation.backend.generation_seconds``) over raw.
+    the plugin's backend ``generate`` call alone (``header.generation.backend.generation_seconds``: the engine, and
+    since prompts are prepared part by part while the engine runs, their rendering and tokenizing) over raw.
 (b) BFCL multi-turn: the plugin's batched rounds (``pytest -k multi_turn``) against the official harness's way,
     ``bfcl generate`` driving a local ``vllm serve``: a pool of ``--threads`` (100) threads, each running one
     conversation's steps one request at a time against ``/v1/completions`` with the prompt text formatted on the
@@ -382,10 +383,18 @@ def rate(figures: dict) -> float:
     return figures["output_tokens"] / figures["generation_s"] if figures["generation_s"] else 0.0
 
 
-def engine_seconds(figures: dict) -> float:
-    """The seconds the plugin's backend spent in its engine calls (``header.generation.backend``)."""
+def generate_call_seconds(figures: dict) -> float:
+    """The seconds the plugin's backend spent in its ``generate`` calls (``header.generation.backend``)."""
     backend = figures.get("backend") or {}
     return float(backend.get("generation_seconds") or figures["generation_s"])
+
+
+def waited_for_prompts(figures: dict) -> str:
+    """``, the engine waited X s for prompts`` (summed over the backend's calls: the host preparation before each
+    call's first request), where the run recorded it."""
+    extra = (figures.get("backend") or {}).get("extra") or {}
+    waited = extra.get("first_request_seconds")
+    return "" if waited is None else f", engine waited {waited:.2f} s for prompts"
 
 
 def table(result: dict) -> str:
@@ -404,15 +413,16 @@ def table(result: dict) -> str:
     lines.append("| (a) BFCL single-turn pre-generation | left out | | | |" if a is None else
         f"| (a) BFCL single-turn pre-generation, {a['plugin']['requested']} requests "
         f"({a['plugin']['requested'] - a['plugin']['requests']} identical ones generated once) | "
-        f"{a['plugin']['generation_s']:.2f} s, {rate(a['plugin']):,.0f} out tok/s (its engine call "
-        f"{engine_seconds(a['plugin']):.2f} s) | raw `LLM.generate` on pre-tokenized prompts: "
+        f"{a['plugin']['generation_s']:.2f} s, {rate(a['plugin']):,.0f} out tok/s (its generate call "
+        f"{generate_call_seconds(a['plugin']):.2f} s{waited_for_prompts(a['plugin'])}) | raw `LLM.generate` on pre-tokenized prompts: "
         f"{a['raw']['generation_s']:.2f} s, {rate(a['raw']):,.0f} out tok/s | {a['ratio']:.2f}x "
-        f"(engine call alone {a['engine_call_ratio']:.2f}x) | "
+        f"(generate call alone {a.get('generate_call_ratio', a.get('engine_call_ratio')):.2f}x) | "
         f">= {TARGET_SINGLE_TURN}x: {'met' if a['ratio'] >= TARGET_SINGLE_TURN else 'NOT met'} |")
     b = result.get("multi_turn")
     lines.append("| (b) BFCL multi-turn | left out | | | |" if b is None else
         f"| (b) BFCL multi-turn, {b['harness']['conversations']} conversations, {b['plugin']['requested']} "
-        f"requests | batched rounds: {b['plugin']['generation_s']:.2f} s, {b['plugin']['rounds']} rounds, "
+        f"requests | batched rounds: {b['plugin']['generation_s']:.2f} s, {b['plugin']['rounds']} rounds"
+        f"{waited_for_prompts(b['plugin'])}, "
         f"{b['plugin']['requests']} generated ({b['plugin']['requested'] - b['plugin']['requests']} identical ones "
         f"shared) | `vllm serve` + {b['harness']['threads']} threads: {b['harness']['seconds']:.2f} s, "
         f"{b['harness']['requests']} requests sent | {b['ratio']:.2f}x | "
@@ -493,7 +503,7 @@ def main(argv: list[str] | None = None) -> dict:
             result["single_turn"] = {
                 "plugin": plugin, "raw": raw, "ratio": rate(plugin) / rate(raw) if rate(raw) else 0.0,
                 # the plugin generates identical requests once: it asks for as many as raw, generates fewer
-                "engine_call_ratio": (plugin["output_tokens"] / engine_seconds(plugin)) / rate(raw) if rate(raw)
+                "generate_call_ratio": (plugin["output_tokens"] / generate_call_seconds(plugin)) / rate(raw) if rate(raw)
                 else 0.0,
                 "same_requests": plugin["requested"] == raw["requests"]}
             print(f"[a] plugin {rate(plugin):,.0f} vs raw {rate(raw):,.0f} out tok/s; same requests: "

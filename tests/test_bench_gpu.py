@@ -36,7 +36,7 @@ def test_the_gpu_benchmark_runs_on_the_cpu_engine_and_prints_one_table(tmp_path,
     assert single["same_requests"], single
     assert single["plugin"]["requested"] == single["raw"]["requests"] == 13  # one case of each single-turn category
     assert single["plugin"]["output_tokens"] > 0 and single["raw"]["output_tokens"] > 0
-    assert single["ratio"] > 0 and single["engine_call_ratio"] > 0
+    assert single["ratio"] > 0 and single["generate_call_ratio"] > 0
     multi = figures["multi_turn"]
     assert multi["harness"]["conversations"] == 1 and multi["harness"]["threads"] == 4
     assert multi["same_requests"], multi  # greedy: both sides drove the conversation through the same steps
@@ -75,6 +75,6 @@ def test_the_stored_gpu_figures_reprint_as_the_readme_table(capsys):
     table = capsys.readouterr().out
     assert table.startswith("machine: NVIDIA H100 80GB HBM3 x1 (driver 580.159.04")
     assert "| (a) BFCL single-turn pre-generation, 3641 requests (6 identical ones generated once) |" in table
-    assert "| 0.88x (engine call alone 1.02x) |" in table
+    assert "| 0.88x (generate call alone 1.02x) |" in table
     assert "| (b) BFCL multi-turn, 200 conversations, 736 requests |" in table and "| 1.26x |" in table
     assert "| (c) replicas 2 vs 1 | skipped: 1 GPU |" in table

@@ -169,6 +169,7 @@ def test_progress_without_chunks_uses_one_generate_call(tiny_model_dir, tiny_llm
     stats = backend.stats()
     assert stats["calls"] == 1 and stats["requests"] == 5 and stats["output_tokens"] == 80
     assert stats["output_tokens_per_second"] > 0
+    assert 0 < stats["extra"]["first_request_seconds"] < stats["generation_seconds"]  # prompts prepared first
 
 
 def staggered_tasks(count: int) -> list[Task]:

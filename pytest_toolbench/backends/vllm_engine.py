@@ -256,6 +256,7 @@ class _GenerationRun:
         self.pending: list[tuple[int, Generation]] = []
         self.done = self.prompt_tokens = self.output_tokens = 0
         self.recorded_answers: list[Any] | None = None  # per task: the handler's post-processing of a reply, or None
+        self.first_request_at: float | None = None  # when the engine got its first request of this call
         self._add_early(early)
 
     def _add_early(self, early: list[tuple[int, Generation]]) -> None:
@@ -286,6 +287,8 @@ class _GenerationRun:
             use_tqdm: Any = False
             if self.on_progress is not None:
                 use_tqdm = _progress_factory(self.on_progress, self.done, self.total)
+            if self.first_request_at is None:
+                self.first_request_at = time.perf_counter()
             outputs = llm.generate(prompts[start:start + size], params[start:start + size], use_tqdm=use_tqdm)
             for index, output in zip(order[start:start + size], outputs):
                 self._finish(index, output)
@@ -318,6 +321,8 @@ class _GenerationRun:
                         self._add_early(part.early)
                         if part.order:
                             request_ids = enqueue(llm, part.prompts, part.params)
+                            if self.first_request_at is None:
+                                self.first_request_at = time.perf_counter()
                             position.update(zip(request_ids, part.order))
                             internal.update((rid.rsplit("-", 1)[0], rid) for rid in request_ids if "-" in rid)
                 if not engine.has_unfinished_requests():
@@ -757,6 +762,11 @@ class VllmBackend(ModelBackend):
         if len(generations) != len(tasks):
             raise ToolbenchError(f"vLLM returned {len(generations)} of {len(tasks)} generations")
         self._stats.add(generations, watch.seconds)
+        # How long the engine waited, summed over calls, for the host to prepare the first request of each call:
+        # the preparation it could not overlap (all of it without on_chunk, one small part with it).
+        lead = (run.first_request_at or watch.start + watch.seconds) - watch.start
+        self._stats.extra["first_request_seconds"] = round(self._stats.extra.get("first_request_seconds", 0.0)
+                                                           + lead, 6)
         return generations
 
     def start_batch(self, tasks: Sequence[Task]) -> "PreparedBatch":

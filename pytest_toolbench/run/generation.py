@@ -308,10 +308,11 @@ def start_backend(backend: Any, stats: PregenerationStats, progress: Callable[[s
 def _generate_missing(tasks: list[Task], backend: Any, cache: GenerationCache, fingerprint: dict[str, Any],
                       stats: PregenerationStats, progress: Callable[[str], None],
                       status: Callable[[str], None] | None = None, label: str = "generating",
-                      final_line: bool = True) -> ProgressMeter | None:
+                      final_line: bool = True, keys: list[str] | None = None) -> ProgressMeter | None:
     """Generate the tasks not in the cache, committing as the backend hands answers over; returns the progress
-    meter with the final figures (None when everything was cached)."""
-    keys = [request_key(fingerprint, t.request) for t in tasks]
+    meter with the final figures (None when everything was cached). ``keys``: the tasks' cache keys, when the
+    caller has them already."""
+    keys = keys if keys is not None else [request_key(fingerprint, t.request) for t in tasks]
     missing = cache.missing(keys)
     stats.requested += len(tasks)
     todo: dict[str, Task] = {}
@@ -377,11 +378,12 @@ def _run_rounds(entries: Sequence[tuple[Any, Case, int]], backend: Any, cache: G
                       in_conversation=True)
                  for suite, case, _, req, step, sample in live]
         before = stats.generated
+        keys = [request_key(fingerprint, task.request) for task in tasks]
         meter = _generate_missing(tasks, backend, cache, fingerprint, stats, progress, status, f"round {stats.rounds}",
-                                  final_line=False)
+                                  final_line=False, keys=keys)
         still_live = []
-        for entry, task in zip(live, tasks):
-            generation = cache.get(request_key(fingerprint, task.request))
+        for entry, task, key in zip(live, tasks, keys):
+            generation = cache.get(key)
             if generation is None:
                 raise MissingOutput(f"generation for {task.case.case_id} step {task.step} was not stored")
             try:
