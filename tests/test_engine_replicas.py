@@ -340,3 +340,41 @@ def test_streamed_parts_start_small_and_double_up_to_the_largest():
     assert bounds[0] == (0, PART_FIRST) and bounds[-1][1] == 5000
     assert all(stop - start <= PART_MAX for start, stop in bounds)
     assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))
+
+
+def test_parts_are_dispatched_as_they_come_and_twins_across_parts_are_merged():
+    """The dispatch policy alone (no Ray), fed part by part as the controller prepares them: each part's requests
+    join the queue longest first behind the earlier parts'; a request identical to one of an earlier part is not
+    sent again, and is answered at once when its twin has finished already; over-long prompts are answered as their
+    part comes."""
+    from pytest_toolbench.backends.common import make_generation
+    from pytest_toolbench.backends.replicas import READY, Replica, ReplicatedVllmBackend, _Dispatch
+    from pytest_toolbench.backends.vllm_engine import PreparedBatch
+
+    prompts = [[1] * 10, [2] * 9, [3] * 8, [2] * 9, [1] * 10, [9] * 50]  # 3 repeats 1, 4 repeats 0; 5 is over-long
+    sampling = {i: {"max_tokens": 0, "temperature": 0.0} for i in range(5)}
+    batch = PreparedBatch(prompts, sampling, [], [None] * 6, [], None, [None] * 6)
+    over_long = make_generation("", "length", 50, 0, None)
+
+    class Engine:
+        name, chunk_size, commit_seconds, on_chunk, on_progress = "vllm", None, 30.0, None, None
+
+    owner = ReplicatedVllmBackend(Engine(), 2)
+    owner.replicas = [Replica(0, state=READY), Replica(1, state=READY)]
+    parts = iter([([0, 1], []), ([2, 3], []), ([4], [(5, over_long)])])
+    dispatch = _Dispatch(owner, batch, 6, None, None, parts=parts)
+    dispatch._next_part()
+    assert dispatch.remaining == 2 and [first for _, first in sorted(dispatch.queue)] == [0, 1]
+    dispatch._next_part()
+    assert dispatch.remaining == 3 and dispatch.members[1] == [1, 3]  # its twin of the first part
+    assert [first for _, first in sorted(dispatch.queue)] == [0, 1, 2]
+    # request 0 finishes on a replica before the last part (its twin 4 and the over-long 5) comes
+    owner.replicas[0].outstanding[0] = dispatch.cost[0]
+    dispatch._receive(owner.replicas[0], [(dispatch.wire_of[0], "answer", "stop", 10, 1)])
+    dispatch._next_part()
+    assert dispatch.remaining == 2 and 4 not in dispatch.wire_of  # not sent again
+    assert batch.results[4] == batch.results[0] and batch.results[4].text == "answer"
+    assert batch.results[5] is over_long
+    assert sorted(index for index, _ in dispatch.pending_rows) == [0, 4, 5]
+    dispatch._next_part()
+    assert not dispatch.feeding

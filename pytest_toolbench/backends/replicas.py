@@ -10,8 +10,9 @@ completions give all of that with a few dozen lines of dispatch; Ray Data would 
 place where answers are stored.
 
 How requests are spread: each ``generate`` call (the whole single-turn set, or one round of conversations) is prepared
-once here (:meth:`VllmBackend.prepare`: the same prompts, order and sampling as one engine), identical requests are
-merged, and the rest go out longest first, each to the replica with the least outstanding work (prompt plus answer
+here part by part (:meth:`VllmBackend.prepared_parts`: the same prompts, order and sampling as one engine; the
+replicas start on the first part while the next are tokenized), identical requests are merged (across parts too),
+and the rest go out longest first, each to the replica with the least outstanding work (prompt plus answer
 budget), keeping at most twice the engine's ``max_num_seqs`` outstanding per replica so that a replica that runs
 ahead takes the next requests and the replicas finish together. Every replica is stepped in short calls
 (``STEP_SECONDS``); answers are committed through ``on_chunk`` every ``chunk_size`` answers or ``commit_seconds``,
@@ -41,10 +42,11 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from pytest_toolbench.backends.common import ChunkCallback, GenerationStats, ProgressCallback, Stopwatch, \
     progress_reporter
+from pytest_toolbench.backends.vllm_engine import completion_generation, with_recorded_answer
 from pytest_toolbench.contract.errors import ToolbenchError
 from pytest_toolbench.contract.suite import MODEL_BACKEND, Generation, Task
 
@@ -221,13 +223,19 @@ class ReplicatedVllmBackend:
             return []
         self.start()
         assert self.context is not None
-        batch = self.engine.prepare(tasks, self.context)
         with Stopwatch() as watch:
-            _Dispatch(self, batch, len(tasks), on_chunk, on_progress).run()
+            batch = self.engine.start_batch(tasks)
+            dispatch = _Dispatch(self, batch, len(tasks), on_chunk, on_progress,
+                                 parts=self.engine.prepared_parts(batch, tasks, self.context))
+            dispatch.run()
         generations = [g for g in batch.results if g is not None]
         if len(generations) != len(tasks):
             raise ToolbenchError(f"the engine replicas returned {len(generations)} of {len(tasks)} generations")
         self._stats.add(generations, watch.seconds)
+        # as one engine's figure: the wait for each call's first request, summed
+        lead = (dispatch.first_sent_at or watch.start + watch.seconds) - watch.start
+        self._stats.extra["first_request_seconds"] = round(self._stats.extra.get("first_request_seconds", 0.0)
+                                                           + lead, 6)
         return generations
 
     def stats(self) -> dict[str, Any]:
@@ -381,7 +389,9 @@ class _Dispatch:
     """One ``generate`` call across the replicas (see the module docstring)."""
 
     def __init__(self, owner: ReplicatedVllmBackend, batch: Any, total: int, on_chunk: ChunkCallback | None,
-                 on_progress: ProgressCallback | None):
+                 on_progress: ProgressCallback | None, parts: Iterator[tuple[list[int], list[Any]]] | None = None):
+        """``parts``: the call's tasks as they are prepared (runnable indices, over-long answers), dispatched as
+        they come; None: ``batch`` is prepared whole."""
         self.owner = owner
         self.batch = batch
         self.total = total
@@ -390,30 +400,56 @@ class _Dispatch:
         self.every = owner.engine.chunk_size or 256
         self.commit_seconds = owner.engine.commit_seconds
         self.step_seconds = min(STEP_SECONDS, self.commit_seconds)
+        self.parts = parts if parts is not None else iter([(list(batch.runnable), list(batch.early))])
+        self.feeding = True  # parts may still come
         # identical requests (same token ids, same sampling) are generated once and answered to each task
-        groups: dict[str, list[int]] = {}
-        for index in batch.runnable:
-            key = json.dumps([batch.token_ids[index], batch.sampling[index]], sort_keys=True)
-            groups.setdefault(key, []).append(index)
+        self.groups: dict[str, int] = {}  # request content -> first task index of its group
         self.wire: dict[int, int] = {}  # request id sent to a replica -> first task index of its group
+        self.wire_of: dict[int, int] = {}
         self.members: dict[int, list[int]] = {}  # first task index -> every task index of the group
         self.rank: dict[int, int] = {}  # first task index -> place in the longest-first order
         self.cost: dict[int, int] = {}
+        self.completions: dict[int, Generation] = {}  # first task index -> its finished completion
         self.queue: list[tuple[int, int]] = []
-        for rank, indices in enumerate(groups.values()):
-            first = indices[0]
-            self.members[first], self.rank[first] = indices, rank
-            self.cost[first] = len(batch.token_ids[first]) + int(batch.sampling[first]["max_tokens"])
-            self.wire[next(owner._ids)] = first
-            self.queue.append((rank, first))
-        self.wire_of = {first: wire for wire, first in self.wire.items()}
-        heapq.heapify(self.queue)
-        self.remaining = len(self.members)
-        self.pending_rows: list[tuple[int, Generation]] = list(batch.early)
-        self.done = len(batch.early)
-        self.prompt_tokens = sum(g.prompt_tokens or 0 for _, g in batch.early)
-        self.output_tokens = 0
+        self.remaining = 0  # groups not answered yet
+        self.pending_rows: list[tuple[int, Generation]] = []
+        self.done = self.prompt_tokens = self.output_tokens = 0
         self.last_flush = time.perf_counter()
+        self.first_sent_at: float | None = None  # when the first request went to a replica
+        if parts is None:
+            self._next_part()  # the whole batch, queued at once
+
+    def _next_part(self) -> None:
+        """Take the next prepared part, if any: merge identical requests, queue the rest longest first."""
+        part = next(self.parts, None)
+        if part is None:
+            self.feeding = False
+            return
+        order, early = part
+        batch = self.batch
+        for index, generation in early:
+            self._answer(index, generation)
+        for index in order:
+            key = json.dumps([batch.token_ids[index], batch.sampling[index]], sort_keys=True)
+            first = self.groups.setdefault(key, index)
+            if first != index:
+                self.members[first].append(index)
+                if first in self.completions:  # its twin in an earlier part is answered already
+                    self._answer(index, with_recorded_answer(self.completions[first], batch.recorded_answers[index]))
+                continue
+            self.members[index], self.rank[index] = [index], len(self.rank)
+            self.cost[index] = len(batch.token_ids[index]) + int(batch.sampling[index]["max_tokens"])
+            wire = next(self.owner._ids)
+            self.wire[wire], self.wire_of[index] = index, wire
+            heapq.heappush(self.queue, (self.rank[index], index))
+            self.remaining += 1
+
+    def _answer(self, index: int, generation: Generation) -> None:
+        self.batch.results[index] = generation
+        self.pending_rows.append((index, generation))
+        self.done += 1
+        self.prompt_tokens += generation.prompt_tokens or 0
+        self.output_tokens += generation.output_tokens or 0
 
     def requeue(self, firsts: list[int]) -> None:
         for first in firsts:
@@ -428,10 +464,14 @@ class _Dispatch:
             replica.outstanding, replica.pending, replica.load, replica.step_ref = {}, [], 0, None
         try:
             while True:
+                if self.feeding:
+                    self._next_part()
                 self._assign()
                 self._send(ray)
-                self._flush(force=self.remaining == 0)
+                self._flush(force=self.remaining == 0 and not self.feeding)
                 if self.remaining == 0:
+                    if self.feeding:
+                        continue
                     return
                 calls = {r.step_ref: (r, "step") for r in owner.replicas if r.step_ref is not None}
                 calls.update({r.start_ref: (r, "start") for r in owner.replicas if r.state == STARTING})
@@ -439,7 +479,8 @@ class _Dispatch:
                     raise ToolbenchError(
                         f"every engine replica died ({'; '.join(owner.notes[-owner.count:])}); the answers "
                         "committed so far are kept: run again to resume")
-                ready, _ = ray.wait(list(calls), num_returns=1, timeout=WAIT_LINE_SECONDS)
+                # while parts are still being prepared, only collect what is ready; then wait
+                ready, _ = ray.wait(list(calls), num_returns=1, timeout=0 if self.feeding else WAIT_LINE_SECONDS)
                 for ref in ready:
                     replica, kind = calls[ref]
                     if kind == "start":
@@ -483,10 +524,10 @@ class _Dispatch:
                 replica.outstanding[first] = self.cost[first]
             replica.pending = []
             replica.step_ref = replica.handle.step.remote(requests, self.step_seconds)
+            if self.first_sent_at is None and requests:
+                self.first_sent_at = time.perf_counter()
 
     def _receive(self, replica: Replica, finished: list[Any]) -> None:
-        from pytest_toolbench.backends.vllm_engine import completion_generation, with_recorded_answer
-
         batch = self.batch
         for wire, text, finish_reason, prompt_tokens, output_tokens in finished:
             first = self.wire.get(wire)
@@ -497,13 +538,9 @@ class _Dispatch:
             replica.output_tokens += output_tokens
             self.remaining -= 1
             generation = completion_generation(text, finish_reason, prompt_tokens, output_tokens, batch.parser)
+            self.completions[first] = generation
             for index in self.members[first]:
-                answer = with_recorded_answer(generation, batch.recorded_answers[index])
-                batch.results[index] = answer
-                self.pending_rows.append((index, answer))
-                self.done += 1
-                self.prompt_tokens += answer.prompt_tokens or 0
-                self.output_tokens += answer.output_tokens or 0
+                self._answer(index, with_recorded_answer(generation, batch.recorded_answers[index]))
         if self.report is not None and finished:
             self.report(self.done, self.total, self.prompt_tokens, self.output_tokens)
 

@@ -816,13 +816,19 @@ class VllmBackend(ModelBackend):
         batch.runnable.sort(key=lambda i: (-len(batch.token_ids[i]), i))
         return batch
 
+    def prepared_parts(self, batch: "PreparedBatch", tasks: Sequence[Task],
+                       context: int) -> Iterator[tuple[list[int], list[tuple[int, Generation]]]]:
+        """:meth:`prepare_part` over :func:`part_bounds`, lazily: each part's runnable tasks (longest prompt first)
+        and its over-long ones. Engine replicas on Ray dispatch them as they come."""
+        for start, stop in part_bounds(len(tasks), PART_FIRST, PART_MAX):
+            yield self.prepare_part(batch, tasks, range(start, stop), context)
+
     def prepare_parts(self, batch: "PreparedBatch", tasks: Sequence[Task], context: int,
                       sampling_params: Any) -> Iterator[PreparedPart]:
         """:meth:`prepare` a part at a time (see :func:`part_bounds`), for the engine to start on the first part
         while the next are prepared. The tasks keep the caller's order across parts (pre-generation hands them over
         longest request first); within a part, longest prompt first."""
-        for start, stop in part_bounds(len(tasks), PART_FIRST, PART_MAX):
-            order, early = self.prepare_part(batch, tasks, range(start, stop), context)
+        for order, early in self.prepared_parts(batch, tasks, context):
             yield PreparedPart(order, [{"prompt_token_ids": batch.token_ids[i]} for i in order],
                                [sampling_params(**batch.sampling[i]) for i in order], early)
 
