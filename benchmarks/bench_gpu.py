@@ -414,7 +414,8 @@ def table(result: dict) -> str:
         f"| (a) BFCL single-turn pre-generation, {a['plugin']['requested']} requests "
         f"({a['plugin']['requested'] - a['plugin']['requests']} identical ones generated once) | "
         f"{a['plugin']['generation_s']:.2f} s, {rate(a['plugin']):,.0f} out tok/s (its generate call "
-        f"{generate_call_seconds(a['plugin']):.2f} s{waited_for_prompts(a['plugin'])}) | raw `LLM.generate` on pre-tokenized prompts: "
+        f"{generate_call_seconds(a['plugin']):.2f} s{waited_for_prompts(a['plugin'])}) | "
+        f"raw `LLM.generate` on pre-tokenized prompts: "
         f"{a['raw']['generation_s']:.2f} s, {rate(a['raw']):,.0f} out tok/s | {a['ratio']:.2f}x "
         f"(generate call alone {a.get('generate_call_ratio', a.get('engine_call_ratio')):.2f}x) | "
         f">= {TARGET_SINGLE_TURN}x: {'met' if a['ratio'] >= TARGET_SINGLE_TURN else 'NOT met'} |")

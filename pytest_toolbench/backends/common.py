@@ -86,6 +86,11 @@ class GenerationStats:
         self.truncated += sum(1 for g in generations if g.truncated)
         self.generation_seconds += seconds
 
+    def add_first_request_wait(self, seconds: float) -> None:
+        """How long an engine waited in one call for the host to prepare its first request (the preparation it
+        could not overlap), summed over calls as ``extra["first_request_seconds"]``."""
+        self.extra["first_request_seconds"] = round(self.extra.get("first_request_seconds", 0.0) + seconds, 6)
+
     def as_dict(self) -> dict[str, Any]:
         seconds = self.generation_seconds
         data = dataclasses.asdict(self)

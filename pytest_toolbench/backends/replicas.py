@@ -232,10 +232,7 @@ class ReplicatedVllmBackend:
         if len(generations) != len(tasks):
             raise ToolbenchError(f"the engine replicas returned {len(generations)} of {len(tasks)} generations")
         self._stats.add(generations, watch.seconds)
-        # as one engine's figure: the wait for each call's first request, summed
-        lead = (dispatch.first_sent_at or watch.start + watch.seconds) - watch.start
-        self._stats.extra["first_request_seconds"] = round(self._stats.extra.get("first_request_seconds", 0.0)
-                                                           + lead, 6)
+        self._stats.add_first_request_wait((dispatch.first_sent_at or watch.start + watch.seconds) - watch.start)
         return generations
 
     def stats(self) -> dict[str, Any]:

@@ -746,27 +746,22 @@ class VllmBackend(ModelBackend):
         from vllm import SamplingParams
 
         context = llm.llm_engine.model_config.max_model_len
+        streaming = on_chunk is not None and can_enqueue(llm)
         with Stopwatch() as watch:
-            if on_chunk is not None and can_enqueue(llm):
-                batch = self.start_batch(tasks)
-                run = _GenerationRun(self, batch.parser, batch.results, len(tasks), on_chunk, on_progress, [])
-                run.recorded_answers = batch.recorded_answers
+            # streaming: an empty batch, filled part by part as the engine runs; else every prompt prepared first
+            batch = self.start_batch(tasks) if streaming else self.prepare(tasks, context)
+            run = _GenerationRun(self, batch.parser, batch.results, len(tasks), on_chunk, on_progress, batch.early)
+            run.recorded_answers = batch.recorded_answers
+            if streaming:
                 run.stream(llm, self.prepare_parts(batch, tasks, context, SamplingParams))
             else:
-                batch = self.prepare(tasks, context)
-                run = _GenerationRun(self, batch.parser, batch.results, len(tasks), on_chunk, on_progress, batch.early)
-                run.recorded_answers = batch.recorded_answers
                 run.batched(llm, batch.runnable, [{"prompt_token_ids": batch.token_ids[i]} for i in batch.runnable],
                             [SamplingParams(**batch.sampling[i]) for i in batch.runnable])
         generations = [g for g in batch.results if g is not None]
         if len(generations) != len(tasks):
             raise ToolbenchError(f"vLLM returned {len(generations)} of {len(tasks)} generations")
         self._stats.add(generations, watch.seconds)
-        # How long the engine waited, summed over calls, for the host to prepare the first request of each call:
-        # the preparation it could not overlap (all of it without on_chunk, one small part with it).
-        lead = (run.first_request_at or watch.start + watch.seconds) - watch.start
-        self._stats.extra["first_request_seconds"] = round(self._stats.extra.get("first_request_seconds", 0.0)
-                                                           + lead, 6)
+        self._stats.add_first_request_wait((run.first_request_at or watch.start + watch.seconds) - watch.start)
         return generations
 
     def start_batch(self, tasks: Sequence[Task]) -> "PreparedBatch":
@@ -812,8 +807,7 @@ class VllmBackend(ModelBackend):
         ``context``: the engine's ``max_model_len``. Engine replicas on Ray (``replicas.py``) share it, so N
         replicas see exactly the prompts and sampling one engine does."""
         batch = self.start_batch(tasks)
-        self.prepare_part(batch, tasks, range(len(tasks)), context)
-        batch.runnable.sort(key=lambda i: (-len(batch.token_ids[i]), i))
+        self.prepare_part(batch, tasks, range(len(tasks)), context)  # one part: runnable sorted there
         return batch
 
     def prepared_parts(self, batch: "PreparedBatch", tasks: Sequence[Task],
