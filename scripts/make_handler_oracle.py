@@ -31,6 +31,7 @@ from types import SimpleNamespace
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bfcl_eval.constants.default_prompts import DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING  # noqa: E402
+from bfcl_eval.constants.enums import ReturnFormat  # noqa: E402
 from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING  # noqa: E402
 from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils import is_empty_execute_response  # noqa: E402
 from bfcl_eval.utils import _func_doc_language_specific_pre_processing  # noqa: E402
@@ -229,7 +230,7 @@ def decode_all(row, style):
         entry = {"text": text, "recorded": record}
         if "value" in record:
             recorded = handler._parse_query_response_prompting(_Response(text))["model_responses"]
-            entry["ast"] = outcome(lambda: handler.decode_ast(recorded, "python", False))
+            entry["ast"] = outcome(lambda: handler.decode_ast(recorded, ReturnFormat.PYTHON, False))
             entry["execute"] = outcome(lambda: handler.decode_execute(recorded, False))
         out.append(entry)
     return out
