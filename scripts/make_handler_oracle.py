@@ -53,7 +53,7 @@ ROWS = [
     ("MadeAgents/Hammer2.1-7b", "json_list"), ("THUDM/glm-4-9b-chat", "glm"),
     ("ibm-granite/granite-20b-functioncalling", "granite_fc"), ("ibm-granite/granite-3.2-8b-instruct", "granite3"),
     ("ibm-granite/granite-4.0-350m", "qwen_fc"), ("mistralai/Ministral-8B-Instruct-2410", "json_list"),
-    ("katanemo/Arch-Agent-7B", "qwen_fc"), ("tiiuae/Falcon3-7B-Instruct-FC", "falcon"),
+    ("katanemo/Arch-Agent-7B", "qwen_fc"), ("X-Humanoid/Pelican1.0-VL-30B-A3B-FC", "qwen_fc"), ("tiiuae/Falcon3-7B-Instruct-FC", "falcon"),
 ]
 
 

@@ -267,6 +267,54 @@ def render_nanbeige_fc(messages: Messages, functions: Sequence[Any], model_name:
     return out + _qwen_turns(stored, tool_calls=True)
 
 
+_PELICAN_TOOLS = (
+    "# Tools\n\nYou may call one or more function to assist with the user query.\n\nYou are provided with function "
+    "signatures within <tools></tools> XML tags:\n<tools>{docs}\n</tools>\n\nFor each function call, return a json "
+    "object with functions name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n"
+    '{{"name": <function-name>, "arguments": <args-json-object>}}\n</tool_call><|im_end|>\n')
+
+
+def render_pelican_vl_fc(messages: Messages, functions: Sequence[Any], model_name: str, step: int) -> str:
+    """PelicanVLFCHandler (pelican_vl_fc.py): a Qwen-VL style tools block (its own wording: "one or more function",
+    "functions name") after the question's system text, or "You are a helpful assistant." without tools and system;
+    every message its own turn (each result a ``tool`` turn of its own, no grouping); a reply with calls is written
+    as its ``<tool_call>`` lines only (arguments with ``ensure_ascii=False``), its reasoning never."""
+    stored = _stored_qwen_fc(messages)
+    out = ""
+    system_done = False
+    if functions:
+        out += "<|im_start|>system\n"
+        if stored and stored[0]["role"] == "system":
+            out += stored[0]["content"] + "\n\n"
+            system_done = True
+        out += _PELICAN_TOOLS.format(docs="".join(f"\n{json.dumps(tool)}" for tool in functions))
+    if stored and stored[0]["role"] == "system" and not system_done:
+        out += f"<|im_start|>system\n{stored[0]['content']}<|im_end|>\n"
+        system_done = True
+    elif not functions and (not stored or stored[0]["role"] != "system"):
+        out += "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n"
+    for index, message in enumerate(stored):
+        role, content = message["role"], message["content"]
+        if index == 0 and role == "system" and system_done:
+            continue
+        out += f"<|im_start|>{role}\n"
+        if role == "tool":
+            out += f"<tool_response>\n{content}\n</tool_response>"
+        elif role == "assistant":
+            for call in message.get("tool_calls", []):
+                call = call.get("function", call)
+                arguments = call["arguments"]
+                if isinstance(arguments, dict):
+                    arguments = json.dumps(arguments, ensure_ascii=False)
+                out += f'<tool_call>\n{{"name": "{call["name"]}", "arguments": {arguments}}}\n</tool_call>'
+            if content:
+                out += content
+        elif role == "user" and isinstance(content, str):
+            out += content
+        out += "<|im_end|>\n"
+    return out + "<|im_start|>assistant\n"
+
+
 # -- Llama-template family ------------------------------------------------------------------------------------------
 
 def _llama_results(messages: Messages) -> list[dict]:
@@ -1034,6 +1082,8 @@ HANDLERS: dict[str, HandlerSpec] = {spec.name: spec for spec in (
                 decode_ast=_ast(_decode_tagged_json), decode_execute=_exe(_execute_tagged_json)),
     HandlerSpec("NanbeigeFCHandler", "nanbeige_fc.py", render_nanbeige_fc, False, record=_strip_after_think,
                 decode_ast=_ast(_decode_tagged_json), decode_execute=_exe(_execute_tagged_json)),
+    HandlerSpec("PelicanVLFCHandler", "pelican_vl_fc.py", render_pelican_vl_fc, False, record=_strip_after_think,
+                decode_ast=_ast(_decode_tagged_json), decode_execute=_exe(_execute_tagged_json)),
     HandlerSpec("LlamaHandler", "llama.py", render_llama, True),
     HandlerSpec("LlamaHandler_3_1", "llama_3_1.py", render_llama_3_1, False,
                 decode_ast=_ast(lambda r: _named(_llama31_calls(r), "parameters")),
@@ -1092,7 +1142,6 @@ NOT_REPRODUCED = {
     "MiniCPMFCHandler": "minicpm_fc.py builds its tool docs with datamodel-code-generator (Python type stubs) and "
                         "parses replies with the ast module; not re-implemented",
     "FunctionGemmaHandler": "functiongemma.py (526 lines, its own declaration and call syntax); not re-implemented",
-    "PelicanVLFCHandler": "pelican_vl_fc.py; not re-implemented",
 }
 
 
