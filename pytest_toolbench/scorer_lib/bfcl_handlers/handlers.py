@@ -30,6 +30,31 @@ which agrees with ``eval`` on every literal and refuses what is not one (where `
 
 Reference: bfcl-eval 2026.3.23 = gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8, one file per handler (named in
 each spec). Standard library only.
+
+DEFECTS of the official handlers, reproduced (the board was made with them; each is visible in the oracle fixture
+``tests/data/bfcl_handler_oracle.json``):
+
+- HammerHandler: ``convert_to_format_tool`` edits the function docs it is given, which are the entry's own; every
+  request appends ``default is '<default>'`` to each defaulted parameter's description once more (request k of a
+  multi-turn entry carries it k+1 times) and replaces a nested parameter by its sub-properties for good.
+- ThinkAgentHandler: the prompt holds only the first non-system message (no reply, result or later turn ever reaches
+  the model), and ``decode_execute`` raises on any reply with a call (it calls ``.items()`` on a string), so no
+  multi-turn step ever executes.
+- GraniteFunctionCallingHandler: a chunk of reply text that is not JSON is kept as a "call" by ``decode_execute``, so
+  a plain-text answer is executed as a call (and ends up an execution error) instead of ending the turn;
+  ``decode_ast`` keeps it as a string (then not in calling format).
+- GLMHandler: a one-line reply decodes to ``[<text>]`` (not calling format) and ``decode_execute`` iterates its
+  characters (raises unless empty); only the first call of a reply is read.
+- Granite3FCHandler: the prompt ends after the last message, without an assistant turn opener.
+- MistralFCHandler: string values of a tool doc are written between quotes without escaping (a quote in a
+  description breaks the JSON); the system text is written only when the last message is a user turn; call ids are
+  random (see :func:`mistral_call_ids`).
+- QwenFCHandler, Granite4FCHandler, NanbeigeFCHandler: a later call equal in value to the first gets no newline before
+  it when the reply text is empty (the first-call test compares values).
+- DeepseekReasoningHandler: the results of a step are written as the Python ``str`` of a list of dicts in a user turn.
+- LlamaHandler_3_1: ``decode_ast``/``decode_execute`` ``eval`` a reply without ``;`` (here: a literal only).
+- Routing (``model_config.py``): the Llama 3.2, 3.3 and 4 ``-FC`` rows use the prompting ``LlamaHandler``;
+  ``Ministral-8B-Instruct-2410`` (flagged prompting) uses ``MistralFCHandler``.
 """
 
 from __future__ import annotations
