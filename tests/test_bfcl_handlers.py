@@ -162,3 +162,27 @@ def test_oracle_covers_parallel_calls_reasoning_and_failures():
         assert any(len(c.get("ast", {}).get("value") or []) >= 2 for c in outcomes) or row["handler"] in (
             "GLMHandler", "ThinkAgentHandler", "HammerHandler"), name
         assert sum(len(s.get("prompts", [])) for s in row["scenarios"]) >= 6, name
+
+
+def test_upstream_defects_are_reproduced():
+    hammer = ORACLE["rows"]["MadeAgents/Hammer2.1-7b"]["scenarios"]
+    multi = next(s for s in hammer if s["id"] == "multi_turn_base_0")["prompts"]
+    assert [p.count("default is 'celsius'") for p in multi] == [1, 2, 3, 4, 5]  # the docs grow on every request
+    think = ORACLE["rows"]["ThinkAgents/ThinkAgent-1B"]["scenarios"]
+    assert all(step is None for s in think for step in s.get("executed", []))  # never executes a call
+    granite = next(s for s in ORACLE["rows"]["ibm-granite/granite-20b-functioncalling"]["scenarios"]
+                   if s["id"] == "multi_turn_base_0")
+    assert granite["executed"][1] == ["<think>\nBoth are known now.\n</think>\n\nRome is 21, Oslo is 4."]
+    assert not ORACLE["rows"]["ibm-granite/granite-3.2-8b-instruct"]["scenarios"][0]["prompts"][0].endswith(
+        "<|start_of_role|>assistant<|end_of_role|>")
+    with pytest.raises(bh.HandlerDecodeError, match="cannot record"):
+        bh.recorded_answer("MistralFCHandler", '{"name": "f", "arguments": {}}')
+
+
+def test_model_output_is_never_evaluated():
+    """LlamaHandler_3_1 ``eval``s a reply without ``;``: a literal decodes as upstream, anything else is refused."""
+    assert bh.decode_ast("LlamaHandler_3_1", "{'name': 'f', 'parameters': {'a': (1, 2)}}", "python",
+                         _prompting_ast) == [{"f": {"a": (1, 2)}}]
+    with pytest.raises(bh.HandlerDecodeError, match="not a Python literal"):
+        bh.decode_ast("LlamaHandler_3_1", "{'name': 'f', 'parameters': {'a': __import__('os').getcwd()}}",
+                      "python", _prompting_ast)

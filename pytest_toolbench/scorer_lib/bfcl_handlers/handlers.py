@@ -1193,8 +1193,17 @@ def render(handler: str, messages: Messages, functions: Sequence[Any], *, model_
 
 
 def recorded_answer(handler: str, text: str) -> Any:
-    """What the handler records of a reply (``model_responses``): text, or a list of ``{name: arguments}``."""
-    return handler_spec(handler).record(text)
+    """What the handler records of a reply (``model_responses``): text, or a list of ``{name: arguments}``. Where
+    upstream's ``_parse_query_response_prompting`` itself raises (MistralFCHandler on a JSON reply that is not a list
+    of calls, ArchHandler on a ``<tool_call>`` body that is neither JSON nor a literal), the entry fails upstream:
+    :class:`HandlerDecodeError` here."""
+    spec = handler_spec(handler)
+    try:
+        return spec.record(text)
+    except HandlerDecodeError:
+        raise
+    except Exception as error:  # noqa: BLE001 - the handler's own failure while recording
+        raise HandlerDecodeError(f"{handler} cannot record this reply ({type(error).__name__}: {error})") from None
 
 
 def decode_ast(handler: str, recorded: Any, language: str, prompting_ast: AstDecoder) -> Any:
