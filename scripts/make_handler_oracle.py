@@ -13,8 +13,8 @@ and consecutive user messages in the question; multi-turn with parallel results,
 memory prompt), the official handler runs the prompting loop of ``base_handler.inference_multi_turn_prompting`` /
 ``inference_single_turn_prompting`` on scripted replies written in the handler's own call format: every request's
 ``_format_prompt`` text is kept. A reply executes when the handler's ``decode_execute`` gives a non-empty list; its
-results are ``Result <k> of <call>``; a turn ends at the first reply that does not execute or when its scripted
-replies run out. Beside that, a corpus of replies per call format (well-formed, malformed, with reasoning, parallel)
+results are ``Result <k> of <call>`` or a JSON object, alternately; a turn ends at the first reply that does not
+execute or when its scripted replies run out. Beside that, a corpus of replies per call format (well-formed, malformed, with reasoning, parallel)
 goes through ``_parse_query_response_prompting`` (the recorded answer), ``decode_ast`` and ``decode_execute``.
 Falcon3FCHandler renders with the checkpoint's chat template: a recording tokenizer keeps what the handler hands to
 ``apply_chat_template`` (messages, tools) instead of a text. MistralFCHandler draws random call ids: they are
@@ -53,7 +53,8 @@ ROWS = [
     ("MadeAgents/Hammer2.1-7b", "json_list"), ("THUDM/glm-4-9b-chat", "glm"),
     ("ibm-granite/granite-20b-functioncalling", "granite_fc"), ("ibm-granite/granite-3.2-8b-instruct", "granite3"),
     ("ibm-granite/granite-4.0-350m", "qwen_fc"), ("mistralai/Ministral-8B-Instruct-2410", "json_list"),
-    ("katanemo/Arch-Agent-7B", "qwen_fc"), ("X-Humanoid/Pelican1.0-VL-30B-A3B-FC", "qwen_fc"), ("tiiuae/Falcon3-7B-Instruct-FC", "falcon"),
+    ("katanemo/Arch-Agent-7B", "qwen_fc"), ("X-Humanoid/Pelican1.0-VL-30B-A3B-FC", "qwen_fc"),
+    ("tiiuae/Falcon3-7B-Instruct-FC", "falcon"), ("google/functiongemma-270m-it-FC", "function_gemma"),
 ]
 
 
@@ -78,6 +79,18 @@ def write_calls(calls, style):
         return name + "\n" + json.dumps(arguments)
     if style == "granite_fc":
         return " ".join("<function_call> " + json.dumps({"name": n, "arguments": a}) for n, a in calls)
+    if style == "function_gemma":
+        def value(v):
+            if isinstance(v, str):
+                return f"<escape>{v}<escape>"
+            if isinstance(v, bool) or v is None:
+                return json.dumps(v)
+            if isinstance(v, list):
+                return "[" + ",".join(value(i) for i in v) + "]"
+            if isinstance(v, dict):
+                return "{" + ",".join(f"{k}:{value(i)}" for k, i in v.items()) + "}"
+            return str(v)
+        return "".join(f"<start_function_call>call:{n}{value(a)}<end_function_call>" for n, a in calls)
     if style == "think_agent":
         return "<think>plan</think>" + json.dumps([{"name": n, "arguments": a} for n, a in calls])
     raise ValueError(style)
@@ -140,7 +153,8 @@ class RecordingTokenizer:
 
 
 def results_for(calls):
-    return [f"Result {k} of {call}" for k, call in enumerate(calls)]
+    """One result per executed call: text for the first, a JSON object for the second, and so on."""
+    return [json.dumps({"call": call, "k": k}) if k % 2 else f"Result {k} of {call}" for k, call in enumerate(calls)]
 
 
 def build(row):
@@ -202,7 +216,10 @@ def corpus(style):
              "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>\n<tool_call>\nnot json\n</tool_call>",
              "<|tool_call|>[{\"name\": \"f\", \"arguments\": {\"a\": 1}}]<|/tool_call|>",
              "[get_weather(city='Rome'), get_weather(city='Oslo')]", "get_weather(city='Rome')",
-             "<function_call> {\"name\": \"no_function\", \"arguments\": {}}"]
+             "<function_call> {\"name\": \"no_function\", \"arguments\": {}}",
+             "<start_function_call>call:f{a:<escape>x, y<escape>,b:[1,2.5,true],c:{d:null}}<end_function_call>",
+             "<start_function_call>call:g<end_function_call><start_function_call>h{}<end_function_call>",
+             "<start_function_call>call:f{a:1,:2,b}<end_function_call>"]
     seen, out = set(), []
     for text in texts:
         if text not in seen:

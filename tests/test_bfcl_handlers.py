@@ -85,7 +85,8 @@ def _conversation(row: dict, scenario: dict) -> tuple[list[str], list]:
                 executed.append(None)
                 break
             executed.append(calls)
-            messages.extend({"role": "tool", "name": call, "content": f"Result {k} of {call}"}
+            messages.extend({"role": "tool", "name": call,
+                             "content": json.dumps({"call": call, "k": k}) if k % 2 else f"Result {k} of {call}"}
                             for k, call in enumerate(calls))
     return prompts, executed
 
