@@ -55,6 +55,7 @@ ROWS = [
     ("ibm-granite/granite-4.0-350m", "qwen_fc"), ("mistralai/Ministral-8B-Instruct-2410", "json_list"),
     ("katanemo/Arch-Agent-7B", "qwen_fc"), ("X-Humanoid/Pelican1.0-VL-30B-A3B-FC", "qwen_fc"),
     ("tiiuae/Falcon3-7B-Instruct-FC", "falcon"), ("google/functiongemma-270m-it-FC", "function_gemma"),
+    ("openbmb/MiniCPM3-4B-FC", "minicpm"),
 ]
 
 
@@ -91,6 +92,10 @@ def write_calls(calls, style):
                 return "{" + ",".join(f"{k}:{value(i)}" for k, i in v.items()) + "}"
             return str(v)
         return "".join(f"<start_function_call>call:{n}{value(a)}<end_function_call>" for n, a in calls)
+    if style == "minicpm":
+        return ("<|thought_start|>\nI will call.\n<|thought_end|>\n<|tool_call_start|>\n```python\n"
+                + "\n".join(f"{n}(" + ", ".join(f"{k}={v!r}" for k, v in a.items()) + ")" for n, a in calls)
+                + "\n```\n<|tool_call_end|>\n")
     if style == "think_agent":
         return "<think>plan</think>" + json.dumps([{"name": n, "arguments": a} for n, a in calls])
     raise ValueError(style)
@@ -219,7 +224,9 @@ def corpus(style):
              "<function_call> {\"name\": \"no_function\", \"arguments\": {}}",
              "<start_function_call>call:f{a:<escape>x, y<escape>,b:[1,2.5,true],c:{d:null}}<end_function_call>",
              "<start_function_call>call:g<end_function_call><start_function_call>h{}<end_function_call>",
-             "<start_function_call>call:f{a:1,:2,b}<end_function_call>"]
+             "<start_function_call>call:f{a:1,:2,b}<end_function_call>",
+             "<|tool_call_start|>\n```python\nf(a=[1, 2], b={'c': None})\nx = g()\n```\n<|tool_call_end|>\nDone.",
+             "<|tool_call_start|>\nf(a=1\n<|tool_call_end|>\ntext", "<|thought_start|>only thought<|thought_end|>"]
     seen, out = set(), []
     for text in texts:
         if text not in seen:
@@ -260,6 +267,25 @@ def mask_ids(text):
     return MISTRAL_ID.sub(lambda m: m.group(0)[:m.group(0).index(":") + 2] + '"<ID>"', text)
 
 
+def minicpm_tool_code(scenarios):
+    """MiniCPMFCHandler's generated stub per OSSMODEL-style doc (None where its generator fails), so that the test
+    can check the text around the generator without it."""
+    from bfcl_eval.constants.enums import ModelStyle
+    from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
+    from bfcl_eval.model_handler.local_inference.minicpm_fc import transform_function
+    from bfcl_eval.model_handler.utils import convert_to_tool
+    codes = {}
+    for scenario in scenarios:
+        functions = _func_doc_language_specific_pre_processing(copy.deepcopy(scenario["function"]),
+                                                               scenario["id"].rsplit("_", 1)[0])
+        for tool in convert_to_tool(functions, GORILLA_TO_OPENAPI, ModelStyle.OSSMODEL):
+            try:
+                codes[json.dumps(tool, sort_keys=True)] = transform_function(copy.deepcopy(tool))
+            except Exception:
+                codes[json.dumps(tool, sort_keys=True)] = None
+    return codes
+
+
 def main():
     document = {
         "generated_by": "scripts/make_handler_oracle.py with bfcl-eval 2026.3.23 (gorilla "
@@ -270,6 +296,8 @@ def main():
         config = MODEL_CONFIG_MAPPING[row]
         entry = {"handler": config.model_handler.__name__, "model_name": config.model_name, "style": style,
                  "scenarios": [], "decoding": decode_all(row, style)}
+        if entry["handler"] == "MiniCPMFCHandler":
+            entry["tool_code"] = minicpm_tool_code(scenarios_for(style))
         for scenario in scenarios_for(style):
             try:
                 prompts, executed = run(row, scenario)
