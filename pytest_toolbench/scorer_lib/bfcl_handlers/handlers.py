@@ -1459,8 +1459,13 @@ class HandlerSpec:
     decode_ast: Callable[[Any, str, AstDecoder], Any] = _default_ast
     #: ``(recorded, prompting_execute, prompting_ast) -> list of call strings``
     decode_execute: Callable[[Any, ExecuteDecoder, AstDecoder | None], list] = _default_execute
-    #: the handler's ``stop_token_ids`` sent with each request (GLM), else None
+    #: the handler's ``stop_token_ids`` sent with each request (GLM, MiniCPM FC), else None
     stop_token_ids: tuple[int, ...] | None = None
+
+    @property
+    def records_reply_as_written(self) -> bool:
+        """Whether the recorded answer is the reply itself (``OSSHandler._parse_query_response_prompting``)."""
+        return self.record is _record_raw
 
 
 def _ast(function: Callable[[Any], Any]) -> Callable[[Any, str, AstDecoder], Any]:
