@@ -206,3 +206,12 @@ def test_model_output_is_never_evaluated():
     with pytest.raises(bh.HandlerDecodeError, match="not a Python literal"):
         bh.decode_ast("LlamaHandler_3_1", "{'name': 'f', 'parameters': {'a': __import__('os').getcwd()}}",
                       "python", _prompting_ast)
+
+
+def test_request_settings_the_handlers_send():
+    """``OSSHandler._query_prompting`` adds ``stop_token_ids`` / ``skip_special_tokens`` where a handler sets them."""
+    assert bh.handler_spec("GLMHandler").stop_token_ids == (151329, 151336, 151338)
+    assert bh.handler_spec("MiniCPMFCHandler").stop_token_ids == (2, 73440)
+    assert bh.handler_spec("MiniCPMFCHandler").skip_special_tokens is False
+    others = [s for s in bh.HANDLERS.values() if s.name not in ("GLMHandler", "MiniCPMFCHandler")]
+    assert all(s.stop_token_ids is None and s.skip_special_tokens is None for s in others)

@@ -1461,6 +1461,9 @@ class HandlerSpec:
     decode_execute: Callable[[Any, ExecuteDecoder, AstDecoder | None], list] = _default_execute
     #: the handler's ``stop_token_ids`` sent with each request (GLM, MiniCPM FC), else None
     stop_token_ids: tuple[int, ...] | None = None
+    #: the handler's ``skip_special_tokens`` sent with each request (MiniCPM FC: False), else None (the server's
+    #: default, True on vLLM's completions endpoint)
+    skip_special_tokens: bool | None = None
 
     @property
     def records_reply_as_written(self) -> bool:
@@ -1534,7 +1537,7 @@ HANDLERS: dict[str, HandlerSpec] = {spec.name: spec for spec in (
     HandlerSpec("MiniCPMFCHandler", "minicpm_fc.py", render_minicpm_fc, False, decode_ast=_minicpm_ast,
                 decode_execute=lambda recorded, prompting_execute, prompting_ast: _minicpm_execute(recorded,
                                                                                                    prompting_ast),
-                stop_token_ids=(2, 73440)),
+                stop_token_ids=(2, 73440), skip_special_tokens=False),
     HandlerSpec("FunctionGemmaHandler", "functiongemma.py", render_function_gemma, False,
                 decode_ast=_ast(lambda r: [{name: args} for name, args in _function_gemma_calls(r)]),
                 decode_execute=_exe(lambda r: [_call_text(name, args, ", ") for name, args in _function_gemma_calls(r)])),
