@@ -5,6 +5,7 @@ Run with the official bfcl-eval installed in a separate environment outside the 
 
     python3 -m venv /work/oracle-venv-handlers
     /work/oracle-venv-handlers/bin/pip install ../shared/data/bfcl-eval/bfcl_eval-2026.3.23-py3-none-any.whl
+    /work/oracle-venv-handlers/bin/pip install soundfile   # imported by qwen-agent, not declared by it
     /work/oracle-venv-handlers/bin/python scripts/make_handler_oracle.py
 
 For every handler (one registry row per handler class and model-name variant) and every scenario of
