@@ -244,6 +244,9 @@ class ReplicatedVllmBackend:
                           "restarts": r.restarts} for r in self.replicas],
             "events": list(self.notes),
         }
+        sent = self.engine.stats().get("sampling_sent")  # the requests are prepared by this engine's backend
+        if sent:
+            data["sampling_sent"] = sent
         return data
 
     def close(self) -> None:

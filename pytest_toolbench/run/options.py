@@ -35,7 +35,8 @@ class GenerationOptions:
     max_tokens: int | None = None
     #: ``--toolbench-temperature``; None: each suite's own (suite.yaml ``generation.temperature``, else greedy)
     temperature: float | None = None
-    seed: int = 0
+    #: ``--toolbench-seed``; None: not given (the vllm backend seeds with 0, the openai backend sends none)
+    seed: int | None = None
     #: ``--toolbench-repeat``: samples per case (1: a plain run)
     repeat: int = 1
     #: the simulated user of interactive suites (``--toolbench-user-model``/``--toolbench-user-base-url``)
