@@ -33,7 +33,7 @@ from typing import Any, Callable, Mapping, Sequence
 import dataclasses
 import threading
 
-from pytest_toolbench.backends import prompt_format, sampling_record
+from pytest_toolbench.backends import bfcl_rows, prompt_format, sampling_record
 from pytest_toolbench.backends.common import (
     ChunkCallback,
     ModelBackend,
@@ -154,8 +154,11 @@ class OpenAIEndpointBackend(ModelBackend):
         self._stats.extra["retries"] = 0
         self.bfcl_row = bfcl_row
         try:
-            self.formats = prompt_format.PromptFormats(prompt_format_option, family, mode == "native", "")
-        except prompt_format.PromptFormatError as exc:
+            # the family from the served name (a local config is not at hand), unless given or the row is named
+            self._row_choice = bfcl_rows.choose_row(bfcl_row, model, family or prompt_format.detect_family(model))
+            self.formats = prompt_format.PromptFormats(prompt_format_option, self._row_choice.family,
+                                                       mode == "native", "")
+        except (prompt_format.PromptFormatError, bfcl_rows.RowError) as exc:
             raise ToolbenchError(f"model {model!r} at {base_url}: {exc}") from None
         self._lock = threading.Lock()
         self._answered = 0  # successful responses in this backend's life: a refusal after one means the server died
@@ -165,6 +168,10 @@ class OpenAIEndpointBackend(ModelBackend):
         self._tokenize_missing = False  # the server has no /tokenize (not vLLM): max_tokens is the limit as is
 
     # -- Backend protocol ---------------------------------------------------------------------------------------------
+
+    def row_choice(self) -> bfcl_rows.RowChoice:
+        """The BFCL row the served model is prompted as (for the run header)."""
+        return self._row_choice
 
     def fingerprint(self) -> dict[str, Any]:
         fingerprint = {
@@ -192,8 +199,7 @@ class OpenAIEndpointBackend(ModelBackend):
         endpoint = options.backend_options
         return cls(endpoint.base_url, options.model, api_key_env=options.generation.api_key_env,
                    prompt_format_option=getattr(endpoint, "prompt_format", "auto"),
-                   family=getattr(endpoint, "family", None) or prompt_format.detect_family(options.model),
-                   bfcl_row=getattr(endpoint, "bfcl_row", None), **settings)
+                   bfcl_row=options.generation.bfcl_row, **settings)
 
     def generate(
         self,
@@ -395,8 +401,9 @@ class OpenAIEndpointBackend(ModelBackend):
                     # It answered before and refuses twice in a row: it is gone, not busy.
                     raise self._server_gone(url, reason, label) from None
             if attempt == self.max_retries:
-                last = f"; the server's last HTTP error: {self._last_http_error}" if self._last_http_error else ""
-                raise EndpointError(f"{url}: giving up on {label} after {attempt + 1} attempts; last error "
+                last = self._last_http_error
+                last = f"; the server's last HTTP error: {last}" if last and not failure.startswith("HTTP") else ""
+                raise EndpointError(f"{url}: giving up after {attempt + 1} attempts on {label}; last error "
                                     f"{failure}{last}")
             self._stats.extra["retries"] += 1
             delay = min(self.backoff_max_s, self.backoff_initial_s * 2**attempt)

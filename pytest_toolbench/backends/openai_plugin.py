@@ -23,8 +23,6 @@ class OpenAIOptions:
     #: ``--toolbench-prompt-format``: auto (the official harness's text to /completions where there is a renderer
     #: for the model), handler (that, or an error) or chat-template (always /chat/completions)
     prompt_format: str = "auto"
-    #: ``--toolbench-bfcl-model``: the BFCL leaderboard row the model is prompted as (None: by the model's name)
-    bfcl_row: str | None = None
 
 
 class OpenAIKind(BackendKind):
@@ -43,8 +41,7 @@ class OpenAIKind(BackendKind):
         base_url = config.getoption("toolbench_base_url")
         if not (base_url and model):
             raise pytest.UsageError("--toolbench-backend openai needs --toolbench-base-url URL and --model NAME")
-        return OpenAIOptions(base_url=base_url, prompt_format=config.getoption("toolbench_prompt_format", "auto"),
-                             bfcl_row=config.getoption("toolbench_bfcl_model", None))
+        return OpenAIOptions(base_url=base_url, prompt_format=config.getoption("toolbench_prompt_format", "auto"))
 
     @classmethod
     def build(cls, options: "RunOptions", suites: SuiteLookup) -> Backend:

@@ -235,6 +235,10 @@ class ReplicatedVllmBackend:
         self._stats.add_first_request_wait((dispatch.first_sent_at or watch.start + watch.seconds) - watch.start)
         return generations
 
+    def row_choice(self) -> Any:
+        """The BFCL row the engines prompt as (the one backend that prepares every request decides)."""
+        return self.engine.row_choice()
+
     def stats(self) -> dict[str, Any]:
         data = self._stats.as_dict()
         data["replicas"] = {

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
-from pytest_toolbench.backends import prompt_format, sampling_record
+from pytest_toolbench.backends import bfcl_rows, prompt_format, sampling_record
 from pytest_toolbench.backends.common import (
     ChunkCallback,
     ModelBackend,
@@ -467,6 +467,7 @@ class VllmBackend(ModelBackend):
         on_chunk: ChunkCallback | None = None,
         llm: Any = None,
         prompt_format_option: str = "auto",
+        bfcl_row: str | None = None,
     ):
         """``chunk_size``: results per ``on_chunk`` hand-over (default 256), or every ``commit_seconds`` of
         generation, whichever comes first; ``llm``: an already started
@@ -490,6 +491,8 @@ class VllmBackend(ModelBackend):
         self.engine_args = dict(engine_args or {})
         self._requested_parser = tool_parser
         self.prompt_format_option = prompt_format_option
+        self.bfcl_row = bfcl_row  # --toolbench-bfcl-model
+        self._row_choice: bfcl_rows.RowChoice | None = None
         self._prompt_formats: prompt_format.PromptFormats | None = None
         self._tokenizer_obj: Any = None
         self._chat_template: str | None = None
@@ -515,6 +518,7 @@ class VllmBackend(ModelBackend):
             gpu_memory_utilization=engine.gpu_memory_utilization,
             engine_args=engine.engine_args,
             prompt_format_option=engine.prompt_format,
+            bfcl_row=options.generation.bfcl_row,
         )
 
     # -- tokenizer, template, parser (no engine needed) ----------------------------------------------------------------
@@ -598,15 +602,25 @@ class VllmBackend(ModelBackend):
         there is one for the model's family (BFCL's handlers), else the chat template. See ``prompt_format.py``."""
         if self._prompt_formats is None:
             template = self.chat_template()
-            family = prompt_format.detect_family(
-                self.model, prompt_format.read_model_config(self.model, self.revision), template)
             try:
                 self._prompt_formats = prompt_format.PromptFormats(
-                    self.prompt_format_option, family, self.mode == "native",
+                    self.prompt_format_option, self.row_choice().family, self.mode == "native",
                     hashlib.sha256(template.encode()).hexdigest())
             except prompt_format.PromptFormatError as exc:
                 raise ToolbenchError(f"model {self.model!r}: {exc}") from None
         return self._prompt_formats
+
+    def row_choice(self) -> bfcl_rows.RowChoice:
+        """The BFCL row the checkpoint is prompted as (``--toolbench-bfcl-model``, else by its id or family), for
+        the renderer and the run header (``bfcl_rows.py``)."""
+        if self._row_choice is None:
+            family = prompt_format.detect_family(
+                self.model, prompt_format.read_model_config(self.model, self.revision), self.chat_template())
+            try:
+                self._row_choice = bfcl_rows.choose_row(self.bfcl_row, self.model, family)
+            except bfcl_rows.RowError as exc:
+                raise ToolbenchError(str(exc)) from None
+        return self._row_choice
 
     def render(self, task: Task) -> str:
         """The prompt text for one task, exactly as the model sees it."""
@@ -721,6 +735,7 @@ class VllmBackend(ModelBackend):
                 **model_identity,
                 "chat_template_sha256": hashlib.sha256(self.chat_template().encode()).hexdigest(),
                 "prompt_format": self.prompt_formats().describe(),
+                **({"bfcl_row": self.row_choice().row} if self.bfcl_row else {}),
                 "mode": self.mode,
                 "tool_parser": self.tool_parser,
                 "sampling": self.sampling(),

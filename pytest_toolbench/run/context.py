@@ -193,6 +193,12 @@ class RunContext:
                             "collection_and_scoring_s": round(wall - generation_seconds, 3)}
         if self.model_note:
             header["model_source"] = self.model_note
+        row_choice = getattr(self._backend, "row_choice", None)
+        if callable(row_choice):
+            try:
+                header["bfcl_row"] = row_choice().to_json()  # which BFCL row the model was prompted as, and how
+            except ToolbenchError:
+                pass
         if self.uses_engine:
             header["fingerprint"] = self.fingerprint()
             header["generation"] = self.pregeneration

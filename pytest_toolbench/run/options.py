@@ -43,6 +43,8 @@ class GenerationOptions:
     user_model: str | None = None
     user_base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
+    #: ``--toolbench-bfcl-model``: the BFCL leaderboard row a checkpoint is prompted and decoded as (None: detected)
+    bfcl_row: str | None = None
 
     def sampling(self) -> dict[str, Any]:
         return {"temperature": self.temperature, "seed": self.seed, "max_tokens": self.max_tokens}
