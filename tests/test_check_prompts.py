@@ -78,8 +78,8 @@ def test_the_option_reports_and_exits_without_generating(pytester, tmp_path):
     folder = checkpoint(tmp_path / "ckpt", "qwen2", "Qwen3-0.6B.jinja")
     # a valid safetensors file holding no tensor: the check never loads weights, the run's model check wants a file
     (folder / "model.safetensors").write_bytes(len(b"{}").to_bytes(8, "little") + b"{}")
-    result = pytester.runpytest_subprocess("suites", "--toolbench-data=data", "-p", "no:randomly",
-                                           f"--model={folder}", "--toolbench-check-prompts")
+    result = pytester.runpytest("suites", "--toolbench-data=data", "-p", "no:randomly",
+                                f"--model={folder}", "--toolbench-check-prompts")
     result.stdout.fnmatch_lines(["*check-prompts: model*", "*echo: renderer checkpoint's chat template [[]official]*",
                                  "*check-prompts: OK*"])
     assert result.ret == 0
