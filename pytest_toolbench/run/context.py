@@ -194,11 +194,15 @@ class RunContext:
         if self.model_note:
             header["model_source"] = self.model_note
         row_choice = getattr(self._backend, "row_choice", None)
-        if callable(row_choice):
+        from ..backends.prompt_format import HANDLER_SUITES
+
+        if callable(row_choice) and HANDLER_SUITES & set(self.ledger.selected_suites):
             try:
-                header["bfcl_row"] = row_choice().to_json()  # which BFCL row the model was prompted as, and how
+                choice = row_choice()  # which BFCL row the model was prompted as, and how
             except ToolbenchError:
-                pass
+                choice = None
+            if choice is not None:
+                header["bfcl_row"] = choice.to_json()
         if self.uses_engine:
             header["fingerprint"] = self.fingerprint()
             header["generation"] = self.pregeneration
