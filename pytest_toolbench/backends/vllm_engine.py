@@ -416,6 +416,16 @@ def template_messages(messages: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _template_argument(value: Any) -> Any:
+    """``--toolbench-vllm-arg chat_template=``: a template's text, or the path of a file holding it (as vLLM's
+    ``--chat-template`` takes either)."""
+    if isinstance(value, str) and "{" not in value and "\n" not in value:
+        path = Path(value).expanduser()
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    return value
+
+
 def backend_from_options(options: Any) -> Any:
     """The run's vllm backend: one engine in this process, or ``--toolbench-replicas`` engines as Ray actors
     (``replicas.py``), which render, tokenize and parse through the same :class:`VllmBackend`."""
@@ -531,17 +541,19 @@ class VllmBackend(ModelBackend):
         return self._tokenizer_obj
 
     def chat_template(self) -> str:
-        """The template used for rendering (and hashed into the fingerprint): ``--vllm-arg chat_template=...``, else
-        the checkpoint's own, read from its files when they are at hand (no transformers import, so a fully cached
-        rerun stays cheap), else from the loaded tokenizer."""
+        """The template used for rendering (and hashed into the fingerprint): ``--toolbench-vllm-arg
+        chat_template=...`` (the template, or the path of a file holding it), else the checkpoint's own, read from
+        its files when they are at hand (no transformers import, so a fully cached rerun stays cheap), else from the
+        loaded tokenizer."""
         if self._chat_template is None:
-            template = self.engine_args.get("chat_template") or self._template_from_files()
+            template = _template_argument(self.engine_args.get("chat_template")) or self._template_from_files()
             if template is None:
                 template = getattr(self.tokenizer(), "chat_template", None)
             template = self._pick_named_template(template)
             if not isinstance(template, str) or not template:
                 raise ToolbenchError(
-                    f"model {self.model!r} has no chat template; pass one with --vllm-arg chat_template=..."
+                    f"model {self.model!r} has no chat template; pass one with --toolbench-vllm-arg "
+                    "chat_template=PATH-TO-TEMPLATE.jinja"
                 )
             self._chat_template = template
         return self._chat_template

@@ -102,11 +102,17 @@ class VllmKind(BackendKind):
 
     @classmethod
     def check_model(cls, options: "RunOptions") -> str | None:
-        from .model_source import locate_model
+        from .model_source import check_engine_installed, check_tokenizer_files, locate_model
 
         if not options.model:
             return None
-        return locate_model(options.model, network=not options.cache.offline).note
+        engine = options.backend_options
+        # offline scoring generates nothing; on a Ray cluster (an address) the engines run elsewhere
+        if not options.cache.offline and engine.ray_address is None:
+            check_engine_installed(options.model)
+        note = locate_model(options.model, network=not options.cache.offline).note
+        check_tokenizer_files(options.model, engine.engine_args)
+        return note
 
 
 def check_replicas(config: pytest.Config, backend: str | None) -> tuple[int, str | None]:

@@ -226,6 +226,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     # The loaded suites live until the end of the run: out of the garbage collector's generations, they cost
     # nothing at each collection pass (pytest itself runs full passes at session end).
     gc.freeze()
+    if toolbench.role == "single":
+        report_unmatched_keywords(config, toolbench, (name for item in session.items
+                                                      for name in (item.nodeid, *(m.name for m in item.own_markers))))
     if config.getoption("collectonly"):
         return
     if toolbench.role == "single":
@@ -239,6 +242,20 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return
     if toolbench.role == "single":
         run_pregeneration(toolbench, selected_cases(toolbench, session.items), terminal_writer(config))
+
+
+def report_unmatched_keywords(config: pytest.Config, toolbench: RunContext, item_names) -> None:
+    """A ``-k`` word that matches nothing collected: a line with the closest names (a typo otherwise selects
+    nothing without a word)."""
+    if not (config.option.keyword or "").strip():
+        return
+    from ..run.context import run_paths
+
+    definitions = toolbench.catalog.definitions_under(run_paths(config))
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    for line in collection.unmatched_keywords(config, definitions, item_names):
+        if reporter is not None:
+            reporter.write_line(line, yellow=True, bold=True)
 
 
 # -- running ----------------------------------------------------------------------------------------------------

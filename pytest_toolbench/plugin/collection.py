@@ -272,6 +272,35 @@ def unknown_mark_names(config: pytest.Config) -> list[str]:
     return [name for name in dict.fromkeys(names) if name not in known]
 
 
+def unmatched_keywords(config: pytest.Config, definitions: Iterable[Any], item_names: Iterable[str]) -> list[str]:
+    """One line per ``-k`` identifier that matches nothing (pytest's rule: a case-insensitive substring) in any
+    collected item's names (``item_names``: node ids, case ids, markers) nor in any suite's name, category or
+    declared marker: a typo such as ``-k bfcll`` that would otherwise select nothing, silently. Each line offers the
+    closest names, as ``-m`` gets (``plugin.__init__._register_markers``)."""
+    import difflib
+
+    keyword = (config.option.keyword or "").strip()
+    if not keyword:
+        return []
+    try:
+        idents = _idents(keyword)
+    except Exception:  # a malformed expression: pytest reports it in its own words
+        return []
+    known: set[str] = set()
+    for definition in definitions:
+        known.update(name for name in (definition.name, *definition.marker_descriptions()) if name)
+    haystack = "\n".join(name.lower() for name in (*known, *item_names))
+    lines = []
+    for ident in idents:
+        if ident.lower() in haystack:
+            continue
+        close = difflib.get_close_matches(ident.lower(), sorted({name.lower() for name in known}), n=3, cutoff=0.6)
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        lines.append(f"toolbench: -k {keyword!r}: {ident!r} is part of no suite name, category, marker or case id "
+                     f"collected here, so it matches nothing{hint}")
+    return lines
+
+
 class _JoinedNames:
     """pytest's ``KeywordMatcher`` over one string: a ``-k`` identifier matches when it is a case-insensitive
     substring of any of the item's names. The names are lowercased and joined with newlines, which no ``-k``

@@ -183,7 +183,11 @@ class RunContext:
         if self.model_note:
             header["model_source"] = self.model_note
         if self.uses_engine:
-            header["fingerprint"] = self.fingerprint()
+            try:
+                header["fingerprint"] = self.fingerprint()
+            except ToolbenchError as error:  # already reported once, where the run stopped; no second traceback
+                header["fingerprint"] = None
+                header["fingerprint_error"] = str(error)
             header["generation"] = self.pregeneration
             if any("needs_user_model" in record.get("keywords", ()) for record in self.ledger.records):
                 header["user_simulator"] = (
