@@ -70,6 +70,13 @@ def terminal_writer(config: pytest.Config):
     return reporter.write_line if reporter else (lambda line: None)
 
 
+def fit_width(text: str, width: int) -> str:
+    """``text`` cut to ``width - 1`` characters (the last column left free: writing into it wraps on some
+    terminals), an ellipsis marking the cut."""
+    room = max(width - 1, 1)
+    return text if len(text) <= room else text[:room - 1] + "…"
+
+
 class TerminalLines:
     """Lines for the terminal reporter, plus one updating status line (carriage return) when the terminal is a TTY;
     a kept line first ends the status line. ``status`` is None off a terminal (CI logs get plain lines)."""
@@ -81,8 +88,19 @@ class TerminalLines:
         self.status = self._status if tty else None
 
     def _status(self, text: str) -> None:
-        self.reporter.rewrite(text, erase=True)
+        # One physical line, or the carriage return goes back to the start of the last wrapped piece only and the
+        # redraw leaves the rest on screen; pytest's erase pads the rest of the line with blanks.
+        self.reporter.rewrite(fit_width(text, self.width()), erase=True)
         self._open = True
+
+    def width(self) -> int:
+        writer = getattr(self.reporter, "_tw", None)
+        width = getattr(writer, "fullwidth", None)
+        if not isinstance(width, int) or width <= 0:
+            import shutil
+
+            width = shutil.get_terminal_size().columns
+        return width
 
     def end(self) -> None:
         """Leave the status line as it is and start a new one (before an error message, say)."""
