@@ -342,7 +342,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     from ..report.run import RUN_KEY
 
     run = config.stash.get(RUN_KEY, None)
-    failure_lines = failures.lines(toolbench.ledger.records)
+    failure_lines = failures.lines(toolbench.ledger.records, defects_expected=toolbench.kind.reference_answers)
     if failure_lines:
         terminalreporter.section("toolbench failures")
         for line in failure_lines:
