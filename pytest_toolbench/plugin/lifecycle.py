@@ -9,7 +9,7 @@ from . import collection
 from ..contract.errors import ToolbenchError
 from ..run.context import RunContext, load_error
 from ..run.cache_layout import CacheLayout
-from ..run.generation import pregenerate
+from ..run.generation import earlier_generation_runs, pregenerate, remember_generation_run
 
 
 def selected_items(toolbench: RunContext, items: list[pytest.Item]):
@@ -162,9 +162,13 @@ def pregenerate_selection(toolbench: RunContext, entries, write_line, status=Non
         shown = len(cache.notes)
 
     show_notes()
+    runs_file = CacheLayout.at(options.cache.cache_dir).generation_runs
     if options.cache.offline:
         write_line(f"toolbench: --toolbench-offline: {what} of {', '.join(suites)} "
                    "will be scored from the cache only")
+        earlier = earlier_generation_runs(runs_file, toolbench.fingerprint())
+        if earlier:  # the report keeps how the cached answers were produced
+            toolbench.pregeneration = {"offline": True, "earlier_runs": earlier}
         return
     write_line(f"toolbench: pre-generating answers for {what} of {', '.join(suites)} "
                f"with {options.backend} ({options.model})")
@@ -175,6 +179,11 @@ def pregenerate_selection(toolbench: RunContext, entries, write_line, status=Non
     finally:
         show_notes()
     toolbench.pregeneration = stats.to_json()
+    earlier = earlier_generation_runs(runs_file, toolbench.fingerprint()) if stats.cached else []
+    if earlier:  # answers read from the cache: the figures of the runs that generated them
+        toolbench.pregeneration["earlier_runs"] = earlier
+    if stats.generated:
+        remember_generation_run(runs_file, toolbench.fingerprint(), toolbench.pregeneration)
     unsaved = len(cache.unsaved)
     if unsaved:
         toolbench.pregeneration["unsaved"] = unsaved

@@ -441,3 +441,53 @@ def _run_rounds(entries: Sequence[tuple[Any, Case, int]], backend: Any, cache: G
     if failed:
         progress(f"{len(failed)} conversations stopped on an error and will fail when scored: "
                  + "; ".join(failed[:3]) + (" ..." if len(failed) > 3 else ""))
+
+
+#: runs remembered per fingerprint in the cache folder's generation-runs file (the latest kept)
+REMEMBERED_RUNS = 10
+_RUN_FIGURES = ("generated", "prompt_tokens", "output_tokens", "generation_s", "engine_startup_s",
+                "prompt_tokens_per_s", "output_tokens_per_s", "rounds")
+
+
+def _fingerprint_key(fingerprint: Mapping[str, Any]) -> str:
+    import hashlib
+
+    return hashlib.sha256(json.dumps(fingerprint, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def earlier_generation_runs(path: Any, fingerprint: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The figures of the earlier runs that generated answers for ``fingerprint`` into this cache (oldest first);
+    [] when there are none or the file is unreadable (it only informs the report)."""
+    try:
+        runs = json.loads(open(path, encoding="utf-8").read()).get(_fingerprint_key(fingerprint), [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [run for run in runs if isinstance(run, dict)] if isinstance(runs, list) else []
+
+
+def remember_generation_run(path: Any, fingerprint: Mapping[str, Any], figures: Mapping[str, Any],
+                            finished: float | None = None) -> None:
+    """Add this run's generation figures to the cache folder's record (best effort: a read-only cache folder keeps
+    none), so that a report made later from these cached answers can say how they were produced."""
+    import os
+    from datetime import datetime, timezone
+
+    key = _fingerprint_key(fingerprint)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            runs = json.load(handle)
+        if not isinstance(runs, dict):
+            runs = {}
+    except (OSError, ValueError):
+        runs = {}
+    entry = {name: figures.get(name) for name in _RUN_FIGURES if figures.get(name) is not None}
+    entry["finished"] = datetime.fromtimestamp(finished or time.time(), timezone.utc).isoformat(timespec="seconds")
+    runs[key] = ([run for run in runs.get(key, []) if isinstance(run, dict)] + [entry])[-REMEMBERED_RUNS:]
+    try:
+        os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
+        temporary = f"{os.fspath(path)}.{os.getpid()}.tmp"
+        with open(temporary, "w", encoding="utf-8") as handle:
+            json.dump(runs, handle, indent=1, sort_keys=True)
+        os.replace(temporary, path)
+    except OSError:
+        pass
