@@ -344,9 +344,15 @@ class _GenerationRun:
                 if len(self.pending) >= every or (self.pending and now - last_flush >= self.backend.commit_seconds):
                     self._flush()
                     last_flush = now
-        except BaseException:
+        except BaseException as error:
             if position:  # leave the engine clean for the next call
                 abort(engine, list(position))
+            if isinstance(error, KeyboardInterrupt) and self.pending:
+                # Ctrl-C: the answers that finished since the last hand-over are committed, not lost
+                try:
+                    self._flush()
+                except KeyboardInterrupt:
+                    pass  # raised again by the caller's commit once it has committed them
             raise
         if position:
             raise ToolbenchError(f"vLLM finished without answering {len(position)} requests")

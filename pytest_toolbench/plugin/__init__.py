@@ -321,6 +321,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     from ..report.run import RUN_KEY
 
+    if exitstatus == pytest.ExitCode.INTERRUPTED and toolbench.interrupted is None:
+        toolbench.interrupted = "while the cases were scored"
     case_records = toolbench.ledger.close()
     if case_records:
         toolbench.summary = build_summary(toolbench)
@@ -359,6 +361,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
         return
     for what, path in run.written:
         terminalreporter.write_line(f"toolbench: {what} written to {path}")
+    for line in run.kept:
+        terminalreporter.write_line(line, yellow=True)
+    if toolbench.interrupted:
+        terminalreporter.write_line(f"toolbench: INTERRUPTED {toolbench.interrupted}: the figures above cover the "
+                                    "cases scored before that, the others have no verdict (not_run)",
+                                    red=True, bold=True)
     for line in run.write_errors:
         terminalreporter.write_line(line, red=True, bold=True)
     if run.not_run:

@@ -3,13 +3,17 @@ the selection, a check that the backend can be built, one-line failures, and pre
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
+
 import pytest
 
 from . import collection
 from ..contract.errors import ToolbenchError
 from ..run.context import RunContext, load_error
 from ..run.cache_layout import CacheLayout
-from ..run.generation import earlier_generation_runs, pregenerate, remember_generation_run
+from ..run.generation import STOP_REQUESTED, earlier_generation_runs, pregenerate, remember_generation_run
 
 
 def selected_items(toolbench: RunContext, items: list[pytest.Item]):
@@ -119,6 +123,28 @@ class TerminalLines:
         self.reporter.write_line(text)
 
 
+@contextlib.contextmanager
+def stop_on_interrupt():
+    """Ctrl-C during generation: KeyboardInterrupt at once, as Python does, and the stop flag of ``run.generation``
+    set, so that should an engine swallow the exception the next progress report raises it again (generation stops
+    within one engine step). The previous handler comes back afterwards."""
+    STOP_REQUESTED.clear()
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        STOP_REQUESTED.set()
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        STOP_REQUESTED.clear()
+
+
 def run_pregeneration(toolbench: RunContext, entries, write_line) -> None:
     """Generate once; a failure is reported once and stops the run, never as N test errors."""
     lines = TerminalLines(toolbench.config)
@@ -126,8 +152,9 @@ def run_pregeneration(toolbench: RunContext, entries, write_line) -> None:
         lines.status = None  # a caller's own writer: plain lines only
     try:
         try:
-            pregenerate_selection(toolbench, entries, lines.line if lines.status else write_line,
-                                  status=lines.status)
+            with stop_on_interrupt():
+                pregenerate_selection(toolbench, entries, lines.line if lines.status else write_line,
+                                      status=lines.status)
         finally:
             lines.end()
     except ToolbenchError as error:  # a CacheError too: it names the file and the fix
@@ -172,10 +199,19 @@ def pregenerate_selection(toolbench: RunContext, entries, write_line, status=Non
         return
     write_line(f"toolbench: pre-generating answers for {what} of {', '.join(suites)} "
                f"with {options.backend} ({options.model})")
+    before = len(cache)
     try:
         stats = pregenerate(entries, toolbench.backend(), cache, toolbench.fingerprint(),
                             options.generation.max_tokens, progress=lambda line: write_line(f"toolbench: {line}"),
                             status=(lambda line: status(f"toolbench: {line}")) if status else None)
+    except KeyboardInterrupt:
+        # pytest stops the run (exit 2); the report says it was interrupted and never replaces an earlier one
+        # with a run that scored nothing (report/run.py)
+        committed = max(len(cache) - before, 0)
+        toolbench.interrupted = f"during generation, with {committed} new answers committed to the cache"
+        write_line(f"toolbench: interrupted (Ctrl-C): generation stopped; the {committed} answers generated so far "
+                   f"are committed to {cache.path}, and the same command goes on from them")
+        raise
     finally:
         show_notes()
     toolbench.pregeneration = stats.to_json()

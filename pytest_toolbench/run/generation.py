@@ -15,9 +15,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+import threading
+
 from ..contract.errors import MissingOutput
 from ..contract.suite import Case, Generation, Request, Task
 from .cache import CacheError, GenerationCache, request_key
+
+
+#: Set when the user asked the run to stop (Ctrl-C; ``plugin.lifecycle`` sets it): the next progress report raises
+#: KeyboardInterrupt again, should an engine have swallowed the first one, so generation stops within one engine step.
+STOP_REQUESTED = threading.Event()
 
 
 def finalize_request(request: Request, settings: Mapping[str, Any] | int,
@@ -370,14 +377,18 @@ def _generate_missing(tasks: list[Task], backend: Any, cache: GenerationCache, f
 
     def commit(chunk: Iterable[tuple[int, Generation]]) -> None:
         rows = [(order[i], g) for i, g in chunk if order[i] not in done]
-        cache.put_many(rows)
+        cache.put_many(rows)  # first: an interrupted run keeps every answer handed over
         done.update(rows)
         if not counted_by_backend[0]:
             meter.add_tokens(sum(g.prompt_tokens or 0 for _, g in rows), sum(g.output_tokens or 0 for _, g in rows))
         meter.tick()
+        if STOP_REQUESTED.is_set():
+            raise KeyboardInterrupt
 
     def report_progress(finished: int, total: int, prompt_tokens: int | None = None,
                         output_tokens: int | None = None) -> None:
+        if STOP_REQUESTED.is_set():
+            raise KeyboardInterrupt
         if prompt_tokens is not None or output_tokens is not None:
             counted_by_backend[0] = True
         meter.update(finished, prompt_tokens, output_tokens)
