@@ -422,6 +422,12 @@ def template_messages(messages: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _engine_log_file(options: Any) -> Path | None:
+    from pytest_toolbench.backends.vllm_plugin import engine_log_file
+
+    return engine_log_file(options)
+
+
 def _template_argument(value: Any) -> Any:
     """``--toolbench-vllm-arg chat_template=``: a template's text, or the path of a file holding it (as vLLM's
     ``--chat-template`` takes either)."""
@@ -480,6 +486,7 @@ class VllmBackend(ModelBackend):
         on_chunk: ChunkCallback | None = None,
         llm: Any = None,
         prompt_format_option: str = "auto",
+        engine_log: Path | str | None = None,
     ):
         """``chunk_size``: results per ``on_chunk`` hand-over (default 256), or every ``commit_seconds`` of
         generation, whichever comes first; ``llm``: an already started
@@ -509,6 +516,7 @@ class VllmBackend(ModelBackend):
         self._llm: Any = llm
         self._owns_engine = llm is None
         self._fingerprint: dict[str, Any] | None = None
+        self.engine_log = engine_log  # vLLM's log file (``vllm_logging``); None: vLLM logs as it sets itself up
 
     @classmethod
     def from_options(cls, options: Any) -> "VllmBackend":
@@ -525,6 +533,7 @@ class VllmBackend(ModelBackend):
             gpu_memory_utilization=engine.gpu_memory_utilization,
             engine_args=engine.engine_args,
             prompt_format_option=engine.prompt_format,
+            engine_log=_engine_log_file(options),
         )
 
     # -- tokenizer, template, parser (no engine needed) ----------------------------------------------------------------
@@ -733,10 +742,19 @@ class VllmBackend(ModelBackend):
         if self._llm is None:
             if _is_cpu_build():
                 apply_cpu_environment()
-            from vllm import LLM
+            from pytest_toolbench.backends import vllm_logging
 
-            with Stopwatch() as watch:
-                self._llm = LLM(**self.engine_kwargs())
+            # vLLM's INFO lines to the log file, its warnings once (read when vllm is imported, here and by the
+            # engine processes LLM starts, which inherit the environment)
+            routed = vllm_logging.route(self.engine_log)
+            try:
+                from vllm import LLM
+
+                with Stopwatch() as watch:
+                    self._llm = LLM(**self.engine_kwargs())
+            finally:
+                if routed is not None:
+                    os.environ.pop("VLLM_LOGGING_CONFIG_PATH", None)
             self._stats.engine_start_seconds = watch.seconds
         return self._llm
 
