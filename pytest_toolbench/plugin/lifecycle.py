@@ -13,7 +13,7 @@ from . import collection
 from ..contract.errors import ToolbenchError
 from ..run.context import RunContext, load_error
 from ..run.cache_layout import CacheLayout
-from ..run.generation import STOP_REQUESTED, earlier_generation_runs, pregenerate, remember_generation_run
+from ..run.generation import COMMITTING, STOP_REQUESTED, earlier_generation_runs, pregenerate, remember_generation_run
 
 
 def selected_items(toolbench: RunContext, items: list[pytest.Item]):
@@ -135,7 +135,8 @@ def stop_on_interrupt():
 
     def interrupt(signum, frame):
         STOP_REQUESTED.set()
-        raise KeyboardInterrupt
+        if not COMMITTING.is_set():  # else raised once the answers being written are in
+            raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGINT, interrupt)
     try:

@@ -25,6 +25,9 @@ from .cache import CacheError, GenerationCache, request_key
 #: Set when the user asked the run to stop (Ctrl-C; ``plugin.lifecycle`` sets it): the next progress report raises
 #: KeyboardInterrupt again, should an engine have swallowed the first one, so generation stops within one engine step.
 STOP_REQUESTED = threading.Event()
+#: Set while answers are written to the cache: a Ctrl-C then waits for the write to finish (the flag above raises it
+#: right after), so that an interrupt never rolls back a chunk of finished answers.
+COMMITTING = threading.Event()
 
 
 def finalize_request(request: Request, settings: Mapping[str, Any] | int,
@@ -377,7 +380,11 @@ def _generate_missing(tasks: list[Task], backend: Any, cache: GenerationCache, f
 
     def commit(chunk: Iterable[tuple[int, Generation]]) -> None:
         rows = [(order[i], g) for i, g in chunk if order[i] not in done]
-        cache.put_many(rows)  # first: an interrupted run keeps every answer handed over
+        COMMITTING.set()
+        try:
+            cache.put_many(rows)  # first: an interrupted run keeps every answer handed over
+        finally:
+            COMMITTING.clear()
         done.update(rows)
         if not counted_by_backend[0]:
             meter.add_tokens(sum(g.prompt_tokens or 0 for _, g in rows), sum(g.output_tokens or 0 for _, g in rows))
