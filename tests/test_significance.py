@@ -292,7 +292,7 @@ def test_every_report_shows_p_and_the_interval_beside_the_delta():
     p_text = f"p={mcnemar_exact_p(2, 8):.3f}"
     lines = "\n".join(terminal.render(report))
     assert "paired tests: p (two-sided), p adjusted for the gated family, and [95% interval of the delta]" in lines
-    assert "p adj.: holm correction over the 3 gated figures" in lines
+    assert "p adj.: holm correction over the 4 gated figures" in lines
     row = next(line for line in lines.splitlines() if line.strip().startswith("accuracy"))
     assert "-15.00" in row and p_text in row and "[-29.72, +0.69]" in row
     assert "p n/a" in next(line for line in lines.splitlines() if line.strip().startswith("micro F1"))
