@@ -88,7 +88,7 @@ def test_newcombe_interval_large_n_approaches_the_wald_interval():
     assert high == pytest.approx(difference + 1.959964 * variance ** 0.5, abs=2e-4)
 
 
-# -- paired bootstrap ------------------------------------------------------------------------------------------------
+# -- scores for the mean-valued figures ------------------------------------------------------------------------------------------------
 def _scores(seed: int, n: int, shift: float) -> tuple[list[float], list[float]]:
     rng = random.Random(seed)
     current = [rng.random() for _ in range(n)]

@@ -26,7 +26,7 @@ from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, PairedResult, family_note, format_delta_interval, format_mde, format_p
 from .history import html_section as history_html
 from .stats import change_css, count_interval, direction_note, format_change, format_counts, format_interval, \
-    format_value, repeat_text, samples_note, warning_notes
+    format_value, repeat_text, samples_note, warning_notes, INTERVALS_NOTE
 
 if TYPE_CHECKING:
     from .leaderboard import SuiteRanks
@@ -154,7 +154,7 @@ def _metric_table(suite: SuiteSummary, metrics: list[Any], comparison: SuiteComp
         name = escape(metric.name) + (f" <small>({direction_note(metric)})</small>" if direction_note(metric) else "")
         name += "".join(f' <small class="tb-note">{escape(note)}</small>' for note in warning_notes(metric))
         cells = [escape(metric.group or ""), name, format_value(metric.value, unit),
-                 format_counts(metric), format_interval(count_interval(metric))]
+                 format_counts(metric), format_interval(count_interval(metric), unit)]
         row = "".join(f"<td>{c}</td>" for c in cells[:2]) + "".join(f'<td class="tb-n">{c}</td>' for c in cells[2:])
         if comparison is not None:
             found = comparison.delta(metric)
@@ -351,7 +351,7 @@ def summary_html(report: "RunReport") -> str:
     if samples:
         parts.append(f'<p class="tb-warn">Ran on shipped samples, not the benchmark\'s data: '
                      f'{escape(", ".join(samples))}</p>')
-    parts.append("<p>95% CI: Wilson score interval, for figures that are correct/total of whole counts. "
+    parts.append(f"<p>{escape(INTERVALS_NOTE)}. "
                  "Hover a chart bar or a metric row for its exact figures or formula.</p>")
     parts.append(profile_views.html_section(run.profile if run else None))
     for suite in summary.suites:

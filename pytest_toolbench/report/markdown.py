@@ -14,7 +14,7 @@ from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, family_note, format_delta_interval, format_mde, format_p
 from .history import row as history_row
 from .stats import count_interval, direction_note, format_change, format_counts, format_interval, format_value, \
-    repeat_text, samples_note, warning_notes
+    repeat_text, samples_note, warning_notes, INTERVALS_NOTE
 
 if TYPE_CHECKING:
     from .history import History
@@ -54,7 +54,7 @@ def _metric_rows(suite: SuiteSummary, comparison: SuiteComparison | None, groups
         name = f"{metric.name} ({direction_note(metric)})" if direction_note(metric) else metric.name
         name = " — ".join([name] + warning_notes(metric))
         row = [metric.group or "-", name, format_value(metric.value, unit), format_counts(metric) or "-",
-               format_interval(count_interval(metric)) or "-"]
+               format_interval(count_interval(metric), unit) or "-"]
         if comparison is not None:
             found = comparison.delta(metric)
             if found is None or found.baseline is None:
@@ -174,5 +174,5 @@ def _render(report: "RunReport", groups: set[str] | None) -> str:
     for suite in summary.suites:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
         lines += _suite_section(suite, suite_comparison, groups, report.leaderboards.get(suite.name))
-    lines.append("_95% CI: Wilson score interval, shown where a figure is correct/total of whole counts._")
+    lines.append(f"_{cell(INTERVALS_NOTE)}._")
     return "\n".join(lines) + "\n"

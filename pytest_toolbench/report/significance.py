@@ -200,7 +200,7 @@ def repeated_case_figures(aggregate: Callable[[Sequence[Any]], Sequence[Any]], r
                           figures: Sequence[Any]) -> CaseFigures:
     """Per-case figures of a run with ``--toolbench-repeat`` samples: each sample index is split into per-case
     outcomes against its own aggregation, then each case's outcomes are averaged over its samples. A count becomes
-    the case's pass rate (a mean over cases, the paired bootstrap's input: McNemar needs one binary outcome per
+    the case's pass rate (a mean over cases, the sign-flip test's input: McNemar needs one binary outcome per
     case), a mean the mean of the case's values. A figure that is not a count (or not a mean) in every sample has no
     test."""
     by_sample: dict[int, list[Any]] = {}
