@@ -129,8 +129,10 @@ def test_holm_and_bonferroni():
 
 
 def test_minimum_detectable_effect_of_mcnemar():
-    # Connor (1987): 400 pairs, 10% discordant, two-sided 0.05, 80% power: about 4.4 points
-    assert mde_counts(400, 40, 0.05) == pytest.approx(0.044, abs=0.001)
+    # Connor (1987) with the one-sided quantile: 400 pairs, 10% discordant, 0.05, 80% power: about 3.9 points; the
+    # two-sided 0.05 (0.025 one-sided) figure is about 4.4 points
+    assert mde_counts(400, 40, 0.05) == pytest.approx(0.039, abs=0.001)
+    assert mde_counts(400, 40, 0.025) == pytest.approx(0.044, abs=0.001)
     assert mde_counts(400, 0, 0.05) > mde_counts(4000, 0, 0.05)
     assert mde_counts(3, 0, 0.05) is None  # three cases cannot show anything
 
@@ -188,10 +190,12 @@ def test_every_bfcl_headline_figure_carries_a_p_value():
                  "simple", "memory", "web_search", "relevance_detection", "simple_python"):
         paired = metrics[name]
         assert paired.p_value is not None and 0 < paired.p_value <= 1, (name, paired.note)
-        assert paired.delta_interval95 is not None and paired.p_adjusted is not None
+        assert paired.delta_interval95 is not None and paired.p_worse is not None
     assert metrics["overall_official"].test.startswith("stratified sign-flip")
     assert "clusters" in metrics["multi_turn"].test  # the four variants of a base conversation flip together
-    assert compare_.family >= 30
+    for name in ("overall_official", "non_live_ast", "live_ast"):
+        assert metrics[name].p_adjusted is not None  # over enough cases to reach the level: in the family
+    assert compare_.family >= 4
 
 
 def test_a_declaration_that_does_not_reproduce_the_figure_gives_no_test():

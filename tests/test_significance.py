@@ -247,7 +247,9 @@ def test_a_drop_within_noise_passes_with_significance_and_misses_without():
     qualified, _ = _gates(now, before, max_drop=2, significance=0.05)
     assert not any(not gate.passed and "toy.accuracy" in gate.message for gate in qualified)
     noise = [gate for gate in qualified if gate.passed and "not significantly" in gate.message]
-    assert noise and "toy.accuracy fell 7.50 points, p=0.250, holm-adjusted p=" in noise[0].message
+    # three discordant cases: the smallest one-sided p is 1/8, above the level, so the figure is outside the family
+    assert noise and ("toy.accuracy fell 7.50 points, p=0.250; its test cannot reach level 0.05 on 40 pairs"
+                      in noise[0].message)
     assert noise[0].gate == "--toolbench-max-drop 2 --toolbench-significance 0.05 --toolbench-multiple holm"
     # the other figures that fell: micro F1 has no paired test, so its drop alone misses the gate
     assert any(not gate.passed and "toy.micro F1" in gate.message for gate in qualified)
@@ -258,7 +260,7 @@ def test_a_significant_drop_misses_the_gate():
     now = [False] * 12 + [True] * 28  # 12 of 40 flipped to fail: p = 2^-11
     results, _ = _gates(now, before, max_drop=2, significance=0.05)
     missed = [gate for gate in results if not gate.passed and "toy.accuracy" in gate.message]
-    assert missed and "significant (exact McNemar p<0.001, holm-adjusted p=0.002, level 0.05)" in missed[0].message
+    assert missed and "significant (exact McNemar p<0.001, one-sided p that it got worse holm-adjusted p<0.001, level 0.05)" in missed[0].message
 
 
 def test_a_figure_without_a_paired_test_misses_unless_untested_drops_are_accepted():
@@ -291,8 +293,8 @@ def test_every_report_shows_p_and_the_interval_beside_the_delta():
     report = build(summary, current, outcome)
     p_text = f"p={mcnemar_exact_p(2, 8):.3f}"
     lines = "\n".join(terminal.render(report))
-    assert "paired tests: p (two-sided), p adjusted for the gated family, and [95% interval of the delta]" in lines
-    assert "p adj.: holm correction over the 4 gated figures" in lines
+    assert "paired tests: p (two-sided), p that it got worse adjusted for the gated family" in lines
+    assert "p adj. (worse,adj): the one-sided p-value that the figure got worse, holm correction over the" in lines
     row = next(line for line in lines.splitlines() if line.strip().startswith("accuracy"))
     assert "-15.00" in row and p_text in row and "[-29.72, +0.69]" in row
     assert "p n/a" in next(line for line in lines.splitlines() if line.strip().startswith("micro F1"))
@@ -303,7 +305,7 @@ def test_every_report_shows_p_and_the_interval_beside_the_delta():
     body = document(report)
     metric = next(m for m in body["report"]["baseline"]["suites"]["toy"]["metrics"] if m["name"] == "accuracy")
     assert set(metric) >= {"p_value", "p_adjusted", "mde80", "delta_interval95", "flipped_to_fail", "flipped_to_pass"}
-    assert metric["p_adjusted"] >= metric["p_value"] and metric["mde80"] > 0
+    assert metric["p_adjusted"] >= metric["p_worse"] and metric["mde80"] > 0
 
 
 def test_significance_option_end_to_end(echo):  # noqa: F811
@@ -313,16 +315,17 @@ def test_significance_option_end_to_end(echo):  # noqa: F811
     # 2 of 3 cases flipped to fail: p = 0.5, nothing is significant on three cases, so the gate passes
     assert result.ret == 0, result.stdout.str()
     out = result.stdout.str()
-    assert "overall         33.33%          1/3     [6.1–79.2]   -66.67  p=0.500 adj=1.000 [-93.85, +5.86]" in out
+    assert "overall         33.33%          1/3     [6.1–79.2]   -66.67  p=0.500 [-93.85, +5.86]" in out
+    # three cases: the smallest one-sided p is 1/8, so no figure can reach 0.05 and the family is empty
     assert ("toolbench gate passed: worse by more than 1 points but not significantly at level 0.05 (holm "
-            "correction over the 3 gated figures with a paired test) (passed): echo.long fell 100.00 points, "
-            "p=1.000, holm-adjusted p=1.000; echo.short fell 50.00 points, p=1.000, holm-adjusted p=1.000; "
-            "echo.overall fell 66.67 points, p=0.500, holm-adjusted p=1.000") in out
+            "correction over the 0 gated figures whose paired test can reach the level) (passed): echo.long fell "
+            "100.00 points, p=1.000; its test cannot reach level 0.05 on 1 pairs") in out
     assert "toolbench gate passed: no aggregate or category figure got significantly worse" in out
     saved = json.loads((echo.path / "reports" / "worse.json").read_text())
     overall = next(m for m in saved["report"]["baseline"]["suites"]["echo"]["metrics"] if m["name"] == "overall")
     assert (overall["p_value"], overall["flipped_to_fail"], overall["flipped_to_pass"]) == (0.5, 2, 0)
-    assert overall["p_adjusted"] == 1.0 and saved["report"]["baseline"]["multiple"]["family"] == 3
+    assert overall["p_adjusted"] is None and saved["report"]["baseline"]["multiple"]["family"] == 0
+    assert overall["p_worse"] == 0.25 and overall["mde80"] is None
     assert overall["test"] == MCNEMAR
 
 

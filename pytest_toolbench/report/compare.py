@@ -182,26 +182,39 @@ def gated(metric: MetricDelta) -> bool:
 
 
 def adjust_family(comparison: Comparison, method: str, alpha: float) -> None:
-    """The family is every gated figure of the run with a paired test over at least one case (whatever its
-    delta: it is fixed before the gate looks at any drop). Each gets ``p_adjusted`` by ``method`` and
-    ``mde80``, the change its test detects with 80% power at the per-figure level (``alpha`` / family size
-    under a correction)."""
-    family = [(suite, key) for suite, c in comparison.suites.items() for key, m in c.metrics.items()
+    """The family is every gated figure of the run whose paired test, on its pairs, can give a one-sided p-value
+    at or below ``alpha`` (whatever its delta: it is fixed before the gate looks at any drop). A figure whose test
+    cannot (a handful of discordant cases) could never miss the gate, and leaving it out keeps the family-wise
+    error at ``alpha`` (Tarone 1990, *Biometrics* 46:515: the tests that can reject are the family; Holm's
+    closure holds over them). Each member gets ``p_adjusted``, its one-sided p that it got worse adjusted by
+    ``method``; every tested gated figure gets ``mde80``, the drop its test detects with 80% power at the
+    per-figure level (``alpha`` / family size under a correction)."""
+    tested = [(suite, key) for suite, c in comparison.suites.items() for key, m in c.metrics.items()
               if gated(m) and m.paired is not None and m.paired.test and m.paired.p_value is not None
               and m.paired.pairs > 0]
-    adjusted = adjust([comparison.suites[s].metrics[k].paired.p_value for s, k in family], method)
+    family = [(s, k) for s, k in tested
+              if (comparison.suites[s].metrics[k].paired.p_floor or 0.0) <= alpha + 1e-15]
+    adjusted = dict(zip(family, adjust([_worse_p(comparison.suites[s].metrics[k].paired) for s, k in family],
+                                       method)))
     level = level_for_power(alpha, method, len(family))
-    for (suite, key), p_adjusted in zip(family, adjusted):
+    for suite, key in tested:
         metric = comparison.suites[suite].metrics[key]
         comparison.suites[suite].metrics[key] = replace(metric, paired=replace(
-            metric.paired, p_adjusted=p_adjusted, mde80=_mde(metric.paired, level)))
+            metric.paired, p_adjusted=adjusted.get((suite, key)), mde80=_mde(metric.paired, level)))
     comparison.multiple = method
     comparison.family = len(family)
     comparison.power_level = level
 
 
+def _worse_p(paired: PairedResult) -> float:
+    """The one-sided p-value that the figure got worse (the two-sided one where a test gives none)."""
+    return paired.p_worse if paired.p_worse is not None else paired.p_value
+
+
 def _mde(paired: PairedResult, level: float) -> float | None:
     basis = paired.power_basis
+    if len(basis) == 1 and (paired.pairs <= 0 or 0.5 ** paired.pairs > level):
+        return None  # even every unit moving one way cannot reach the level
     if len(basis) == 2:
         return mde_counts(int(basis[0]), int(basis[1]), level)
     if len(basis) == 1:
@@ -305,9 +318,15 @@ def judge_drop(suite_name: str, metric: MetricDelta, max_drop: float, significan
         return DropDecision("untested", label, (
             f"{fell}, more than the allowed {max_drop:g}, and no paired test can tell it from noise ({why}); "
             "--toolbench-accept-untested lets such drops pass"))
-    p_used = tested.p_adjusted if tested.p_adjusted is not None and multiple != "none" else tested.p_value
-    shown = (f"{p_text(tested.p_value)}, {multiple}-adjusted {p_text(p_used)}" if multiple != "none"
-             else p_text(tested.p_value))
+    if tested.p_adjusted is None and (tested.p_floor or 0.0) > significance:
+        return DropDecision("noise", label, (f"{label} {moved} {drop:.2f} points, {p_text(tested.p_value)}; its test "
+                                             f"cannot reach level {significance:g} on {tested.pairs} pairs (smallest "
+                                             f"possible one-sided p {tested.p_floor:.3g}), so it is outside the "
+                                             "family"))
+    p_used = tested.p_adjusted if tested.p_adjusted is not None else _worse_p(tested)
+    shown = (f"{p_text(tested.p_value)}, one-sided p that it got worse {multiple}-adjusted {p_text(p_used)}"
+             if multiple != "none" else f"{p_text(tested.p_value)}, one-sided p that it got worse "
+                                          f"{p_text(p_used)}")
     if p_used >= significance:
         return DropDecision("noise", label, f"{label} {moved} {drop:.2f} points, {shown}")
     return DropDecision("missed", label, (f"{fell}, more than the allowed {max_drop:g}, significant ({tested.test} "
@@ -326,7 +345,8 @@ def _drop_gates(comparison: Comparison, max_drop: float, significance: float | N
                  for suite_name, suite in comparison.suites.items() for metric in suite.metrics.values()
                  if gated(metric)]
     results = [GateResult(gate, False, d.text) for d in decisions if d.verdict in ("missed", "untested")]
-    family = (f"{multiple} correction over the {comparison.family} gated figures with a paired test"
+    family = (f"{multiple} correction over the {comparison.family} gated figures whose paired test can reach "
+              "the level"
               if multiple != "none" else "no multiplicity correction")
     noise = [d.text for d in decisions if d.verdict == "noise"]
     if noise:  # said even beside missed figures: these drops were looked at and found within noise

@@ -51,12 +51,15 @@ def _relative_tolerance(values: Sequence[float]) -> float:
 
 @dataclass(frozen=True)
 class SignFlip:
-    """A sign-flip test's result: the two-sided p-value, whether it was enumerated exactly, and over how many
+    """A sign-flip test's result: the two-sided p-value, the one-sided ones (``p_lower`` = P(sum <= observed),
+    ``p_upper`` = P(sum >= observed) under the null), whether they were enumerated exactly, and over how many
     units with a non-zero difference."""
 
     p_value: float
     exact: bool
     units: int
+    p_lower: float = 1.0
+    p_upper: float = 1.0
 
     @property
     def method(self) -> str:
@@ -65,12 +68,15 @@ class SignFlip:
 
 def sign_flip_test(contributions: Sequence[float], resamples: int = MONTE_CARLO_RESAMPLES,
                    seed: int = SIGN_FLIP_SEED) -> SignFlip:
-    """Two-sided sign-flip test of ``sum(contributions) == 0`` (see the module docstring)."""
+    """Sign-flip test of ``sum(contributions) == 0``, two-sided and one-sided (see the module docstring)."""
     tolerance = _relative_tolerance(contributions)
     units = [float(c) for c in contributions if abs(c) > tolerance]
-    observed = abs(sum(units))
+    total = sum(units)
+    observed = abs(total)
     if len(units) <= 1 or observed <= tolerance:
-        return SignFlip(1.0, True, len(units))
+        one_sided = 1.0 if not units or observed <= tolerance else 0.5
+        return SignFlip(1.0, True, len(units), p_lower=1.0 if total >= 0 else one_sided,
+                        p_upper=1.0 if total <= 0 else one_sided)
     groups = _pooled(units)
     support = 1
     for _, count in groups:
@@ -78,8 +84,40 @@ def sign_flip_test(contributions: Sequence[float], resamples: int = MONTE_CARLO_
         if support > EXACT_SUPPORT_LIMIT:
             break
     if support <= EXACT_SUPPORT_LIMIT:
-        return SignFlip(_exact_p(groups, observed - tolerance), True, len(units))
-    return SignFlip(float(monte_carlo_p_values([units], resamples, seed)[0]), False, len(units))
+        return SignFlip(_exact_p(groups, observed - tolerance), True, len(units),
+                        p_lower=_exact_tail(groups, total + tolerance), p_upper=_exact_tail(groups, -total + tolerance))
+    two_sided, lower, upper = _monte_carlo(units, resamples, seed)
+    return SignFlip(two_sided, False, len(units), p_lower=lower, p_upper=upper)
+
+
+def _monte_carlo(units: Sequence[float], resamples: int, seed: int) -> tuple[float, float, float]:
+    """Two-sided, lower and upper Monte Carlo p-values of one row, from the same sign vectors."""
+    import numpy as np
+
+    row = np.asarray(units, dtype=float)
+    total = float(row.sum())
+    tolerance = 1e-9 * max(1e-300, float(np.abs(row).sum()))
+    rng = np.random.Generator(np.random.PCG64(seed))
+    both = lower = upper = 0
+    done = 0
+    while done < resamples:
+        chunk = min(_CHUNK, resamples - done)
+        signs = rng.integers(0, 2, size=(chunk, row.size), dtype=np.int8).astype(float) * 2 - 1
+        sums = signs @ row
+        both += int((np.abs(sums) >= abs(total) - tolerance).sum())
+        lower += int((sums <= total + tolerance).sum())
+        upper += int((sums >= total - tolerance).sum())
+        done += chunk
+    return tuple(min(1.0, (1 + hits) / (1 + resamples)) for hits in (both, lower, upper))  # type: ignore[return-value]
+
+
+def _exact_tail(groups: Sequence[tuple[float, int]], threshold: float) -> float:
+    """P(sum of the groups' signed values <= threshold), enumerated as in :func:`_exact_p`."""
+    import numpy as np
+
+    a_values, a_probabilities, b_values, b_cumulative = _halves(groups)
+    below = b_cumulative[np.searchsorted(b_values, threshold - a_values, side="right")]
+    return float(min(1.0, max(0.0, float(np.sum(a_probabilities * below)))))
 
 
 def _pooled(units: Sequence[float]) -> list[tuple[float, int]]:
@@ -112,26 +150,36 @@ def _side(groups: Sequence[tuple[float, int]]):
     return values, probabilities
 
 
+def _halves(groups: Sequence[tuple[float, int]]):
+    """The groups split into two halves of about equal support: one half's (values, probabilities), the other's
+    sorted values and cumulative probabilities (with a leading 0)."""
+    import numpy as np
+
+    ordered = sorted(groups, key=lambda g: g[1], reverse=True)
+    total = math.prod(count + 1 for _, count in ordered)
+    left: list[tuple[float, int]] = []
+    right: list[tuple[float, int]] = []
+    size = 1
+    for group in ordered:
+        if size * size < total:
+            left.append(group)
+            size *= group[1] + 1
+        else:
+            right.append(group)
+    a_values, a_probabilities = _side(left)
+    b_values, b_probabilities = _side(right)
+    order = np.argsort(b_values, kind="stable")
+    b_values, b_cumulative = b_values[order], np.cumsum(b_probabilities[order])
+    return a_values, a_probabilities, b_values, np.concatenate([[0.0], b_cumulative])
+
+
 def _exact_p(groups: Sequence[tuple[float, int]], threshold: float) -> float:
     """P(|sum of the groups' signed values| >= threshold), enumerated: the groups are split into two halves of
     about equal support, and for each value ``a`` of one half the other's probability of ``|a + b| >= threshold``
     is read off its sorted cumulative distribution."""
     import numpy as np
 
-    ordered = sorted(groups, key=lambda g: g[1], reverse=True)
-    total = math.prod(count + 1 for _, count in ordered)
-    left: list[tuple[float, int]] = []
-    size = 1
-    for group in ordered:
-        if size * size < total:
-            left.append(group)
-            size *= group[1] + 1
-    right = [g for g in ordered if g not in left] if len(left) < len(ordered) else []
-    a_values, a_probabilities = _side(left)
-    b_values, b_probabilities = _side(right)
-    order = np.argsort(b_values, kind="stable")
-    b_values, b_cumulative = b_values[order], np.cumsum(b_probabilities[order])
-    b_cumulative = np.concatenate([[0.0], b_cumulative])
+    a_values, a_probabilities, b_values, b_cumulative = _halves(groups)
     # P(B >= threshold - a) + P(B <= -threshold - a): disjoint because threshold > 0
     upper = 1.0 - b_cumulative[np.searchsorted(b_values, threshold - a_values, side="left")]
     lower = b_cumulative[np.searchsorted(b_values, -threshold - a_values, side="right")]
@@ -245,14 +293,15 @@ def stratified_t_interval(strata: Mapping[Any, Sequence[float]], confidence: flo
 
 # -- power -----------------------------------------------------------------------------------------------------------
 def mde_counts(cases: int, discordant: int, alpha: float, power: float = POWER) -> float | None:
-    """The smallest difference of paired proportions the two-sided McNemar test at level ``alpha`` detects with
-    ``power``, at ``cases`` pairs and the observed share of discordant pairs (Connor 1987, *Biometrics* 43:207,
-    equation 3, solved for the difference): ``sqrt(n) d = z_(1-a/2) sqrt(psi) + z_power sqrt(psi - d^2)``, where
+    """The smallest drop of a paired proportion the one-sided McNemar test at level ``alpha`` (the gate's test)
+    detects with ``power``, at ``cases`` pairs and the observed share of discordant pairs (Connor 1987,
+    *Biometrics* 43:207, equation 3 with the one-sided quantile, solved for the difference):
+    ``sqrt(n) d = z_(1-a) sqrt(psi) + z_power sqrt(psi - d^2)``, where
     the discordance ``psi`` is the observed one, or the difference itself when that is larger (a drop cannot flip
     fewer cases than it moves)."""
-    if cases <= 0:
+    if cases <= 0 or 0.5 ** cases > alpha:  # even every case dropping cannot reach the level (exact test)
         return None
-    z_alpha, z_power = NormalDist().inv_cdf(1 - alpha / 2), NormalDist().inv_cdf(power)
+    z_alpha, z_power = NormalDist().inv_cdf(1 - alpha), NormalDist().inv_cdf(power)
     observed = discordant / cases
 
     def excess(d: float) -> float:
@@ -272,14 +321,14 @@ def mde_counts(cases: int, discordant: int, alpha: float, power: float = POWER) 
 
 
 def mde_sign_flip(contributions: Sequence[float], alpha: float, power: float = POWER) -> float | None:
-    """The smallest shift of ``D`` detected with ``power`` by the two-sided sign-flip test at level ``alpha``, in
-    the normal approximation to its randomisation distribution (Fisher-Pitman: the null variance is
-    ``sum c_u^2``): ``(z_(1-a/2) + z_power) * sqrt(sum c_u^2)``. None when no unit differs (no spread
+    """The smallest drop of ``D`` detected with ``power`` by the one-sided sign-flip test at level ``alpha`` (the
+    gate's test), in the normal approximation to its randomisation distribution (Fisher-Pitman: the null variance
+    is ``sum c_u^2``): ``(z_(1-a) + z_power) * sqrt(sum c_u^2)``. None when no unit differs (no spread
     observed)."""
     spread = math.sqrt(sum(c * c for c in contributions))
     if spread <= 0:
         return None
-    return (NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)) * spread
+    return (NormalDist().inv_cdf(1 - alpha) + NormalDist().inv_cdf(power)) * spread
 
 
 # -- multiplicity ----------------------------------------------------------------------------------------------------

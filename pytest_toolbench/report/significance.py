@@ -45,7 +45,8 @@ _TOLERANCE = 1e-9
 PRINTED_TOLERANCE = 5e-5 + 1e-12
 
 #: One line every report gives beside the p-values.
-PAIRED_TESTS_NOTE = (f"p (two-sided), p adjusted for the gated family, and [95% interval of the delta] from the cases "
+PAIRED_TESTS_NOTE = (f"p (two-sided), p that it got worse adjusted for the gated family, and [95% interval of the "
+                     f"delta] from the cases "
                      f"of both runs: {MCNEMAR} test with Newcombe's paired interval for counts of cases; {SIGN_FLIP} "
                      f"test (exact up to {EXACT_SUPPORT_LIMIT.bit_length() - 1} cases, else {MONTE_CARLO_RESAMPLES} "
                      f"random sign vectors, seed {SIGN_FLIP_SEED}) with a t interval for means over cases and, "
@@ -60,8 +61,10 @@ def family_note(comparison: Any) -> str:
     family = getattr(comparison, "family", 0)
     level = getattr(comparison, "power_level", 0.05)
     correction = "no correction" if method == "none" else f"{method} correction"
-    return (f"p adj.: {correction} over the {family} gated figures (aggregates and categories) with a paired test; "
-            f"mde80: the change each test detects with 80% power at level {level:.3g} per figure")
+    return (f"p adj. (worse,adj): the one-sided p-value that the figure got worse, {correction} over the {family} "
+            "gated figures (aggregates and categories) whose paired test can reach the level (Tarone), what the gate "
+            "compares with its level; "
+            f"mde80: the drop each test detects with 80% power at level {level:.3g} per figure (one-sided)")
 
 
 #: The ``test_note`` of a figure tested over ``--toolbench-repeat`` samples.
@@ -88,6 +91,19 @@ def binomial_two_sided_half(successes: int, trials: int) -> float:
             break
         term *= k / (trials - k + 1)
     return min(1.0, 2 * tail)
+
+
+def binomial_upper_half(successes: int, trials: int) -> float:
+    """P(X >= successes) for X ~ Binomial(trials, 1/2): the one-sided exact McNemar p-value that the discordant
+    pairs lean ``successes`` of ``trials`` one way (summed in log space from the largest term)."""
+    if trials <= 0 or successes <= 0:
+        return 1.0
+    if successes > trials:
+        return 0.0
+    log_half = trials * math.log(2)
+    terms = [math.exp(math.lgamma(trials + 1) - math.lgamma(k + 1) - math.lgamma(trials - k + 1) - log_half)
+             for k in range(successes, trials + 1)]
+    return min(1.0, math.fsum(terms))
 
 
 def mcnemar_exact_p(flipped_to_pass: int, flipped_to_fail: int) -> float:
@@ -310,13 +326,19 @@ class PairedResult:
     flipped_to_fail: int | None = None
     flipped_to_pass: int | None = None
     p_adjusted: float | None = None
+    #: the one-sided p-value that the figure got worse (honouring its direction): what the gate adjusts and judges
+    p_worse: float | None = None
+    #: the smallest one-sided p-value the test can give on these pairs (1/2^discordant for McNemar, 1/2^units for
+    #: an exact sign-flip, 1/(1 + resamples) for Monte Carlo): a figure that cannot reach the gate's level is
+    #: left out of its family (Tarone 1990)
+    p_floor: float | None = None
     mde80: float | None = None
     power_basis: tuple[float, ...] = ()
     interval_method: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"test": self.test, "test_note": self.note, "pairs": self.pairs, "p_value": self.p_value,
-                "p_adjusted": self.p_adjusted,
+                "p_worse": self.p_worse, "p_adjusted": self.p_adjusted,
                 "delta_interval95": list(self.delta_interval95) if self.delta_interval95 else None,
                 "interval_method": self.interval_method or None, "mde80": self.mde80,
                 "flipped_to_fail": self.flipped_to_fail, "flipped_to_pass": self.flipped_to_pass}
@@ -353,6 +375,7 @@ def paired_result(key: MetricKey, current: CaseFigures, baseline: CaseFigures, l
         interval = newcombe_paired_interval(table[(True, True)], gained, lost, table[(False, False)])
         worse, better = (gained, lost) if lower_is_better else (lost, gained)
         return PairedResult(MCNEMAR, "", len(now), mcnemar_exact_p(gained, lost), interval, worse, better,
+                            p_worse=binomial_upper_half(worse, worse + better), p_floor=0.5 ** (gained + lost),
                             power_basis=(len(now), gained + lost), interval_method="Newcombe")
     if key in current.means and key in baseline.means:
         return _mean_result(current.means[key], baseline.means[key], lower_is_better, design)
@@ -410,6 +433,8 @@ def _sign_flip_result(contributions: Mapping[str, float], strata: Mapping[str, s
         detail.append(f"{len(units)} clusters")
     label = f"{test} ({', '.join(detail)})"
     return PairedResult(label, note, pairs, flipped.p_value, interval, worse, better,
+                        p_worse=flipped.p_upper if lower_is_better else flipped.p_lower,
+                        p_floor=0.5 ** flipped.units if flipped.exact else 1 / (1 + MONTE_CARLO_RESAMPLES),
                         power_basis=(math.sqrt(sum(v * v for v in values)),),
                         interval_method="stratified t" if len(by_stratum) > 1 else "t")
 
@@ -534,7 +559,7 @@ def format_test(result: PairedResult | None, unit: str = "%") -> str:
         return "p n/a"
     parts = [p_text(result.p_value)]
     if result.p_adjusted is not None:
-        parts.append(f"adj={format_p(result.p_adjusted)}")
+        parts.append(f"worse,adj={format_p(result.p_adjusted)}")
     parts.append(format_delta_interval(result.delta_interval95, unit))
     if result.mde80 is not None:
         parts.append(f"mde80 {format_mde(result.mde80, unit)}")
