@@ -124,12 +124,15 @@ def main() -> None:
         chosen = set(rng.sample(passing, planted))
         worse = [CaseRecord.from_json({**r.to_json(), "passed": False, "error_type": "planted"})
                  if r.case_id in chosen else r for r in candidate]
-        missed_planted, _ = gate(worse, baseline_doc, design, args.points, args.alpha, "holm")
+        missed_planted, planted_comparison = gate(worse, baseline_doc, design, args.points, args.alpha, "holm")
+        hit = next(d for k, d in planted_comparison.suites["bfcl"].metrics.items() if k[1] == args.category).paired
         counts["planted_any"] += bool(missed_planted)
         counts["planted_named"] += any(f"bfcl.{args.category} " in g.message for g in missed_planted)
         print(f"draw {draw + 1}/{args.draws}: null holm {'MISSED' if missed else 'passed'}, null uncorrected "
               f"{'MISSED' if missed_none else 'passed'}, planted {'caught' if missed_planted else 'NOT caught'} "
-              f"({time.time() - started:.0f} s)", flush=True)
+              f"({args.category}: {hit.flipped_to_fail} worse / {hit.flipped_to_pass} better, one-sided p "
+              f"{hit.p_worse:.2g}, holm {hit.p_adjusted if hit.p_adjusted is None else round(hit.p_adjusted, 4)}, "
+              f"family {planted_comparison.family}) ({time.time() - started:.0f} s)", flush=True)
     n = args.draws
 
     def share(k: int) -> str:

@@ -241,3 +241,28 @@ def test_apibank_rouge_and_taskbench_f1s_carry_a_p_value():
                .metrics.items()}
     f1s = [name for name in metrics if name.endswith("_f1")]
     assert f1s and all(metrics[name].p_value is not None for name in f1s), {n: metrics[n].note for n in f1s}
+
+
+def test_rotbench_noise_levels_flip_together_and_the_mean_over_environments_is_tested():
+    from suites.rotbench.scorer.aggregation import aggregate as rotbench
+
+    design = load_design(ROOT / "suites" / "rotbench" / "aggregates.yaml")
+    rng = random.Random(5)
+    sizes = {"clean": 105, "slight": 210, "medium": 210, "heavy": 210, "union": 105}
+
+    def run(shift):
+        records = []
+        for level, size in sizes.items():
+            for index in range(size):
+                ok = rng.random() < 0.7 - shift
+                flag = 1.0 if ok else 0.0
+                records.append(CaseRecord(suite="s", case_id=f"first_turn-{level}-{index}",
+                                          category=f"first_turn_{level}", passed=ok, order=len(records),
+                                          counts={"ts": flag, "pi": flag, "cf": flag}))
+        return records
+
+    metrics = {k[1]: d.paired for k, d in _compare(rotbench, design, run(0.0), run(0.1)).suites["s"].metrics.items()}
+    mean = metrics["first_turn mean CF over environments"]
+    assert mean.test.startswith("stratified sign-flip") and "105 clusters" in mean.test and mean.p_value < 0.05
+    assert "105 clusters" in metrics["CF (all items)"].test  # a count over the noisy copies: clustered too
+    assert metrics["first_turn_clean CF"].test == "exact McNemar"  # one copy per query: plain pairs

@@ -44,12 +44,23 @@ class Combination:
 
 @dataclass(frozen=True)
 class Cluster:
+    """Cases whose id matches ``pattern`` share the cluster ``key`` (the match's groups expanded into it). With
+    ``modulo``, the first group is a number taken modulo it first (RoTBench's noisy copies of query i sit at
+    positions i, i + 105, ...)."""
+
     pattern: re.Pattern[str]
     key: str
+    modulo: int | None = None
 
     def of(self, case_id: str) -> str | None:
         found = self.pattern.fullmatch(case_id)
-        return found.expand(self.key) if found else None
+        if not found:
+            return None
+        if self.modulo is None:
+            return found.expand(self.key)
+        groups = list(found.groups())
+        groups[0] = str(int(groups[0]) % self.modulo)
+        return re.sub(r"\\(\d)", lambda g: groups[int(g.group(1)) - 1] or "", self.key)
 
 
 @dataclass(frozen=True)
@@ -119,8 +130,14 @@ def parse(raw: Mapping[str, Any]) -> AggregatesDeclaration:
     clusters = []
     for entry in raw.get("clusters") or []:
         try:
-            clusters.append(Cluster(re.compile(str(entry["pattern"])), str(entry["key"])))
-        except (KeyError, TypeError, re.error) as error:
+            modulo = entry.get("modulo")
+            if modulo is not None and (not isinstance(modulo, int) or isinstance(modulo, bool) or modulo < 1):
+                raise TypeError(f"modulo must be a positive whole number, got {modulo!r}")
+            cluster = Cluster(re.compile(str(entry["pattern"])), str(entry["key"]), modulo)
+            if modulo is not None and (cluster.pattern.groups < 1):
+                raise TypeError("modulo needs a numbered group in the pattern")
+            clusters.append(cluster)
+        except (KeyError, TypeError, AttributeError, re.error) as error:
             raise AggregatesError(f"cluster {entry!r}: needs a valid 'pattern' and a 'key' ({error})") from None
     _check_acyclic(figures)
     return AggregatesDeclaration(figures, tuple(clusters))
