@@ -16,7 +16,7 @@ import pytest
 
 from conftest import EXAMPLE_SUITE, XDIST
 from pytest_toolbench.contract.suite import MODEL_BACKEND, Case, CaseRecord, Generation, Metric, Request
-from pytest_toolbench.report.significance import BOOTSTRAP, MCNEMAR, REPEATED_NOTE, case_figures, paired_result
+from pytest_toolbench.report.significance import MCNEMAR, SIGN_FLIP, REPEATED_NOTE, case_figures, paired_result
 from pytest_toolbench.run.cache import request_key
 from pytest_toolbench.run.summary import mean_over_samples, repeat_figures
 
@@ -202,7 +202,7 @@ def _aggregate(results):
     return [Metric("overall", passed / len(results), passed, len(results), group="aggregate")]
 
 
-def test_paired_test_over_repeats_is_the_bootstrap_on_per_case_rates():
+def test_paired_test_over_repeats_is_the_sign_flip_on_per_case_rates():
     cases = [f"c{i}" for i in range(20)]
     baseline = [_record(case, None, True, i) for i, case in enumerate(cases)]
     # the current run passes every case on sample 0 and fails the first ten on sample 1: rates 0.5 there
@@ -212,7 +212,7 @@ def test_paired_test_over_repeats_is_the_bootstrap_on_per_case_rates():
     now = case_figures(_aggregate, current, [Metric("overall", 0.75, 15, 20, group="aggregate")])
     assert now.repeated and now.means[key] == {case: 0.5 if i < 10 else 1.0 for i, case in enumerate(cases)}
     tested = paired_result(key, now, before)
-    assert tested.test == BOOTSTRAP and tested.note == REPEATED_NOTE
+    assert tested.test.startswith(SIGN_FLIP) and tested.note == REPEATED_NOTE
     assert tested.pairs == 20 and tested.flipped_to_fail == 10 and tested.flipped_to_pass == 0
     low, high = tested.delta_interval95
     assert low <= -0.25 <= high < 0 and tested.p_value < 0.05

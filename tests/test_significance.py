@@ -15,8 +15,8 @@ from pytest_toolbench.report.json_results import document
 from pytest_toolbench.report.outcome import RunOutcome
 from pytest_toolbench.report.run_report import build
 from pytest_toolbench.report.settings import ReportSettings
-from pytest_toolbench.report.significance import BOOTSTRAP, MCNEMAR, case_figures, mcnemar_exact_p, \
-    newcombe_paired_interval, paired_bootstrap, paired_result
+from pytest_toolbench.report.significance import MCNEMAR, SIGN_FLIP, case_figures, mcnemar_exact_p, \
+    newcombe_paired_interval, paired_result
 from pytest_toolbench.run.records import CaseRecord
 from pytest_toolbench.run.summary import summarize
 
@@ -88,36 +88,12 @@ def test_newcombe_interval_large_n_approaches_the_wald_interval():
     assert high == pytest.approx(difference + 1.959964 * variance ** 0.5, abs=2e-4)
 
 
-# -- paired bootstrap ------------------------------------------------------------------------------------------------
+# -- scores for the mean-valued figures ------------------------------------------------------------------------------------------------
 def _scores(seed: int, n: int, shift: float) -> tuple[list[float], list[float]]:
     rng = random.Random(seed)
     current = [rng.random() for _ in range(n)]
     baseline = [min(1.0, max(0.0, value - shift + rng.gauss(0, 0.1))) for value in current]
     return current, baseline
-
-
-def test_paired_bootstrap_matches_scipy_percentile_bootstrap():
-    stats = pytest.importorskip("scipy.stats")
-    np = pytest.importorskip("numpy")
-    current, baseline = _scores(7, 400, 0.03)
-    reference = stats.bootstrap((np.array(current), np.array(baseline)), lambda a, b: np.mean(a - b), paired=True,
-                                vectorized=False, n_resamples=20_000, method="percentile", random_state=1)
-    p_value, (low, high) = paired_bootstrap(current, baseline)
-    standard_error = float(np.std(np.array(current) - np.array(baseline), ddof=1)) / 400 ** 0.5
-    # Monte Carlo error of a 2,000-resample percentile is a small fraction of the standard error
-    assert low == pytest.approx(reference.confidence_interval.low, abs=0.1 * standard_error)
-    assert high == pytest.approx(reference.confidence_interval.high, abs=0.1 * standard_error)
-    assert p_value < 0.001  # a paired t-test gives p = 1e-14 here
-
-
-def test_paired_bootstrap_without_a_change_and_reproducible():
-    current, _ = _scores(3, 300, 0.0)
-    assert paired_bootstrap(current, current) == (1.0, (0.0, 0.0))
-    noisy, baseline = _scores(11, 300, 0.0)
-    first = paired_bootstrap(noisy, baseline)
-    assert first == paired_bootstrap(noisy, baseline)  # fixed seed: the same figures every time
-    assert first[0] > 0.05 and first[1][0] < 0 < first[1][1]
-    assert paired_bootstrap([], []) is None
 
 
 # -- which figure gets which test ------------------------------------------------------------------------------------
@@ -215,7 +191,7 @@ def test_compare_attaches_the_paired_tests_to_each_figure():
     assert accuracy.p_value == pytest.approx(mcnemar_exact_p(2, 8))
     assert accuracy.delta_interval95 == newcombe_paired_interval(22, 2, 8, 8)
     mean = toy.metrics[("aggregate", "mean score")].paired
-    assert mean.test == BOOTSTRAP and mean.pairs == 40 and (mean.flipped_to_fail, mean.flipped_to_pass) == (8, 2)
+    assert mean.test.startswith(SIGN_FLIP) and mean.pairs == 40 and (mean.flipped_to_fail, mean.flipped_to_pass) == (8, 2)
     formula = toy.metrics[("aggregate", "micro F1")].paired
     assert formula.test is None and formula.note.startswith("n/a")
     entry = next(m for m in toy.to_json()["metrics"] if m["name"] == "accuracy")
@@ -271,8 +247,10 @@ def test_a_drop_within_noise_passes_with_significance_and_misses_without():
     qualified, _ = _gates(now, before, max_drop=2, significance=0.05)
     assert not any(not gate.passed and "toy.accuracy" in gate.message for gate in qualified)
     noise = [gate for gate in qualified if gate.passed and "not significantly" in gate.message]
-    assert noise and "toy.accuracy fell 7.50 points, p=0.250" in noise[0].message
-    assert noise[0].gate == "--toolbench-max-drop 2 --toolbench-significance 0.05"
+    # three discordant cases: the smallest one-sided p is 1/8, above the level, so the figure is outside the family
+    assert noise and ("toy.accuracy fell 7.50 points, p=0.250; its test cannot reach level 0.05 on 40 pairs"
+                      in noise[0].message)
+    assert noise[0].gate == "--toolbench-max-drop 2 --toolbench-significance 0.05 --toolbench-multiple holm"
     # the other figures that fell: micro F1 has no paired test, so its drop alone misses the gate
     assert any(not gate.passed and "toy.micro F1" in gate.message for gate in qualified)
 
@@ -282,16 +260,25 @@ def test_a_significant_drop_misses_the_gate():
     now = [False] * 12 + [True] * 28  # 12 of 40 flipped to fail: p = 2^-11
     results, _ = _gates(now, before, max_drop=2, significance=0.05)
     missed = [gate for gate in results if not gate.passed and "toy.accuracy" in gate.message]
-    assert missed and "significant (exact McNemar p<0.001, level 0.05)" in missed[0].message
+    assert missed and "significant (exact McNemar p<0.001, one-sided p that it got worse holm-adjusted p<0.001, level 0.05)" in missed[0].message
 
 
-def test_a_figure_without_a_paired_test_is_gated_on_its_drop_alone():
+def test_a_figure_without_a_paired_test_misses_unless_untested_drops_are_accepted():
     before = [True] * 40
     now = [False] * 12 + [True] * 28
     results, _ = _gates(now, before, max_drop=2, significance=0.05)
     # "micro F1" is in the aggregate group, fell, and has no paired test
     micro = [gate for gate in results if "toy.micro F1" in gate.message]
-    assert micro and not micro[0].passed and "no paired test for this figure" in micro[0].message
+    assert micro and not micro[0].passed and "no paired test can tell it from noise" in micro[0].message
+    assert "--toolbench-accept-untested" in micro[0].message
+    baseline = toy_baseline(toy_records(before))
+    current = toy_records(now)
+    summary = toy_summary(current)
+    comparison = compare(summary, current, baseline, "base.json")
+    accepted = evaluate_gates(summary, comparison, ReportSettings(max_drop=2, significance=0.05,
+                                                                  accept_untested=True))
+    micro = [gate for gate in accepted if "toy.micro F1" in gate.message]
+    assert micro and micro[0].passed and "accepted by --toolbench-accept-untested" in micro[0].message
 
 
 # -- reports -----------------------------------------------------------------------------------------------------------
@@ -306,17 +293,19 @@ def test_every_report_shows_p_and_the_interval_beside_the_delta():
     report = build(summary, current, outcome)
     p_text = f"p={mcnemar_exact_p(2, 8):.3f}"
     lines = "\n".join(terminal.render(report))
-    assert "paired tests: p and [95% interval of the delta]" in lines
+    assert "paired tests: p (two-sided), p that it got worse adjusted for the gated family" in lines
+    assert "p adj. (worse,adj): the one-sided p-value that the figure got worse, holm correction over the" in lines
     row = next(line for line in lines.splitlines() if line.strip().startswith("accuracy"))
     assert "-15.00" in row and p_text in row and "[-29.72, +0.69]" in row
     assert "p n/a" in next(line for line in lines.splitlines() if line.strip().startswith("micro F1"))
     text = markdown.render(report)
-    assert f"| -15.00 | {p_text[2:]} | [-29.72, +0.69] |" in text
+    assert f"| -15.00 | {p_text[2:]} | " in text and " | [-29.72, +0.69] | " in text
     page = html.summary_html(report)
     assert f">{p_text[2:]}</td>" in page and "[-29.72, +0.69]" in page and 'title="n/a: not a count' in page
     body = document(report)
     metric = next(m for m in body["report"]["baseline"]["suites"]["toy"]["metrics"] if m["name"] == "accuracy")
-    assert set(metric) >= {"p_value", "delta_interval95", "flipped_to_fail", "flipped_to_pass"}
+    assert set(metric) >= {"p_value", "p_adjusted", "mde80", "delta_interval95", "flipped_to_fail", "flipped_to_pass"}
+    assert metric["p_adjusted"] >= metric["p_worse"] and metric["mde80"] > 0
 
 
 def test_significance_option_end_to_end(echo):  # noqa: F811
@@ -327,13 +316,16 @@ def test_significance_option_end_to_end(echo):  # noqa: F811
     assert result.ret == 0, result.stdout.str()
     out = result.stdout.str()
     assert "overall         33.33%          1/3     [6.1–79.2]   -66.67  p=0.500 [-93.85, +5.86]" in out
-    assert ("toolbench gate passed: worse by more than 1 points but not significantly at level 0.05 (passed): "
-            "echo.long fell 100.00 points, p=1.000; echo.short fell 50.00 points, p=1.000; echo.overall fell 66.67 "
-            "points, p=0.500") in out
+    # three cases: the smallest one-sided p is 1/8, so no figure can reach 0.05 and the family is empty
+    assert ("toolbench gate passed: worse by more than 1 points but not significantly at level 0.05 (holm "
+            "correction over the 0 gated figures whose paired test can reach the level) (passed): echo.long fell "
+            "100.00 points, p=1.000; its test cannot reach level 0.05 on 1 pairs") in out
     assert "toolbench gate passed: no aggregate or category figure got significantly worse" in out
     saved = json.loads((echo.path / "reports" / "worse.json").read_text())
     overall = next(m for m in saved["report"]["baseline"]["suites"]["echo"]["metrics"] if m["name"] == "overall")
     assert (overall["p_value"], overall["flipped_to_fail"], overall["flipped_to_pass"]) == (0.5, 2, 0)
+    assert overall["p_adjusted"] is None and saved["report"]["baseline"]["multiple"]["family"] == 0
+    assert overall["p_worse"] == 0.25 and overall["mde80"] is None
     assert overall["test"] == MCNEMAR
 
 

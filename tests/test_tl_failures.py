@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import statistics
+
 import pytest
 
 from pytest_toolbench.contract.suite import CaseResult
@@ -143,4 +145,9 @@ def test_tl_metrics_tallies_and_mean_reward():
     assert metrics["TL parameter_missing"].total == 3
     assert metrics["TL mean reward"].value == pytest.approx((1 + 1 - 1.5 - 1.5 - 0.5) / 5)
     assert list(metrics)[:2] == ["TL wrong_tool", "TL parameter_missing"]
-    assert tl_metrics([result(True)]) == []
+    assert metrics["TL wrong_tool"].better == "none"  # a share of the failures: neither way is better
+    assert "/ 5 cases" in metrics["TL mean reward"].formula  # the denominator is said
+    assert metrics["TL mean reward"].sd == pytest.approx(statistics.stdev([1, 1, -1.5, -1.5, -0.5]))
+    # a passed case alone carries its reward (+1), so the mean splits per case for the paired tests
+    alone = tl_metrics([result(True)])
+    assert [(m.name, m.value, m.total) for m in alone] == [("TL mean reward", 1.0, 1)]

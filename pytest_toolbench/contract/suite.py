@@ -222,8 +222,9 @@ assert _RECORD_FIELD_SET == {f.name for f in dataclasses.fields(CaseRecord)}
 CaseResult = CaseRecord
 
 
-#: The values of ``Metric.better``.
-METRIC_DIRECTIONS = ("higher", "lower")
+#: The values of ``Metric.better``: "none" for a figure where neither way is an improvement (the share of one
+#: failure category among the failures): reports colour and gate no change of it.
+METRIC_DIRECTIONS = ("higher", "lower", "none")
 
 
 @dataclass(frozen=True)
@@ -238,7 +239,8 @@ class Metric:
     group: str = ""  # e.g. "category", "aggregate", "P/R/F1"
     formula: str = ""  # how it is computed, shown in reports
     unit: str = "%"  # "%": a rate shown as a percentage; "": a plain number (e.g. a mean reward in [-2, 1])
-    #: Which way is an improvement: "higher" (accuracy) or "lower" (an attack success rate). Gates and baseline
+    #: Which way is an improvement: "higher" (accuracy), "lower" (an attack success rate) or "none" (a share of the
+    #: failures: no way is better). Gates and baseline
     #: comparisons read it: --toolbench-fail-under is a maximum and --toolbench-max-drop a maximum rise for "lower".
     better: str = "higher"
     #: Why the figure does not cover what it claims (a category that did not run in full, cases without a
@@ -247,6 +249,10 @@ class Metric:
     #: Set by the core, not the suite: "over N of M cases (selection)" when the run's selection (``-k``, ``--lf``,
     #: node ids) left part of what the figure covers out; "" when the figure covers all of it.
     scope: str = ""
+    #: For a mean over cases (a mean F1 or reward): the sample standard deviation of the per-case values, so reports
+    #: give it a t interval; None for anything else. A figure with it never gets the binomial (Wilson) interval,
+    #: even when its sum happens to be whole.
+    sd: float | None = None
 
     def __post_init__(self) -> None:
         if self.better not in METRIC_DIRECTIONS:

@@ -300,6 +300,7 @@ class ResultCollector:
 
 # -- summary ---------------------------------------------------------------------------------------------------
 def build_summary(toolbench: RunContext):
+    from ..contract import aggregates
     from ..run.summary import summarize
 
     benchmarks: dict[str, Any] = {}
@@ -307,7 +308,9 @@ def build_summary(toolbench: RunContext):
         if record["suite"] not in benchmarks:
             facts = toolbench.ledger.suite_facts(record["suite"])
             benchmark = toolbench.registry.benchmark(facts["scorer"], Path(facts["definition"]))
-            benchmarks[record["suite"]] = (benchmark, facts["title"], facts["data_source"], facts.get("available"))
+            design = aggregates.load_or_problem(Path(facts["definition"]).parent / aggregates.DECLARATION)
+            benchmarks[record["suite"]] = (benchmark, facts["title"], facts["data_source"], facts.get("available"),
+                                           design)
     return summarize(toolbench.ledger.records, benchmarks, toolbench.header())
 
 

@@ -45,8 +45,17 @@ def add_report_options(parser: pytest.Parser) -> None:
                   metavar="ALPHA",
                   help="With --toolbench-max-drop: a drop misses the gate only when it is also significant at "
                        "level ALPHA (e.g. 0.05) by the paired test on the cases of both runs (exact McNemar for "
-                       "counts, paired bootstrap for means); a figure without a paired test is gated on its drop "
-                       "alone.")
+                       "counts, sign-flip for means and declared aggregates), its p-value adjusted over every "
+                       "gated figure (--toolbench-multiple). A drop of a figure without a paired test misses "
+                       "unless --toolbench-accept-untested.")
+    rep.addoption("--toolbench-multiple", dest="toolbench_multiple", default="holm",
+                  choices=("holm", "bonferroni", "none"),
+                  help="The family-wise correction of the p-values over every gated figure of the run: holm "
+                       "(default), bonferroni or none.")
+    rep.addoption("--toolbench-accept-untested", dest="toolbench_accept_untested", action="store_true",
+                  default=False,
+                  help="With --toolbench-significance: a drop beyond --toolbench-max-drop of a figure that has no "
+                       "paired test passes (listed on the gate's line) instead of missing.")
     rep.addoption("--toolbench-strict", dest="toolbench_strict", action="store_true", default=False,
                   help="Exit non-zero when benchmark cases fail (pytest's usual status). By default failing cases "
                        "are the measurement and a run exits 0 unless a gate is missed.")

@@ -79,6 +79,11 @@ def resolve(config: pytest.Config) -> ReportSettings:
         if max_drop is None:
             raise pytest.UsageError("--toolbench-significance needs --toolbench-max-drop POINTS (it qualifies that "
                                     "gate)")
+    multiple = get("toolbench_multiple", "holm") or "holm"
+    accept_untested = bool(get("toolbench_accept_untested", False))
+    if accept_untested and significance is None:
+        raise pytest.UsageError("--toolbench-accept-untested needs --toolbench-significance ALPHA (without it every "
+                                "drop is gated on its size alone)")
     html = get("htmlpath", None)
     json_path = report_path(config, json_given) if json_given else None
     markdown_path = report_path(config, md_given) if md_given else None
@@ -90,7 +95,8 @@ def resolve(config: pytest.Config) -> ReportSettings:
         markdown_path=markdown_path,
         baseline_path=baseline_path, baseline=baseline,
         thresholds=tuple(parse_threshold(given) for given in get("toolbench_fail_under")),
-        max_drop=max_drop, significance=significance, strict=bool(get("toolbench_strict")),
+        max_drop=max_drop, significance=significance, multiple=multiple, accept_untested=accept_untested,
+        strict=bool(get("toolbench_strict")),
         html_path=Path(html) if html else None,
         baselines=tuple(baselines),
     )

@@ -8,8 +8,10 @@ from typing import Any, Iterable, Mapping
 
 from ..run.summary import RunSummary, SuiteSummary, to_case_result
 from ..run.records import CaseRecord
-from .significance import CaseFigures, PairedResult, case_figures, p_text, paired_result
+from ..contract.aggregates import NO_DECLARATION
+from .significance import CaseFigures, PairedResult, case_figures, declared_result, p_text, paired_result
 from .settings import ReportSettings, Threshold
+from .sign_flip import adjust, level_for_power, mde_counts, mde_sign_flip
 from .stats import format_counts, format_value, is_percentage, lower_is_better, metric_field, worsening
 
 
@@ -58,9 +60,15 @@ class Comparison:
     path: str
     header: Mapping[str, Any]
     suites: dict[str, SuiteComparison]
+    #: the correction over the gated family (--toolbench-multiple), its size, and the per-figure level the
+    #: minimum detectable effects are given at
+    multiple: str = "holm"
+    family: int = 0
+    power_level: float = 0.05
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "header": dict(self.header),
+                "multiple": {"method": self.multiple, "family": self.family, "power_level": self.power_level},
                 "suites": {name: s.to_json() for name, s in self.suites.items()}}
 
 
@@ -100,7 +108,10 @@ def _case_outcomes(records: list[Mapping[str, Any]]) -> list[tuple[str, bool]]:
 
 
 def compare(summary: RunSummary, records: Iterable[Mapping[str, Any]], baseline: Mapping[str, Any],
-            path: Path | str) -> Comparison:
+            path: Path | str, multiple: str = "holm", alpha: float | None = None) -> Comparison:
+    """Deltas, newly failing/passing cases and each figure's paired test; then the gated family's adjusted
+    p-values (``multiple``: holm, bonferroni or none) and each gated figure's minimum detectable effect at the
+    family's per-figure level (``alpha``: the gate's level, 0.05 when there is none)."""
     baseline_suites: Mapping[str, Any] = baseline.get("suites") or {}
     # A case with --toolbench-repeat samples counts as passed when all of them pass (its pass^k outcome).
     baseline_passed: dict[tuple[str, str], bool] = {}
@@ -134,25 +145,81 @@ def compare(summary: RunSummary, records: Iterable[Mapping[str, Any]], baseline:
             _attach_paired_tests(comparison, suite, by_suite.get(suite.name, []),
                                  [c for c in baseline_cases(baseline) if c.suite == suite.name], old_metrics)
         suites[suite.name] = comparison
-    return Comparison(str(path), baseline.get("header") or {}, suites)
+    result = Comparison(str(path), baseline.get("header") or {}, suites)
+    adjust_family(result, multiple, 0.05 if alpha is None else alpha)
+    return result
 
 
 def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, records: list[Mapping[str, Any]],
                          old_records: list[CaseRecord], old_metrics: Mapping[tuple[str, Any], Any]) -> None:
-    """Each compared figure's paired test (exact McNemar or paired bootstrap, or n/a with the reason)."""
+    """Each compared figure's paired test (exact McNemar, sign-flip, the stratified sign-flip of a declared
+    aggregate, or n/a with the reason)."""
     if not old_records:
         for key, found in comparison.metrics.items():
             comparison.metrics[key] = replace(found, paired=PairedResult(
                 None, "n/a: the baseline file holds no per-case records of this suite"))
         return
-    keys = set(comparison.metrics)
-    now = case_figures(suite.aggregate, [to_case_result(r) for r in records],
-                       [m for m in suite.metrics if (m.group, m.name) in keys])
-    before: CaseFigures = case_figures(suite.aggregate, [to_case_result(r) for r in old_records],
-                                       [m for key, m in old_metrics.items() if key in keys])
+    design = suite.design if suite.design is not None else NO_DECLARATION
+    current_metrics = list(suite.metrics)
+    baseline_metrics = list(old_metrics.values())
+    now = case_figures(suite.aggregate, [to_case_result(r) for r in records], current_metrics)
+    before: CaseFigures = case_figures(suite.aggregate, [to_case_result(r) for r in old_records], baseline_metrics)
     for key, found in comparison.metrics.items():
-        comparison.metrics[key] = replace(found, paired=paired_result(key, now, before,
-                                                                      lower_is_better=found.better == "lower"))
+        lower = found.better == "lower"
+        tested = paired_result(key, now, before, lower_is_better=lower, design=design)
+        if tested.test is None and key[1] in design.figures:
+            declared = declared_result(key[1], design, current_metrics, baseline_metrics, now, before, lower)
+            tested = declared if declared is not None else tested
+        if tested.test is None and design.problem:
+            tested = replace(tested, note=f"{tested.note}; the suite's aggregates.yaml: {design.problem}")
+        comparison.metrics[key] = replace(found, paired=tested)
+
+
+def gated(metric: MetricDelta) -> bool:
+    """Whether ``--toolbench-max-drop`` watches this figure: a headline percentage (an aggregate or a category)
+    with a value in both runs."""
+    return metric.delta is not None and metric.group in DROP_GROUPS and is_percentage({"unit": metric.unit})
+
+
+def adjust_family(comparison: Comparison, method: str, alpha: float) -> None:
+    """The family is every gated figure of the run whose paired test, on its pairs, can give a one-sided p-value
+    at or below ``alpha`` (whatever its delta: it is fixed before the gate looks at any drop). A figure whose test
+    cannot (a handful of discordant cases) could never miss the gate, and leaving it out keeps the family-wise
+    error at ``alpha`` (Tarone 1990, *Biometrics* 46:515: the tests that can reject are the family; Holm's
+    closure holds over them). Each member gets ``p_adjusted``, its one-sided p that it got worse adjusted by
+    ``method``; every tested gated figure gets ``mde80``, the drop its test detects with 80% power at the
+    per-figure level (``alpha`` / family size under a correction)."""
+    tested = [(suite, key) for suite, c in comparison.suites.items() for key, m in c.metrics.items()
+              if gated(m) and m.paired is not None and m.paired.test and m.paired.p_value is not None
+              and m.paired.pairs > 0]
+    family = [(s, k) for s, k in tested
+              if (comparison.suites[s].metrics[k].paired.p_floor or 0.0) <= alpha + 1e-15]
+    adjusted = dict(zip(family, adjust([_worse_p(comparison.suites[s].metrics[k].paired) for s, k in family],
+                                       method)))
+    level = level_for_power(alpha, method, len(family))
+    for suite, key in tested:
+        metric = comparison.suites[suite].metrics[key]
+        comparison.suites[suite].metrics[key] = replace(metric, paired=replace(
+            metric.paired, p_adjusted=adjusted.get((suite, key)), mde80=_mde(metric.paired, level)))
+    comparison.multiple = method
+    comparison.family = len(family)
+    comparison.power_level = level
+
+
+def _worse_p(paired: PairedResult) -> float:
+    """The one-sided p-value that the figure got worse (the two-sided one where a test gives none)."""
+    return paired.p_worse if paired.p_worse is not None else paired.p_value
+
+
+def _mde(paired: PairedResult, level: float) -> float | None:
+    basis = paired.power_basis
+    if len(basis) == 1 and (paired.pairs <= 0 or 0.5 ** paired.pairs > level):
+        return None  # even every unit moving one way cannot reach the level
+    if len(basis) == 2:
+        return mde_counts(int(basis[0]), int(basis[1]), level)
+    if len(basis) == 1:
+        return mde_sign_flip([basis[0]], level)
+    return None
 
 
 # -- gates -----------------------------------------------------------------------------------------------------
@@ -217,46 +284,85 @@ def _threshold_gate(summary: RunSummary, threshold: Threshold) -> GateResult:
 DROP_GROUPS = ("aggregate", "category")
 
 
-def _drop_gates(comparison: Comparison, max_drop: float, significance: float | None = None) -> list[GateResult]:
-    """Every headline figure that got worse by more than ``max_drop`` points misses the gate; with ``significance``,
-    only when its paired test also says the change is real (p < significance). A figure without a paired test (a
-    formula over several counts) is gated on its drop alone, and the message says so."""
-    gate = f"--toolbench-max-drop {max_drop:g}" + (f" --toolbench-significance {significance:g}"
+@dataclass(frozen=True)
+class DropDecision:
+    """What the drop gate decides for one figure: ``verdict`` is "held" (no drop beyond POINTS), "noise" (beyond
+    POINTS, not significant after the correction: passes), "missed", "untested" (beyond POINTS, no paired test:
+    missed unless untested drops are accepted) or "accepted" (such a drop, accepted by the user)."""
+
+    verdict: str
+    label: str
+    text: str = ""
+
+
+def judge_drop(suite_name: str, metric: MetricDelta, max_drop: float, significance: float | None,
+               multiple: str = "holm", accept_untested: bool = False) -> DropDecision:
+    """The drop gate's decision for one gated figure (see :class:`DropDecision`). With ``significance`` the
+    figure's p-value adjusted over the gated family (``multiple``) must be below it for a drop to miss."""
+    label = f"{suite_name}.{metric.name}"
+    drop = 100 * worsening(metric.delta, metric)
+    if drop <= max_drop + 1e-9:
+        return DropDecision("held", label)
+    moved = "rose" if lower_is_better(metric) else "fell"
+    note = " (lower is better)" if lower_is_better(metric) else ""
+    fell = (f"{label} {moved} {drop:.2f} points ({format_value(metric.baseline)} → "
+            f"{format_value(metric.current)}){note}")
+    if significance is None:
+        return DropDecision("missed", label, f"{fell}, more than the allowed {max_drop:g}")
+    tested = metric.paired if metric.paired is not None and metric.paired.test and \
+        metric.paired.p_value is not None else None
+    if tested is None:
+        why = (metric.paired.note if metric.paired is not None else "n/a").removeprefix("n/a: ")
+        if accept_untested:
+            return DropDecision("accepted", label, f"{label} {moved} {drop:.2f} points, no paired test ({why})")
+        return DropDecision("untested", label, (
+            f"{fell}, more than the allowed {max_drop:g}, and no paired test can tell it from noise ({why}); "
+            "--toolbench-accept-untested lets such drops pass"))
+    if tested.p_adjusted is None and (tested.p_floor or 0.0) > significance:
+        return DropDecision("noise", label, (f"{label} {moved} {drop:.2f} points, {p_text(tested.p_value)}; its test "
+                                             f"cannot reach level {significance:g} on {tested.pairs} pairs (smallest "
+                                             f"possible one-sided p {tested.p_floor:.3g}), so it is outside the "
+                                             "family"))
+    p_used = tested.p_adjusted if tested.p_adjusted is not None else _worse_p(tested)
+    shown = (f"{p_text(tested.p_value)}, one-sided p that it got worse {multiple}-adjusted {p_text(p_used)}"
+             if multiple != "none" else f"{p_text(tested.p_value)}, one-sided p that it got worse "
+                                          f"{p_text(p_used)}")
+    if p_used >= significance:
+        return DropDecision("noise", label, f"{label} {moved} {drop:.2f} points, {shown}")
+    return DropDecision("missed", label, (f"{fell}, more than the allowed {max_drop:g}, significant ({tested.test} "
+                                          f"{shown}, level {significance:g})"))
+
+
+def _drop_gates(comparison: Comparison, max_drop: float, significance: float | None = None,
+                multiple: str = "holm", accept_untested: bool = False) -> list[GateResult]:
+    """Every headline figure that got worse by more than ``max_drop`` points misses the gate; with
+    ``significance``, only when its paired test, adjusted over the family of gated figures, also says the change is
+    real. A figure without a paired test misses unless ``accept_untested``; the gate's lines say which."""
+    correction = f" --toolbench-multiple {multiple}" if significance is not None else ""
+    gate = f"--toolbench-max-drop {max_drop:g}" + (f" --toolbench-significance {significance:g}{correction}"
                                                     if significance is not None else "")
-    results = []
-    within_noise = []
-    for suite_name, suite in comparison.suites.items():
-        for metric in suite.metrics.values():
-            if metric.delta is None or metric.group not in DROP_GROUPS or not is_percentage({"unit": metric.unit}):
-                continue
-            # A lower-is-better figure (an attack success rate) regresses when it rises.
-            drop = 100 * worsening(metric.delta, metric)
-            if drop > max_drop + 1e-9:
-                moved = "rose" if lower_is_better(metric) else "fell"
-                note = " (lower is better)" if lower_is_better(metric) else ""
-                label = f"{suite_name}.{metric.name}"
-                tested = metric.paired if metric.paired is not None and metric.paired.test else None
-                evidence = ""
-                if significance is not None:
-                    if tested is not None and tested.p_value is not None and tested.p_value >= significance:
-                        within_noise.append(f"{label} {moved} {drop:.2f} points, {p_text(tested.p_value)}")
-                        continue
-                    evidence = (f", significant ({tested.test} {p_text(tested.p_value)}, level {significance:g})"
-                                if tested is not None else ", no paired test for this figure (gated on the drop "
-                                                           "alone)")
-                results.append(GateResult(gate, False, (
-                    f"{label} {moved} {drop:.2f} points "
-                    f"({format_value(metric.baseline)} → {format_value(metric.current)}){note}, "
-                    f"more than the allowed {max_drop:g}{evidence}")))
-    if within_noise:  # said even beside missed figures: these drops were looked at and found within noise
+    decisions = [judge_drop(suite_name, metric, max_drop, significance, multiple, accept_untested)
+                 for suite_name, suite in comparison.suites.items() for metric in suite.metrics.values()
+                 if gated(metric)]
+    results = [GateResult(gate, False, d.text) for d in decisions if d.verdict in ("missed", "untested")]
+    family = (f"{multiple} correction over the {comparison.family} gated figures whose paired test can reach "
+              "the level"
+              if multiple != "none" else "no multiplicity correction")
+    noise = [d.text for d in decisions if d.verdict == "noise"]
+    if noise:  # said even beside missed figures: these drops were looked at and found within noise
         results.append(GateResult(gate, True, (
-            f"worse by more than {max_drop:g} points but not significantly at level {significance:g} (passed): "
-            f"{'; '.join(within_noise)}")))
+            f"worse by more than {max_drop:g} points but not significantly at level {significance:g} ({family}) "
+            f"(passed): {'; '.join(noise)}")))
+    accepted = [d.text for d in decisions if d.verdict == "accepted"]
+    if accepted:
+        results.append(GateResult(gate, True, (
+            f"worse by more than {max_drop:g} points without a paired test, accepted by --toolbench-accept-untested "
+            f"(passed): {'; '.join(accepted)}")))
     if not any(not r.passed for r in results):
         message = f"no aggregate or category figure got worse by more than {max_drop:g} points"
-        if within_noise:
-            message = (f"no aggregate or category figure got significantly worse (level {significance:g}) by more "
-                       f"than {max_drop:g} points")
+        if noise:
+            message = (f"no aggregate or category figure got significantly worse (level {significance:g}, "
+                       f"{family}) by more than {max_drop:g} points")
         results.append(GateResult(gate, True, message))
     return results
 
@@ -264,5 +370,6 @@ def _drop_gates(comparison: Comparison, max_drop: float, significance: float | N
 def evaluate_gates(summary: RunSummary, comparison: Comparison | None, settings: ReportSettings) -> list[GateResult]:
     results = [_threshold_gate(summary, threshold) for threshold in settings.thresholds]
     if settings.max_drop is not None and comparison is not None:
-        results.extend(_drop_gates(comparison, settings.max_drop, settings.significance))
+        results.extend(_drop_gates(comparison, settings.max_drop, settings.significance, settings.multiple,
+                                   settings.accept_untested))
     return results

@@ -23,10 +23,10 @@ from .charts import CHART_CSS, Bar, bar_chart
 from . import leaderboard
 from .compare import SuiteComparison, baseline_label
 from . import profile_views
-from .significance import PAIRED_TESTS_NOTE, PairedResult, format_delta_interval, format_p
+from .significance import PAIRED_TESTS_NOTE, PairedResult, family_note, format_delta_interval, format_mde, format_p
 from .history import html_section as history_html
 from .stats import change_css, count_interval, direction_note, format_change, format_counts, format_interval, \
-    format_value, repeat_text, samples_note, warning_notes
+    format_value, repeat_text, samples_note, warning_notes, INTERVALS_NOTE
 
 if TYPE_CHECKING:
     from .leaderboard import SuiteRanks
@@ -146,21 +146,22 @@ def case_details(record: Mapping[str, Any], request: Mapping[str, Any] | None = 
 def _metric_table(suite: SuiteSummary, metrics: list[Any], comparison: SuiteComparison | None) -> str:
     head = "<tr><th>Group</th><th>Metric</th><th>Value</th><th>Correct/Total</th><th>95% CI</th>"
     if comparison is not None:
-        head += "<th>Baseline</th><th>Δ points</th><th>p</th><th>95% CI of Δ</th>"
+        head += ("<th>Baseline</th><th>Δ points</th><th>p</th><th>p adj.</th><th>95% CI of Δ</th>"
+                 "<th>MDE 80%</th>")
     rows = [head + "</tr>"]
     for metric in metrics:
         unit = getattr(metric, "unit", "%")
         name = escape(metric.name) + (f" <small>({direction_note(metric)})</small>" if direction_note(metric) else "")
         name += "".join(f' <small class="tb-note">{escape(note)}</small>' for note in warning_notes(metric))
         cells = [escape(metric.group or ""), name, format_value(metric.value, unit),
-                 format_counts(metric), format_interval(count_interval(metric))]
+                 format_counts(metric), format_interval(count_interval(metric), unit)]
         row = "".join(f"<td>{c}</td>" for c in cells[:2]) + "".join(f'<td class="tb-n">{c}</td>' for c in cells[2:])
         if comparison is not None:
             found = comparison.delta(metric)
             if found is None or found.delta is None:
                 row += '<td class="tb-n">–</td><td class="tb-n">new</td>' if found is None else \
                     f'<td class="tb-n">{format_value(found.baseline, unit)}</td><td class="tb-n">–</td>'
-                row += '<td class="tb-n">–</td><td class="tb-n">–</td>'
+                row += '<td class="tb-n">–</td>' * 4
             else:
                 css = change_css(found.delta, metric)  # green for an improvement: a fall, for lower-is-better
                 row += (f'<td class="tb-n">{format_value(found.baseline, unit)}</td>'
@@ -175,11 +176,14 @@ def _paired_cells(paired: "PairedResult | None", unit: str) -> str:
     """The p-value and the interval of the delta; "n/a" with the reason on hover when no paired test applies."""
     if paired is None or paired.test is None:
         why = escape(paired.note if paired is not None else "n/a")
-        return f'<td class="tb-n" title="{why}">n/a</td><td class="tb-n">–</td>'
+        return f'<td class="tb-n" title="{why}">n/a</td>' + '<td class="tb-n">–</td>' * 3
     hover = escape(f"{paired.test} over {paired.pairs} paired cases: {paired.flipped_to_fail} got worse, "
-                   f"{paired.flipped_to_pass} got better")
+                   f"{paired.flipped_to_pass} got better" + (f"; {paired.note}" if paired.note else ""))
+    adjusted = format_p(paired.p_adjusted) if paired.p_adjusted is not None else "–"
     return (f'<td class="tb-n" title="{hover}">{format_p(paired.p_value)}</td>'
-            f'<td class="tb-n">{format_delta_interval(paired.delta_interval95, unit)}</td>')
+            f'<td class="tb-n">{adjusted}</td>'
+            f'<td class="tb-n">{format_delta_interval(paired.delta_interval95, unit)}</td>'
+            f'<td class="tb-n">{format_mde(paired.mde80, unit) or "–"}</td>')
 
 
 def _chart(suite: SuiteSummary, comparison: SuiteComparison | None, baseline_name: str = "") -> str:
@@ -331,6 +335,7 @@ def summary_html(report: "RunReport") -> str:
         parts.append(f"<p>Baseline: <code>{escape(comparison.path)}</code> "
                      f"({escape(baseline_label(comparison.header))}); Δ in percentage points.</p>")
         parts.append(f"<p>Paired tests: {escape(PAIRED_TESTS_NOTE)}.</p>")
+        parts.append(f"<p>{escape(family_note(comparison))}.</p>")
     if run is not None and run.gates:
         missed = run.missed_gates
         ordered = sorted(run.gates, key=lambda g: g.passed)
@@ -346,7 +351,7 @@ def summary_html(report: "RunReport") -> str:
     if samples:
         parts.append(f'<p class="tb-warn">Ran on shipped samples, not the benchmark\'s data: '
                      f'{escape(", ".join(samples))}</p>')
-    parts.append("<p>95% CI: Wilson score interval, for figures that are correct/total of whole counts. "
+    parts.append(f"<p>{escape(INTERVALS_NOTE)}. "
                  "Hover a chart bar or a metric row for its exact figures or formula.</p>")
     parts.append(profile_views.html_section(run.profile if run else None))
     for suite in summary.suites:

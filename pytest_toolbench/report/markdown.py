@@ -11,10 +11,10 @@ from ..run.summary import SuiteSummary
 from . import leaderboard
 from .compare import SuiteComparison, baseline_label
 from . import profile_views
-from .significance import PAIRED_TESTS_NOTE, format_delta_interval, format_p
+from .significance import PAIRED_TESTS_NOTE, family_note, format_delta_interval, format_mde, format_p
 from .history import row as history_row
 from .stats import count_interval, direction_note, format_change, format_counts, format_interval, format_value, \
-    repeat_text, samples_note, warning_notes
+    repeat_text, samples_note, warning_notes, INTERVALS_NOTE
 
 if TYPE_CHECKING:
     from .history import History
@@ -54,16 +54,19 @@ def _metric_rows(suite: SuiteSummary, comparison: SuiteComparison | None, groups
         name = f"{metric.name} ({direction_note(metric)})" if direction_note(metric) else metric.name
         name = " — ".join([name] + warning_notes(metric))
         row = [metric.group or "-", name, format_value(metric.value, unit), format_counts(metric) or "-",
-               format_interval(count_interval(metric)) or "-"]
+               format_interval(count_interval(metric), unit) or "-"]
         if comparison is not None:
             found = comparison.delta(metric)
             if found is None or found.baseline is None:
-                row += ["-", "new" if found is None else "-", "-", "-"]
+                row += ["-", "new" if found is None else "-", "-", "-", "-", "-"]
             else:
                 row += [format_value(found.baseline, unit), format_change(found.delta, metric, unit)]
                 tested = found.paired if found.paired is not None and found.paired.test else None
-                row += ([format_p(tested.p_value), format_delta_interval(tested.delta_interval95, unit) or "-"]
-                        if tested is not None and found.delta is not None else ["n/a", "-"])
+                row += ([format_p(tested.p_value),
+                         format_p(tested.p_adjusted) if tested.p_adjusted is not None else "-",
+                         format_delta_interval(tested.delta_interval95, unit) or "-",
+                         format_mde(tested.mde80, unit) or "-"]
+                        if tested is not None and found.delta is not None else ["n/a", "-", "-", "-"])
         rows.append(row)
     return rows
 
@@ -107,8 +110,8 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None, grou
     headers = ["Group", "Metric", "Value", "Correct/Total", "95% CI"]
     right = [2, 3]
     if with_baseline:
-        headers += ["Baseline", "Δ (points)", "p", "95% CI of Δ"]
-        right += [5, 6, 7, 8]
+        headers += ["Baseline", "Δ (points)", "p", "p adj.", "95% CI of Δ", "MDE 80%"]
+        right += [5, 6, 7, 8, 9, 10]
     lines += table(headers, _metric_rows(suite, comparison if with_baseline else None, groups), right)
     if groups is not None:
         hidden = sum(1 for m in suite.metrics if m.group not in groups)
@@ -150,7 +153,8 @@ def _render(report: "RunReport", groups: set[str] | None) -> str:
     lines.append("")
     if comparison is not None:
         lines += [f"Baseline: `{cell(comparison.path)}` ({cell(baseline_label(comparison.header))}); "
-                  "Δ in percentage points.", "", f"Paired tests: {cell(PAIRED_TESTS_NOTE)}.", ""]
+                  "Δ in percentage points.", "", f"Paired tests: {cell(PAIRED_TESTS_NOTE)}.", "",
+                  f"{cell(family_note(comparison))}.", ""]
     if run is not None and run.gates:
         missed = run.missed_gates
         lines.append(f"**Gates: {len(missed)} missed**" if missed else "**Gates: all passed**")
@@ -170,5 +174,5 @@ def _render(report: "RunReport", groups: set[str] | None) -> str:
     for suite in summary.suites:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
         lines += _suite_section(suite, suite_comparison, groups, report.leaderboards.get(suite.name))
-    lines.append("_95% CI: Wilson score interval, shown where a figure is correct/total of whole counts._")
+    lines.append(f"_{cell(INTERVALS_NOTE)}._")
     return "\n".join(lines) + "\n"

@@ -80,7 +80,8 @@ class ReportRun:
         self.not_run = [record.get("nodeid") or record["case_id"] for record in records
                         if record.get("error_type") == "not_run"]
         if summary is not None and settings.baseline is not None:
-            self.comparison = compare(summary, records, settings.baseline, settings.baseline_path or "")
+            self.comparison = compare(summary, records, settings.baseline, settings.baseline_path or "",
+                                      settings.multiple, settings.significance)
         if summary is not None:
             try:
                 self.profile = build_profile(summary, settings.baseline)

@@ -33,6 +33,10 @@ class ReportSettings:
     max_drop: float | None = None  # percentage points
     #: --toolbench-significance: a drop beyond max_drop misses the gate only when its paired p-value is below it
     significance: float | None = None
+    #: --toolbench-multiple: the correction over the gated family (holm, bonferroni, none)
+    multiple: str = "holm"
+    #: --toolbench-accept-untested: a drop beyond max_drop of a figure without a paired test passes (with a line)
+    accept_untested: bool = False
     strict: bool = False
     html_path: Path | None = None
     #: every --toolbench-baseline given, oldest first, as (path, document); the last is ``baseline``

@@ -8,10 +8,15 @@ runs is aggregated on its own (``aggregate([case])``), and the figure is
   the exact McNemar test (a two-sided binomial test on the discordant pairs) and Newcombe's hybrid-score interval
   for the difference of paired proportions (Newcombe 1998, *Statistics in Medicine* 17:2635-2650, method 10);
 - a **mean over cases** (a mean ROUGE-L, a mean F1 per case) when every case alone gives it a value and the mean of
-  those values is the run's figure: it gets a paired bootstrap over cases (:data:`BOOTSTRAP_RESAMPLES` resamples,
-  seed :data:`BOOTSTRAP_SEED`, Python's own Mersenne Twister, so the figures are the same on every machine);
-- anything else (micro F1 over pooled counts, a mean of category accuracies, an official weighted formula): no
-  test, reported as n/a with the reason, rather than a test that does not fit.
+  those values is the run's figure: it gets the paired sign-flip test (exact up to 2^20 sign patterns, Monte Carlo
+  above: :mod:`.sign_flip`) and a paired t interval;
+- a figure the suite declares as a combination of such figures (``aggregates.yaml``: a mean of category
+  accuracies, an official weighted formula, a pooled count; :mod:`pytest_toolbench.contract.aggregates`): the
+  **stratified sign-flip test** on each case's weighted difference, the weights being the official ones, with the
+  stratified t interval; cases the suite declares as one cluster (variants of one conversation) are flipped
+  together, and so are they in counts and means;
+- anything else (micro F1 over pooled counts): no test, reported as n/a with the reason, rather than a test that
+  does not fit.
 
 A test needs the same cases behind the figure in both runs (the case ids, and for a count which cases the figure
 covers); otherwise it is n/a too.
@@ -24,21 +29,42 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
+from ..contract.aggregates import NO_DECLARATION, AggregatesDeclaration
+from .sign_flip import EXACT_SUPPORT_LIMIT, MONTE_CARLO_RESAMPLES, SIGN_FLIP_SEED, sign_flip_test, \
+    stratified_t_interval
 from .stats import Z95, wilson_interval
 
-#: Paired-bootstrap settings for mean-valued figures (documented in the README; changing them changes the p-values).
-BOOTSTRAP_RESAMPLES = 2000
-BOOTSTRAP_SEED = 20261126
-
 MCNEMAR = "exact McNemar"
-BOOTSTRAP = "paired bootstrap"
+SIGN_FLIP = "paired sign-flip"
+STRATIFIED = "stratified sign-flip"
+CLUSTERED = "clustered sign-flip"
 
 _TOLERANCE = 1e-9
+#: A mean over cases may be the mean as its benchmark prints it: rounded to two decimals of a percentage (API-Bank's
+#: Table 9 figures); half a unit of that last digit, as a fraction.
+PRINTED_TOLERANCE = 5e-5 + 1e-12
 
 #: One line every report gives beside the p-values.
-PAIRED_TESTS_NOTE = (f"p and [95% interval of the delta] from the cases of both runs: {MCNEMAR} test with Newcombe's "
-                     f"paired interval for counts of cases, {BOOTSTRAP} ({BOOTSTRAP_RESAMPLES} resamples, seed "
-                     f"{BOOTSTRAP_SEED}) for means over cases; 'p n/a' for a formula over several counts")
+PAIRED_TESTS_NOTE = (f"p (two-sided), p that it got worse adjusted for the gated family, and [95% interval of the "
+                     f"delta] from the cases "
+                     f"of both runs: {MCNEMAR} test with Newcombe's paired interval for counts of cases; {SIGN_FLIP} "
+                     f"test (exact up to {EXACT_SUPPORT_LIMIT.bit_length() - 1} cases, else {MONTE_CARLO_RESAMPLES} "
+                     f"random sign vectors, seed {SIGN_FLIP_SEED}) with a t interval for means over cases and, "
+                     "stratified with the official weights, for the aggregates the suite declares; 'p n/a' for a "
+                     "formula over several counts")
+
+
+def family_note(comparison: Any) -> str:
+    """One line on the gated family: its correction, its size, and the level the minimum detectable effects
+    (80% power) are given at."""
+    method = getattr(comparison, "multiple", "holm")
+    family = getattr(comparison, "family", 0)
+    level = getattr(comparison, "power_level", 0.05)
+    correction = "no correction" if method == "none" else f"{method} correction"
+    return (f"p adj. (worse,adj): the one-sided p-value that the figure got worse, {correction} over the {family} "
+            "gated figures (aggregates and categories) whose paired test can reach the level (Tarone), what the gate "
+            "compares with its level; "
+            f"mde80: the drop each test detects with 80% power at level {level:.3g} per figure (one-sided)")
 
 
 #: The ``test_note`` of a figure tested over ``--toolbench-repeat`` samples.
@@ -65,6 +91,19 @@ def binomial_two_sided_half(successes: int, trials: int) -> float:
             break
         term *= k / (trials - k + 1)
     return min(1.0, 2 * tail)
+
+
+def binomial_upper_half(successes: int, trials: int) -> float:
+    """P(X >= successes) for X ~ Binomial(trials, 1/2): the one-sided exact McNemar p-value that the discordant
+    pairs lean ``successes`` of ``trials`` one way (summed in log space from the largest term)."""
+    if trials <= 0 or successes <= 0:
+        return 1.0
+    if successes > trials:
+        return 0.0
+    log_half = trials * math.log(2)
+    terms = [math.exp(math.lgamma(trials + 1) - math.lgamma(k + 1) - math.lgamma(trials - k + 1) - log_half)
+             for k in range(successes, trials + 1)]
+    return min(1.0, math.fsum(terms))
 
 
 def mcnemar_exact_p(flipped_to_pass: int, flipped_to_fail: int) -> float:
@@ -95,34 +134,6 @@ def newcombe_paired_interval(both: int, only_current: int, only_baseline: int, n
     return max(-1.0, low), min(1.0, high)
 
 
-def paired_bootstrap(current: Sequence[float], baseline: Sequence[float], resamples: int = BOOTSTRAP_RESAMPLES,
-                     seed: int = BOOTSTRAP_SEED) -> tuple[float, tuple[float, float]] | None:
-    """Resample the cases (with replacement, the pairs kept together) and read the mean difference ``current -
-    baseline`` off each resample: the two-sided p-value is the share of resampled differences, centred on the
-    observed one, at least as far from 0 as the observed one (``(1 + count) / (1 + resamples)``); the interval is
-    the 2.5th and 97.5th percentiles. ``None`` over no pairs."""
-    n = len(current)
-    if n == 0 or n != len(baseline):
-        return None
-    differences = [a - b for a, b in zip(current, baseline)]
-    observed = sum(differences) / n
-    if all(abs(d) <= _TOLERANCE for d in differences):
-        return 1.0, (0.0, 0.0)
-    rng = random.Random(seed)
-    means = sorted(sum(rng.choices(differences, k=n)) / n for _ in range(resamples))
-    extreme = sum(1 for m in means if abs(m - observed) >= abs(observed) - _TOLERANCE)
-    p_value = min(1.0, (1 + extreme) / (1 + resamples))
-    return p_value, (_percentile(means, 0.025), _percentile(means, 0.975))
-
-
-def _percentile(ordered: Sequence[float], q: float) -> float:
-    """Linear interpolation between order statistics (numpy's default)."""
-    position = q * (len(ordered) - 1)
-    low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
-
-
 # -- per-case outcomes, from the suite's own aggregation -------------------------------------------------------------
 MetricKey = tuple[str, str]  # (group, name)
 
@@ -140,12 +151,18 @@ class CaseFigures:
 
 
 def _get(metric: Any, name: str, default: Any = None) -> Any:
+    if type(metric) is dict:  # the fast paths first: this runs for every figure of every case alone
+        return metric.get(name, default)
+    if hasattr(type(metric), "__dataclass_fields__"):
+        return getattr(metric, name, default)
     if isinstance(metric, Mapping):
         return metric.get(name, default)
     return getattr(metric, name, default)
 
 
 def _number(value: Any) -> float | None:
+    if value is None:
+        return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
     return float(value)
@@ -199,7 +216,7 @@ def repeated_case_figures(aggregate: Callable[[Sequence[Any]], Sequence[Any]], r
                           figures: Sequence[Any]) -> CaseFigures:
     """Per-case figures of a run with ``--toolbench-repeat`` samples: each sample index is split into per-case
     outcomes against its own aggregation, then each case's outcomes are averaged over its samples. A count becomes
-    the case's pass rate (a mean over cases, the paired bootstrap's input: McNemar needs one binary outcome per
+    the case's pass rate (a mean over cases, the sign-flip test's input: McNemar needs one binary outcome per
     case), a mean the mean of the case's values. A figure that is not a count (or not a mean) in every sample has no
     test."""
     by_sample: dict[int, list[Any]] = {}
@@ -283,7 +300,7 @@ def _as_mean(metric: Any, rows: Sequence[tuple[str, float | None, float | None, 
         values[case_id] = case_value
     if not values or total != len(values):
         return None
-    if abs(sum(values.values()) / len(values) - value) > 1e-7:
+    if abs(sum(values.values()) / len(values) - value) > PRINTED_TOLERANCE:
         return None
     return values
 
@@ -295,7 +312,11 @@ class PairedResult:
 
     ``flipped_to_fail`` / ``flipped_to_pass``: for a count, the cases whose outcome got worse / better (honouring the
     figure's direction: for a lower-is-better rate a case that starts counting got worse); for a mean, the cases
-    whose value fell / rose in that sense."""
+    whose value fell / rose in that sense. ``p_adjusted``: the p-value adjusted over the gated family
+    (``--toolbench-multiple``; None for a figure outside it); ``mde80``: the smallest change (a fraction, or plain
+    units) the test detects with 80% power at the family's per-figure level; ``power_basis``: what that is computed
+    from (counts: ``(pairs, discordant)``; the others: ``(spread,)``, the square root of the sum of squared
+    contributions)."""
 
     test: str | None
     note: str = ""
@@ -304,62 +325,252 @@ class PairedResult:
     delta_interval95: tuple[float, float] | None = None
     flipped_to_fail: int | None = None
     flipped_to_pass: int | None = None
+    p_adjusted: float | None = None
+    #: the one-sided p-value that the figure got worse (honouring its direction): what the gate adjusts and judges
+    p_worse: float | None = None
+    #: the smallest one-sided p-value the test can give on these pairs (1/2^discordant for McNemar, 1/2^units for
+    #: an exact sign-flip, 1/(1 + resamples) for Monte Carlo): a figure that cannot reach the gate's level is
+    #: left out of its family (Tarone 1990)
+    p_floor: float | None = None
+    mde80: float | None = None
+    power_basis: tuple[float, ...] = ()
+    interval_method: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"test": self.test, "test_note": self.note, "pairs": self.pairs, "p_value": self.p_value,
+                "p_worse": self.p_worse, "p_adjusted": self.p_adjusted,
                 "delta_interval95": list(self.delta_interval95) if self.delta_interval95 else None,
+                "interval_method": self.interval_method or None, "mde80": self.mde80,
                 "flipped_to_fail": self.flipped_to_fail, "flipped_to_pass": self.flipped_to_pass}
 
 
 NOT_TESTED = PairedResult(None, "n/a")
 
 
-def paired_result(key: MetricKey, current: CaseFigures, baseline: CaseFigures, lower_is_better: bool = False
-                  ) -> PairedResult:
+def paired_result(key: MetricKey, current: CaseFigures, baseline: CaseFigures, lower_is_better: bool = False,
+                  design: AggregatesDeclaration = NO_DECLARATION) -> PairedResult:
     """The test for figure ``key`` given both runs' per-case figures. When either run has ``--toolbench-repeat``
-    samples, a count is compared as per-case pass rates by the paired bootstrap."""
+    samples, a count is compared as per-case pass rates (a mean over cases). Cases the suite's ``design`` declares
+    as one cluster are flipped together."""
     if current.repeated or baseline.repeated:
         current, baseline = _as_rates(key, current), _as_rates(key, baseline)
         if key in current.means and key in baseline.means:
-            tested = _bootstrap_result(current.means[key], baseline.means[key], lower_is_better)
+            tested = _mean_result(current.means[key], baseline.means[key], lower_is_better, design)
             return replace(tested, note=REPEATED_NOTE) if tested.test is not None else tested
+    if (key in current.counts and key in baseline.means) or (key in current.means and key in baseline.counts):
+        # a mean of per-case values that happen to be all 0 or 1 in one run reads as a count there: compare means
+        current, baseline = _as_rates(key, current), _as_rates(key, baseline)
+        return _mean_result(current.means[key], baseline.means[key], lower_is_better, design)
     if key in current.counts and key in baseline.counts:
         now, before = current.counts[key], baseline.counts[key]
         if set(now) != set(before):
             return PairedResult(None, "n/a: the figure covers different cases in the two runs")
+        if _clustered(now, design):
+            return _mean_result({i: float(v) for i, v in now.items()}, {i: float(v) for i, v in before.items()},
+                                lower_is_better, design)
         table = {(a, b): 0 for a in (True, False) for b in (True, False)}
         for case_id, outcome in now.items():
             table[(outcome, before[case_id])] += 1
         gained, lost = table[(True, False)], table[(False, True)]
         interval = newcombe_paired_interval(table[(True, True)], gained, lost, table[(False, False)])
         worse, better = (gained, lost) if lower_is_better else (lost, gained)
-        return PairedResult(MCNEMAR, "", len(now), mcnemar_exact_p(gained, lost), interval, worse, better)
+        return PairedResult(MCNEMAR, "", len(now), mcnemar_exact_p(gained, lost), interval, worse, better,
+                            p_worse=binomial_upper_half(worse, worse + better), p_floor=0.5 ** (gained + lost),
+                            power_basis=(len(now), gained + lost), interval_method="Newcombe")
     if key in current.means and key in baseline.means:
-        return _bootstrap_result(current.means[key], baseline.means[key], lower_is_better)
+        return _mean_result(current.means[key], baseline.means[key], lower_is_better, design)
     note = current.untestable.get(key) or baseline.untestable.get(key)
     if note is None:
         note = "n/a: a count in one run and a mean in the other"
     return PairedResult(None, note)
 
 
-def _bootstrap_result(now: Mapping[str, float], before: Mapping[str, float], lower_is_better: bool) -> PairedResult:
+def _clustered(cases: Mapping[str, Any], design: AggregatesDeclaration) -> bool:
+    """Whether two of ``cases`` share a declared cluster (then they are not independent pairs)."""
+    if not design.clusters:
+        return False
+    units = [design.cluster_of(case_id) for case_id in cases]
+    return len(set(units)) < len(units)
+
+
+def _mean_result(now: Mapping[str, float], before: Mapping[str, float], lower_is_better: bool,
+                 design: AggregatesDeclaration) -> PairedResult:
     if set(now) != set(before):
         return PairedResult(None, "n/a: the figure covers different cases in the two runs")
-    ids = sorted(now)
-    tested = paired_bootstrap([now[i] for i in ids], [before[i] for i in ids])
-    if tested is None:
+    if not now:
         return PairedResult(None, "n/a: no cases")
-    rose = sum(1 for i in ids if now[i] > before[i] + _TOLERANCE)
-    fell = sum(1 for i in ids if now[i] < before[i] - _TOLERANCE)
+    n = len(now)
+    weighted = {case_id: (now[case_id] - before[case_id]) / n for case_id in now}
+    return _sign_flip_result(weighted, {case_id: "" for case_id in now}, lower_is_better, design,
+                             SIGN_FLIP, n)
+
+
+def _sign_flip_result(contributions: Mapping[str, float], strata: Mapping[str, str], lower_is_better: bool,
+                      design: AggregatesDeclaration, test: str, pairs: int, note: str = "") -> PairedResult:
+    """The sign-flip test of ``sum(contributions)`` over units (declared clusters, else cases), with the
+    stratified t interval; ``strata``: each case's stratum (a unit's stratum is the set of its cases' strata)."""
+    units: dict[str, float] = {}
+    unit_strata: dict[str, set[str]] = {}
+    for case_id in sorted(contributions):
+        unit = design.cluster_of(case_id)
+        units[unit] = units.get(unit, 0.0) + contributions[case_id]
+        unit_strata.setdefault(unit, set()).add(strata[case_id])
+    clustered = len(units) < len(contributions)
+    if clustered and test == SIGN_FLIP:
+        test = CLUSTERED
+    values = [units[u] for u in sorted(units)]
+    flipped = sign_flip_test(values)
+    by_stratum: dict[tuple[str, ...], list[float]] = {}
+    for unit in sorted(units):
+        by_stratum.setdefault(tuple(sorted(unit_strata[unit])), []).append(units[unit])
+    interval = stratified_t_interval(by_stratum)
+    tolerance = 1e-12
+    rose = sum(1 for c in contributions.values() if c > tolerance)
+    fell = sum(1 for c in contributions.values() if c < -tolerance)
     worse, better = (rose, fell) if lower_is_better else (fell, rose)
-    return PairedResult(BOOTSTRAP, "", len(ids), tested[0], tested[1], worse, better)
+    detail = [flipped.method]
+    if clustered:
+        detail.append(f"{len(units)} clusters")
+    label = f"{test} ({', '.join(detail)})"
+    return PairedResult(label, note, pairs, flipped.p_value, interval, worse, better,
+                        p_worse=flipped.p_upper if lower_is_better else flipped.p_lower,
+                        p_floor=0.5 ** flipped.units if flipped.exact else 1 / (1 + MONTE_CARLO_RESAMPLES),
+                        power_basis=(math.sqrt(sum(v * v for v in values)),),
+                        interval_method="stratified t" if len(by_stratum) > 1 else "t")
+
+
+def declared_result(name: str, design: AggregatesDeclaration, current_metrics: Sequence[Any],
+                    baseline_metrics: Sequence[Any], current: CaseFigures, baseline: CaseFigures,
+                    lower_is_better: bool = False) -> PairedResult | None:
+    """The stratified sign-flip test of a figure the suite declares as a combination of other figures (None when
+    it declares none): each case's difference weighted by its component's official weight over its component's
+    cases. The declaration must reproduce the figure's value in both runs, and each component must be a count or
+    a mean of the same cases in both runs; otherwise n/a with the reason."""
+    if name not in design.figures:
+        return None
+    try:
+        leaves = _leaf_weights(name, design, current)
+    except _Untestable as why:
+        return PairedResult(None, f"n/a: {why}")
+    runs = ((current, current_metrics, "this run"), (baseline, baseline_metrics, "the baseline"))
+    per_leaf: dict[str, tuple[dict[str, float], dict[str, float]]] = {}
+    for leaf in leaves:
+        found = [_leaf_values(leaf, figures, metrics) for figures, metrics, _ in runs]
+        if isinstance(found[0], str) or isinstance(found[1], str):
+            return PairedResult(None, f"n/a: {next(f for f in found if isinstance(f, str))}")
+        if set(found[0]) != set(found[1]):
+            return PairedResult(None, f"n/a: component {leaf} covers different cases in the two runs")
+        per_leaf[leaf] = (found[0], found[1])
+    for index, (_, metrics, label) in enumerate(runs):
+        declared_value = _metric_value(name, metrics)
+        rebuilt = sum(weight * (sum(per_leaf[leaf][index].values()) / len(per_leaf[leaf][index])
+                                if per_leaf[leaf][index] else 0.0) for leaf, weight in leaves.items())
+        if declared_value is None or abs(rebuilt - declared_value) > PRINTED_TOLERANCE:
+            return PairedResult(None, f"n/a: the declared combination ({design.figures[name].kind} of "
+                                      f"{', '.join(design.figures[name].weights)}) does not reproduce the figure in "
+                                      f"{label} ({rebuilt!r} vs {declared_value!r}: a component did not run in full)")
+    contributions: dict[str, float] = {}
+    strata: dict[str, str] = {}
+    for leaf, weight in leaves.items():
+        now, before = per_leaf[leaf]
+        for case_id in now:
+            contributions[case_id] = contributions.get(case_id, 0.0) + weight * (now[case_id] - before[case_id]) \
+                / len(now)
+            strata[case_id] = leaf
+    if not contributions:
+        return PairedResult(None, "n/a: no cases in either run")
+    return _sign_flip_result(contributions, strata, lower_is_better, design, STRATIFIED, len(contributions),
+                             note=f"strata: {len([leaf for leaf in leaves if per_leaf[leaf][0]])} components with "
+                                  "their official weights")
+
+
+class _Untestable(Exception):
+    pass
+
+
+def _leaf_weights(name: str, design: AggregatesDeclaration, current: CaseFigures) -> dict[str, float]:
+    """A declared figure flattened to its undeclared components and their total weights."""
+    combination = design.figures[name]
+    if combination.kind == "pooled":
+        sizes = {}
+        for component in combination.weights:
+            cases = _cases_of(component, current)
+            sizes[component] = float(len(cases)) if cases is not None else 0.0
+        total = sum(sizes.values())
+        shares = {c: (size / total if total else 0.0) for c, size in sizes.items()}
+    else:
+        total = sum(combination.weights.values())
+        shares = {c: w / total for c, w in combination.weights.items()}
+    flat: dict[str, float] = {}
+    for component, share in shares.items():
+        parts = _leaf_weights(component, design, current) if component in design.figures else {component: 1.0}
+        for leaf, weight in parts.items():
+            flat[leaf] = flat.get(leaf, 0.0) + share * weight
+    return flat
+
+
+def _cases_of(name: str, figures: CaseFigures) -> Mapping[str, Any] | None:
+    for table in (figures.counts, figures.means):
+        for (group, figure), values in table.items():
+            if figure == name:
+                return values
+    return None
+
+
+def _leaf_values(name: str, figures: CaseFigures, metrics: Sequence[Any]) -> dict[str, float] | str:
+    """A component's per-case values (a count's 0/1 outcomes or a mean's values), {} when it did not run, or why
+    it cannot be split per case."""
+    key = _metric_key(name, metrics)
+    if key is None:
+        return {}
+    if key in figures.counts:
+        return {case_id: float(passed) for case_id, passed in figures.counts[key].items()}
+    if key in figures.means:
+        return dict(figures.means[key])
+    if _metric_value(name, metrics) is None:
+        return {}
+    reason = figures.untestable.get(key, "not split per case")
+    return f"component {name} is not a count or a mean of cases ({reason.removeprefix('n/a: ')})"
+
+
+def _metric_key(name: str, metrics: Sequence[Any]) -> MetricKey | None:
+    """(group, name) of the figure called ``name``; several groups: the "aggregate" one, else the first."""
+    matches = [m for m in metrics if _get(m, "name") == name]
+    if not matches:
+        return None
+    chosen = next((m for m in matches if (_get(m, "group", "") or "") == "aggregate"), matches[0])
+    return (_get(chosen, "group", "") or "", name)
+
+
+def _metric_value(name: str, metrics: Sequence[Any]) -> float | None:
+    key = _metric_key(name, metrics)
+    if key is None:
+        return None
+    for metric in metrics:
+        if ((_get(metric, "group", "") or ""), _get(metric, "name")) == key:
+            return _number(_get(metric, "value"))
+    return None
 
 
 def format_test(result: PairedResult | None, unit: str = "%") -> str:
-    """``p=0.031 [-4.1, -0.3]`` beside a delta (interval in points for a percentage), or ``p n/a``."""
+    """``p=0.031 adj=0.402 [-4.10, -0.30] mde80 4.41`` beside a delta (interval and the minimum detectable effect
+    at 80% power in points for a percentage), or ``p n/a``."""
     if result is None or result.test is None or result.p_value is None:
         return "p n/a"
-    return f"{p_text(result.p_value)} {format_delta_interval(result.delta_interval95, unit)}".rstrip()
+    parts = [p_text(result.p_value)]
+    if result.p_adjusted is not None:
+        parts.append(f"worse,adj={format_p(result.p_adjusted)}")
+    parts.append(format_delta_interval(result.delta_interval95, unit))
+    if result.mde80 is not None:
+        parts.append(f"mde80 {format_mde(result.mde80, unit)}")
+    return " ".join(part for part in parts if part)
+
+
+def format_mde(mde: float | None, unit: str = "%") -> str:
+    """The minimum detectable effect in points (a percentage) or plain units."""
+    if mde is None:
+        return ""
+    return f"{100 * mde:.2f}" if unit == "%" else f"{mde:.3f}"
 
 
 def p_text(p_value: float | None) -> str:

@@ -1,9 +1,14 @@
-"""Figures as reports show them: percentages, counts, and Wilson score intervals for count-backed rates."""
+"""Figures as reports show them: percentages, counts, and intervals by kind (Wilson for proportions, t for means)."""
 
 from __future__ import annotations
 
 import math
 from typing import Any, Mapping
+
+#: What every report says of its intervals.
+INTERVALS_NOTE = ("95% intervals by kind: Wilson score for a proportion (correct/total of whole counts of cases or "
+                  "items); t (mean ± t·sd/√n) for a mean over cases; none for a formula over pooled counts or "
+                  "categories")
 
 #: Two-sided 95% normal quantile.
 Z95 = 1.959963984540054
@@ -40,19 +45,30 @@ def lower_is_better(metric: Any) -> bool:
     return metric_field(metric, "better", "higher") == "lower"
 
 
+def no_direction(metric: Any) -> bool:
+    """``Metric.better == "none"``: neither way is an improvement (a share of the failures)."""
+    return metric_field(metric, "better", "higher") == "none"
+
+
 def direction_note(metric: Any) -> str:
-    """What reports add beside a lower-is-better figure (nothing for the usual higher-is-better one)."""
+    """What reports add beside a lower-is-better or directionless figure (nothing for the usual higher-is-better
+    one)."""
+    if no_direction(metric):
+        return "neither direction is better"
     return "lower is better" if lower_is_better(metric) else ""
 
 
 def worsening(delta: float, metric: Any) -> float:
-    """A change turned so that positive means worse: a fall for higher-is-better, a rise for lower-is-better."""
+    """A change turned so that positive means worse: a fall for higher-is-better, a rise for lower-is-better, and
+    never for a figure without a direction."""
+    if no_direction(metric):
+        return 0.0
     return delta if lower_is_better(metric) else -delta
 
 
 def change_css(delta: float | None, metric: Any) -> str:
     """``tb-up`` (an improvement, green) or ``tb-down`` (worse, red) for a delta, honouring the direction."""
-    if delta is None or abs(delta) <= 1e-12:
+    if delta is None or abs(delta) <= 1e-12 or no_direction(metric):
         return ""
     return "tb-down" if worsening(delta, metric) > 0 else "tb-up"
 
@@ -70,14 +86,34 @@ def is_whole(number: Any) -> bool:
 
 
 def count_interval(metric: Any) -> tuple[float, float] | None:
-    """A 95% Wilson interval when the figure is exactly correct/total of whole-number counts, else None
-    (F1 scores, means over categories and plain numbers have no binomial interval)."""
-    value, correct, total = (metric_field(metric, k) for k in ("value", "correct", "total"))
-    if value is None or not is_percentage(metric) or not (is_whole(correct) and is_whole(total)):
+    """The figure's 95% interval by its kind: for a mean over cases that states its per-case standard deviation
+    (``Metric.sd``), the t interval ``mean ± t(n-1) sd / sqrt(n)``; for a proportion (exactly correct/total of
+    whole-number counts, and no ``sd``) the Wilson score interval; else None (F1 over pooled counts, means over
+    categories)."""
+    value, correct, total, sd = (metric_field(metric, k) for k in ("value", "correct", "total", "sd"))
+    if value is None:
+        return None
+    if sd is not None:
+        if not isinstance(total, (int, float)) or total < 2:
+            return None
+        from .sign_flip import _t_quantile
+
+        half = _t_quantile(0.975, total - 1) * sd / math.sqrt(total)
+        return value - half, value + half
+    if not is_percentage(metric) or not (is_whole(correct) and is_whole(total)):
         return None
     if total <= 0 or not 0 <= correct <= total or abs(value - correct / total) > 1e-9:
         return None
     return wilson_interval(float(correct), float(total))
+
+
+def sample_sd(values: Any) -> float | None:
+    """The sample standard deviation (n - 1), for ``Metric.sd``; None under two values."""
+    values = [float(v) for v in values]
+    if len(values) < 2:
+        return None
+    mean = sum(values) / len(values)
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
 
 
 def format_value(value: float | None, unit: str = "%") -> str:
@@ -104,9 +140,11 @@ def format_counts(metric: Any) -> str:
     return f"{format_count(metric_field(metric, 'correct'))}/{format_count(total)}"
 
 
-def format_interval(interval: tuple[float, float] | None) -> str:
+def format_interval(interval: tuple[float, float] | None, unit: str = "%") -> str:
     if interval is None:
         return ""
+    if unit != "%":
+        return f"{interval[0]:.3f}–{interval[1]:.3f}"
     return f"{100 * interval[0]:.1f}–{100 * interval[1]:.1f}"
 
 

@@ -8,9 +8,9 @@ from . import leaderboard
 from .compare import baseline_label
 from .facts import generation_figures
 from . import profile_views
-from .significance import PAIRED_TESTS_NOTE, format_test
+from .significance import PAIRED_TESTS_NOTE, family_note, format_test
 from .stats import count_interval, figure_notes, format_change, format_counts, format_interval, \
-    format_value, repeat_text, samples_note
+    format_value, repeat_text, samples_note, INTERVALS_NOTE
 
 if TYPE_CHECKING:
     from .leaderboard import SuiteRanks
@@ -50,10 +50,11 @@ def render(report: "RunReport") -> list[str]:
         lines.append(f"baseline: {comparison.path} ({baseline_label(comparison.header)}); "
                      "deltas in percentage points")
         lines.append(f"paired tests: {PAIRED_TESTS_NOTE}")
+        lines.append(family_note(comparison))
     if report.history is not None:
         lines.append(f"history: {len(report.history.runs) - 1} baselines given; deltas and gates use the last one, "
                      "the trend across all of them is in the HTML and Markdown reports and the JSON (history)")
-    lines.append("intervals: 95% Wilson score intervals, for figures that are correct/total counts")
+    lines.append(f"intervals: {INTERVALS_NOTE}")
     for suite in summary.suites:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
         lines.append("")
@@ -87,7 +88,7 @@ def render(report: "RunReport") -> list[str]:
                 group = metric.group
                 lines.append(f"  [{group or 'metrics'}]")
             unit = getattr(metric, "unit", "%")
-            interval = format_interval(count_interval(metric))
+            interval = format_interval(count_interval(metric), unit)
             interval = f"[{interval}]" if interval else ""
             delta = ""
             tested = ""

@@ -28,6 +28,9 @@ class SuiteSummary:
     #: The suite's own ``aggregate(results)`` (never serialised): the paired tests against a baseline aggregate each
     #: case alone with it to learn which figures are counts or means of cases (report/significance.py).
     aggregate: Any = field(default=None, repr=False, compare=False)
+    #: How the suite's aggregates combine its figures (``aggregates.yaml``: a
+    #: :class:`~pytest_toolbench.contract.aggregates.AggregatesDeclaration`; never serialised), for the paired tests.
+    design: Any = field(default=None, repr=False, compare=False)
     #: ``--toolbench-repeat``'s figures (:func:`repeat_figures`); None in a run without repeats. ``total`` and
     #: ``passed`` then count samples, and every metric is the mean of its per-sample values (pass@1).
     repeat: dict[str, Any] | None = None
@@ -196,7 +199,8 @@ def repeat_figures(results: list[CaseRecord], samples: int) -> dict[str, Any]:
 def summarize(records: Iterable[CaseRecord | Mapping[str, Any]], benchmarks: Mapping[str, Any],
               header: dict[str, Any]) -> RunSummary:
     """``benchmarks`` maps suite name to (benchmark object, for ``aggregate``; title; data source facts[;
-    ``{"cases": M, "by_category": {category: m}}``, what the suite has in this run's data]). Records that carry a
+    ``{"cases": M, "by_category": {category: m}}``, what the suite has in this run's data[; its aggregates
+    declaration]]). Records that carry a
     ``sample`` (``--toolbench-repeat``; ``header["repeat"]`` samples per case) are aggregated per sample index and
     the figures averaged (:func:`mean_over_samples`), with :func:`repeat_figures` beside them."""
     by_suite: dict[str, list[CaseRecord]] = defaultdict(list)
@@ -243,5 +247,6 @@ def summarize(records: Iterable[CaseRecord | Mapping[str, Any]], benchmarks: Map
             labels={k: dict(v.most_common()) for k, v in sorted(labels.items())},
             known_defects=sum(1 for r in results if r.known_defect and not r.passed),
             aggregate=benchmark.aggregate,
+            design=benchmarks[name][4] if len(benchmarks[name]) > 4 else None,
         ))
     return summary

@@ -48,6 +48,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
+import statistics
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Collection, Iterable, Mapping, Sequence
@@ -345,12 +346,19 @@ def tl_metrics(results: Sequence[CaseResult]) -> list[Metric]:
     for category in sorted(tally, key=lambda c: (_category_rank(c) if c.split("+")[0] in CATEGORY_ORDER
                                                  else len(CATEGORY_ORDER), c)):
         metrics.append(Metric(name=f"TL {category}", value=tally[category] / len(labelled),
-                              correct=tally[category], total=len(labelled), group="tl_category",
-                              formula="failed cases in this TL-Training category / failed cases with a category"))
+                              correct=tally[category], total=len(labelled), group="tl_category", better="none",
+                              formula="failed cases in this TL-Training category / failed cases with a category "
+                                      "(a share of the failures: neither direction is better)"))
     rewards = [float(r.counts["tl_reward"]) for r in results if not r.passed and "tl_reward" in r.counts]
     rewards += [REWARDS[CORRECT] for r in results if r.passed]
-    if rewards and labelled:
+    # Every case with a reward carries the figure, a passed case alone too (its +1): the paired tests split the
+    # figure per case, so it must be a mean of the cases' own rewards whatever the run's failures.
+    if rewards:
+        failed = len(rewards) - sum(1 for r in results if r.passed)
         metrics.append(Metric(name="TL mean reward", value=sum(rewards) / len(rewards), correct=sum(rewards),
                               total=len(rewards), group="tl_reward",
-                              formula="mean TL-Training reward (−2 … +1; passed cases +1)", unit=""))
+                              formula=f"mean TL-Training reward per case, sum {sum(rewards):g} / {len(rewards)} "
+                                      f"cases ({len(rewards) - failed} passed at +1, {failed} failed with their "
+                                      "category's reward; −2 … +1)", unit="", better="higher",
+                              sd=statistics.stdev(rewards) if len(rewards) > 1 else None))
     return metrics

@@ -26,6 +26,7 @@ all``), **pooled** over the samples it scores: those inference.py wrote (``writt
 
 from __future__ import annotations
 
+import statistics
 from collections import defaultdict
 from typing import Iterable, Sequence
 
@@ -81,8 +82,10 @@ def toleap_metrics(results: Sequence[CaseResult]) -> list[Metric]:
             value = _mean(values)
             if key == "v_f1" and value is not None:
                 v_f1[domain] = value
+            # a mean over samples: its sd gives reports a t interval (never the binomial one, whole sum or not)
             metrics.append(Metric(name=f"{domain} {key}", value=value, correct=sum(values), total=len(values),
-                                  group="aggregate", formula=formula))
+                                  group="aggregate", formula=formula,
+                                  sd=statistics.stdev(values) if len(values) > 1 else None))
         bad = sum(float(r.counts.get("bad_case", 0.0)) for r in cases)
         metrics.append(Metric(name=f"{domain} bad cases", value=bad / len(cases), correct=bad, total=len(cases),
                               group="counts", formula="outputs ToLeaP cannot parse (no JSON block / invalid JSON)",
