@@ -142,10 +142,16 @@ def samples_note() -> str:
 
 
 def repeat_text(repeat: Any, listed: int = 10) -> str:
-    """One line of a suite's ``--toolbench-repeat`` figures (``SuiteSummary.repeat``): pass@1, pass^k and the flaky
-    cases, the first ``listed`` of them named."""
+    """One line of a suite's ``--toolbench-repeat`` figures (``SuiteSummary.repeat``): pass@1, the pass^k curve for
+    k = 1..K (and the cases a point leaves out for having fewer than k samples) and the flaky cases, the first
+    ``listed`` of them named."""
     samples, cases, flaky = repeat["samples"], repeat["cases"], repeat["flaky_cases"]
     named = ", ".join(flaky[:listed]) + (f", ... and {len(flaky) - listed} more" if len(flaky) > listed else "")
-    return (f"{samples} samples per case: pass@1 {format_value(repeat['pass_at_1'])} (the figures are means over the "
-            f"samples), pass^{samples} {format_value(repeat['pass_hat_k'])} (all {samples} pass), flaky "
+    curve = repeat.get("pass_hat") or [{"k": samples, "value": repeat["pass_hat_k"], "excluded": 0}]
+    points = ", ".join(format_value(point["value"]) for point in curve)
+    short = [f"k={point['k']}: {point['excluded']}" for point in curve if point.get("excluded")]
+    left_out = (f"; left out of pass^k for having fewer than k samples: {', '.join(short)} cases" if short else "")
+    return (f"{samples} samples per case: pass@1 {format_value(repeat['pass_at_1'])} (the mean of each case's pass "
+            f"rate; the figures are means over the samples), pass^k for k=1..{samples} {points} (tau-bench's "
+            f"C(c,k)/C(n,k)), pass^{samples} {format_value(repeat['pass_hat_k'])}{left_out}, flaky "
             f"{format_value(repeat['flaky'])} ({len(flaky)} of {cases} cases" + (f": {named})" if flaky else ")"))
