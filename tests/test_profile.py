@@ -136,7 +136,7 @@ def test_reports_show_the_profile_and_the_radar_is_svg():
     assert row.split()[2:6] == ["80.00%", "[71.1–86.7]", "70.00%", "+10.00"] and "1 figure: alpha.pick" in row
     assert "TL-Training failure categories over 3 labelled failures (beta): wrong_tool 3 (100.0%)" in lines
     text = markdown.render(build(summary, (), outcome))
-    assert "### Capability profile" in text and "| Tool selection | 80.00% |" in text
+    assert "### Capability profile" in text and "| 80.00% | 71.1–86.7 | 70.00% | +10.00 |" in text
     page = html_section(profile)
     assert "<svg" in page and "Capability profile" in page
     svg = ElementTree.fromstring(radar_svg(profile))

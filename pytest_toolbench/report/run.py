@@ -82,7 +82,7 @@ class ReportRun:
             self.comparison = compare(summary, records, settings.baseline, settings.baseline_path or "")
         if summary is not None:
             try:
-                self.profile = build_profile(summary, settings.baseline)
+                self.profile = build_profile(summary, settings.baseline, records=records)
             except (OSError, ValueError) as error:  # the shipped suites/profile.yaml is unreadable or malformed
                 self.write_errors.append(f"toolbench: no capability profile: {error}")
         if summary is not None or settings.thresholds:
