@@ -9,6 +9,7 @@ from typing import Any, Iterable, Mapping
 from ..run.summary import RunSummary, SuiteSummary, to_case_result
 from ..run.records import CaseRecord
 from .significance import CaseFigures, PairedResult, case_figures, p_text, paired_result
+from .protocol import setting_differences
 from .settings import ReportSettings, Threshold
 from .stats import format_counts, format_value, is_percentage, lower_is_better, metric_field, worsening
 
@@ -58,10 +59,13 @@ class Comparison:
     path: str
     header: Mapping[str, Any]
     suites: dict[str, SuiteComparison]
+    #: the settings that differ between this run and the baseline ("max_tokens 256 vs 24"; report/protocol.py)
+    settings_differ: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "header": dict(self.header),
-                "suites": {name: s.to_json() for name, s in self.suites.items()}}
+                "suites": {name: s.to_json() for name, s in self.suites.items()},
+                "settings_differ": list(self.settings_differ)}
 
 
 def baseline_label(header: Mapping[str, Any]) -> str:
@@ -134,7 +138,9 @@ def compare(summary: RunSummary, records: Iterable[Mapping[str, Any]], baseline:
             _attach_paired_tests(comparison, suite, by_suite.get(suite.name, []),
                                  [c for c in baseline_cases(baseline) if c.suite == suite.name], old_metrics)
         suites[suite.name] = comparison
-    return Comparison(str(path), baseline.get("header") or {}, suites)
+    old_header = baseline.get("header") or {}
+    return Comparison(str(path), old_header, suites,
+                      setting_differences(summary.header, old_header, [s.name for s in summary.suites]))
 
 
 def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, records: list[Mapping[str, Any]],

@@ -46,6 +46,9 @@ class AreaFigures:
     suites: tuple[str, ...]
     parts: tuple[FigureParts, ...]
     inverted: tuple[bool, ...]
+    #: the value is ``constant + sum(weights * figures)``; None: the unweighted mean (an area)
+    weights: tuple[float, ...] | None = None
+    constant: float = 0.0
 
     def value(self, sums: Sequence[tuple[float, float]]) -> float | None:
         values = []
@@ -53,7 +56,9 @@ class AreaFigures:
             if den <= 0:
                 return None
             values.append(1 - num / den if inverted else num / den)
-        return sum(values) / len(values)
+        if self.weights is None:
+            return sum(values) / len(values)
+        return self.constant + sum(w * v for w, v in zip(self.weights, values))
 
 
 def strata(area: AreaFigures) -> list[tuple[list[int], list[str]]]:

@@ -101,7 +101,8 @@ class ReportRun:
 
         report = self.report = build_report(
             summary, records, self.outcome, tool_parser=tool_parser,
-            leaderboards=rank_run(settings.leaderboards, summary), history=build_history(summary, settings.baselines))
+            leaderboards=rank_run(settings.leaderboards, summary, records),
+            history=build_history(summary, settings.baselines))
         if settings.json_path:
             def extend(document: dict[str, Any]) -> None:
                 session.config.hook.pytest_toolbench_results_document(config=session.config, document=document)

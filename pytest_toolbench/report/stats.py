@@ -65,6 +65,18 @@ def format_change(delta: float | None, metric: Any, unit: str = "%") -> str:
     return text
 
 
+def no_delta_text(found: Any) -> str:
+    """What a Δ cell says when a figure has no delta (``found``: its ``MetricDelta``, None when the baseline lacks
+    the figure): "new" only for a figure the baseline does not have; "N/A" when it is N/A in both runs, "was N/A"
+    or "now N/A" when in one."""
+    if found is None:
+        return "new"
+    current, baseline = metric_field(found, "current"), metric_field(found, "baseline")
+    if current is None and baseline is None:
+        return "N/A"
+    return "was N/A" if baseline is None else "now N/A"
+
+
 def is_whole(number: Any) -> bool:
     return isinstance(number, (int, float)) and not isinstance(number, bool) and float(number).is_integer()
 
