@@ -50,7 +50,8 @@ def _change(area: AreaFigure) -> str:
 
 
 def has_values(profile: Profile | None) -> bool:
-    return profile is not None and (any(a.value is not None for a in profile.areas) or bool(profile.tl_failures))
+    return profile is not None and (any(a.value is not None or a.left_out for a in profile.areas)
+                                    or bool(profile.tl_failures) or bool(profile.sample_suites))
 
 
 def _sources(area: AreaFigure) -> str:
