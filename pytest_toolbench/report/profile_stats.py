@@ -87,41 +87,100 @@ def strata(area: AreaFigures) -> list[tuple[list[int], list[str]]]:
     return result
 
 
-def _binomial_cdf(trials: int, p: float) -> list[float]:
-    """The cumulative distribution of Binomial(trials, p), for drawing by inversion (0 < p < 1)."""
-    log_p, log_q = math.log(p), math.log1p(-p)
+def _binomial_cdf(trials: int, p: float) -> tuple[int, list[float]]:
+    """The cumulative distribution of Binomial(trials, p), for drawing by inversion: (first k, CDF from it), the
+    tails below 1e-16 cut off. Built from the mode outwards with the ratio of successive terms."""
+    if p <= 0.0 or trials == 0:
+        return 0, [1.0]
+    if p >= 1.0:
+        return trials, [1.0]
+    mode = min(trials, int((trials + 1) * p))
+    log_mode = (math.lgamma(trials + 1) - math.lgamma(mode + 1) - math.lgamma(trials - mode + 1)
+                + mode * math.log(p) + (trials - mode) * math.log1p(-p))
+    ratio = p / (1 - p)
+    above, term, k = [], math.exp(log_mode), mode
+    while k <= trials and (term > 1e-16 or k == mode):
+        above.append(term)
+        term *= (trials - k) / (k + 1) * ratio
+        k += 1
+    below, term, k = [], math.exp(log_mode), mode
+    while k > 0:
+        term *= k / (trials - k + 1) / ratio
+        k -= 1
+        if term <= 1e-16:
+            break
+        below.append(term)
+    terms = below[::-1] + above
     cdf, total = [], 0.0
-    for k in range(trials + 1):
-        total += math.exp(math.lgamma(trials + 1) - math.lgamma(k + 1) - math.lgamma(trials - k + 1)
-                          + k * log_p + (trials - k) * log_q)
+    for t in terms:
+        total += t
         cdf.append(total)
-    return cdf
+    return mode - len(below), cdf
+
+
+class _Binomial:
+    """Exact Binomial(n, p) draws by inversion of cached cumulative tables (one per n)."""
+
+    def __init__(self, p: float):
+        self.p = p
+        self.tables: dict[int, tuple[int, list[float]]] = {}
+
+    def draw(self, rng: random.Random, trials: int) -> int:
+        table = self.tables.get(trials)
+        if table is None:
+            table = self.tables[trials] = _binomial_cdf(trials, self.p)
+        first, cdf = table
+        return first + min(bisect.bisect_left(cdf, rng.random() * cdf[-1]), len(cdf) - 1)
+
+
+#: A stratum with at most this many distinct unit vectors draws its resample as multinomial counts of them.
+MULTINOMIAL_DISTINCT = 16
 
 
 class _StratumSampler:
-    """Draws the resampled (num, den) sums of one stratum's figures. A one-figure stratum of 0/1 units (the usual
-    accuracy over distinct cases) is Binomial(units, share) exactly, drawn by inversion; any other stratum draws its
-    units with ``random.choices``."""
+    """Draws the resampled (num, den) sums of one stratum's figures. Resampling n units with replacement draws each
+    distinct unit vector (its figures' (num, den)) a Multinomial(n, shares) number of times: with few distinct
+    vectors (0/1 outcomes: at most 2^figures) the counts are drawn exactly as successive binomials by inversion;
+    otherwise the units themselves are drawn with ``random.choices``."""
 
     def __init__(self, area: AreaFigures, figures: list[int], units: list[str]):
         self.figures = figures
         self.vectors = [tuple(area.parts[f].get(unit, (0.0, 0.0)) for f in figures) for unit in units]
-        self.binary = len(figures) == 1 and all(v[0][1] == 1 and v[0][0] in (0, 1) for v in self.vectors)
-        self.cdf: list[float] | None = None
-        if self.binary:
-            successes = sum(v[0][0] for v in self.vectors)
-            if 0 < successes < len(self.vectors):
-                self.cdf = _binomial_cdf(len(self.vectors), successes / len(self.vectors))
-            self.constant = float(successes)
+        counted: dict[tuple, int] = {}
+        for vector in self.vectors:
+            counted[vector] = counted.get(vector, 0) + 1
+        self.distinct = sorted(counted)
+        self.binomials: list[_Binomial] | None = None
+        if len(self.distinct) <= MULTINOMIAL_DISTINCT:
+            frequencies = [counted[v] / len(self.vectors) for v in self.distinct]
+            remaining, self.binomials = 1.0, []
+            for share in frequencies[:-1]:
+                self.binomials.append(_Binomial(min(1.0, share / remaining) if remaining > 0 else 1.0))
+                remaining -= share
 
     def draw(self, rng: random.Random) -> list[tuple[float, float]]:
         count = len(self.vectors)
-        if self.binary:
-            if self.cdf is None:
-                return [(self.constant, float(count))]
-            return [(float(min(bisect.bisect_left(self.cdf, rng.random() * self.cdf[-1]), count)), float(count))]
+        if self.binomials is not None:
+            left, counts = count, []
+            for binomial in self.binomials:
+                drawn = binomial.draw(rng, left) if left else 0
+                counts.append(drawn)
+                left -= drawn
+            counts.append(left)
+            return [(sum(c * v[i][0] for c, v in zip(counts, self.distinct)),
+                     sum(c * v[i][1] for c, v in zip(counts, self.distinct))) for i in range(len(self.figures))]
         drawn = rng.choices(self.vectors, k=count)
         return [(sum(v[i][0] for v in drawn), sum(v[i][1] for v in drawn)) for i in range(len(self.figures))]
+
+
+def constant(area: AreaFigures) -> bool:
+    """Every unit of every figure has the same ratio (every case passes, say): every resample is the observed
+    value, and the bootstrap has nothing to say."""
+    for parts in area.parts:
+        ratios = {round(num / den, 12) for num, den in parts.values() if den > 0}
+        if len(ratios) > 1 or any(den <= 0 < num or (den == 0 and num == 0) for num, den in parts.values()):
+            return False
+    return True
 
 
 def _percentile(ordered: Sequence[float], q: float) -> float:
@@ -140,8 +199,11 @@ def cluster_bootstrap_interval(area: AreaFigures, resamples: int = RESAMPLES, se
                                ) -> tuple[float, float] | None:
     """The 95% percentile interval of the area's value under the stratified cluster bootstrap; None when a figure
     has no cases. A resample in which a figure covers no case (its denominator 0) is drawn again."""
-    if not area.parts or area.value(observed_sums(area)) is None:
+    observed = area.value(observed_sums(area)) if area.parts else None
+    if observed is None:
         return None
+    if constant(area):
+        return observed, observed
     rng = random.Random(seed)
     samplers = [_StratumSampler(area, figures, units) for figures, units in strata(area)]
     values = []
