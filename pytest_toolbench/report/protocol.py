@@ -2,10 +2,10 @@
 header and summary), its differences from a leaderboard's declared protocol (is a rank honest?) and from a
 baseline run's (which settings differ between the runs?).
 
-Each setting is one :class:`Setting` in :data:`SETTINGS` (the model is not one: it is what a comparison compares): a name and a function reading the value a run used for a
-suite from the header (None: not recorded, or nothing was generated). A header field added later (the sampling a
-backend actually sent per suite, say) slots in by extending :func:`sent` or adding a Setting; every comparison picks
-it up.
+Each setting is one :class:`Setting` in :data:`SETTINGS` (the model is not one: it is what a comparison
+compares): a name and a function reading the value a run used for a suite from the header (None: not recorded, or
+nothing was generated). A header field added later (the sampling a backend actually sent per suite, say) slots in
+by extending :func:`sent` or adding a Setting; every comparison picks it up.
 """
 
 from __future__ import annotations
