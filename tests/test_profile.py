@@ -3,12 +3,15 @@ ran, its MOVER interval, the baseline compared over the same figures, TL-Trainin
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
+import numpy as np
 import pytest
+from scipy import stats as scipy_stats
 
 from pytest_toolbench.contract.suite import Metric
 from pytest_toolbench.report import markdown, terminal
@@ -17,6 +20,7 @@ from pytest_toolbench.report.run_report import build
 from pytest_toolbench.report.profile import Contribution, ProfileMapping, area_interval, build_profile, \
     load_mapping, parse_mapping
 from pytest_toolbench.report.profile_views import html_section, radar_svg
+from pytest_toolbench.report.profile_views import terminal_lines as profile_terminal_lines
 from pytest_toolbench.report.stats import wilson_interval
 from pytest_toolbench.run.summary import RunSummary, SuiteSummary
 
@@ -136,10 +140,126 @@ def test_reports_show_the_profile_and_the_radar_is_svg():
     assert row.split()[2:6] == ["80.00%", "[71.1–86.7]", "70.00%", "+10.00"] and "1 figure: alpha.pick" in row
     assert "TL-Training failure categories over 3 labelled failures (beta): wrong_tool 3 (100.0%)" in lines
     text = markdown.render(build(summary, (), outcome))
-    assert "### Capability profile" in text and "| Tool selection | 80.00% |" in text
+    assert "### Capability profile" in text and "| 80.00% | 71.1–86.7 | 70.00% | +10.00 |" in text
     page = html_section(profile)
     assert "<svg" in page and "Capability profile" in page
     svg = ElementTree.fromstring(radar_svg(profile))
     polygons = svg.findall("{http://www.w3.org/2000/svg}polygon") or svg.findall("polygon")
     assert len([p for p in polygons if p.get("class") in ("run", "base")]) == 2  # this run and the baseline
     assert outcome.to_json()["profile"]["areas"][0]["value"] == pytest.approx(0.8)
+
+
+# -- intervals over shared units, what enters an area, the paired test of a change ---------------------------------
+from pytest_toolbench.contract.suite import CaseRecord  # noqa: E402
+from pytest_toolbench.report.profile_stats import AreaFigures, cluster_bootstrap_interval, paired_area_test, \
+    strata  # noqa: E402
+
+UNITS_MAPPING = parse_mapping({
+    "areas": {"robust": "Robustness", "other": "Other"},
+    "suites": {"noisy": {"robust": ["slight", "heavy"]}, "plain": {"other": ["score"]}},
+    "units": {"noisy": [{"match": r"(?P<level>\w+)-(?P<query>\d+)", "unit": "q{query}", "modulo": {"query": 5}}]}})
+
+
+def count_aggregate(results):
+    """Each category's share of passed cases (a count of cases)."""
+    by_category = {}
+    for result in results:
+        by_category.setdefault(result.category, []).append(result.passed)
+    return [Metric(category, sum(passed) / len(passed), sum(passed), len(passed), group="category")
+            for category, passed in by_category.items()]
+
+
+def noisy_records(slight: list[bool], heavy: list[bool]) -> list[CaseRecord]:
+    return [CaseRecord("noisy", f"{level}-{i}", level, passed, None if passed else "wrong", order=i)
+            for level, outcomes in (("slight", slight), ("heavy", heavy)) for i, passed in enumerate(outcomes)]
+
+
+def noisy_summary(records, samples: bool = False, incomplete: str = "", scope: str = "") -> RunSummary:
+    metrics = [dataclasses.replace(m, incomplete=incomplete if m.name == "heavy" else "", scope=scope)
+               for m in count_aggregate(records)]
+    source = {"kind": "samples"} if samples else {"kind": "folder"}
+    return RunSummary(header={}, suites=[SuiteSummary("noisy", "noisy", source, len(records), 0, metrics, {}, {},
+                                                      {}, aggregate=count_aggregate)])
+
+
+def test_unit_rules_group_cases_that_share_a_query():
+    assert UNITS_MAPPING.unit_of("noisy", "heavy-7") == "q2" == UNITS_MAPPING.unit_of("noisy", "slight-2")
+    assert UNITS_MAPPING.unit_of("noisy", "odd id") == "odd id"  # no rule matches: a unit of its own
+    assert UNITS_MAPPING.unit_of("plain", "heavy-7") == "heavy-7"  # rules are per suite
+    with pytest.raises(ValueError, match="names query, not a named group"):
+        parse_mapping({"areas": {"a": "A"}, "units": {"s": [{"match": "x", "unit": "{query}"}]}})
+    shipped = load_mapping()
+    assert shipped.unit_of("rotbench", "first_turn-slight-107") == shipped.unit_of("rotbench", "first_turn-clean-2")
+    assert shipped.unit_of("bfcl", "multi_turn_miss_param_12") == shipped.unit_of("bfcl", "multi_turn_base_12")
+    assert shipped.unit_of("injecagent", "dh_enhanced-A-B") == shipped.unit_of("injecagent", "dh_base-A-B")
+
+
+def test_figures_over_the_same_queries_are_resampled_together():
+    # heavy's 10 cases are two versions of each of slight's 5 queries: one stratum of 5 units
+    records = noisy_records([True, True, False, True, False], [True, True, False, True, False] * 2)
+    profile = build_profile(noisy_summary(records), mapping=UNITS_MAPPING, records=records)
+    area = profile.areas[0]
+    assert area.value == pytest.approx(0.6) and area.interval_method.startswith("stratified cluster bootstrap")
+    assert [c.to_json()["units"] for c in area.contributing] == [5, 5]
+    figures = AreaFigures(("noisy", "noisy"), tuple(c.parts for c in area.contributing), (False, False))
+    assert strata(figures) == [([0, 1], ["q0", "q1", "q2", "q3", "q4"])]
+    # the two figures move together: the interval is that of one figure over 5 queries, not of 15 independent cases
+    independent = area_interval(area.contributing)
+    assert area.interval95[1] - area.interval95[0] > independent[1] - independent[0]
+
+
+def test_the_cluster_bootstrap_agrees_with_scipy_resampling_whole_units():
+    rng = np.random.default_rng(3)
+    units = [rng.random(3) < 0.7 for _ in range(40)]  # a query, its three noise levels' outcomes
+    parts = tuple({f"q{i}": (float(u[level]), 1.0) for i, u in enumerate(units)} for level in range(3))
+    ours = cluster_bootstrap_interval(AreaFigures(("s",) * 3, parts, (False,) * 3))
+    data = np.array([u.mean() for u in units])  # equal unit sizes: the area is the mean of unit means
+    reference = scipy_stats.bootstrap((data,), np.mean, method="percentile", n_resamples=20000,
+                                      random_state=4).confidence_interval
+    assert ours == pytest.approx((reference.low, reference.high), abs=0.015)
+
+
+def test_incomplete_figures_samples_and_selection_are_said_not_averaged_in():
+    records = noisy_records([True] * 5, [True] * 10)
+    stopped = build_profile(noisy_summary(records, incomplete="INCOMPLETE: 9 of 10 cases have no verdict"),
+                            mapping=UNITS_MAPPING, records=records)
+    area = stopped.areas[0]
+    assert area.value == pytest.approx(1.0)  # heavy left out, never a 0.00% from its not_run cases
+    assert area.incomplete.startswith("INCOMPLETE: left out noisy.heavy (INCOMPLETE: 9 of 10")
+    lines = "\n".join(profile_terminal_lines(stopped))
+    assert "INCOMPLETE: left out noisy.heavy" in lines
+    assert stopped.to_json()["areas"][0]["left_out"][0]["metric"] == "heavy"
+    sampled = build_profile(noisy_summary(records, samples=True), mapping=UNITS_MAPPING, records=records)
+    assert sampled.areas[0].value is None and sampled.sample_suites == ("noisy",)
+    assert "left out of every area: noisy (ran on the shipped samples" in "\n".join(profile_terminal_lines(sampled))
+    selected = build_profile(noisy_summary(records, scope="over 3 of 5 cases (selection)"), mapping=UNITS_MAPPING,
+                             records=records)
+    assert selected.areas[0].selection == "(selection)"
+    assert "(selection)" in "\n".join(profile_terminal_lines(selected))
+
+
+def test_an_area_change_gets_the_cluster_sign_flip_test():
+    before = noisy_records([True] * 5, [True] * 10)
+    after = noisy_records([True, False, False, True, True], [True, False, False, True, True] * 2)
+    baseline = {"suites": {"noisy": {"metrics": [m.__dict__ for m in count_aggregate(before)]}},
+                "cases": [r.to_json() for r in before]}
+    profile = build_profile(noisy_summary(after), baseline, mapping=UNITS_MAPPING, records=after)
+    change = profile.areas[0].change
+    # two queries differ: exact over the 2^2 flips, and never below 2 / 2^2
+    assert change.test == "cluster sign-flip" and change.differing == 2 and change.p_value == pytest.approx(0.5)
+    assert profile.to_json()["areas"][0]["change"]["p_value"] == pytest.approx(0.5)
+    assert "p=0.500" in "\n".join(profile_terminal_lines(profile))
+
+
+def test_the_sign_flip_test_matches_scipy_on_independent_units():
+    rng = np.random.default_rng(5)
+    now = rng.random(30) < 0.6
+    before = rng.random(30) < 0.8
+    current = AreaFigures(("s",), ({f"c{i}": (float(v), 1.0) for i, v in enumerate(now)},), (False,))
+    baseline = AreaFigures(("s",), ({f"c{i}": (float(v), 1.0) for i, v in enumerate(before)},), (False,))
+    ours = paired_area_test(current, baseline, resamples=4000)
+    reference = scipy_stats.permutation_test((now.astype(float), before.astype(float)),
+                                             lambda x, y, axis=-1: x.mean(axis=axis) - y.mean(axis=axis),
+                                             permutation_type="samples", n_resamples=4000, random_state=6)
+    assert ours.p_value == pytest.approx(reference.pvalue, abs=0.02)
+    assert ours.delta_interval95[0] < now.mean() - before.mean() < ours.delta_interval95[1]

@@ -7,6 +7,7 @@ fails its odd samples (flaky), ``echo_2`` fails every sample.
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import textwrap
@@ -80,6 +81,8 @@ def generated(pytester: pytest.Pytester) -> list[tuple[str, int]]:
 
 
 EXPECTED_REPEAT = {"samples": 3, "cases": 3, "pass_at_1": 5 / 9, "pass_hat_k": 1 / 3, "flaky": 1 / 3}
+#: tau-bench's pass^k for k = 1..3 over echo_0 (3 of 3 pass), echo_1 (2 of 3) and echo_2 (0 of 3)
+EXPECTED_CURVE = [5 / 9, (1 + 1 / 3 + 0) / 3, 1 / 3]
 
 
 @pytest.mark.parametrize("workers", [[], XDIST])
@@ -100,6 +103,9 @@ def test_three_samples_per_case(echo, workers):
                      ("echo_2", 2, False, "echo_2[r2]")]
     suite = document["suites"]["echo"]
     assert suite["repeat"].pop("flaky_cases") == ["echo_1"]
+    curve = suite["repeat"].pop("pass_hat")
+    assert [point["value"] for point in curve] == pytest.approx(EXPECTED_CURVE)
+    assert [(point["k"], point["cases"], point["excluded"]) for point in curve] == [(1, 3, 0), (2, 3, 0), (3, 3, 0)]
     assert suite["repeat"] == pytest.approx(EXPECTED_REPEAT)
     metrics = {m["name"]: m for m in suite["metrics"]}
     assert metrics["overall"]["value"] == pytest.approx(5 / 9)  # pass@1: the mean of 2/3, 1/3, 2/3
@@ -107,8 +113,9 @@ def test_three_samples_per_case(echo, workers):
     assert metrics["long"]["value"] == pytest.approx(2 / 3) and metrics["short"]["value"] == pytest.approx(0.5)
     text = result.stdout.str()
     assert "echo: Echo (example suite)  (5/9 samples passed)" in text
-    assert ("repeat: 3 samples per case: pass@1 55.56% (the figures are means over the samples), pass^3 33.33% "
-            "(all 3 pass), flaky 33.33% (1 of 3 cases: echo_1)") in text
+    assert ("repeat: 3 samples per case: pass@1 55.56% (the mean of each case's pass rate; the figures are means over "
+            "the samples), pass^k for k=1..3 55.56%, 44.44%, 33.33% (tau-bench's C(c,k)/C(n,k)), pass^3 33.33%, "
+            "flaky 33.33% (1 of 3 cases: echo_1)") in text
     assert "**Repeat**: 3 samples per case: pass@1 55.56%" in (echo.path / "out.md").read_text()
 
 
@@ -186,7 +193,34 @@ def test_repeat_figures_on_a_hand_made_suite():
                for k in range(2)]
     figures = repeat_figures(records, 2)
     assert figures == {"samples": 2, "cases": 4, "pass_at_1": 0.5, "pass_hat_k": 0.25, "flaky": 0.5,
-                       "flaky_cases": ["c", "d"]}
+                       "flaky_cases": ["c", "d"],
+                       "pass_hat": [{"k": 1, "value": 0.5, "cases": 4, "excluded": 0},
+                                    {"k": 2, "value": 0.25, "cases": 4, "excluded": 0}]}
+
+
+def _all_pass_chance(passed: tuple[bool, ...], k: int) -> float:
+    """pass^k of one case by brute force: the share of its k-sample subsets in which every sample passes."""
+    subsets = list(itertools.combinations(passed, k))
+    return sum(all(subset) for subset in subsets) / len(subsets)
+
+
+def test_pass_hat_curve_is_tau_bench_estimator_and_short_cases_are_left_out_and_counted():
+    # K=3; b ran one sample only (--lf), which once counted as "all 3 pass" and lifted pass^3 from 0 to 1/3
+    outcomes = {"a": (True, True, False), "b": (True,), "c": (False, False, True), "d": (True, True, True)}
+    records = [_record(case, k, passed[k], order) for order, (case, passed) in enumerate(outcomes.items())
+               for k in range(len(passed))]
+    figures = repeat_figures(records, 3)
+    assert figures["pass_at_1"] == pytest.approx((2 / 3 + 1 + 1 / 3 + 1) / 4)  # the mean of per-case rates
+    for point in figures["pass_hat"]:
+        eligible = [passed for passed in outcomes.values() if len(passed) >= point["k"]]
+        assert point["value"] == pytest.approx(sum(_all_pass_chance(p, point["k"]) for p in eligible) / len(eligible))
+        assert (point["cases"], point["excluded"]) == (len(eligible), len(outcomes) - len(eligible))
+    assert figures["pass_hat_k"] == pytest.approx(1 / 3)  # a, c and d: only d passes all three
+    assert [p["excluded"] for p in figures["pass_hat"]] == [0, 1, 1]
+    from pytest_toolbench.report.stats import repeat_text
+    text = repeat_text(figures)
+    assert "pass^k for k=1..3 75.00%, 44.44%, 33.33%" in text
+    assert "left out of pass^k for having fewer than k samples: k=2: 1, k=3: 1 cases" in text
 
 
 def test_mean_over_samples_averages_each_figure():

@@ -91,17 +91,18 @@ def test_every_writer_shows_the_rank_and_its_neighbours():
     ranks = leaderboard.rank_run({"bfcl": tiny_source()}, bfcl_summary())
     report = build(bfcl_summary(), leaderboards=ranks)
     lines = terminal.render(report)
-    assert "    Irrelevance (irrelevance_detection): 75.00%, rank 5 of 6" in lines
+    assert ("    Irrelevance (irrelevance_detection): 75.00%, rank 5 of 6 (no interval: no per-case records to "
+            "resample); protocol unchecked: the replayed outputs' sampling is not recorded") in lines
     assert ("      3. Model C (Prompt) 90.00% | 4. Model D (Prompt) 80.00% | 5. this run 75.00% | "
             "6. Model E (FC) 70.00%") in lines
     text = markdown.render(report)
-    assert ("| Irrelevance | 75.00% | 5 of 6 | 3. Model C (Prompt) 90.00% · 4. Model D (Prompt) 80.00% · "
+    assert ("| Irrelevance | 75.00% | 5 of 6 (no interval: no per-case records to resample) | 3. Model C (Prompt) 90.00% · 4. Model D (Prompt) 80.00% · "
             "**5. this run 75.00%** · 6. Model E (FC) 70.00% |") in text
     entry = json.loads(json.dumps(document(report)))["suites"]["bfcl"]["leaderboard"]
     assert entry["ranks"][0]["rank"] == 5 and entry["ranks"][0]["neighbours"][2]["this_run"]
     assert "multi_turn" in entry["not_ranked"] and entry["source"].endswith("tiny-bfcl.csv")
     page = summary_html(report)
-    assert "Irrelevance: rank 5 of 6" in page and "→ 5. this run" in page and "<svg" in page
+    assert "Irrelevance: rank 5 of 6 (no interval" in page and "→ 5. this run" in page and "<svg" in page
 
 
 def test_a_bad_leaderboard_file_named_on_the_command_line_is_one_error(tmp_path):

@@ -10,6 +10,7 @@ from ..run.summary import RunSummary, SuiteSummary, to_case_result
 from ..run.records import CaseRecord
 from ..contract.aggregates import NO_DECLARATION
 from .significance import CaseFigures, PairedResult, case_figures, declared_result, p_text, paired_result
+from .protocol import setting_differences
 from .settings import ReportSettings, Threshold
 from .sign_flip import adjust, level_for_power, mde_counts, mde_sign_flip
 from .stats import format_counts, format_value, is_percentage, lower_is_better, metric_field, worsening
@@ -65,11 +66,14 @@ class Comparison:
     multiple: str = "holm"
     family: int = 0
     power_level: float = 0.05
+    #: the settings that differ between this run and the baseline ("max_tokens 256 vs 24"; report/protocol.py)
+    settings_differ: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "header": dict(self.header),
                 "multiple": {"method": self.multiple, "family": self.family, "power_level": self.power_level},
-                "suites": {name: s.to_json() for name, s in self.suites.items()}}
+                "suites": {name: s.to_json() for name, s in self.suites.items()},
+                "settings_differ": list(self.settings_differ)}
 
 
 def baseline_label(header: Mapping[str, Any]) -> str:
@@ -145,7 +149,9 @@ def compare(summary: RunSummary, records: Iterable[Mapping[str, Any]], baseline:
             _attach_paired_tests(comparison, suite, by_suite.get(suite.name, []),
                                  [c for c in baseline_cases(baseline) if c.suite == suite.name], old_metrics)
         suites[suite.name] = comparison
-    result = Comparison(str(path), baseline.get("header") or {}, suites)
+    old_header = baseline.get("header") or {}
+    result = Comparison(str(path), old_header, suites,
+                        settings_differ=setting_differences(summary.header, old_header, [s.name for s in summary.suites]))
     adjust_family(result, multiple, 0.05 if alpha is None else alpha)
     return result
 

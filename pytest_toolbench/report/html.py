@@ -26,7 +26,7 @@ from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, PairedResult, family_note, format_delta_interval, format_mde, format_p
 from .history import html_section as history_html
 from .stats import change_css, count_interval, direction_note, format_change, format_counts, format_interval, \
-    format_value, repeat_text, samples_note, warning_notes, INTERVALS_NOTE
+    format_value, no_delta_text, repeat_text, samples_note, warning_notes, INTERVALS_NOTE
 
 if TYPE_CHECKING:
     from .leaderboard import SuiteRanks
@@ -159,8 +159,8 @@ def _metric_table(suite: SuiteSummary, metrics: list[Any], comparison: SuiteComp
         if comparison is not None:
             found = comparison.delta(metric)
             if found is None or found.delta is None:
-                row += '<td class="tb-n">–</td><td class="tb-n">new</td>' if found is None else \
-                    f'<td class="tb-n">{format_value(found.baseline, unit)}</td><td class="tb-n">–</td>'
+                shown = format_value(found.baseline, unit) if found is not None and found.baseline is not None else "–"
+                row += f'<td class="tb-n">{shown}</td><td class="tb-n">{no_delta_text(found)}</td>'
                 row += '<td class="tb-n">–</td>' * 4
             else:
                 css = change_css(found.delta, metric)  # green for an improvement: a fall, for lower-is-better
@@ -237,7 +237,8 @@ def _leaderboard(ranks: "SuiteRanks") -> str:
     for rank in ranks.ranks:
         bars = [Bar(("→ " if entry.this_run else "") + leaderboard.entry_text(entry).rsplit(" ", 1)[0],
                     entry.value) for entry in rank.neighbours]
-        charts.append(bar_chart(bars, f"{rank.label}: rank {rank.rank} of {rank.of}", with_baseline=False))
+        charts.append(bar_chart(bars, f"{rank.label}: rank {rank.rank} of {rank.of} ({rank.range_text()})",
+                                with_baseline=False))
     missing = "".join(f"<li>{escape(figure)}: {escape(why)}</li>" for figure, why in ranks.not_ranked.items())
     return (f"<h4>Leaderboard: {escape(leaderboard.heading(ranks))}</h4>"
             f'<div class="tb-flex">{"".join(f"<div>{chart}</div>" for chart in charts)}</div>'
@@ -336,6 +337,9 @@ def summary_html(report: "RunReport") -> str:
                      f"({escape(baseline_label(comparison.header))}); Δ in percentage points.</p>")
         parts.append(f"<p>Paired tests: {escape(PAIRED_TESTS_NOTE)}.</p>")
         parts.append(f"<p>{escape(family_note(comparison))}.</p>")
+        if comparison.settings_differ:
+            parts.append("<p><b>Settings that differ from the baseline</b> (this run vs baseline): "
+                         f"{escape('; '.join(comparison.settings_differ))}.</p>")
     if run is not None and run.gates:
         missed = run.missed_gates
         ordered = sorted(run.gates, key=lambda g: g.passed)

@@ -7,21 +7,37 @@ declared glob under the data folder when it matches, or ``--toolbench-leaderboar
 
 A figure is ranked only when it ran in full: it has a value, no ``Metric.incomplete`` note, each of its categories
 ran whole (no selection note: ``-k`` or node ids that leave cases out), the run had no ``--toolbench-limit`` and the
-suite ran on its real data (not the shipped samples). Ranks are competition ranks over the leaderboard's models
-and this run (a tie shares the better rank); this run's value is compared at the CSV's precision (two decimals of
-a percentage), since the leaderboard rounds its own figures so.
+suite ran on its real data (not the shipped samples), and only when the run followed the leaderboard's protocol
+(``protocol:`` in ``leaderboard.yaml``: max_tokens, temperature, prompt renderer, the share of answers cut at
+max_tokens; report/protocol.py reads the run's settings in one place): otherwise the figure is "not comparable" with
+the differences. Ranks are competition ranks over the leaderboard's models and this run (a tie shares the better
+rank); this run's value is compared at the CSV's precision (two decimals of a percentage), since the leaderboard
+rounds its own figures so.
+
+Each rank comes with the range of ranks its figure's 95% interval spans (:func:`rank_range`): the rank of the
+interval's upper end to the rank of its lower end. The interval is Wilson's for a count of cases; for a figure that
+is a fixed linear combination of its cases' outcomes (BFCL's Non-live, Irrelevance, Multi-turn, Overall: weighted
+means of category accuracies) a stratified cluster bootstrap over its categories' cases (report/profile_stats.py,
+units as the profile declares them), the weights read off the suite's own aggregation.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import glob
 import math
+import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import yaml
+
+from ..run.summary import to_case_result
+from .profile_stats import RESAMPLES, SEED, AreaFigures, cluster_bootstrap_interval
+from .protocol import protocol_differences
+from .stats import count_interval, wilson_interval
 
 DECLARATION = "leaderboard.yaml"
 #: entries shown on each side of this run
@@ -47,6 +63,8 @@ class Declaration:
     source: str
     model_column: str
     figures: tuple[FigureSpec, ...]
+    #: the settings the leaderboard's runs used (report/protocol.py compares the run's with them)
+    protocol: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def load(cls, suite: str, path: Path) -> "Declaration":
@@ -56,7 +74,11 @@ class Declaration:
                 FigureSpec(str(name), str(spec["label"]), tuple(str(c) for c in spec["columns"]),
                            tuple(str(c) for c in spec["categories"]) if spec.get("categories") else None)
                 for name, spec in raw["figures"].items())
-            return cls(suite, str(raw["file"]), str(raw.get("source") or ""), str(raw["model_column"]), figures)
+            protocol = raw.get("protocol") or {}
+            if not isinstance(protocol, Mapping):
+                raise TypeError("protocol: expected setting: value")
+            return cls(suite, str(raw["file"]), str(raw.get("source") or ""), str(raw["model_column"]), figures,
+                       dict(protocol))
         except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError) as error:
             raise LeaderboardError(f"{path}: not a leaderboard declaration ({type(error).__name__}: {error})") \
                 from None
@@ -177,10 +199,29 @@ class FigureRank:
     of: int  # the leaderboard's models with a value, and this run
     #: up to NEIGHBOURS entries above this run, this run, up to NEIGHBOURS below, best first
     neighbours: tuple[Entry, ...]
+    #: the figure's 95% interval, how it was made, and the ranks it spans (best, worst); None without an interval
+    interval95: tuple[float, float] | None = None
+    interval_method: str = ""
+    rank_range: tuple[int, int] | None = None
+    #: settings that could not be checked against the leaderboard's protocol (e.g. replayed outputs)
+    unchecked: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"figure": self.figure, "label": self.label, "columns": list(self.columns), "value": self.value,
-                "rank": self.rank, "of": self.of, "neighbours": [entry.to_json() for entry in self.neighbours]}
+                "rank": self.rank, "of": self.of, "neighbours": [entry.to_json() for entry in self.neighbours],
+                "interval95": list(self.interval95) if self.interval95 else None,
+                "interval_method": self.interval_method or None,
+                "rank_range": list(self.rank_range) if self.rank_range else None,
+                "protocol_unchecked": list(self.unchecked)}
+
+    def range_text(self) -> str:
+        """``rank 3 of 110 (95% interval: ranks 1-7)``'s part in brackets, or why there is none."""
+        if self.rank_range is None:
+            return f"no interval: {self.interval_method}" if self.interval_method else "no interval"
+        best, worst = self.rank_range
+        interval = f"{100 * self.interval95[0]:.2f}–{100 * self.interval95[1]:.2f}%"
+        ranks = f"rank {best}" if best == worst else f"ranks {best}–{worst}"
+        return f"95% interval {interval}: {ranks}"
 
 
 @dataclass(frozen=True)
@@ -218,6 +259,108 @@ def rank_of(value: float, scores: Sequence[tuple[str, float]], neighbours: int =
     return rank, tuple(above + [Entry(rank, "this run", value, this_run=True)] + below)
 
 
+def rank_range(interval: tuple[float, float], scores: Sequence[tuple[str, float]]) -> tuple[int, int]:
+    """The ranks a figure could have given its 95% interval ``(low, high)`` among ``scores`` (the leaderboard's
+    (model, value) pairs): (the rank of ``high``, the rank of ``low``), competition ranks at the leaderboard's
+    precision as :func:`rank_of`. Any estimate's interval can be passed (a sampled run's design-based one, say)."""
+    low, high = interval
+    return rank_of(high, scores, neighbours=0)[0], rank_of(low, scores, neighbours=0)[0]
+
+
+# -- the figure's interval ---------------------------------------------------------------------------------------
+def _key(metric: Any) -> tuple[str, Any]:
+    return (getattr(metric, "group", "") or "", getattr(metric, "name", None))
+
+
+def linear_form(aggregate: Callable[[Sequence[Any]], Sequence[Any]], records: Sequence[Any], key: tuple[str, Any],
+                categories: Sequence[str]) -> tuple[dict[str, float], float] | None:
+    """The figure ``key`` as ``constant + sum over categories of weight * accuracy`` when the suite's own aggregation
+    makes it so: each category's weight is read off the change one case's flipped outcome makes (times the
+    category's size), and the form is checked on a seeded random third of the cases flipped at once; None when it
+    does not hold to 1e-9 (the figure is not linear in its cases' outcomes) or the aggregation fails."""
+    def figure(rows: Sequence[Any]) -> float | None:
+        metric = next((m for m in aggregate(rows) if _key(m) == key), None)
+        value = getattr(metric, "value", None)
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    rows = list(records)
+    by_category: dict[str, list[int]] = {}
+    for index, record in enumerate(rows):
+        by_category.setdefault(record.category, []).append(index)
+    if any(not by_category.get(c) for c in categories):
+        return None
+    try:
+        base = figure(rows)
+        if base is None:
+            return None
+        per_case: dict[str, float] = {}
+        for category in categories:
+            first = by_category[category][0]
+            flipped = list(rows)
+            flipped[first] = dataclasses.replace(rows[first], passed=not rows[first].passed)
+            moved = figure(flipped)
+            if moved is None:
+                return None
+            per_case[category] = (moved - base) * (-1.0 if rows[first].passed else 1.0)
+        rng = random.Random(SEED)
+        chosen = [i for c in categories for i in by_category[c] if rng.random() < 1 / 3]
+        check = list(rows)
+        predicted = base
+        for index in chosen:
+            record = rows[index]
+            check[index] = dataclasses.replace(record, passed=not record.passed)
+            predicted += per_case[record.category] * (-1.0 if record.passed else 1.0)
+        seen = figure(check)
+    except Exception:  # noqa: BLE001 - an aggregation that cannot take flipped records: no interval, and why
+        return None
+    if seen is None or abs(seen - predicted) > 1e-9:
+        return None
+    weights = {c: per_case[c] * len(by_category[c]) for c in categories}
+    accuracy = {c: sum(rows[i].passed for i in by_category[c]) / len(by_category[c]) for c in categories}
+    return weights, base - sum(weights[c] * accuracy[c] for c in categories)
+
+
+def figure_interval(metric: Any, suite: Any, spec: FigureSpec, records: Sequence[Any],
+                    unit_of: Callable[[str], str] | None = None) -> tuple[tuple[float, float] | None, str]:
+    """The ranked figure's 95% interval and its method (or why there is none): Wilson for a count of cases, else a
+    stratified cluster bootstrap when the figure is a fixed linear combination of its categories' accuracies."""
+    counted = count_interval(metric)
+    if counted is not None:
+        return counted, "Wilson score interval (a count of cases)"
+    aggregate = getattr(suite, "aggregate", None)
+    categories = spec.categories if spec.categories is not None else \
+        tuple(m.name for m in suite.metrics if m.group == "category" and m.total)
+    if aggregate is None or not records or not categories:
+        return None, "no per-case records to resample"
+    cases = [r for r in (to_case_result(r) for r in records) if r.category in set(categories)]
+    form = linear_form(aggregate, cases, _key(metric), categories)
+    if form is None:
+        return None, "the figure is not a fixed linear combination of its cases' outcomes"
+    weights, constant = form
+    unit_of = unit_of or (lambda case_id: case_id)
+    parts = []
+    for category in categories:
+        units: dict[str, list[float]] = {}
+        for record in cases:
+            if record.category == category:
+                sums = units.setdefault(unit_of(record.case_id), [0.0, 0.0])
+                sums[0] += 1.0 if record.passed else 0.0
+                sums[1] += 1.0
+        parts.append({unit: (v[0], v[1]) for unit, v in units.items()})
+    figures = AreaFigures(tuple(suite.name for _ in categories), tuple(parts), tuple(False for _ in categories),
+                          tuple(weights[c] for c in categories), constant)
+    interval = cluster_bootstrap_interval(figures)
+    method = (f"stratified cluster bootstrap over the cases of {len(categories)} categories ({RESAMPLES} resamples, "
+              f"seed {SEED})")
+    if interval is not None and interval[1] - interval[0] <= 1e-12:
+        # every case of every category has the same outcome: the categories' Wilson bounds, fully dependent
+        bounds = [wilson_interval(sum(v[0] for v in p.values()), sum(v[1] for v in p.values())) for p in parts]
+        low = constant + sum(w * (b[0] if w >= 0 else b[1]) for w, b in zip(figures.weights, bounds))
+        high = constant + sum(w * (b[1] if w >= 0 else b[0]) for w, b in zip(figures.weights, bounds))
+        return (max(0.0, low), min(1.0, high)), "the categories' Wilson bounds (no spread in the cases)"
+    return interval, method
+
+
 def _why_not_ranked(spec: FigureSpec, suite: Any, limit: Any) -> str:
     """Why ``spec``'s figure of ``suite`` (a ``SuiteSummary``) did not run in full ("" when it did)."""
     metric = next((m for m in suite.metrics if m.name == spec.name and m.group != "category"), None)
@@ -240,30 +383,58 @@ def _why_not_ranked(spec: FigureSpec, suite: Any, limit: Any) -> str:
     return ""
 
 
-def rank_suite(source: Source, suite: Any, header: Mapping[str, Any]) -> SuiteRanks:
-    """The ranks of ``suite``'s (a ``SuiteSummary``) fully run figures on the source's leaderboard."""
+def rank_suite(source: Source, suite: Any, header: Mapping[str, Any], records: Sequence[Any] = (),
+               unit_of: Callable[[str], str] | None = None) -> SuiteRanks:
+    """The ranks of ``suite``'s (a ``SuiteSummary``) fully run figures on the source's leaderboard, each with the
+    ranks its 95% interval spans (from ``records``, the suite's case records); a run whose protocol differs from
+    the leaderboard's gets no rank, only "not comparable" and the differences."""
     board = source.leaderboard
     if board is None:
         return SuiteRanks("", "", 0, problem=source.problem)
     declaration = board.declaration
+    differences, unchecked = protocol_differences(declaration.protocol, header, suite.name, suite)
     ranks, not_ranked = [], {}
     for spec in declaration.figures:
         why = _why_not_ranked(spec, suite, header.get("limit"))
+        if not why and differences:
+            why = "not comparable: " + "; ".join(differences)
         if why:
             not_ranked[spec.name] = why
             continue
         metric = next(m for m in suite.metrics if m.name == spec.name and m.group != "category")
         scores = board.scores.get(spec.name, ())
         rank, neighbours = rank_of(metric.value, scores)
+        interval, method = figure_interval(metric, suite, spec, records, unit_of)
         ranks.append(FigureRank(spec.name, spec.label, spec.columns, metric.value, rank, len(scores) + 1,
-                                neighbours))
+                                neighbours, interval, method,
+                                rank_range(interval, scores) if interval is not None else None, tuple(unchecked)))
     return SuiteRanks(board.path, declaration.source, board.models, tuple(ranks), not_ranked)
 
 
-def rank_run(sources: Mapping[str, Source], summary: Any) -> dict[str, SuiteRanks]:
-    """Every suite of the run's summary that has a leaderboard source: its ranks (or why none)."""
-    return {suite.name: rank_suite(sources[suite.name], suite, summary.header)
-            for suite in summary.suites if suite.name in sources}
+def rank_run(sources: Mapping[str, Source], summary: Any, records: Iterable[Any] = ()) -> dict[str, SuiteRanks]:
+    """Every suite of the run's summary that has a leaderboard source: its ranks (or why none). ``records`` (the
+    run's case records) give each rank its interval; cases sharing a unit (``suites/profile.yaml``'s ``units``)
+    are resampled together."""
+    by_suite: dict[str, list[Any]] = {}
+    for record in records:
+        suite_name = record.get("suite") if isinstance(record, Mapping) else getattr(record, "suite", None)
+        by_suite.setdefault(suite_name, []).append(record)
+    mapping = None
+    if any(suite.name in sources for suite in summary.suites):
+        from .profile import load_mapping  # the units of shared queries and conversations
+
+        try:
+            mapping = load_mapping()
+        except (OSError, ValueError):
+            mapping = None
+    ranked = {}
+    for suite in summary.suites:
+        if suite.name not in sources:
+            continue
+        unit_of = (lambda case_id, name=suite.name: mapping.unit_of(name, case_id)) if mapping else None
+        ranked[suite.name] = rank_suite(sources[suite.name], suite, summary.header, by_suite.get(suite.name, ()),
+                                        unit_of)
+    return ranked
 
 
 # -- rendering helpers shared by the writers ----------------------------------------------------------------------

@@ -14,7 +14,7 @@ from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, family_note, format_delta_interval, format_mde, format_p
 from .history import row as history_row
 from .stats import count_interval, direction_note, format_change, format_counts, format_interval, format_value, \
-    repeat_text, samples_note, warning_notes, INTERVALS_NOTE
+    no_delta_text, repeat_text, samples_note, warning_notes, INTERVALS_NOTE
 
 if TYPE_CHECKING:
     from .history import History
@@ -57,8 +57,9 @@ def _metric_rows(suite: SuiteSummary, comparison: SuiteComparison | None, groups
                format_interval(count_interval(metric), unit) or "-"]
         if comparison is not None:
             found = comparison.delta(metric)
-            if found is None or found.baseline is None:
-                row += ["-", "new" if found is None else "-", "-", "-", "-", "-"]
+            if found is None or found.delta is None:
+                row += [format_value(found.baseline, unit) if found is not None and found.baseline is not None
+                        else "-", no_delta_text(found), "-", "-", "-", "-"]
             else:
                 row += [format_value(found.baseline, unit), format_change(found.delta, metric, unit)]
                 tested = found.paired if found.paired is not None and found.paired.test else None
@@ -75,7 +76,7 @@ def _leaderboard_section(ranks: "SuiteRanks") -> list[str]:
     if ranks.problem:
         return ["", f"_Leaderboard: no rank: {cell(ranks.problem)}_"]
     lines = ["", f"Leaderboard: {cell(leaderboard.heading(ranks))}.", ""]
-    rows = [[rank.label, f"{100 * rank.value:.2f}%", f"{rank.rank} of {rank.of}",
+    rows = [[rank.label, f"{100 * rank.value:.2f}%", f"{rank.rank} of {rank.of} ({rank.range_text()})",
              " · ".join(("**" + leaderboard.entry_text(e) + "**") if e.this_run else leaderboard.entry_text(e)
                         for e in rank.neighbours)] for rank in ranks.ranks]
     rows += [[figure, "-", "no rank", why] for figure, why in ranks.not_ranked.items()]
@@ -155,6 +156,9 @@ def _render(report: "RunReport", groups: set[str] | None) -> str:
         lines += [f"Baseline: `{cell(comparison.path)}` ({cell(baseline_label(comparison.header))}); "
                   "Δ in percentage points.", "", f"Paired tests: {cell(PAIRED_TESTS_NOTE)}.", "",
                   f"{cell(family_note(comparison))}.", ""]
+        if comparison.settings_differ:
+            lines += [f"**Settings that differ from the baseline** (this run vs baseline): "
+                      f"{cell('; '.join(comparison.settings_differ))}.", ""]
     if run is not None and run.gates:
         missed = run.missed_gates
         lines.append(f"**Gates: {len(missed)} missed**" if missed else "**Gates: all passed**")

@@ -9,15 +9,49 @@ import math
 from html import escape
 from typing import Sequence
 
-from .profile import AreaFigure, Profile
+from .profile import CONSTANT_METHOD, AreaFigure, Profile
+from .profile_stats import SIGN_FLIP
+from .significance import format_delta_interval, p_text
 from .stats import format_delta, format_interval, format_value
 
 NOTE = ("capability profile (suites/profile.yaml): each area is the mean of the named figures of the suites that "
-        "ran (a lower-is-better figure as 1 - value); 95% interval: the figures' Wilson intervals combined by MOVER")
+        "ran on their real data (a lower-is-better figure as 1 - value); 95% interval: a cluster bootstrap over the "
+        "cases' shared units (queries, conversations), unless an area says otherwise")
+CHANGE_NOTE = (f"p: {SIGN_FLIP} test of the area's change over the same cases (units swapped between the runs); "
+               "[95% interval of the change]: paired cluster bootstrap")
+
+
+def samples_text(profile: Profile) -> str:
+    """The suites left out of every area for running on their shipped samples ("" when none)."""
+    if not profile.sample_suites:
+        return ""
+    return (f"left out of every area: {', '.join(profile.sample_suites)} (ran on the shipped samples, not the "
+            "benchmark's data)")
+
+
+def _notes(area: AreaFigure) -> str:
+    """What a row says beside its figures: incomplete first, then selection, then an interval that is not the
+    bootstrap's."""
+    notes = area.notes()
+    if area.interval_method.startswith("MOVER"):
+        notes.append("interval by MOVER, figures taken as independent (not split into cases)")
+    elif area.interval_method == CONSTANT_METHOD:
+        notes.append("no spread in the cases: interval from the figures' Wilson bounds")
+    return "; ".join(notes)
+
+
+def _change(area: AreaFigure) -> str:
+    change = area.change
+    if change is None:
+        return ""
+    if change.test is None or change.p_value is None:
+        return "p n/a"
+    return f"{p_text(change.p_value)} {format_delta_interval(change.delta_interval95)}".rstrip()
 
 
 def has_values(profile: Profile | None) -> bool:
-    return profile is not None and (any(a.value is not None for a in profile.areas) or bool(profile.tl_failures))
+    return profile is not None and (any(a.value is not None or a.left_out for a in profile.areas)
+                                    or bool(profile.tl_failures) or bool(profile.sample_suites))
 
 
 def _sources(area: AreaFigure) -> str:
@@ -27,20 +61,25 @@ def _sources(area: AreaFigure) -> str:
 def _delta(area: AreaFigure) -> str:
     if area.baseline is None:
         return ""
-    return format_delta(area.delta) if area.delta is not None else "new" if area.value is not None else "-"
+    return format_delta(area.delta) if area.delta is not None else "-"
 
 
 def terminal_lines(profile: Profile | None) -> list[str]:
     if not has_values(profile):
         return []
     compared = any(area.baseline is not None for area in profile.areas)
-    lines = ["", NOTE]
+    lines = ["", NOTE] + ([f"  {CHANGE_NOTE}"] if compared else [])
+    if samples_text(profile):
+        lines.append(f"  {samples_text(profile)}")
     width = max(len(area.title) for area in profile.areas) + 2
     for area in profile.areas:
         interval = format_interval(area.interval95)
         row = f"  {area.title:<{width}}{format_value(area.value):>8}  {('[' + interval + ']') if interval else '':>13}"
         if compared:
             row += f"  {format_value(area.baseline.value) if area.baseline else 'N/A':>8}  {_delta(area):>7}"
+            row += f"  {_change(area):<26}" if area.change is not None else ""
+        notes = _notes(area)
+        row += f"  {notes}" if notes else ""
         sources = _sources(area)
         count = len(area.contributing)
         lines.append(row + (f"  {count} figure{'s' if count > 1 else ''}: {sources}" if sources
@@ -58,14 +97,19 @@ def markdown_lines(profile: Profile | None, cell) -> list[str]:
     if not has_values(profile):
         return []
     compared = any(area.baseline is not None for area in profile.areas)
-    headers = ["Area", "Value", "95% CI"] + (["Baseline", "Δ (points)"] if compared else []) + ["From"]
-    lines = ["### Capability profile", "", f"_{cell(NOTE)}._", "",
-             "| " + " | ".join(headers) + " |",
-             "| " + " | ".join("---:" if h in ("Value", "Baseline", "Δ (points)") else "---" for h in headers) + " |"]
+    headers = ["Area", "Value", "95% CI"] + (["Baseline", "Δ (points)", "p [95% CI of Δ]"] if compared else []) \
+        + ["From"]
+    lines = ["### Capability profile", "", f"_{cell(NOTE)}._" + (f" _{cell(CHANGE_NOTE)}._" if compared else ""), ""]
+    if samples_text(profile):
+        lines += [f"_{cell(samples_text(profile))}._", ""]
+    lines += ["| " + " | ".join(headers) + " |",
+              "| " + " | ".join("---:" if h in ("Value", "Baseline", "Δ (points)") else "---" for h in headers) + " |"]
     for area in profile.areas:
-        row = [area.title, format_value(area.value), format_interval(area.interval95) or "-"]
+        title = " — ".join([area.title] + ([_notes(area)] if _notes(area) else []))
+        row = [title, format_value(area.value), format_interval(area.interval95) or "-"]
         if compared:
-            row += [format_value(area.baseline.value) if area.baseline else "N/A", _delta(area) or "-"]
+            row += [format_value(area.baseline.value) if area.baseline else "N/A", _delta(area) or "-",
+                    _change(area) or "-"]
         row.append(_sources(area) or "no contributing suite")
         lines.append("| " + " | ".join(cell(v) for v in row) + " |")
     if profile.tl_failures:
@@ -129,14 +173,16 @@ def html_section(profile: Profile | None) -> str:
         return ""
     compared = any(area.baseline is not None for area in profile.areas)
     head = "<tr><th>Area</th><th>Value</th><th>95% CI</th>" + \
-        ("<th>Baseline</th><th>Δ points</th>" if compared else "") + "<th>From</th></tr>"
+        ("<th>Baseline</th><th>Δ points</th><th>p [95% CI of Δ]</th>" if compared else "") + "<th>From</th></tr>"
     rows = [head]
     for area in profile.areas:
-        cells = [f"<td>{escape(area.title)}</td>", f'<td class="tb-n">{format_value(area.value)}</td>',
+        notes = _notes(area)
+        cells = [f"<td>{escape(area.title)}" + (f"<br><small>{escape(notes)}</small>" if notes else "") + "</td>",
+                 f'<td class="tb-n">{format_value(area.value)}</td>',
                  f'<td class="tb-n">{format_interval(area.interval95)}</td>']
         if compared:
             cells += [f'<td class="tb-n">{format_value(area.baseline.value) if area.baseline else "N/A"}</td>',
-                      f'<td class="tb-n">{escape(_delta(area))}</td>']
+                      f'<td class="tb-n">{escape(_delta(area))}</td>', f'<td class="tb-n">{escape(_change(area))}</td>']
         cells.append(f"<td><small>{escape(_sources(area) or 'no contributing suite')}</small></td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     tl = ""
@@ -145,7 +191,9 @@ def html_section(profile: Profile | None) -> str:
         tl = ("<p>TL-Training failure categories (" + escape(", ".join(profile.tl_by_suite)) + "): "
               + escape(", ".join(f"{c} {n} ({100 * n / total:.1f}%)" for c, n in profile.tl_failures.items()))
               + "</p>")
-    legend = " The dashed outline is the baseline." if compared else ""
+    legend = (" The dashed outline is the baseline. " + CHANGE_NOTE + ".") if compared else ""
+    if samples_text(profile):
+        legend += " " + samples_text(profile) + "."
     return (f'<div class="tb-profile"><h3>Capability profile</h3><p>{escape(NOTE)}.{legend}</p>'
             f'<div class="tb-flex"><div><table class="tb-table">{"".join(rows)}</table>{tl}</div>'
             f"<div>{radar_svg(profile)}</div></div></div>")

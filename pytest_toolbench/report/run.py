@@ -84,7 +84,7 @@ class ReportRun:
                                       settings.multiple, settings.significance)
         if summary is not None:
             try:
-                self.profile = build_profile(summary, settings.baseline)
+                self.profile = build_profile(summary, settings.baseline, records=records)
             except (OSError, ValueError) as error:  # the shipped suites/profile.yaml is unreadable or malformed
                 self.write_errors.append(f"toolbench: no capability profile: {error}")
         if summary is not None or settings.thresholds:
@@ -103,7 +103,8 @@ class ReportRun:
 
         report = self.report = build_report(
             summary, records, self.outcome, tool_parser=tool_parser,
-            leaderboards=rank_run(settings.leaderboards, summary), history=build_history(summary, settings.baselines))
+            leaderboards=rank_run(settings.leaderboards, summary, records),
+            history=build_history(summary, settings.baselines))
         if summary.header.get("interrupted") and all(record.get("error_type") == "not_run" for record in records):
             # Ctrl-C before any verdict: a report of nothing but not_run records would replace the last real one
             for what, path in (("results", settings.json_path), ("Markdown summary", settings.markdown_path)):

@@ -81,6 +81,18 @@ def format_change(delta: float | None, metric: Any, unit: str = "%") -> str:
     return text
 
 
+def no_delta_text(found: Any) -> str:
+    """What a Δ cell says when a figure has no delta (``found``: its ``MetricDelta``, None when the baseline lacks
+    the figure): "new" only for a figure the baseline does not have; "N/A" when it is N/A in both runs, "was N/A"
+    or "now N/A" when in one."""
+    if found is None:
+        return "new"
+    current, baseline = metric_field(found, "current"), metric_field(found, "baseline")
+    if current is None and baseline is None:
+        return "N/A"
+    return "was N/A" if baseline is None else "now N/A"
+
+
 def is_whole(number: Any) -> bool:
     return isinstance(number, (int, float)) and not isinstance(number, bool) and float(number).is_integer()
 
@@ -180,10 +192,16 @@ def samples_note() -> str:
 
 
 def repeat_text(repeat: Any, listed: int = 10) -> str:
-    """One line of a suite's ``--toolbench-repeat`` figures (``SuiteSummary.repeat``): pass@1, pass^k and the flaky
-    cases, the first ``listed`` of them named."""
+    """One line of a suite's ``--toolbench-repeat`` figures (``SuiteSummary.repeat``): pass@1, the pass^k curve for
+    k = 1..K (and the cases a point leaves out for having fewer than k samples) and the flaky cases, the first
+    ``listed`` of them named."""
     samples, cases, flaky = repeat["samples"], repeat["cases"], repeat["flaky_cases"]
     named = ", ".join(flaky[:listed]) + (f", ... and {len(flaky) - listed} more" if len(flaky) > listed else "")
-    return (f"{samples} samples per case: pass@1 {format_value(repeat['pass_at_1'])} (the figures are means over the "
-            f"samples), pass^{samples} {format_value(repeat['pass_hat_k'])} (all {samples} pass), flaky "
+    curve = repeat.get("pass_hat") or [{"k": samples, "value": repeat["pass_hat_k"], "excluded": 0}]
+    points = ", ".join(format_value(point["value"]) for point in curve)
+    short = [f"k={point['k']}: {point['excluded']}" for point in curve if point.get("excluded")]
+    left_out = (f"; left out of pass^k for having fewer than k samples: {', '.join(short)} cases" if short else "")
+    return (f"{samples} samples per case: pass@1 {format_value(repeat['pass_at_1'])} (the mean of each case's pass "
+            f"rate; the figures are means over the samples), pass^k for k=1..{samples} {points} (tau-bench's "
+            f"C(c,k)/C(n,k)), pass^{samples} {format_value(repeat['pass_hat_k'])}{left_out}, flaky "
             f"{format_value(repeat['flaky'])} ({len(flaky)} of {cases} cases" + (f": {named})" if flaky else ")"))

@@ -10,7 +10,7 @@ from .facts import generation_figures
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, family_note, format_test
 from .stats import count_interval, figure_notes, format_change, format_counts, format_interval, \
-    format_value, repeat_text, samples_note, INTERVALS_NOTE
+    format_value, no_delta_text, repeat_text, samples_note, INTERVALS_NOTE
 
 if TYPE_CHECKING:
     from .leaderboard import SuiteRanks
@@ -51,6 +51,9 @@ def render(report: "RunReport") -> list[str]:
                      "deltas in percentage points")
         lines.append(f"paired tests: {PAIRED_TESTS_NOTE}")
         lines.append(family_note(comparison))
+        if comparison.settings_differ:
+            lines.append(f"settings that differ from the baseline (this run vs baseline): "
+                         f"{'; '.join(comparison.settings_differ)}")
     if report.history is not None:
         lines.append(f"history: {len(report.history.runs) - 1} baselines given; deltas and gates use the last one, "
                      "the trend across all of them is in the HTML and Markdown reports and the JSON (history)")
@@ -94,7 +97,8 @@ def render(report: "RunReport") -> list[str]:
             tested = ""
             if suite_comparison is not None:
                 found = suite_comparison.delta(metric)
-                delta = format_change(found.delta, metric, unit) if found and found.delta is not None else "new"
+                delta = format_change(found.delta, metric, unit) if found and found.delta is not None \
+                    else no_delta_text(found)
                 if found is not None and found.delta is not None and found.paired is not None:
                     tested = format_test(found.paired, unit)
             notes = figure_notes(metric)
@@ -147,7 +151,9 @@ def leaderboard_lines(ranks: "SuiteRanks") -> list[str]:
         return [f"  [leaderboard: no rank: {ranks.problem}]"]
     lines = [f"  [{leaderboard.heading(ranks)}]"]
     for rank in ranks.ranks:
-        lines.append(f"    {rank.label} ({rank.figure}): {100 * rank.value:.2f}%, rank {rank.rank} of {rank.of}")
+        lines.append(f"    {rank.label} ({rank.figure}): {100 * rank.value:.2f}%, rank {rank.rank} of {rank.of} "
+                     f"({rank.range_text()})" + (f"; protocol unchecked: {', '.join(rank.unchecked)}"
+                                                 if rank.unchecked else ""))
         lines.append("      " + " | ".join(leaderboard.entry_text(entry) for entry in rank.neighbours))
     for figure, why in ranks.not_ranked.items():
         lines.append(f"    {figure}: no rank ({why})")

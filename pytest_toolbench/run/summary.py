@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
@@ -173,24 +174,37 @@ def mean_over_samples(per_sample: list[list[Metric]]) -> list[Metric]:
     return merged
 
 
+def pass_hat(passes: int, samples: int, k: int) -> float:
+    """tau-bench's unbiased estimator of pass^k for one case with ``passes`` of ``samples`` passing: the chance that
+    ``k`` of its samples drawn without replacement all pass, C(c, k) / C(n, k) (Yao et al. 2024, arXiv:2406.12045,
+    section 4; the analogue of Chen et al. 2021's pass@k). Needs ``1 <= k <= samples``."""
+    return math.comb(passes, k) / math.comb(samples, k)
+
+
 def repeat_figures(results: list[CaseRecord], samples: int) -> dict[str, Any]:
     """The reliability figures of ``--toolbench-repeat=K`` over one suite's records (each carrying ``sample``):
-    ``pass_at_1``, the mean over sample indexes of the share of that sample's cases that pass; ``pass_hat_k``
-    (tau-bench's pass^k), the share of cases whose every sample passes; ``flaky``, the share of cases whose samples
-    disagree, and their ids (``flaky_cases``, in the suite's order). A case counts with the samples the selection
-    ran of it (``--lf`` may rerun only some)."""
+    ``pass_at_1``, the mean over cases of each case's pass rate c/n; ``pass_hat`` (tau-bench's pass^k curve), for
+    every k = 1..K the mean over cases of C(c, k) / C(n, k) (:func:`pass_hat`), each point with the cases it is over
+    and how many cases were left out of it for having fewer than k samples (``--lf`` or ``-k`` may run only some of
+    a case's samples: such a case counts, with its own n, at every k it has samples for, and is left out and counted
+    above); ``pass_hat_k``, the curve's last point (k = K); ``flaky``, the share of cases whose samples disagree, and
+    their ids (``flaky_cases``, in the suite's order)."""
     outcomes: dict[str, list[bool]] = {}
-    per_sample: dict[int, list[bool]] = defaultdict(list)
     for record in sorted(results, key=lambda r: (r.order, r.sample or 0)):
         outcomes.setdefault(record.case_id, []).append(record.passed)
-        per_sample[record.sample or 0].append(record.passed)
     cases = len(outcomes)
-    rates = [sum(passed) / len(passed) for _, passed in sorted(per_sample.items()) if passed]
+    curve = []
+    for k in range(1, samples + 1):
+        eligible = [passed for passed in outcomes.values() if len(passed) >= k]
+        curve.append({"k": k, "value": (sum(pass_hat(sum(p), len(p), k) for p in eligible) / len(eligible)
+                                        if eligible else None),
+                      "cases": len(eligible), "excluded": cases - len(eligible)})
     flaky = [case_id for case_id, passed in outcomes.items() if any(passed) and not all(passed)]
     return {
         "samples": samples, "cases": cases,
-        "pass_at_1": sum(rates) / len(rates) if rates else None,
-        "pass_hat_k": sum(all(passed) for passed in outcomes.values()) / cases if cases else None,
+        "pass_at_1": sum(sum(p) / len(p) for p in outcomes.values()) / cases if cases else None,
+        "pass_hat_k": curve[-1]["value"] if curve else None,
+        "pass_hat": curve,
         "flaky": len(flaky) / cases if cases else None,
         "flaky_cases": flaky,
     }
