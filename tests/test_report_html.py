@@ -163,3 +163,50 @@ def test_report_renders_in_headless_chromium(echo):
     assert seen["requestClosed"] and "Echo this:" in seen["requestText"]
     assert seen["passedHiddenBefore"] and not seen["passedHiddenAfter"] and seen["passedDetailsHeight"] > 20
     assert seen["rows"] == 3
+
+
+# -- a BFCL case: given against accepted, per parameter (issue 35 item 12) ---------------------------------------
+def bfcl_record(case_id: str, text: str) -> dict:
+    from shipped import scorer
+
+    from pytest_toolbench.contract.suite import CaseRecord, Generation
+    from pytest_toolbench.run import records
+
+    bfcl = scorer("bfcl")
+    case = {c.case_id: c for c in bfcl.load_cases(Path(__file__).parents[1] / "suites/bfcl/samples", {})}[case_id]
+    verdict = bfcl.score(case, Generation(text=text))
+    return records.made_safe(CaseRecord(suite="bfcl", case_id=case_id, category=case.category,
+                                        passed=verdict.passed, error_type=verdict.error_type,
+                                        decoded=verdict.decoded, expected=verdict.expected, output=text,
+                                        comparison=verdict.comparison)).to_json()
+
+
+def compared_rows(details: str) -> list[tuple[str, str]]:
+    return [(re.sub(r"<[^>]+>", "", part).split(" ")[0], status) for status, part in
+            re.findall(r'<tr class="tb-(pass|fail)"><td>[^<]*</td><td>(.*?)</td>', details)]
+
+
+def test_bfcl_details_mark_only_the_parameter_that_failed():
+    from pytest_toolbench.report.html import case_details
+
+    # year is wrong; the author is one of the two accepted spellings; tags is the second accepted list
+    record = bfcl_record("simple_python_1",
+                         "[library.search_books(author='Ursula K. Le Guin', year=1970, tags=['sci-fi'])]")
+    details = case_details(record)
+    assert compared_rows(details) == [("library.search_books.author", "pass"), ("library.search_books.year", "fail"),
+                                      ("library.search_books.tags", "pass")]
+    assert "(1 of 3 fails)" in details and "1970" in details and "[1969]" in details
+    assert "Diff (expected → parsed)" not in details  # it marked every parameter, accepted ones too
+    # parallel calls: paired by function; a parameter that may be left out and was is not a failure
+    record = bfcl_record("parallel_multiple_0", "[convert_currency(amount=10.0, source='GBP', target='JPY'), "
+                                                "get_weather(city='Kyoto')]")
+    assert compared_rows(case_details(record)) == [
+        ("convert_currency.amount", "pass"), ("convert_currency.source", "pass"), ("convert_currency.target", "pass"),
+        ("get_weather.city", "fail"), ("get_weather.metric", "pass")]
+    # a missing required parameter and an unexpected one
+    record = bfcl_record("simple_python_0", "[geometry.rectangle_area(width=3.0, depth=2)]")
+    assert compared_rows(case_details(record)) == [
+        ("geometry.rectangle_area.width", "pass"), ("geometry.rectangle_area.height", "fail"),
+        ("geometry.rectangle_area.unit", "pass"), ("geometry.rectangle_area.depth", "fail")]
+    assert bfcl_record("simple_python_1", "[library.search_books(author='Ursula Le Guin', year=1969, "
+                                          "tags=['science fiction'])]")["passed"]

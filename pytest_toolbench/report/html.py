@@ -130,16 +130,41 @@ def case_details(record: Mapping[str, Any], request: Mapping[str, Any] | None = 
     parts.append(_block(f"Raw model output ({len(output):,} characters"
                         + (f", finish: {finish})" if finish else ")"), clip(output, limit), not passed))
     decoded, expected = record.get("decoded"), record.get("expected")
+    comparison = None if passed else comparison_html(record.get("comparison"))
     if decoded is not None and not passed:
         parts.append(_block("Parsed calls", clip(pretty(decoded), limit), True))
+    if comparison:  # the scorer's own part-by-part judgement: a diff against lists of accepted values would
+        parts.append(comparison)  # mark every part as changed
     if expected is not None and not passed:  # a passed case matched it: the parsed calls say enough
-        parts.append(_block("Expected", clip(pretty(expected), limit), True))
-    if not passed and decoded is not None and expected is not None:
+        parts.append(_block("Expected", clip(pretty(expected), limit), not comparison))
+    if not passed and not comparison and decoded is not None and expected is not None:
         diff = diff_html(expected, decoded)
         if diff:
             parts.append(_block("Diff (expected → parsed)", diff, True, "tb-diff"))
     parts.append("</div>")
     return "".join(parts)
+
+
+def comparison_html(rows: Any) -> str:
+    """The scorer's comparison (``CaseRecord.comparison``): per part, what was given and what was accepted; only
+    the parts that fail on their own are marked."""
+    if not isinstance(rows, list) or not rows or not all(isinstance(row, Mapping) for row in rows):
+        return ""
+    failed = sum(not row.get("ok") for row in rows)
+    body = []
+    for row in rows[:DIFF_LINES]:
+        ok = bool(row.get("ok"))
+        note = f' <i>{text(str(row["note"]))}</i>' if row.get("note") else ""
+        body.append(f'<tr class="{"tb-pass" if ok else "tb-fail"}"><td>{"ok" if ok else "✗"}</td>'
+                    f'<td>{text(str(row.get("part", "")))}{note}</td>'
+                    f'<td><code>{clip(pretty(row.get("given"), compact=True), 400)}</code></td>'
+                    f'<td><code>{clip(pretty(row.get("accepted"), compact=True), 400)}</code></td></tr>')
+    if len(rows) > DIFF_LINES:
+        body.append(f'<tr><td colspan=4><i class=tb-cut>… [{DIFF_LINES} of {len(rows)} parts shown]</i></td></tr>')
+    return (f"<details open><summary>Given → accepted, part by part ({failed} of {len(rows)} "
+            f"{'fails' if failed == 1 else 'fail'})</summary><table class=\"tb-table tb-compare\">"
+            "<tr><th></th><th>part</th><th>given</th><th>accepted (any of)</th></tr>"
+            + "".join(body) + "</table></details>")
 
 
 # -- summary section -------------------------------------------------------------------------------------------
@@ -318,6 +343,9 @@ SUMMARY_CSS = CHART_CSS + """
 .tb-diff .tb-a{color:#18794e;background:#e9f7ef}
 .tb-diff .tb-d{color:#c62828;background:#fdecea}
 .tb-diff .tb-h{color:#6a4fb3}
+.tb-compare td{overflow-wrap:anywhere}
+.tb-compare tr.tb-fail td{background:#fdecea;color:#c62828}
+.tb-compare tr.tb-pass td:first-child{color:#18794e}
 """
 
 
