@@ -538,3 +538,27 @@ def test_the_example_suites_worked_examples_run_as_written(extracted, tmp_path):
                     assert re.search(rf"^\s+{re.escape(figure.group(1))}\s+{re.escape(figure.group(2))}\s+"
                                      rf"{re.escape(figure.group(3))}", output, re.M), \
                         f"{command.where}: shown {line.strip()!r}, the run printed another figure"
+
+
+def test_suites_needing_files_fetched_by_hand_are_named_and_unknown_sums_are_marked_unverified():
+    """README's set-up says which suites need files that ../shared/data lacks (their download entries) and how to
+    fetch them; a placeholder sum (64 zeros, no file's digest) is marked UNVERIFIED on its own file's line."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    setup = readme.split("## Set-up, main job, tests", 1)[1].split("\n## ", 1)[0]
+    problems = []
+    for definition in sorted(ROOT.glob("suites/*/suite.yaml")):
+        text = definition.read_text(encoding="utf-8")
+        files = (yaml.safe_load(text).get("data") or {}).get("files") or {}
+        downloads = [name for name, pin in files.items() if isinstance(pin, dict) and pin.get("download")]
+        suite = definition.parent.name
+        if downloads and f"`{suite}`" not in setup:
+            problems.append(f"README set-up does not name {suite}, whose {downloads[0]} must be fetched")
+        lines = text.splitlines()
+        for number, line in enumerate(lines):
+            if re.search(r'sha256: "?0{64}"?', line):
+                key = next(lines[i] for i in range(number, -1, -1) if re.match(r"^\s+\S+:\s*(#.*)?$", lines[i]))
+                if "UNVERIFIED" not in key:
+                    problems.append(f"{definition.relative_to(ROOT)}:{number + 1}: placeholder sum not marked "
+                                    f"UNVERIFIED on its file's line ({key.strip()})")
+    assert "unverified" in setup.lower() and "--toolbench-data-unverified" in setup
+    assert not problems, "\n".join(problems)
