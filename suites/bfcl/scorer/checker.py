@@ -130,6 +130,6 @@ def _score_ast(case: Case, decoded: Any, decode_error: str | None, mode: str) ->
         labels={"outcome": "pass" if result.valid else ("checker_crash" if result.error_type == CHECKER_CRASH
                                                          else "wrong"), "mode": mode},
         # for the reports: each parameter given against the values accepted, judged alone by the same rule
-        comparison=None if result.valid else compare_parameters(payload["function"], decoded, expected,
-                                                                 language, underscore_to_dot=mode == "fc"),
+        comparison=None if result.valid else json_safe(compare_parameters(payload["function"], decoded, expected,
+                                                                           language, underscore_to_dot=mode == "fc")),
     )
