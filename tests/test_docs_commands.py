@@ -456,7 +456,7 @@ def test_every_named_script_file_and_extra_exists(extracted):
         if command.pytest_args() is not None:
             continue  # checked by the option parser's test
         if program in ("bash",):
-            if not (cwd / words[1]).is_file():
+            if not (cwd / words[1]).is_file() and not (words[1].startswith("../shared") and not SHARED.is_dir()):
                 problems.append(f"{command.where}\n    no such script {words[1]}")
         elif program.endswith(("python", "python3")):
             script = words[1]
@@ -562,3 +562,19 @@ def test_suites_needing_files_fetched_by_hand_are_named_and_unknown_sums_are_mar
                                     f"UNVERIFIED on its file's line ({key.strip()})")
     assert "unverified" in setup.lower() and "--toolbench-data-unverified" in setup
     assert not problems, "\n".join(problems)
+
+
+def test_no_example_names_a_developers_path_or_needs_a_hub_download_offline(extracted):
+    """Examples run on the reader's machine: no path of the machine they were written on (a worktree, a home), and
+    the own-model recipe (a model run on the CPU) names a local folder, which works offline, not only a Hub id."""
+    problems = [f"{path.relative_to(ROOT)}:{number}: {line.strip()[:100]}"
+                for path in doc_files()
+                for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                if re.search(r"/work/|/home/\w|/root/|wt-[a-z]+/", line)]
+    assert not problems, "\n".join(problems)
+    model_runs = [c for c in extracted[0] if c.pytest_args() is not None and not c.is_template
+                  and any(w.startswith("--model=") for w in c.words) and c.env.get("TOOLBENCH_DATA")]
+    assert model_runs, "README's own-model recipe (a --model run on the data) was not found"
+    for command in model_runs:
+        model = next(w for w in command.words if w.startswith("--model=")).partition("=")[2]
+        assert model.startswith(("/", ".", "~")), f"{command.where}: a Hub id needs the network; use a local folder"
