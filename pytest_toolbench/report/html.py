@@ -328,7 +328,8 @@ body>#environment-header,body>#environment{order:2}
 body>#results-table{order:3}
 /* A failed row's log is shown in its details: no empty "expand [+]" box where pytest-html has no log. */
 .logwrapper:not(:has(.log)){display:none}
-#toolbench-summary{margin:0 0 16px 0;max-width:100%;overflow-wrap:break-word}
+#toolbench-summary{margin:0 0 16px 0;max-width:100%;overflow-wrap:break-word;color:#222}
+#toolbench-summary a{color:#1a5fb4}
 .tb-verdict{border:2px solid #bbb;padding:6px 10px;margin:8px 0 12px 0}
 .tb-verdict.tb-bad{border-color:#c62828}
 .tb-verdict p{margin:4px 0}
