@@ -520,7 +520,7 @@ def test_the_example_suites_worked_examples_run_as_written(extracted, tmp_path):
     env = {key: value for key, value in os.environ.items() if key not in ("TOOLBENCH_DATA", "PYTEST_ADDOPTS")}
     for (doc, _), commands in blocks.items():
         if any("--toolbench-backend=sampling" in c.words for c in commands):
-            continue  # its backend is registered by tests/test_repeat.py, which runs that example itself
+            continue  # its backend is registered by the conftest of tests/test_repeat.py, which runs the same example
         work = tmp_path / f"{Path(doc).stem}-{commands[0].line}"
         shutil.copytree(ROOT / commands[0].cwd, work)
         for command in commands:
