@@ -226,6 +226,7 @@ window.addEventListener('load', () => setTimeout(() => {
                groupCellLines: [...document.querySelectorAll('.tb-metrics td:first-child')].map(td => {
                         const range = document.createRange(); range.selectNodeContents(td);
                         return range.getClientRects().length; }),
+               failureTableOverflow: [...document.querySelectorAll('.tb-scroll')].map(d => d.scrollWidth - d.clientWidth),
                verdictText: (document.querySelector('.tb-verdict') || {}).innerText || ''};
   document.body.setAttribute('data-first-screen', JSON.stringify(out));
 }, 300));
@@ -262,6 +263,7 @@ def test_bfcl_page_fits_1280_and_shows_the_verdict_first_in_headless_chromium(py
     seen = json.loads(html.unescape(found.group(1)))
     assert seen["inner"] == 1280
     assert seen["scroll"] <= 1280, seen["wide"]  # no sideways scrolling, the failures table included
+    assert seen["failureTableOverflow"] and max(seen["failureTableOverflow"]) <= 0  # it fits, not only scrolls
     # the first screen (800 px) answers: pass count, gates and headline figures, above pytest-html's environment
     assert seen["verdict"] is not None and seen["verdict"] < 400 and seen["gates"] < 800
     assert seen["environment"] > seen["verdict"]
