@@ -163,3 +163,111 @@ def test_report_renders_in_headless_chromium(echo):
     assert seen["requestClosed"] and "Echo this:" in seen["requestText"]
     assert seen["passedHiddenBefore"] and not seen["passedHiddenAfter"] and seen["passedDetailsHeight"] > 20
     assert seen["rows"] == 3
+
+
+# -- a BFCL case: given against accepted, per parameter (issue 35 item 12) ---------------------------------------
+def bfcl_record(case_id: str, text: str) -> dict:
+    from shipped import scorer
+
+    from pytest_toolbench.contract.suite import CaseRecord, Generation
+    from pytest_toolbench.run import records
+
+    bfcl = scorer("bfcl")
+    case = {c.case_id: c for c in bfcl.load_cases(Path(__file__).parents[1] / "suites/bfcl/samples", {})}[case_id]
+    verdict = bfcl.score(case, Generation(text=text))
+    return records.made_safe(CaseRecord(suite="bfcl", case_id=case_id, category=case.category,
+                                        passed=verdict.passed, error_type=verdict.error_type,
+                                        decoded=verdict.decoded, expected=verdict.expected, output=text,
+                                        comparison=verdict.comparison)).to_json()
+
+
+def compared_rows(details: str) -> list[tuple[str, str]]:
+    return [(re.sub(r"<[^>]+>", "", part).split(" ")[0], status) for status, part in
+            re.findall(r'<tr class="tb-(pass|fail)"><td>[^<]*</td><td>(.*?)</td>', details)]
+
+
+def test_bfcl_details_mark_only_the_parameter_that_failed():
+    from pytest_toolbench.report.html import case_details
+
+    # year is wrong; the author is one of the two accepted spellings; tags is the second accepted list
+    record = bfcl_record("simple_python_1",
+                         "[library.search_books(author='Ursula K. Le Guin', year=1970, tags=['sci-fi'])]")
+    details = case_details(record)
+    assert compared_rows(details) == [("library.search_books.author", "pass"), ("library.search_books.year", "fail"),
+                                      ("library.search_books.tags", "pass")]
+    assert "(1 of 3 fails)" in details and "1970" in details and "[1969]" in details
+    assert "Diff (expected → parsed)" not in details  # it marked every parameter, accepted ones too
+    # parallel calls: paired by function; a parameter that may be left out and was is not a failure
+    record = bfcl_record("parallel_multiple_0", "[convert_currency(amount=10.0, source='GBP', target='JPY'), "
+                                                "get_weather(city='Kyoto')]")
+    assert compared_rows(case_details(record)) == [
+        ("convert_currency.amount", "pass"), ("convert_currency.source", "pass"), ("convert_currency.target", "pass"),
+        ("get_weather.city", "fail"), ("get_weather.metric", "pass")]
+    # a missing required parameter and an unexpected one
+    record = bfcl_record("simple_python_0", "[geometry.rectangle_area(width=3.0, depth=2)]")
+    assert compared_rows(case_details(record)) == [
+        ("geometry.rectangle_area.width", "pass"), ("geometry.rectangle_area.height", "fail"),
+        ("geometry.rectangle_area.unit", "pass"), ("geometry.rectangle_area.depth", "fail")]
+    assert bfcl_record("simple_python_1", "[library.search_books(author='Ursula Le Guin', year=1969, "
+                                          "tags=['science fiction'])]")["passed"]
+
+
+# -- the page at 1280x800: fits, answers first (issue 35 item 16) ------------------------------------------------
+FIRST_SCREEN_PROBE = """<script>
+window.addEventListener('load', () => setTimeout(() => {
+  const top = (selector) => { const el = document.querySelector(selector);
+                              return el ? el.getBoundingClientRect().top + window.scrollY : null; };
+  const out = {inner: window.innerWidth, scroll: document.documentElement.scrollWidth,
+               verdict: top('.tb-verdict'), gates: top('.tb-verdict .tb-gates'), environment: top('#environment'),
+               wide: [...document.querySelectorAll('body *')].filter(el => el.getBoundingClientRect().right >
+                        window.innerWidth + 1).slice(0, 5).map(el => el.tagName + '.' + el.className),
+               emptyLogBoxes: [...document.querySelectorAll('.logwrapper')].filter(el =>
+                        !el.querySelector('.log') && el.getBoundingClientRect().height > 0).length,
+               groupCellLines: [...document.querySelectorAll('.tb-metrics td:first-child')].map(td => {
+                        const range = document.createRange(); range.selectNodeContents(td);
+                        return range.getClientRects().length; }),
+               failureTableOverflow: [...document.querySelectorAll('.tb-scroll')].map(d => d.scrollWidth - d.clientWidth),
+               verdictText: (document.querySelector('.tb-verdict') || {}).innerText || ''};
+  document.body.setAttribute('data-first-screen', JSON.stringify(out));
+}, 300));
+</script>"""
+
+
+def test_bfcl_page_fits_1280_and_shows_the_verdict_first_in_headless_chromium(pytester):
+    binary = chromium()
+    if binary is None:
+        pytest.skip("chromium is not installed (Debian package: chromium)")
+    samples = Path(__file__).parents[1] / "suites" / "bfcl" / "samples"
+    # wrong answers of many kinds, so the failures table has many long error types (BFCL's real runs have ~20)
+    wrong = ["[]", "I cannot help with that.", "[get_weather(city='Paris')]", "[f(x=1), g(y=2)]", "[a(b=)]"]
+    replay = pytester.path / "replay"
+    replay.mkdir()
+    for path in samples.glob("BFCL_v4_*.json"):
+        ids = [json.loads(line)["id"] for line in path.read_text().splitlines() if line.strip()]
+        (replay / path.name.replace(".json", "_result.json")).write_text("".join(
+            json.dumps({"id": case_id, "result": wrong[n % len(wrong)]}) + "\n" for n, case_id in enumerate(ids)))
+    page = pytester.path / "page.html"
+    result = pytester.runpytest_subprocess(
+        str(Path(__file__).parents[1] / "suites" / "bfcl"), "--toolbench-no-download", f"--toolbench-replay={replay}",
+        f"--html={page}", "--self-contained-html", "--toolbench-fail-under=bfcl.overall_official=50%",
+        "-p", "no:cacheprovider", "-p", "no:randomly")
+    assert page.is_file(), result.stdout.str()[-2000:]
+    probe = page.with_name("probe.html")
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", FIRST_SCREEN_PROBE + "</body>"),
+                     encoding="utf-8")
+    dom = subprocess.run([binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                          "--disable-dev-shm-usage", "--window-size=1280,800", "--virtual-time-budget=5000",
+                          "--dump-dom", probe.as_uri()], capture_output=True, text=True, timeout=120).stdout
+    found = re.search(r'data-first-screen="([^"]*)"', dom)
+    assert found, f"the probe did not run; chromium printed {dom[:500]!r}"
+    seen = json.loads(html.unescape(found.group(1)))
+    assert seen["inner"] == 1280
+    assert seen["scroll"] <= 1280, seen["wide"]  # no sideways scrolling, the failures table included
+    assert seen["failureTableOverflow"] and max(seen["failureTableOverflow"]) <= 0  # it fits, not only scrolls
+    # the first screen (800 px) answers: pass count, gates and headline figures, above pytest-html's environment
+    assert seen["verdict"] is not None and seen["verdict"] < 400 and seen["gates"] < 800
+    assert seen["environment"] > seen["verdict"]
+    assert re.search(r"\d+ of \d+ cases passed", seen["verdictText"]) and "overall_official" in seen["verdictText"]
+    assert "MISSED" in seen["verdictText"]
+    assert seen["emptyLogBoxes"] == 0  # no empty "expand [+]" box on a failed row
+    assert seen["groupCellLines"] and max(seen["groupCellLines"]) == 1  # "aggregate" never wraps

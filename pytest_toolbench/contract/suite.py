@@ -128,6 +128,10 @@ class Verdict:
     counts: dict[str, float] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)  # categorical labels the core tallies, e.g. tl_category
     details: dict[str, Any] = field(default_factory=dict)
+    #: optional, for reports: the answer compared part by part where ``expected`` is not what the output must equal
+    #: (BFCL's lists of accepted values): ``[{"part", "given", "accepted", "ok", "note"}]``, ``ok`` as the scorer's
+    #: own rule judges that part alone
+    comparison: list[dict[str, Any]] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -170,6 +174,8 @@ class CaseRecord(Mapping):
     #: which of the case's ``--toolbench-repeat`` samples was scored (0..K-1); None, and absent from every form of the
     #: record, in a run without repeats
     sample: int | None = None
+    #: the scorer's part-by-part comparison (``Verdict.comparison``); None, and absent from every form, without one
+    comparison: Any = None
 
     def to_json(self) -> dict[str, Any]:
         data = self.fields()
@@ -180,8 +186,9 @@ class CaseRecord(Mapping):
     def fields(self) -> dict[str, Any]:
         """The fields as they are, in the JSON order (no copies); ``sample`` only when there is one."""
         fields = {name: getattr(self, name) for name in RECORD_FIELDS}
-        if self.sample is not None:
-            fields["sample"] = self.sample
+        for name in OPTIONAL_RECORD_FIELDS:
+            if getattr(self, name) is not None:
+                fields[name] = getattr(self, name)
         return fields
 
     @classmethod
@@ -200,10 +207,10 @@ class CaseRecord(Mapping):
         return getattr(self, key)
 
     def __iter__(self):
-        return iter(RECORD_FIELDS if self.sample is None else ALL_RECORD_FIELDS)
+        return iter(RECORD_FIELDS + tuple(name for name in OPTIONAL_RECORD_FIELDS if getattr(self, name) is not None))
 
     def __len__(self) -> int:
-        return len(RECORD_FIELDS) + (self.sample is not None)
+        return len(RECORD_FIELDS) + sum(getattr(self, name) is not None for name in OPTIONAL_RECORD_FIELDS)
 
     __hash__ = None  # type: ignore[assignment]  # a record holds dicts: equal by value, not hashable
 
@@ -212,8 +219,9 @@ class CaseRecord(Mapping):
 RECORD_FIELDS = ("suite", "case_id", "category", "passed", "error_type", "explanation", "keywords", "order",
                  "decoded", "expected", "counts", "labels", "output", "finish_reason", "known_defect", "nodeid",
                  "message")
-#: Fields a record has only when set (then after the others): ``sample``, in a ``--toolbench-repeat`` run.
-OPTIONAL_RECORD_FIELDS = ("sample",)
+#: Fields a record has only when set (then after the others): ``sample``, in a ``--toolbench-repeat`` run;
+#: ``comparison``, when the scorer compared a failed answer part by part.
+OPTIONAL_RECORD_FIELDS = ("sample", "comparison")
 ALL_RECORD_FIELDS = RECORD_FIELDS + OPTIONAL_RECORD_FIELDS
 _RECORD_FIELD_SET = frozenset(ALL_RECORD_FIELDS)
 assert _RECORD_FIELD_SET == {f.name for f in dataclasses.fields(CaseRecord)}

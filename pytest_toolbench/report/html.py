@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
@@ -130,16 +131,41 @@ def case_details(record: Mapping[str, Any], request: Mapping[str, Any] | None = 
     parts.append(_block(f"Raw model output ({len(output):,} characters"
                         + (f", finish: {finish})" if finish else ")"), clip(output, limit), not passed))
     decoded, expected = record.get("decoded"), record.get("expected")
+    comparison = None if passed else comparison_html(record.get("comparison"))
     if decoded is not None and not passed:
         parts.append(_block("Parsed calls", clip(pretty(decoded), limit), True))
+    if comparison:  # the scorer's own part-by-part judgement: a diff against lists of accepted values would
+        parts.append(comparison)  # mark every part as changed
     if expected is not None and not passed:  # a passed case matched it: the parsed calls say enough
-        parts.append(_block("Expected", clip(pretty(expected), limit), True))
-    if not passed and decoded is not None and expected is not None:
+        parts.append(_block("Expected", clip(pretty(expected), limit), not comparison))
+    if not passed and not comparison and decoded is not None and expected is not None:
         diff = diff_html(expected, decoded)
         if diff:
             parts.append(_block("Diff (expected → parsed)", diff, True, "tb-diff"))
     parts.append("</div>")
     return "".join(parts)
+
+
+def comparison_html(rows: Any) -> str:
+    """The scorer's comparison (``CaseRecord.comparison``): per part, what was given and what was accepted; only
+    the parts that fail on their own are marked."""
+    if not isinstance(rows, list) or not rows or not all(isinstance(row, Mapping) for row in rows):
+        return ""
+    failed = sum(not row.get("ok") for row in rows)
+    body = []
+    for row in rows[:DIFF_LINES]:
+        ok = bool(row.get("ok"))
+        note = f' <i>{text(str(row["note"]))}</i>' if row.get("note") else ""
+        body.append(f'<tr class="{"tb-pass" if ok else "tb-fail"}"><td>{"ok" if ok else "✗"}</td>'
+                    f'<td>{text(str(row.get("part", "")))}{note}</td>'
+                    f'<td><code>{clip(pretty(row.get("given"), compact=True), 400)}</code></td>'
+                    f'<td><code>{clip(pretty(row.get("accepted"), compact=True), 400)}</code></td></tr>')
+    if len(rows) > DIFF_LINES:
+        body.append(f'<tr><td colspan=4><i class=tb-cut>… [{DIFF_LINES} of {len(rows)} parts shown]</i></td></tr>')
+    return (f"<details open><summary>Given → accepted, part by part ({failed} of {len(rows)} "
+            f"{'fails' if failed == 1 else 'fail'})</summary><table class=\"tb-table tb-compare\">"
+            "<tr><th></th><th>part</th><th>given</th><th>accepted (any of)</th></tr>"
+            + "".join(body) + "</table></details>")
 
 
 # -- summary section -------------------------------------------------------------------------------------------
@@ -208,15 +234,21 @@ def _failure_table(suite: SuiteSummary) -> str:
     if not suite.error_types_by_category:
         return ""
     error_types = list(suite.error_types)
-    head = "<tr><th>Category</th><th>Failed</th>" + "".join(f"<th>{escape(e)}</th>" for e in error_types) + "</tr>"
+    head = "<tr><th>Category</th><th>Failed</th>" + "".join(f"<th>{breakable(e)}</th>" for e in error_types) + "</tr>"
     rows = [head]
     for category, tally in suite.error_types_by_category.items():
         rows.append(f"<tr><td>{escape(category)}</td><td class=\"tb-n\">{sum(tally.values())}</td>"
                     + "".join(f'<td class="tb-n">{tally.get(e, "") or ""}</td>' for e in error_types) + "</tr>")
     rows.append(f'<tr class="tb-total"><td>all</td><td class="tb-n">{sum(suite.error_types.values())}</td>'
                 + "".join(f'<td class="tb-n">{suite.error_types[e]}</td>' for e in error_types) + "</tr>")
-    return (f'<h4>Failures by category and error type</h4><table class="tb-table tb-failures">{"".join(rows)}'
-            "</table>")
+    return (f'<h4>Failures by category and error type</h4><div class="tb-scroll"><table class="tb-table tb-failures">'
+            f'{"".join(rows)}</table></div>')
+
+
+def breakable(name: str) -> str:
+    """Escaped, with line-break opportunities after ``:`` and ``_`` only: an error type such as
+    ``parallel_function_checker_no_order:cannot_find_match`` wraps between its words, never inside one."""
+    return re.sub(r"([:_])", r"\1<wbr>", escape(name))
 
 
 def _case_links(suite: SuiteSummary, ids: list[str], nodeids: Mapping[tuple[str, str], str]) -> str:
@@ -294,7 +326,23 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
 
 
 SUMMARY_CSS = CHART_CSS + """
-#toolbench-summary{margin:0 0 16px 0;max-width:100%;overflow-wrap:anywhere}
+/* The verdict first: pytest-html's summary (which holds this section) above its environment table. */
+body{display:flex;flex-direction:column}
+body>.summary{order:1}
+body>#environment-header,body>#environment{order:2}
+body>#results-table{order:3}
+/* A failed row's log is shown in its details: no empty "expand [+]" box where pytest-html has no log. */
+.logwrapper:not(:has(.log)){display:none}
+#toolbench-summary{margin:0 0 16px 0;max-width:100%;overflow-wrap:break-word;color:#222}
+#toolbench-summary a{color:#1a5fb4}
+.tb-verdict{border:2px solid #bbb;padding:6px 10px;margin:8px 0 12px 0}
+.tb-verdict.tb-bad{border-color:#c62828}
+.tb-verdict p{margin:4px 0}
+.tb-verdict .tb-headline{font-size:13px}
+.tb-scroll{max-width:100%;overflow-x:auto}
+.tb-facts td{overflow-wrap:anywhere}
+.tb-metrics td:first-child{white-space:nowrap}
+.tb-failures th{white-space:normal;min-width:5em;max-width:11em}
 #toolbench-summary .tb-flex>div{min-width:0;max-width:100%}
 #toolbench-summary h3{margin:18px 0 4px 0;color:#222}
 #toolbench-summary b{color:inherit}
@@ -323,13 +371,58 @@ SUMMARY_CSS = CHART_CSS + """
 .tb-diff .tb-a{color:#18794e;background:#e9f7ef}
 .tb-diff .tb-d{color:#c62828;background:#fdecea}
 .tb-diff .tb-h{color:#6a4fb3}
+.tb-compare td{overflow-wrap:anywhere}
+.tb-compare tr.tb-fail td{background:#fdecea;color:#c62828}
+.tb-compare tr.tb-pass td:first-child{color:#18794e}
 """
+
+
+def _gates_html(run: Any) -> str:
+    if run is None or not run.gates:
+        return ""
+    missed = run.missed_gates
+    ordered = sorted(run.gates, key=lambda g: g.passed)
+    items = "".join(f'<li class="{"tb-up" if g.passed else "tb-down"}">{"passed" if g.passed else "MISSED"}: '
+                    f"{escape(g.message)}</li>" for g in ordered[:LISTED_GATES])
+    if len(ordered) > LISTED_GATES:
+        items += f"<li>… and {len(ordered) - LISTED_GATES} more (all in the terminal and the JSON)</li>"
+    return (f'<div class="tb-gates{" tb-missed" if missed else ""}"><b>Gates: '
+            f'{f"{len(missed)} missed" if missed else "all passed"}</b><ul>{items}</ul></div>')
+
+
+def verdict_html(report: "RunReport") -> str:
+    """What the first screen must answer: how many cases passed, the gates, and each suite's headline figures (its
+    aggregate rows), before the run's settings, the tables and pytest-html's environment."""
+    summary, run = report.summary, report.outcome
+    passed, total = sum(s.passed for s in summary.suites), sum(s.total for s in summary.suites)
+    unit = "samples" if any(s.repeat for s in summary.suites) else "cases"
+    bad = (run is not None and bool(run.missed_gates)) or any(s.is_sample for s in summary.suites)
+    lines = [f'<div class="tb-verdict{" tb-bad" if bad else ""}">',
+             f"<p><b>{passed:,} of {total:,} {unit} passed</b> ({total - passed:,} failed) in "
+             f"{len(summary.suites)} suite{'s' if len(summary.suites) != 1 else ''}</p>"]
+    lines.append(_gates_html(run))
+    for suite in summary.suites:
+        headline = [m for m in suite.metrics if m.group == "aggregate"] or \
+            [m for m in suite.metrics if m.group in PRIMARY_GROUPS][:6]
+        figures = " · ".join(
+            f"{escape(m.name)} <b>{format_value(m.value, getattr(m, 'unit', '%'))}</b>"
+            + (f" ({escape(format_counts(m))})" if format_counts(m) else "")
+            + "".join(f' <span class="tb-note" title="{escape(note)}">{"(selection)" if note == m.scope else "INCOMPLETE"}'
+                      "</span>" for note in warning_notes(m))
+            for m in headline[:12])
+        more = f" · … {len(headline) - 12} more below" if len(headline) > 12 else ""
+        sample = ' <span class="tb-warn">SAMPLE DATA ONLY</span>' if suite.is_sample else ""
+        lines.append(f'<p class="tb-headline"><a href="#tb-suite-{escape(suite.name)}">{escape(suite.name)}</a>'
+                     f"{sample}: {suite.passed:,}/{suite.total:,} passed · {figures}{more}</p>")
+    lines.append("</div>")
+    return "".join(lines)
 
 
 def summary_html(report: "RunReport") -> str:
     summary, run, comparison = report.summary, report.outcome, report.comparison
     nodeids = report.case_anchors()
     parts = [f"<style>{SUMMARY_CSS}</style>", '<section id="toolbench-summary">', "<h2>Tool-use benchmarks</h2>"]
+    parts.append(verdict_html(report))
     parts.append('<table class="tb-table tb-facts">' + "".join(
         f"<tr><th>{escape(label)}</th><td>{escape(value)}</td></tr>" for label, value in report.facts) + "</table>")
     if comparison is not None:
@@ -340,15 +433,6 @@ def summary_html(report: "RunReport") -> str:
         if comparison.settings_differ:
             parts.append("<p><b>Settings that differ from the baseline</b> (this run vs baseline): "
                          f"{escape('; '.join(comparison.settings_differ))}.</p>")
-    if run is not None and run.gates:
-        missed = run.missed_gates
-        ordered = sorted(run.gates, key=lambda g: g.passed)
-        items = "".join(f'<li class="{"tb-up" if g.passed else "tb-down"}">{"passed" if g.passed else "MISSED"}: '
-                        f"{escape(g.message)}</li>" for g in ordered[:LISTED_GATES])
-        if len(ordered) > LISTED_GATES:
-            items += f"<li>… and {len(ordered) - LISTED_GATES} more (all in the terminal and the JSON)</li>"
-        parts.append(f'<div class="tb-gates{" tb-missed" if missed else ""}"><b>Gates: '
-                     f'{f"{len(missed)} missed" if missed else "all passed"}</b><ul>{items}</ul></div>')
     if report.history is not None:
         parts.append(history_html(report.history))
     samples = [suite.name for suite in summary.suites if suite.is_sample]

@@ -133,7 +133,7 @@ def _safe(value: Any, depth: int, leaf_limit: int, max_depth: int, budget: _Budg
 #: Record fields and the limit each is held to. Text fields are cut to their limit; structured fields go through
 #: :func:`safe_value`. Fields not listed are set by the core itself from the suite definition and data.
 TEXT_FIELDS = {"output": OUTPUT_LIMIT, "explanation": TEXT_LIMIT, "message": MESSAGE_LIMIT}
-VALUE_FIELDS = ("decoded", "expected", "counts", "labels", "details", "keywords")
+VALUE_FIELDS = ("decoded", "expected", "counts", "labels", "details", "keywords", "comparison")
 
 
 def safe_record(record: Mapping[str, Any]) -> dict[str, Any]:

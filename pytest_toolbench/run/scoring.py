@@ -77,7 +77,8 @@ def _record(suite: ScoredSuite, case: Case, verdict: Verdict, output: str, finis
             order=case_order(suite, case), passed=verdict.passed,
             error_type=None if verdict.passed else verdict.error_type, explanation=verdict.explanation,
             decoded=verdict.decoded, expected=verdict.expected, counts=verdict.counts, labels=verdict.labels,
-            output=output, finish_reason=finish_reason, known_defect=suite.known_defects.get(case.case_id)))
+            output=output, finish_reason=finish_reason, known_defect=suite.known_defects.get(case.case_id),
+            comparison=None if verdict.passed else verdict.comparison))
     except Exception as error:  # the policy is total; this guards the case against a bug in it
         record = records.made_safe(CaseRecord(
             suite=case.suite, case_id=case.case_id, category=case.category, keywords=tuple(case.keywords),

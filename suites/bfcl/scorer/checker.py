@@ -19,6 +19,7 @@ from .decoders.common import DecodeError
 from .decoding import decode, is_empty_output, is_function_calling_format
 from .single_turn.ast_checker import CHECKER_CRASH, check_calls, show
 from .single_turn.fc import decode_fc, fc_record, is_fc
+from .single_turn.parameters import compare_parameters
 from .tl import label_tl_failure
 
 
@@ -128,4 +129,7 @@ def _score_ast(case: Case, decoded: Any, decode_error: str | None, mode: str) ->
         counts={"correct": 1.0 if result.valid else 0.0},
         labels={"outcome": "pass" if result.valid else ("checker_crash" if result.error_type == CHECKER_CRASH
                                                          else "wrong"), "mode": mode},
+        # for the reports: each parameter given against the values accepted, judged alone by the same rule
+        comparison=None if result.valid else json_safe(compare_parameters(payload["function"], decoded, expected,
+                                                                           language, underscore_to_dot=mode == "fc")),
     )
