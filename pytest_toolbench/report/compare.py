@@ -11,7 +11,7 @@ from ..run.records import CaseRecord
 from ..contract.aggregates import NO_DECLARATION
 from .significance import CaseFigures, PairedResult, case_figures, declared_result, p_text, paired_result
 from .settings import ReportSettings, Threshold
-from .sign_flip import adjust, level_for_power, mde_counts, mde_sign_flip
+from .sign_flip import adjust, level_for_power, mde_counts, mde_sign_flip, westfall_young
 from .stats import format_counts, format_value, is_percentage, lower_is_better, metric_field, worsening
 
 
@@ -192,11 +192,20 @@ def adjust_family(comparison: Comparison, method: str, alpha: float) -> None:
     tested = [(suite, key) for suite, c in comparison.suites.items() for key, m in c.metrics.items()
               if gated(m) and m.paired is not None and m.paired.test and m.paired.p_value is not None
               and m.paired.pairs > 0]
-    family = [(s, k) for s, k in tested
-              if (comparison.suites[s].metrics[k].paired.p_floor or 0.0) <= alpha + 1e-15]
-    adjusted = dict(zip(family, adjust([_worse_p(comparison.suites[s].metrics[k].paired) for s, k in family],
-                                       method)))
-    level = level_for_power(alpha, method, len(family))
+    if method == "westfall-young":  # the joint resampling weighs each test by what it can reach: no filter
+        family = list(tested)
+        oriented = []
+        for suite, key in family:
+            metric = comparison.suites[suite].metrics[key]
+            sign = 1.0 if metric.better == "lower" else -1.0  # positive: worse
+            oriented.append({f"{suite}\x1f{unit}": sign * value for unit, value in metric.paired.units})
+        adjusted = dict(zip(family, westfall_young(oriented)))
+    else:
+        family = [(s, k) for s, k in tested
+                  if (comparison.suites[s].metrics[k].paired.p_floor or 0.0) <= alpha + 1e-15]
+        adjusted = dict(zip(family, adjust([_worse_p(comparison.suites[s].metrics[k].paired) for s, k in family],
+                                           method)))
+    level = level_for_power(alpha, "holm" if method == "westfall-young" else method, len(family))
     for suite, key in tested:
         metric = comparison.suites[suite].metrics[key]
         comparison.suites[suite].metrics[key] = replace(metric, paired=replace(
