@@ -354,8 +354,8 @@ def _drop_gates(comparison: Comparison, max_drop: float, significance: float | N
                  for suite_name, suite in comparison.suites.items() for metric in suite.metrics.values()
                  if gated(metric)]
     results = [GateResult(gate, False, d.text) for d in decisions if d.verdict in ("missed", "untested")]
-    family = (f"{multiple} correction over the {comparison.family} gated figures whose paired test can reach "
-              "the level"
+    family = (f"{multiple} correction over the {comparison.family} gated figures "
+              + ("with a paired test" if multiple == "westfall-young" else "whose paired test can reach the level")
               if multiple != "none" else "no multiplicity correction")
     noise = [d.text for d in decisions if d.verdict == "noise"]
     if noise:  # said even beside missed figures: these drops were looked at and found within noise

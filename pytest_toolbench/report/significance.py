@@ -62,8 +62,9 @@ def family_note(comparison: Any) -> str:
     level = getattr(comparison, "power_level", 0.05)
     correction = "no correction" if method == "none" else f"{method} correction"
     return (f"p adj. (worse,adj): the one-sided p-value that the figure got worse, {correction} over the {family} "
-            "gated figures (aggregates and categories) whose paired test can reach the level (Tarone), what the gate "
-            "compares with its level; "
+            "gated figures (aggregates and categories) "
+            + ("with a paired test (joint sign-flip resampling)" if method == "westfall-young"
+               else "whose paired test can reach the level (Tarone)") + ", what the gate compares with its level; "
             f"mde80: the drop each test detects with 80% power at level {level:.3g} per figure (one-sided)")
 
 
