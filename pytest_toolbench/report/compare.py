@@ -11,7 +11,7 @@ from ..run.records import CaseRecord
 from ..contract.aggregates import NO_DECLARATION
 from .significance import CaseFigures, PairedResult, case_figures, declared_result, p_text, paired_result
 from .settings import ReportSettings, Threshold
-from .sign_flip import adjust, level_for_power, mde_counts, mde_sign_flip, westfall_young
+from .sign_flip import DEFAULT_MULTIPLE, adjust, level_for_power, mde_counts, mde_sign_flip, westfall_young
 from .stats import format_counts, format_value, is_percentage, lower_is_better, metric_field, worsening
 
 
@@ -62,7 +62,7 @@ class Comparison:
     suites: dict[str, SuiteComparison]
     #: the correction over the gated family (--toolbench-multiple), its size, and the per-figure level the
     #: minimum detectable effects are given at
-    multiple: str = "holm"
+    multiple: str = DEFAULT_MULTIPLE
     family: int = 0
     power_level: float = 0.05
 
@@ -108,7 +108,7 @@ def _case_outcomes(records: list[Mapping[str, Any]]) -> list[tuple[str, bool]]:
 
 
 def compare(summary: RunSummary, records: Iterable[Mapping[str, Any]], baseline: Mapping[str, Any],
-            path: Path | str, multiple: str = "holm", alpha: float | None = None) -> Comparison:
+            path: Path | str, multiple: str = DEFAULT_MULTIPLE, alpha: float | None = None) -> Comparison:
     """Deltas, newly failing/passing cases and each figure's paired test; then the gated family's adjusted
     p-values (``multiple``: holm, bonferroni or none) and each gated figure's minimum detectable effect at the
     family's per-figure level (``alpha``: the gate's level, 0.05 when there is none)."""
@@ -305,7 +305,7 @@ class DropDecision:
 
 
 def judge_drop(suite_name: str, metric: MetricDelta, max_drop: float, significance: float | None,
-               multiple: str = "holm", accept_untested: bool = False) -> DropDecision:
+               multiple: str = DEFAULT_MULTIPLE, accept_untested: bool = False) -> DropDecision:
     """The drop gate's decision for one gated figure (see :class:`DropDecision`). With ``significance`` the
     figure's p-value adjusted over the gated family (``multiple``) must be below it for a drop to miss."""
     label = f"{suite_name}.{metric.name}"
@@ -343,7 +343,7 @@ def judge_drop(suite_name: str, metric: MetricDelta, max_drop: float, significan
 
 
 def _drop_gates(comparison: Comparison, max_drop: float, significance: float | None = None,
-                multiple: str = "holm", accept_untested: bool = False) -> list[GateResult]:
+                multiple: str = DEFAULT_MULTIPLE, accept_untested: bool = False) -> list[GateResult]:
     """Every headline figure that got worse by more than ``max_drop`` points misses the gate; with
     ``significance``, only when its paired test, adjusted over the family of gated figures, also says the change is
     real. A figure without a paired test misses unless ``accept_untested``; the gate's lines say which."""
