@@ -566,7 +566,8 @@ def format_test(result: PairedResult | None, unit: str = "%") -> str:
         return "p n/a"
     parts = [p_text(result.p_value)]
     if result.p_adjusted is not None:
-        parts.append(f"worse,adj={format_p(result.p_adjusted)}")
+        shown = format_p(result.p_adjusted)
+        parts.append(f"worse,adj{shown}" if shown.startswith("<") else f"worse,adj={shown}")
     parts.append(format_delta_interval(result.delta_interval95, unit))
     if result.mde80 is not None:
         parts.append(f"mde80 {format_mde(result.mde80, unit)}")
