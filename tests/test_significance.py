@@ -316,18 +316,16 @@ def test_significance_option_end_to_end(echo):  # noqa: F811
     assert result.ret == 0, result.stdout.str()
     out = result.stdout.str()
     row = next(line for line in out.splitlines() if line.strip().startswith("overall"))
-    assert "33.33%          1/3     [6.1–79.2]   -66.67  p=0.500 worse,adj=0.2" in row and "[-93.85, +5.86]" in row
-    # three cases: even three flips give a one-sided p of 1/8, so nothing can be significant (the default
-    # correction, westfall-young, resamples every tested gated figure jointly)
-    assert ("toolbench gate passed: worse by more than 1 points but not significantly at level 0.05 (westfall-young "
-            "correction over the 3 gated figures with a paired test) (passed): echo.long fell 100.00 points, "
-            "p=1.000, one-sided p that it got worse westfall-young-adjusted p=") in out
+    assert "33.33%          1/3     [6.1–79.2]   -66.67  p=0.500 [-93.85, +5.86]" in row
+    # three cases: even three flips give a one-sided p of 1/8, so no figure can reach 0.05 and the family is empty
+    assert ("toolbench gate passed: worse by more than 1 points but not significantly at level 0.05 (holm "
+            "correction over the 0 gated figures whose paired test can reach the level) (passed): echo.long fell "
+            "100.00 points, p=1.000; its test cannot reach level 0.05 on 1 pairs") in out
     assert "toolbench gate passed: no aggregate or category figure got significantly worse" in out
     saved = json.loads((echo.path / "reports" / "worse.json").read_text())
     overall = next(m for m in saved["report"]["baseline"]["suites"]["echo"]["metrics"] if m["name"] == "overall")
     assert (overall["p_value"], overall["flipped_to_fail"], overall["flipped_to_pass"]) == (0.5, 2, 0)
-    assert overall["p_adjusted"] >= 0.25 and saved["report"]["baseline"]["multiple"] == {
-        "method": "westfall-young", "family": 3, "power_level": pytest.approx(0.05 / 3)}
+    assert overall["p_adjusted"] is None and saved["report"]["baseline"]["multiple"]["family"] == 0
     assert overall["p_worse"] == 0.25 and overall["mde80"] is None
     assert overall["test"] == MCNEMAR
 
@@ -345,15 +343,16 @@ def test_significance_option_usage_errors(echo, args, message):  # noqa: F811
     assert "Traceback" not in result.stderr.str()
 
 
-def test_westfall_young_is_the_default_and_judges_nested_figures_jointly():
+def test_westfall_young_on_request_judges_the_family_jointly():
     before = [True] * 40
     now = [False] * 12 + [True] * 28  # 12 of 40 flipped to fail
     baseline = toy_baseline(toy_records(before))
     current = toy_records(now)
     summary = toy_summary(current)
-    comparison = compare(summary, current, baseline, "base.json")
-    assert comparison.multiple == "westfall-young" and ReportSettings().multiple == "westfall-young"
-    results = evaluate_gates(summary, comparison, ReportSettings(max_drop=2, significance=0.05))
+    assert compare(summary, current, baseline, "base.json").multiple == "holm" == ReportSettings().multiple
+    comparison = compare(summary, current, baseline, "base.json", "westfall-young")
+    results = evaluate_gates(summary, comparison, ReportSettings(max_drop=2, significance=0.05,
+                                                                 multiple="westfall-young"))
     missed = [gate for gate in results if not gate.passed and "toy.accuracy" in gate.message]
     assert missed and "westfall-young-adjusted p<0.001" in missed[0].message
     assert missed[0].gate.endswith("--toolbench-multiple westfall-young")

@@ -79,7 +79,7 @@ def resolve(config: pytest.Config) -> ReportSettings:
         if max_drop is None:
             raise pytest.UsageError("--toolbench-significance needs --toolbench-max-drop POINTS (it qualifies that "
                                     "gate)")
-    multiple = get("toolbench_multiple", "westfall-young") or "westfall-young"
+    multiple = get("toolbench_multiple", "holm") or "holm"
     accept_untested = bool(get("toolbench_accept_untested", False))
     if accept_untested and significance is None:
         raise pytest.UsageError("--toolbench-accept-untested needs --toolbench-significance ALPHA (without it every "

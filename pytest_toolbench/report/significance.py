@@ -57,7 +57,7 @@ PAIRED_TESTS_NOTE = (f"p (two-sided), p that it got worse adjusted for the gated
 def family_note(comparison: Any) -> str:
     """One line on the gated family: its correction, its size, and the level the minimum detectable effects
     (80% power) are given at."""
-    method = getattr(comparison, "multiple", "westfall-young")
+    method = getattr(comparison, "multiple", "holm")
     family = getattr(comparison, "family", 0)
     level = getattr(comparison, "power_level", 0.05)
     correction = "no correction" if method == "none" else f"{method} correction"
