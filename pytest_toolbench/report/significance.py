@@ -25,7 +25,6 @@ covers); otherwise it is n/a too.
 from __future__ import annotations
 
 import math
-import random
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
