@@ -89,6 +89,7 @@ def main() -> None:
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--plant", type=float, default=5.0, help="points of the planted regression")
     parser.add_argument("--category", default="simple_python")
+    parser.add_argument("--multiple", default="holm", help="the correction measured (the uncorrected gate too)")
     args = parser.parse_args()
     design = load_design(ROOT / "suites" / "bfcl" / "aggregates.yaml")
     a, b = rounds(args.round_a), rounds(args.round_b)
@@ -114,7 +115,7 @@ def main() -> None:
         baseline = [a[i] if coin[i] else b[i] for i in ids]
         candidate = [b[i] if coin[i] else a[i] for i in ids]
         baseline_doc = json.loads(json.dumps(document(build(run_of(baseline, design), baseline))))
-        missed, comparison = gate(candidate, baseline_doc, design, args.points, args.alpha, "holm")
+        missed, comparison = gate(candidate, baseline_doc, design, args.points, args.alpha, args.multiple)
         families.append(comparison.family)
         counts["holm"] += bool(missed)
         missed_none, _ = gate(candidate, baseline_doc, design, args.points, args.alpha, "none")
@@ -124,14 +125,15 @@ def main() -> None:
         chosen = set(rng.sample(passing, planted))
         worse = [CaseRecord.from_json({**r.to_json(), "passed": False, "error_type": "planted"})
                  if r.case_id in chosen else r for r in candidate]
-        missed_planted, planted_comparison = gate(worse, baseline_doc, design, args.points, args.alpha, "holm")
+        missed_planted, planted_comparison = gate(worse, baseline_doc, design, args.points, args.alpha,
+                                                  args.multiple)
         hit = next(d for k, d in planted_comparison.suites["bfcl"].metrics.items() if k[1] == args.category).paired
         counts["planted_any"] += bool(missed_planted)
         counts["planted_named"] += any(f"bfcl.{args.category} " in g.message for g in missed_planted)
-        print(f"draw {draw + 1}/{args.draws}: null holm {'MISSED' if missed else 'passed'}, null uncorrected "
+        print(f"draw {draw + 1}/{args.draws}: null {args.multiple} {'MISSED' if missed else 'passed'}, null uncorrected "
               f"{'MISSED' if missed_none else 'passed'}, planted {'caught' if missed_planted else 'NOT caught'} "
               f"({args.category}: {hit.flipped_to_fail} worse / {hit.flipped_to_pass} better, one-sided p "
-              f"{hit.p_worse:.2g}, holm {hit.p_adjusted if hit.p_adjusted is None else round(hit.p_adjusted, 4)}, "
+              f"{hit.p_worse:.2g}, {args.multiple} {hit.p_adjusted if hit.p_adjusted is None else round(hit.p_adjusted, 4)}, "
               f"family {planted_comparison.family}) ({time.time() - started:.0f} s)", flush=True)
     n = args.draws
 
@@ -141,7 +143,7 @@ def main() -> None:
 
     print(f"\ngate --toolbench-max-drop={args.points:g} --toolbench-significance={args.alpha:g}, {n} coin-swapped "
           f"draws, family of {min(families)}-{max(families)} gated figures with a paired test")
-    print(f"null, Holm (default):            missed in {share('holm')}")
+    print(f"null, --toolbench-multiple={args.multiple}: missed in {share('holm')}")
     print(f"null, --toolbench-multiple=none: missed in {share('none')}")
     print(f"planted {planted} cases ({args.plant:g} points) of {args.category}: gate missed in "
           f"{share('planted_any')}, naming {args.category} in {share('planted_named')}")

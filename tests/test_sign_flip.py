@@ -266,3 +266,30 @@ def test_rotbench_noise_levels_flip_together_and_the_mean_over_environments_is_t
     assert mean.test.startswith("stratified sign-flip") and "105 clusters" in mean.test and mean.p_value < 0.05
     assert "105 clusters" in metrics["CF (all items)"].test  # a count over the noisy copies: clustered too
     assert metrics["first_turn_clean CF"].test == "exact McNemar"  # one copy per query: plain pairs
+
+
+def test_westfall_young_on_one_figure_is_its_own_p_and_nested_figures_cost_nothing():
+    from pytest_toolbench.report.sign_flip import westfall_young
+
+    rng = np.random.default_rng(11)
+    figure = {f"u{i}": float(v) for i, v in enumerate(rng.normal(0.15, 1.0, 80))}
+    alone = westfall_young([figure])[0]
+    assert alone == pytest.approx(sign_flip_test(list(figure.values())).p_upper, abs=0.01)
+    # the same units twice (an aggregate that is its only category): perfectly dependent, no penalty; Holm doubles
+    twice = westfall_young([figure, {u: v / 2 for u, v in figure.items()}])
+    assert twice == [pytest.approx(alone, abs=1e-12)] * 2
+    assert adjust([alone, alone], "holm")[0] == pytest.approx(min(1.0, 2 * alone))
+
+
+def test_westfall_young_controls_the_family_wise_error():
+    from pytest_toolbench.report.sign_flip import westfall_young
+
+    rng = np.random.default_rng(12)
+    misses = 0
+    draws = 100
+    for _ in range(draws):
+        units = {f"u{i}": float(rng.exponential(1.0) * rng.choice([-1.0, 1.0])) for i in range(90)}
+        categories = [{u: v for u, v in units.items() if int(u[1:]) % 3 == j} for j in range(3)]
+        overall = {u: v / 3 for u, v in units.items()}
+        misses += min(westfall_young(categories + [overall], resamples=499)) <= 0.05
+    assert misses / draws <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / draws)

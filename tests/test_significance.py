@@ -234,8 +234,8 @@ def _gates(now, before, max_drop, significance=None):
     baseline = toy_baseline(toy_records(before))
     current = toy_records(now)
     summary = toy_summary(current)
-    comparison = compare(summary, current, baseline, "base.json")
-    settings = ReportSettings(max_drop=max_drop, significance=significance)
+    comparison = compare(summary, current, baseline, "base.json", "holm")
+    settings = ReportSettings(max_drop=max_drop, significance=significance, multiple="holm")
     return evaluate_gates(summary, comparison, settings), comparison
 
 
@@ -288,7 +288,7 @@ def test_every_report_shows_p_and_the_interval_beside_the_delta():
     baseline = toy_baseline(toy_records(before))
     current = toy_records(now)
     summary = toy_summary(current)
-    comparison = compare(summary, current, baseline, "base.json")
+    comparison = compare(summary, current, baseline, "base.json", "holm")
     outcome = RunOutcome(comparison=comparison)
     report = build(summary, current, outcome)
     p_text = f"p={mcnemar_exact_p(2, 8):.3f}"
@@ -315,8 +315,9 @@ def test_significance_option_end_to_end(echo):  # noqa: F811
     # 2 of 3 cases flipped to fail: p = 0.5, nothing is significant on three cases, so the gate passes
     assert result.ret == 0, result.stdout.str()
     out = result.stdout.str()
-    assert "overall         33.33%          1/3     [6.1–79.2]   -66.67  p=0.500 [-93.85, +5.86]" in out
-    # three cases: the smallest one-sided p is 1/8, so no figure can reach 0.05 and the family is empty
+    row = next(line for line in out.splitlines() if line.strip().startswith("overall"))
+    assert "33.33%          1/3     [6.1–79.2]   -66.67  p=0.500 [-93.85, +5.86]" in row
+    # three cases: even three flips give a one-sided p of 1/8, so no figure can reach 0.05 and the family is empty
     assert ("toolbench gate passed: worse by more than 1 points but not significantly at level 0.05 (holm "
             "correction over the 0 gated figures whose paired test can reach the level) (passed): echo.long fell "
             "100.00 points, p=1.000; its test cannot reach level 0.05 on 1 pairs") in out
@@ -340,3 +341,18 @@ def test_significance_option_usage_errors(echo, args, message):  # noqa: F811
     assert result.ret == 4
     result.stderr.fnmatch_lines([f"*{message}*"])
     assert "Traceback" not in result.stderr.str()
+
+
+def test_westfall_young_on_request_judges_the_family_jointly():
+    before = [True] * 40
+    now = [False] * 12 + [True] * 28  # 12 of 40 flipped to fail
+    baseline = toy_baseline(toy_records(before))
+    current = toy_records(now)
+    summary = toy_summary(current)
+    assert compare(summary, current, baseline, "base.json").multiple == "holm" == ReportSettings().multiple
+    comparison = compare(summary, current, baseline, "base.json", "westfall-young")
+    results = evaluate_gates(summary, comparison, ReportSettings(max_drop=2, significance=0.05,
+                                                                 multiple="westfall-young"))
+    missed = [gate for gate in results if not gate.passed and "toy.accuracy" in gate.message]
+    assert missed and "westfall-young-adjusted p<0.001" in missed[0].message
+    assert missed[0].gate.endswith("--toolbench-multiple westfall-young")

@@ -24,7 +24,7 @@ from pytest_toolbench.run.catalog import REQUIRED_FUNCTIONS
 
 #: The entries of a suite folder: name -> "file" or "folder".
 REQUIRED = {"suite.yaml": "file", "__init__.py": "file", "README.md": "file", "scorer": "folder", "samples": "folder"}
-OPTIONAL = {"known_defects.yaml": "file", "leaderboard.yaml": "file"}
+OPTIONAL = {"known_defects.yaml": "file", "leaderboard.yaml": "file", "aggregates.yaml": "file"}
 #: The modules every scorer package has (each a module ``<name>.py`` or a subpackage ``<name>/``); others may be added.
 SCORER_MODULES = ("loading", "prompt", "decoding", "checker", "aggregation", "replay")
 #: What ``scorer/__init__.py`` binds (defines or imports): the five functions the core requires, and the replay reader.
@@ -109,8 +109,8 @@ def test_the_shape_check_names_what_is_missing(tmp_path):
                                        "categories: [{name: c}]\ngeneration: {max_tokens: 512}\n")
     assert shape_problems(folder) == [
         "missing __init__.py", "missing README.md", "missing samples/",
-        "unexpected entries ['notes.txt'] (allowed: ['README.md', '__init__.py', 'known_defects.yaml', "
-        "'leaderboard.yaml', 'samples', 'scorer', 'suite.yaml'])",
+        "unexpected entries ['notes.txt'] (allowed: ['README.md', '__init__.py', 'aggregates.yaml', "
+        "'known_defects.yaml', 'leaderboard.yaml', 'samples', 'scorer', 'suite.yaml'])",
         "suite.yaml name: 'other' differs from the folder's name 'tiny'",
         "missing scorer/prompt.py (or the package scorer/prompt/)",
         "missing scorer/decoding.py (or the package scorer/decoding/)",

@@ -49,9 +49,10 @@ def add_report_options(parser: pytest.Parser) -> None:
                        "gated figure (--toolbench-multiple). A drop of a figure without a paired test misses "
                        "unless --toolbench-accept-untested.")
     rep.addoption("--toolbench-multiple", dest="toolbench_multiple", default="holm",
-                  choices=("holm", "bonferroni", "none"),
+                  choices=("holm", "westfall-young", "bonferroni", "none"),
                   help="The family-wise correction of the p-values over every gated figure of the run: holm "
-                       "(default), bonferroni or none.")
+                       "(default), westfall-young (step-down minP over the joint sign-flip distribution: more "
+                       "power where figures are nested or discrete), bonferroni or none.")
     rep.addoption("--toolbench-accept-untested", dest="toolbench_accept_untested", action="store_true",
                   default=False,
                   help="With --toolbench-significance: a drop beyond --toolbench-max-drop of a figure that has no "

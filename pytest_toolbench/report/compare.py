@@ -12,7 +12,7 @@ from ..contract.aggregates import NO_DECLARATION
 from .significance import CaseFigures, PairedResult, case_figures, declared_result, p_text, paired_result
 from .protocol import setting_differences
 from .settings import ReportSettings, Threshold
-from .sign_flip import adjust, level_for_power, mde_counts, mde_sign_flip
+from .sign_flip import DEFAULT_MULTIPLE, adjust, level_for_power, mde_counts, mde_sign_flip, westfall_young
 from .stats import format_counts, format_value, is_percentage, lower_is_better, metric_field, worsening
 
 
@@ -63,7 +63,7 @@ class Comparison:
     suites: dict[str, SuiteComparison]
     #: the correction over the gated family (--toolbench-multiple), its size, and the per-figure level the
     #: minimum detectable effects are given at
-    multiple: str = "holm"
+    multiple: str = DEFAULT_MULTIPLE
     family: int = 0
     power_level: float = 0.05
     #: the settings that differ between this run and the baseline ("max_tokens 256 vs 24"; report/protocol.py)
@@ -112,7 +112,7 @@ def _case_outcomes(records: list[Mapping[str, Any]]) -> list[tuple[str, bool]]:
 
 
 def compare(summary: RunSummary, records: Iterable[Mapping[str, Any]], baseline: Mapping[str, Any],
-            path: Path | str, multiple: str = "holm", alpha: float | None = None) -> Comparison:
+            path: Path | str, multiple: str = DEFAULT_MULTIPLE, alpha: float | None = None) -> Comparison:
     """Deltas, newly failing/passing cases and each figure's paired test; then the gated family's adjusted
     p-values (``multiple``: holm, bonferroni or none) and each gated figure's minimum detectable effect at the
     family's per-figure level (``alpha``: the gate's level, 0.05 when there is none)."""
@@ -198,11 +198,20 @@ def adjust_family(comparison: Comparison, method: str, alpha: float) -> None:
     tested = [(suite, key) for suite, c in comparison.suites.items() for key, m in c.metrics.items()
               if gated(m) and m.paired is not None and m.paired.test and m.paired.p_value is not None
               and m.paired.pairs > 0]
-    family = [(s, k) for s, k in tested
-              if (comparison.suites[s].metrics[k].paired.p_floor or 0.0) <= alpha + 1e-15]
-    adjusted = dict(zip(family, adjust([_worse_p(comparison.suites[s].metrics[k].paired) for s, k in family],
-                                       method)))
-    level = level_for_power(alpha, method, len(family))
+    if method == "westfall-young":  # the joint resampling weighs each test by what it can reach: no filter
+        family = list(tested)
+        oriented = []
+        for suite, key in family:
+            metric = comparison.suites[suite].metrics[key]
+            sign = 1.0 if metric.better == "lower" else -1.0  # positive: worse
+            oriented.append({f"{suite}\x1f{unit}": sign * value for unit, value in metric.paired.units})
+        adjusted = dict(zip(family, westfall_young(oriented)))
+    else:
+        family = [(s, k) for s, k in tested
+                  if (comparison.suites[s].metrics[k].paired.p_floor or 0.0) <= alpha + 1e-15]
+        adjusted = dict(zip(family, adjust([_worse_p(comparison.suites[s].metrics[k].paired) for s, k in family],
+                                           method)))
+    level = level_for_power(alpha, "holm" if method == "westfall-young" else method, len(family))
     for suite, key in tested:
         metric = comparison.suites[suite].metrics[key]
         comparison.suites[suite].metrics[key] = replace(metric, paired=replace(
@@ -302,7 +311,7 @@ class DropDecision:
 
 
 def judge_drop(suite_name: str, metric: MetricDelta, max_drop: float, significance: float | None,
-               multiple: str = "holm", accept_untested: bool = False) -> DropDecision:
+               multiple: str = DEFAULT_MULTIPLE, accept_untested: bool = False) -> DropDecision:
     """The drop gate's decision for one gated figure (see :class:`DropDecision`). With ``significance`` the
     figure's p-value adjusted over the gated family (``multiple``) must be below it for a drop to miss."""
     label = f"{suite_name}.{metric.name}"
@@ -340,7 +349,7 @@ def judge_drop(suite_name: str, metric: MetricDelta, max_drop: float, significan
 
 
 def _drop_gates(comparison: Comparison, max_drop: float, significance: float | None = None,
-                multiple: str = "holm", accept_untested: bool = False) -> list[GateResult]:
+                multiple: str = DEFAULT_MULTIPLE, accept_untested: bool = False) -> list[GateResult]:
     """Every headline figure that got worse by more than ``max_drop`` points misses the gate; with
     ``significance``, only when its paired test, adjusted over the family of gated figures, also says the change is
     real. A figure without a paired test misses unless ``accept_untested``; the gate's lines say which."""
@@ -351,8 +360,8 @@ def _drop_gates(comparison: Comparison, max_drop: float, significance: float | N
                  for suite_name, suite in comparison.suites.items() for metric in suite.metrics.values()
                  if gated(metric)]
     results = [GateResult(gate, False, d.text) for d in decisions if d.verdict in ("missed", "untested")]
-    family = (f"{multiple} correction over the {comparison.family} gated figures whose paired test can reach "
-              "the level"
+    family = (f"{multiple} correction over the {comparison.family} gated figures "
+              + ("with a paired test" if multiple == "westfall-young" else "whose paired test can reach the level")
               if multiple != "none" else "no multiplicity correction")
     noise = [d.text for d in decisions if d.verdict == "noise"]
     if noise:  # said even beside missed figures: these drops were looked at and found within noise

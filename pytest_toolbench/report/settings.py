@@ -33,7 +33,7 @@ class ReportSettings:
     max_drop: float | None = None  # percentage points
     #: --toolbench-significance: a drop beyond max_drop misses the gate only when its paired p-value is below it
     significance: float | None = None
-    #: --toolbench-multiple: the correction over the gated family (holm, bonferroni, none)
+    #: --toolbench-multiple: the correction over the gated family (holm, westfall-young, bonferroni, none)
     multiple: str = "holm"
     #: --toolbench-accept-untested: a drop beyond max_drop of a figure without a paired test passes (with a line)
     accept_untested: bool = False

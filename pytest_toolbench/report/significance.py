@@ -25,7 +25,6 @@ covers); otherwise it is n/a too.
 from __future__ import annotations
 
 import math
-import random
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
@@ -62,8 +61,9 @@ def family_note(comparison: Any) -> str:
     level = getattr(comparison, "power_level", 0.05)
     correction = "no correction" if method == "none" else f"{method} correction"
     return (f"p adj. (worse,adj): the one-sided p-value that the figure got worse, {correction} over the {family} "
-            "gated figures (aggregates and categories) whose paired test can reach the level (Tarone), what the gate "
-            "compares with its level; "
+            "gated figures (aggregates and categories) "
+            + ("with a paired test (joint sign-flip resampling)" if method == "westfall-young"
+               else "whose paired test can reach the level (Tarone)") + ", what the gate compares with its level; "
             f"mde80: the drop each test detects with 80% power at level {level:.3g} per figure (one-sided)")
 
 
@@ -332,6 +332,9 @@ class PairedResult:
     #: an exact sign-flip, 1/(1 + resamples) for Monte Carlo): a figure that cannot reach the gate's level is
     #: left out of its family (Tarone 1990)
     p_floor: float | None = None
+    #: each unit's contribution to the figure's change (current - baseline), unit -> value: what the
+    #: Westfall-Young adjustment flips jointly with the other figures of the family (not written to the JSON)
+    units: tuple[tuple[str, float], ...] = ()
     mde80: float | None = None
     power_basis: tuple[float, ...] = ()
     interval_method: str = ""
@@ -376,6 +379,8 @@ def paired_result(key: MetricKey, current: CaseFigures, baseline: CaseFigures, l
         worse, better = (gained, lost) if lower_is_better else (lost, gained)
         return PairedResult(MCNEMAR, "", len(now), mcnemar_exact_p(gained, lost), interval, worse, better,
                             p_worse=binomial_upper_half(worse, worse + better), p_floor=0.5 ** (gained + lost),
+                            units=tuple((design.cluster_of(case_id), (float(now[case_id]) - float(before[case_id]))
+                                         / len(now)) for case_id in sorted(now) if now[case_id] != before[case_id]),
                             power_basis=(len(now), gained + lost), interval_method="Newcombe")
     if key in current.means and key in baseline.means:
         return _mean_result(current.means[key], baseline.means[key], lower_is_better, design)
@@ -435,6 +440,7 @@ def _sign_flip_result(contributions: Mapping[str, float], strata: Mapping[str, s
     return PairedResult(label, note, pairs, flipped.p_value, interval, worse, better,
                         p_worse=flipped.p_upper if lower_is_better else flipped.p_lower,
                         p_floor=0.5 ** flipped.units if flipped.exact else 1 / (1 + MONTE_CARLO_RESAMPLES),
+                        units=tuple((unit, units[unit]) for unit in sorted(units) if units[unit] != 0.0),
                         power_basis=(math.sqrt(sum(v * v for v in values)),),
                         interval_method="stratified t" if len(by_stratum) > 1 else "t")
 
@@ -559,7 +565,8 @@ def format_test(result: PairedResult | None, unit: str = "%") -> str:
         return "p n/a"
     parts = [p_text(result.p_value)]
     if result.p_adjusted is not None:
-        parts.append(f"worse,adj={format_p(result.p_adjusted)}")
+        shown = format_p(result.p_adjusted)
+        parts.append(f"worse,adj{shown}" if shown.startswith("<") else f"worse,adj={shown}")
     parts.append(format_delta_interval(result.delta_interval95, unit))
     if result.mde80 is not None:
         parts.append(f"mde80 {format_mde(result.mde80, unit)}")
