@@ -214,7 +214,7 @@ def test_the_cluster_bootstrap_agrees_with_scipy_resampling_whole_units():
     parts = tuple({f"q{i}": (float(u[level]), 1.0) for i, u in enumerate(units)} for level in range(3))
     ours = cluster_bootstrap_interval(AreaFigures(("s",) * 3, parts, (False,) * 3))
     data = np.array([u.mean() for u in units])  # equal unit sizes: the area is the mean of unit means
-    reference = scipy_stats.bootstrap((data,), np.mean, method="percentile", n_resamples=20000,
+    reference = scipy_stats.bootstrap((data,), np.mean, method="percentile", n_resamples=5000,
                                       random_state=4).confidence_interval
     assert ours == pytest.approx((reference.low, reference.high), abs=0.015)
 

@@ -67,7 +67,7 @@ def test_a_mean_of_category_accuracies_gets_a_stratified_bootstrap_interval_and_
     # scipy resamples each category on its own: the same stratified percentile bootstrap
     reference = scipy_stats.bootstrap((np.r_[np.ones(30), np.zeros(10)], np.r_[np.ones(30), np.zeros(30)]),
                                       lambda x, y, axis=-1: (x.mean(axis=axis) + y.mean(axis=axis)) / 2,
-                                      method="percentile", n_resamples=20000, random_state=1)
+                                      method="percentile", n_resamples=5000, random_state=1)
     low, high = reference.confidence_interval
     assert rank.interval95 == pytest.approx((low, high), abs=0.012)
     assert rank.rank_range == leaderboard.rank_range(rank.interval95, SCORES)

@@ -313,3 +313,20 @@ def test_k_selects_one_sample_index(echo):
         result.assert_outcomes(passed=1, failed=2)
         assert "PASSED suites/echo/suite.yaml::echo_0[r1]" in result.stdout.str()
     assert sorted(generated(echo)) == [("bye", 1), ("hello", 1), ("hello world, this is a longer text", 1)]
+
+
+def test_every_writer_shows_the_pass_hat_curve():
+    from pytest_toolbench.report import markdown
+    from pytest_toolbench.report.html import summary_html
+    from pytest_toolbench.report.run_report import build
+    from pytest_toolbench.run.summary import RunSummary, SuiteSummary
+
+    outcomes = {"a": (True, True, False), "b": (True, True, True)}
+    records = [_record(case, k, passed[k], order) for order, (case, passed) in enumerate(outcomes.items())
+               for k in range(3)]
+    suite = SuiteSummary("s", "S", {}, 6, 5, [Metric("overall", 5 / 6, 2.5, 3, group="aggregate")], {}, {}, {},
+                         repeat=repeat_figures(records, 3))
+    report = build(RunSummary(header={"backend": "sampling", "repeat": 3}, suites=[suite]))
+    assert "pass^k for k=1..3 83.33%, 66.67%, 50.00%" in markdown.render(report)
+    page = summary_html(report)
+    assert "pass^k: all of k samples pass" in page and "<title>pass^3: 50.0% (over 2 cases)</title>" in page

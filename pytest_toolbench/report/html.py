@@ -289,6 +289,11 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
              f"{escape(suite.data_source.get('description', '?'))}</p>"]
     if suite.repeat:
         parts.append(f"<p>Repeat: {escape(repeat_text(suite.repeat))}</p>")
+        curve = suite.repeat.get("pass_hat") or []
+        if len(curve) > 1:  # the pass^k curve, one bar per k (tau-bench's C(c,k)/C(n,k))
+            parts.append(bar_chart([Bar(f"pass^{point['k']}", point["value"],
+                                        counts=f"over {point['cases']} cases") for point in curve],
+                                   "pass^k: all of k samples pass", with_baseline=False))
     if suite.is_sample:
         parts.append(f'<p class="tb-warn">{escape(samples_note())}</p>')
     if suite.partial_selection:

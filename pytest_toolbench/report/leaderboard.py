@@ -333,6 +333,8 @@ def figure_interval(metric: Any, suite: Any, spec: FigureSpec, records: Sequence
     if aggregate is None or not records or not categories:
         return None, "no per-case records to resample"
     cases = [r for r in (to_case_result(r) for r in records) if r.category in set(categories)]
+    if any(r.sample is not None for r in cases):
+        return None, "--toolbench-repeat samples: the figure is a mean over samples, not resampled here"
     form = linear_form(aggregate, cases, _key(metric), categories)
     if form is None:
         return None, "the figure is not a fixed linear combination of its cases' outcomes"

@@ -57,8 +57,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("seed", "seed", lambda header, suite: sent(header, suite, "seed")),
     Setting("prompt_renderer", "prompt renderer", _renderer),
     Setting("tool_parser", "tool parser", lambda header, suite: (header.get("fingerprint") or {}).get("tool_parser")),
-    Setting("limit", "--toolbench-limit", lambda header, suite: header.get("limit")),
-    Setting("repeat", "--toolbench-repeat", lambda header, suite: header.get("repeat")),
+    # absent from the header means the option was not given: no limit, one sample per case
+    Setting("limit", "--toolbench-limit", lambda header, suite: header.get("limit") or "none"),
+    Setting("repeat", "--toolbench-repeat", lambda header, suite: header.get("repeat") or 1),
 )
 
 
