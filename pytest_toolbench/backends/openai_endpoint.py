@@ -198,8 +198,13 @@ class OpenAIEndpointBackend(ModelBackend):
         }
         if any(self.formats.handler_for(suite) for suite in prompt_format.HANDLER_SUITES):
             # which requests go to /completions with the harness's text (a change regenerates)
-            fingerprint["prompt_format"] = self.formats.describe()
-            fingerprint["prompt_format"]["endpoint"] = "completions for the official renderer's suites, else chat"
+            described = self.formats.describe()
+            # only the suites whose requests go to /completions; every other request is a chat request (the
+            # server's template, which this process does not see)
+            described["suites"] = {suite: entry for suite, entry in described["suites"].items()
+                                   if suite in prompt_format.HANDLER_SUITES}
+            described.pop("default", None)
+            fingerprint["prompt_format"] = {**described, "endpoint": "completions for these suites, else chat"}
             if self.bfcl_row:
                 fingerprint["prompt_format"]["bfcl_row"] = self.bfcl_row
         return fingerprint

