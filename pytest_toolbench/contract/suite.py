@@ -247,6 +247,10 @@ class Metric:
     #: Set by the core, not the suite: "over N of M cases (selection)" when the run's selection (``-k``, ``--lf``,
     #: node ids) left part of what the figure covers out; "" when the figure covers all of it.
     scope: str = ""
+    #: Set by the core, not the suite, in a ``--toolbench-sample`` run: the figure as an estimate of the full
+    #: benchmark's, ``{value, interval95, sampled, population, seed, method[, note][, coefficients]}``
+    #: (``run.estimation.Estimate.to_json``); None otherwise (and absent from the JSON).
+    estimate: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.better not in METRIC_DIRECTIONS:

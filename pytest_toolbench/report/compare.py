@@ -8,6 +8,7 @@ from typing import Any, Iterable, Mapping
 
 from ..run.summary import RunSummary, SuiteSummary, to_case_result
 from ..run.records import CaseRecord
+from .estimates import drop_on_estimate, limit_refusal, paired_on_sample, threshold_on_estimate
 from .significance import CaseFigures, PairedResult, case_figures, p_text, paired_result
 from .settings import ReportSettings, Threshold
 from .stats import format_counts, format_value, is_percentage, lower_is_better, metric_field, worsening
@@ -153,6 +154,9 @@ def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, recor
     for key, found in comparison.metrics.items():
         comparison.metrics[key] = replace(found, paired=paired_result(key, now, before,
                                                                       lower_is_better=found.better == "lower"))
+    # --toolbench-sample: the full benchmark's change estimated from the sampled cases (report/estimates.py)
+    for key, paired in paired_on_sample(suite, records, old_records, list(keys), PairedResult).items():
+        comparison.metrics[key] = replace(comparison.metrics[key], paired=paired)
 
 
 # -- gates -----------------------------------------------------------------------------------------------------
@@ -201,6 +205,9 @@ def _threshold_gate(summary: RunSummary, threshold: Threshold) -> GateResult:
                        f"({suite.data_source.get('description', '?')})")
     if reasons:
         return GateResult(gate, False, f"{threshold.label} = {shown} {' and '.join(reasons)}: no gate passes on it")
+    estimated = threshold_on_estimate(metric, threshold.label, limit, unit)  # --toolbench-sample: its interval
+    if estimated is not None:
+        return GateResult(gate, *estimated)
     if lower_is_better(metric):  # an attack success rate, say: the bound is a maximum
         if metric.value - 1e-12 > limit:
             return GateResult(gate, False, f"{threshold.label} = {shown}, above the allowed maximum "
@@ -231,6 +238,11 @@ def _drop_gates(comparison: Comparison, max_drop: float, significance: float | N
                 continue
             # A lower-is-better figure (an attack success rate) regresses when it rises.
             drop = 100 * worsening(metric.delta, metric)
+            estimated = drop_on_estimate(metric.paired, metric, max_drop, significance)  # --toolbench-sample
+            if estimated is not None:
+                if estimated[0]:
+                    results.append(GateResult(gate, False, f"{suite_name}.{metric.name}: {estimated[1]}"))
+                continue
             if drop > max_drop + 1e-9:
                 moved = "rose" if lower_is_better(metric) else "fell"
                 note = " (lower is better)" if lower_is_better(metric) else ""
@@ -262,6 +274,9 @@ def _drop_gates(comparison: Comparison, max_drop: float, significance: float | N
 
 
 def evaluate_gates(summary: RunSummary, comparison: Comparison | None, settings: ReportSettings) -> list[GateResult]:
+    refused = limit_refusal(summary.header)  # --toolbench-limit: no gate is judged on first-N figures
+    if refused and (settings.thresholds or settings.max_drop is not None):
+        return [GateResult("gates", False, refused)]
     results = [_threshold_gate(summary, threshold) for threshold in settings.thresholds]
     if settings.max_drop is not None and comparison is not None:
         results.extend(_drop_gates(comparison, settings.max_drop, settings.significance))

@@ -25,7 +25,7 @@ from .compare import SuiteComparison, baseline_label
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, PairedResult, format_delta_interval, format_p
 from .history import html_section as history_html
-from .stats import change_css, count_interval, direction_note, format_change, format_counts, format_interval, \
+from .stats import sample_line, change_css, count_interval, direction_note, format_change, format_counts, format_interval, \
     format_value, repeat_text, samples_note, warning_notes
 
 if TYPE_CHECKING:
@@ -233,7 +233,7 @@ def _leaderboard(ranks: "SuiteRanks") -> str:
     for rank in ranks.ranks:
         bars = [Bar(("→ " if entry.this_run else "") + leaderboard.entry_text(entry).rsplit(" ", 1)[0],
                     entry.value) for entry in rank.neighbours]
-        charts.append(bar_chart(bars, f"{rank.label}: rank {rank.rank} of {rank.of}", with_baseline=False))
+        charts.append(bar_chart(bars, f"{rank.label}: rank {leaderboard.rank_text(rank)}", with_baseline=False))
     missing = "".join(f"<li>{escape(figure)}: {escape(why)}</li>" for figure, why in ranks.not_ranked.items())
     return (f"<h4>Leaderboard: {escape(leaderboard.heading(ranks))}</h4>"
             f'<div class="tb-flex">{"".join(f"<div>{chart}</div>" for chart in charts)}</div>'
@@ -255,8 +255,10 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
     if suite.is_sample:
         parts.append(f'<p class="tb-warn">{escape(samples_note())}</p>')
     if suite.partial_selection:
-        parts.append(f"<p>Selection: {suite.total} of {suite.available} cases; the figures marked (selection) "
+        parts.append(f"<p>Selection: {suite.selection_text()}; the figures marked (selection) "
                      "cover only them.</p>")
+    if suite.sampling_design is not None:
+        parts.append(f'<p class="tb-warn">{escape(sample_line(suite.sampling_design))}</p>')
     if comparison is not None and not comparison.in_baseline:
         parts.append("<p>Not in the baseline.</p>")
     primary = [m for m in suite.metrics if m.group in PRIMARY_GROUPS] or list(suite.metrics)

@@ -23,6 +23,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import yaml
 
+from . import estimates
+
 DECLARATION = "leaderboard.yaml"
 #: entries shown on each side of this run
 NEIGHBOURS = 2
@@ -177,10 +179,13 @@ class FigureRank:
     of: int  # the leaderboard's models with a value, and this run
     #: up to NEIGHBOURS entries above this run, this run, up to NEIGHBOURS below, best first
     neighbours: tuple[Entry, ...]
+    #: --toolbench-sample: the ranks of the estimate's 95% interval ends (best, worst); None for a full run
+    rank_range: tuple[int, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"figure": self.figure, "label": self.label, "columns": list(self.columns), "value": self.value,
-                "rank": self.rank, "of": self.of, "neighbours": [entry.to_json() for entry in self.neighbours]}
+                "rank": self.rank, "of": self.of, "neighbours": [entry.to_json() for entry in self.neighbours],
+                **({"rank_range": list(self.rank_range)} if self.rank_range else {})}
 
 
 @dataclass(frozen=True)
@@ -234,7 +239,7 @@ def _why_not_ranked(spec: FigureSpec, suite: Any, limit: Any) -> str:
     categories = {m.name: m for m in suite.metrics if m.group == "category"}
     wanted = spec.categories if spec.categories is not None else tuple(categories)
     gaps = [name for name in wanted if name not in categories or categories[name].total in (None, 0)
-            or categories[name].incomplete or categories[name].scope]
+            or categories[name].incomplete or (categories[name].scope and not categories[name].estimate)]
     if gaps:
         return f"not every case of {', '.join(gaps)} ran"
     return ""
@@ -256,7 +261,7 @@ def rank_suite(source: Source, suite: Any, header: Mapping[str, Any]) -> SuiteRa
         scores = board.scores.get(spec.name, ())
         rank, neighbours = rank_of(metric.value, scores)
         ranks.append(FigureRank(spec.name, spec.label, spec.columns, metric.value, rank, len(scores) + 1,
-                                neighbours))
+                                neighbours, estimates.rank_range(metric, scores, rank_of)))
     return SuiteRanks(board.path, declaration.source, board.models, tuple(ranks), not_ranked)
 
 
@@ -267,6 +272,14 @@ def rank_run(sources: Mapping[str, Source], summary: Any) -> dict[str, SuiteRank
 
 
 # -- rendering helpers shared by the writers ----------------------------------------------------------------------
+def rank_text(rank: FigureRank) -> str:
+    """"3 of 110", or for an estimate "3 of 110 (95%: ranks 1-9)"."""
+    text = f"{rank.rank} of {rank.of}"
+    if rank.rank_range:
+        text += f" (estimate; 95%: ranks {rank.rank_range[0]}–{rank.rank_range[1]})"
+    return text
+
+
 def entry_text(entry: Entry) -> str:
     return f"{entry.rank}. {'this run' if entry.this_run else entry.model} {100 * entry.value:.2f}%"
 

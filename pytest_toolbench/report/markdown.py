@@ -13,7 +13,7 @@ from .compare import SuiteComparison, baseline_label
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, format_delta_interval, format_p
 from .history import row as history_row
-from .stats import count_interval, direction_note, format_change, format_counts, format_interval, format_value, \
+from .stats import sample_line, count_interval, direction_note, format_change, format_counts, format_interval, format_value, \
     repeat_text, samples_note, warning_notes
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def _leaderboard_section(ranks: "SuiteRanks") -> list[str]:
     if ranks.problem:
         return ["", f"_Leaderboard: no rank: {cell(ranks.problem)}_"]
     lines = ["", f"Leaderboard: {cell(leaderboard.heading(ranks))}.", ""]
-    rows = [[rank.label, f"{100 * rank.value:.2f}%", f"{rank.rank} of {rank.of}",
+    rows = [[rank.label, f"{100 * rank.value:.2f}%", leaderboard.rank_text(rank),
              " · ".join(("**" + leaderboard.entry_text(e) + "**") if e.this_run else leaderboard.entry_text(e)
                         for e in rank.neighbours)] for rank in ranks.ranks]
     rows += [[figure, "-", "no rank", why] for figure, why in ranks.not_ranked.items()]
@@ -101,8 +101,10 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None, grou
     if suite.is_sample:
         lines += [f"> **{cell(samples_note())}**", ""]
     if suite.partial_selection:
-        lines += [f"_Selection: {suite.total} of {suite.available} cases; the figures marked (selection) cover "
+        lines += [f"_Selection: {suite.selection_text()}; the figures marked (selection) cover "
                   "only them._", ""]
+    if suite.sampling_design is not None:
+        lines += [f"**Sample**: {cell(sample_line(suite.sampling_design))}", ""]
     with_baseline = comparison is not None and comparison.in_baseline
     headers = ["Group", "Metric", "Value", "Correct/Total", "95% CI"]
     right = [2, 3]

@@ -71,7 +71,12 @@ def is_whole(number: Any) -> bool:
 
 def count_interval(metric: Any) -> tuple[float, float] | None:
     """A 95% Wilson interval when the figure is exactly correct/total of whole-number counts, else None
-    (F1 scores, means over categories and plain numbers have no binomial interval)."""
+    (F1 scores, means over categories and plain numbers have no binomial interval). A figure estimated from
+    ``--toolbench-sample`` gives its estimate's interval (of the full benchmark's figure) instead."""
+    estimate = metric_field(metric, "estimate")
+    if estimate:  # --toolbench-sample: the design-based interval of the estimate (run.estimation)
+        interval = estimate.get("interval95")
+        return (float(interval[0]), float(interval[1])) if interval else None
     value, correct, total = (metric_field(metric, k) for k in ("value", "correct", "total"))
     if value is None or not is_percentage(metric) or not (is_whole(correct) and is_whole(total)):
         return None
@@ -133,6 +138,12 @@ def figure_notes(metric: Any) -> list[str]:
 def warning_notes(metric: Any) -> list[str]:
     """The notes a table shows beside a figure's name: incomplete, and over part of the suite only."""
     return [note for note in (metric_field(metric, "incomplete", ""), metric_field(metric, "scope", "")) if note]
+
+
+def sample_line(design: Any) -> str:
+    """The line every writer gives a ``--toolbench-sample`` suite: what the figures estimate, from how much."""
+    return (f"SAMPLED RUN: {design.note()}: every figure estimates the full benchmark's, with a 95% design-based "
+            f"interval (stratified by category, --toolbench-sample={design.spec.text})")
 
 
 def samples_note() -> str:

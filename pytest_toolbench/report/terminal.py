@@ -9,7 +9,7 @@ from .compare import baseline_label
 from .facts import generation_figures
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, format_test
-from .stats import count_interval, figure_notes, format_change, format_counts, format_interval, \
+from .stats import sample_line, count_interval, figure_notes, format_change, format_counts, format_interval, \
     format_value, repeat_text, samples_note
 
 if TYPE_CHECKING:
@@ -74,8 +74,10 @@ def render(report: "RunReport") -> list[str]:
         if suite.is_sample:
             lines.append(f"  !!! {samples_note()} !!!")
         if suite.partial_selection:
-            lines.append(f"  selection: {suite.total} of {suite.available} cases; the figures marked "
+            lines.append(f"  selection: {suite.selection_text()}; the figures marked "
                          "'(selection)' cover only them")
+        if suite.sampling_design is not None:
+            lines.append(f"  {sample_line(suite.sampling_design)}")
         if suite_comparison is not None and not suite_comparison.in_baseline:
             lines.append("  (not in the baseline)")
         names = [m.name for m in suite.metrics] + list(suite.error_types) + list(suite.error_types_by_category)
@@ -146,7 +148,7 @@ def leaderboard_lines(ranks: "SuiteRanks") -> list[str]:
         return [f"  [leaderboard: no rank: {ranks.problem}]"]
     lines = [f"  [{leaderboard.heading(ranks)}]"]
     for rank in ranks.ranks:
-        lines.append(f"    {rank.label} ({rank.figure}): {100 * rank.value:.2f}%, rank {rank.rank} of {rank.of}")
+        lines.append(f"    {rank.label} ({rank.figure}): {100 * rank.value:.2f}%, rank {leaderboard.rank_text(rank)}")
         lines.append("      " + " | ".join(leaderboard.entry_text(entry) for entry in rank.neighbours))
     for figure, why in ranks.not_ranked.items():
         lines.append(f"    {figure}: no rank ({why})")
