@@ -13,7 +13,8 @@ The interval of a figure comes from how it depends on the strata. Each category'
 flipping one sampled case (all its copies) and the figure re-aggregated: a figure that moves in proportion (two
 flips move it twice as far) and does not move when a case is swapped for another case of its stratum with the same
 verdict is a linear function of the categories' pass rates, ``F = c_0 + sum_h c_h p_h``, with ``c_h`` read off the
-flips. Its variance is the stratified one (Cochran, *Sampling Techniques*, 3rd ed. 1977, eq. 5.7, with the finite
+flips (flipping another case of the stratum moves it as much, a case of the other verdict as much the other
+way, and some flip moves it at all). Its variance is the stratified one (Cochran, *Sampling Techniques*, 3rd ed. 1977, eq. 5.7, with the finite
 population correction ``1 - f_h``)::
 
     v(F) = sum_h c_h^2 (1 - f_h) s_h^2 / n_h
@@ -50,7 +51,14 @@ _TOLERANCE = 1e-9
 
 STRATIFIED = "stratified, Agresti-Coull adjusted strata, fpc (Cochran 5.7)"
 HYPERGEOMETRIC = "exact hypergeometric (finite population)"
+RATIO_WILSON = "combined ratio estimator, Wilson with effective sample size (Korn-Graubard), fpc"
+RATIO_NORMAL = "combined ratio estimator, linearized variance, fpc (Cochran 6.11)"
+INFLUENCE = "linearized (influence function) stratified variance, fpc (Woodruff 1971)"
 NO_INTERVAL = "none"
+#: The influence fallback is skipped above this many record visits (cases probed x size of the repeated sample).
+MAX_INFLUENCE_WORK = 40_000_000
+#: The influence fallback gives no interval to a figure that fewer sampled cases than this move.
+MIN_BEARING = 30
 PROBE_ERROR = "estimate_probe"
 
 MetricKey = tuple[str, str]
@@ -195,10 +203,10 @@ def estimate_figures(records: Sequence[Any], design: Design,
         sizes[record.category] = sizes.get(record.category, 0) + 1
     repeat = _repetitions(strata, sizes)
 
-    def expanded(replaced: Mapping[int, Any] = {}) -> list[Any]:  # noqa: B006 - read only
+    def expanded(replaced: Mapping[int, Any] = {}, moved: Mapping[int, int] = {}) -> list[Any]:  # noqa: B006
         out: list[Any] = []
         for index, record in enumerate(records):
-            out.extend([replaced.get(index, record)] * repeat.get(record.category, 1))
+            out.extend([replaced.get(index, record)] * (repeat.get(record.category, 1) + moved.get(index, 0)))
         return out
 
     unit_of: dict[MetricKey, str] = {}
@@ -211,11 +219,16 @@ def estimate_figures(records: Sequence[Any], design: Design,
             continue
         first = scored[0]
         twin = next((i for i in scored[1:] if records[i].passed == records[first].passed), None)
+        other = next((i for i in scored if records[i].passed != records[first].passed), None)
         step = (1.0 if not records[first].passed else -1.0) / len(scored)
         one = _values(aggregate, expanded({first: _flipped(records[first])}))
-        two = _values(aggregate, expanded({first: _flipped(records[first]), twin: _flipped(records[twin])})) \
-            if twin is not None else None
-        swap = _values(aggregate, expanded({first: records[twin]})) if twin is not None else None
+        probes = []  # (values, expected move in units of one flip's move)
+        if twin is not None:
+            probes.append((_values(aggregate, expanded({first: _flipped(records[first]),
+                                                        twin: _flipped(records[twin])})), 2.0))
+            probes.append((_values(aggregate, expanded({first: records[twin]})), 0.0))
+        if other is not None:
+            probes.append((_values(aggregate, expanded({other: _flipped(records[other])})), -1.0))
         for key, value in base.items():
             if not linear[key]:
                 continue
@@ -223,28 +236,50 @@ def estimate_figures(records: Sequence[Any], design: Design,
             if value is None or moved is None:
                 linear[key] = False
                 continue
-            slope = (moved - value) / step
             tolerance = _TOLERANCE * max(1.0, abs(value))
-            if two is not None and (two.get(key) is None or abs((two[key] - value) - 2 * (moved - value)) > tolerance):
+            if any(probe.get(key) is None or abs((probe[key] - value) - times * (moved - value)) > tolerance
+                   for probe, times in probes):
                 linear[key] = False
                 continue
-            if swap is not None and (swap.get(key) is None or abs(swap[key] - value) > tolerance):
-                linear[key] = False
-                continue
+            slope = (moved - value) / step
             if abs(slope) > _TOLERANCE:
                 coefficient[key][name] = slope
+    for key in base:  # a figure no flip moves is not read off the pass rates (it reads labels, counts, scores)
+        if not coefficient[key]:
+            linear[key] = False
 
     units = design.units
     sampled, population, seed = design.sampled, design.population, design.spec.seed
+    influence_cost = sum(max(0, len(st.records) - 1) for st in strata.values()) * sum(
+        sizes[name] * repeat.get(name, 1) for name in sizes)
     estimates: dict[MetricKey, Estimate] = {}
+    per_case: list[dict[MetricKey, tuple[Any, Any, Any]]] | None = None
+    plain: dict[MetricKey, Any] = {}
+    influence: dict[MetricKey, float] | None = None
     for key, value in base.items():
         if value is None:
             estimates[key] = Estimate(None, None, sampled, population, seed, NO_INTERVAL, "no value")
             continue
         if not linear[key]:
-            estimates[key] = Estimate(value, None, sampled, population, seed, NO_INTERVAL,
-                                      "no interval: the figure is not determined by the categories' pass rates "
-                                      "(the point estimate is the suite's aggregation of the weighted sample)")
+            if per_case is None:
+                per_case = _per_case(aggregate, records)
+                plain = _values(aggregate, records)
+            found = _ratio_estimate(key, plain.get(key), unit_of.get(key) == "%", per_case, records, strata, design)
+            if found is None and not units and influence_cost <= MAX_INFLUENCE_WORK:
+                if influence is None:
+                    influence = _influence(base, records, strata, aggregate, expanded, repeat)
+                variance = influence.get(key)
+                if variance is not None:
+                    half = Z95 * math.sqrt(variance)
+                    interval = (value - half, value + half)
+                    if unit_of.get(key) == "%":
+                        interval = (max(0.0, interval[0]), min(1.0, interval[1]))
+                    found = Estimate(value, interval, sampled, population, seed, INFLUENCE)
+            estimates[key] = found or Estimate(
+                value, None, sampled, population, seed, NO_INTERVAL,
+                "no interval: the figure is neither determined by the categories' pass rates nor a count or mean "
+                f"of cases, and fewer than {MIN_BEARING} sampled cases bear on it for a linearized one (the point "
+                "estimate is the suite's aggregation of the weighted sample)")
             continue
         terms = coefficient[key]
         interval, method = None, STRATIFIED
@@ -265,6 +300,164 @@ def estimate_figures(records: Sequence[Any], design: Design,
             interval = (max(0.0, interval[0]), min(1.0, interval[1]))
         estimates[key] = Estimate(value, interval, sampled, population, seed, method, "", dict(sorted(terms.items())))
     return estimates
+
+
+def _per_case(aggregate: Callable[[Sequence[Any]], Sequence[Any]], records: Sequence[Any]
+              ) -> list[dict[MetricKey, tuple[Any, Any, Any]]] | None:
+    """Each record aggregated alone: (correct, total, value) per figure; None when the aggregation cannot take one
+    case alone."""
+    try:
+        return [{(m.group or "", m.name): (m.correct, m.total, m.value) for m in aggregate([record])}
+                for record in records]
+    except Exception:  # noqa: BLE001 - such a suite's figures then have no interval, and say so
+        return None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _ratio_estimate(key: MetricKey, plain: float | None, rate: bool,
+                    per_case: list[dict[MetricKey, tuple[Any, Any, Any]]] | None, records: Sequence[Any],
+                    strata: Mapping[str, _Stratum], design: Design) -> Estimate | None:
+    """A figure that is a ratio of per-case sums over the cases it covers, ``sum correct_i / sum total_i`` with each
+    case alone giving it a total of 1 or leaving it out (a count of cases: 0/1 or 1/1; a sum of per-case credits),
+    or a mean over cases (each case alone gives it its value over one
+    case): the combined ratio estimator ``sum_h w_h sum y / sum_h w_h sum x`` (Cochran §6.11) with its linearized
+    variance ``sum_h N_h^2 (1-f_h) s_zh^2 / n_h / X^2`` over ``z = y - R x``. A count's interval is Wilson's with
+    the effective sample size ``p(1-p) / v`` (Korn & Graubard 1998, *Survey Methodology* 24:193-201; at 0% or
+    100% the cases it covers); any other ratio's is ``R ± 1.96 sqrt(v)``. ``plain``: the figure over the sample as
+    the suite computes it, which the per-case sums must reproduce. None when the figure is none of these (or
+    several-case units are involved)."""
+    if per_case is None or design.units or plain is None:
+        return None
+
+    def rows_as(kind: str) -> dict[str, list[tuple[float, float]]] | None:
+        rows: dict[str, list[tuple[float, float]]] = {}
+        for record, figures in zip(records, per_case):
+            if record.error_type == NOT_SCORED:
+                continue
+            correct, total, value = (_number(x) for x in figures.get(key, (None, None, None)))
+            if kind == "ratio":
+                if total is None and correct is None:
+                    x, y = 0.0, 0.0  # the figure does not cover this case
+                elif total is None or correct is None or total not in (0.0, 1.0):
+                    return None  # a denominator that is not one case (RoTBench's scenario quirk): no test
+                else:
+                    x, y = total, correct
+            else:
+                if value is None and not total:
+                    x, y = 0.0, 0.0
+                elif value is None or total != 1 or (correct is not None and abs(correct - value) > 1e-9):
+                    return None
+                else:
+                    x, y = 1.0, value
+            rows.setdefault(record.category, []).append((x, y))
+        sample_x = sum(x for part in rows.values() for x, _ in part)
+        sample_y = sum(y for part in rows.values() for _, y in part)
+        if sample_x <= 0 or abs(sample_y / sample_x - plain) > 1e-7:
+            return None
+        return rows
+
+    kind = "ratio"
+    rows = rows_as("ratio")
+    if rows is None:
+        kind, rows = "mean", rows_as("mean")
+        if rows is None:
+            return None
+    binary = kind == "ratio" and rate and all(x in (0.0, 1.0) and y in (0.0, 1.0) and y <= x
+                                              for part in rows.values() for x, y in part)
+    totals_y = totals_x = 0.0
+    for name, part in rows.items():
+        weight = strata[name].cases_population / len(part)
+        totals_y += weight * sum(y for _, y in part)
+        totals_x += weight * sum(x for x, _ in part)
+    if totals_x <= 0:
+        return None
+    ratio = totals_y / totals_x
+    variance = 0.0
+    covered = 0
+    for name, part in rows.items():
+        n = len(part)
+        population = strata[name].cases_population
+        covered += sum(1 for x, _ in part if x)
+        if n < 2:
+            continue
+        z = [y - ratio * x for x, y in part]
+        mean = sum(z) / n
+        spread = sum((v - mean) ** 2 for v in z) / (n - 1)
+        variance += population * population * max(0.0, 1 - n / population) * spread / n
+    variance /= totals_x * totals_x
+    covering = [name for name, part in rows.items() if any(x for x, _ in part)]
+    if binary and len(covering) == 1 and all(x for x, _ in rows[covering[0]]):
+        # the figure is one whole stratum's share of cases: the exact hypergeometric interval
+        part, population = rows[covering[0]], strata[covering[0]].cases_population
+        k = int(round(sum(y for _, y in part)))
+        if population > len(part):
+            interval = hypergeometric_interval(k, len(part), population)
+        else:
+            interval = (k / len(part), k / len(part))
+        return Estimate(ratio, interval, design.sampled, design.population, design.spec.seed, HYPERGEOMETRIC)
+    if binary:
+        effective = ratio * (1 - ratio) / variance if 0 < ratio < 1 and variance > 0 else float(max(1, covered))
+        effective = max(1.0, min(effective, 1e9))
+        z2 = Z95 * Z95
+        centre = (ratio + z2 / (2 * effective)) / (1 + z2 / effective)
+        half = Z95 * math.sqrt(ratio * (1 - ratio) / effective + z2 / (4 * effective * effective)) / (1 + z2 / effective)
+        interval = (max(0.0, centre - half), min(1.0, centre + half))
+        method = RATIO_WILSON
+    else:
+        half = Z95 * math.sqrt(variance)
+        interval = (ratio - half, ratio + half)
+        if rate:
+            interval = (max(0.0, interval[0]), min(1.0, interval[1]))
+        method = RATIO_NORMAL
+    return Estimate(ratio, interval, design.sampled, design.population, design.spec.seed, method)
+
+
+def _influence(base: Mapping[MetricKey, Any], records: Sequence[Any], strata: Mapping[str, _Stratum],
+               aggregate: Callable[[Sequence[Any]], Sequence[Any]], expanded: Callable[..., list[Any]],
+               repeat: Mapping[str, int]) -> dict[MetricKey, float]:
+    """The linearized (influence-function) variance of every figure, for figures that are smooth functions of the
+    strata's means of anything the records hold (an F1 over pooled counts, a mean of category figures): in each
+    stratum one copy of a reference case is replaced by a copy of case ``i``, which moves the stratum's mean by
+    ``(v_i - v_ref) / M_h`` (``M_h`` copies in the stratum) and the figure by its derivative times that; ``u_i =
+    M_h * change`` is then the case's influence up to a constant, and the variance is ``sum_h (1 - f_h) s_uh^2 /
+    n_h`` (Woodruff 1971, *JASA* 66:411-414, with the stratified variance of Cochran eq. 5.7). A figure without a value in
+    some probe gets none."""
+    influences: dict[MetricKey, list[float]] = {key: [] for key, value in base.items() if value is not None}
+    variance = {key: 0.0 for key in influences}
+    bearing: dict[MetricKey, int] = {}  # sampled cases whose replacement moves the figure
+    for name, stratum in strata.items():
+        scored = stratum.records
+        n = len(scored)
+        if n < 2:
+            continue
+        copies = n * repeat.get(name, 1)
+        reference = scored[0]
+        per_key: dict[MetricKey, list[float]] = {key: [0.0] for key in influences}
+        for index in scored[1:]:
+            values = _values(aggregate, expanded(moved={index: 1, reference: -1}))
+            for key in list(per_key):
+                moved = values.get(key)
+                if moved is None:
+                    per_key.pop(key)
+                    influences.pop(key, None)
+                    variance.pop(key, None)
+                    continue
+                per_key[key].append(copies * (moved - base[key]))
+        fpc = max(0.0, 1 - n / stratum.cases_population) if stratum.cases_population else 0.0
+        for key, values in per_key.items():
+            if key not in variance:
+                continue
+            moving = sum(1 for v in values[1:] if abs(v) > _TOLERANCE)
+            bearing[key] = bearing.get(key, 0) + (moving + 1 if moving else 0)
+            mean = sum(values) / n
+            variance[key] += fpc * sum((v - mean) ** 2 for v in values) / (n - 1) / n
+    # too few sampled cases bear on a figure (a small domain) for the normal approximation: no interval
+    return {key: v for key, v in variance.items() if bearing.get(key, 0) >= MIN_BEARING}
 
 
 def _stratum_variance(stratum: _Stratum, records: Sequence[Any], units: Mapping[str, str]) -> float:
