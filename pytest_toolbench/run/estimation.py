@@ -57,8 +57,10 @@ INFLUENCE = "linearized (influence function) stratified variance, fpc (Woodruff 
 NO_INTERVAL = "none"
 #: The influence fallback is skipped above this many record visits (cases probed x size of the repeated sample).
 MAX_INFLUENCE_WORK = 40_000_000
-#: The influence fallback gives no interval to a figure that fewer sampled cases than this move.
+#: The influence fallback gives no interval to a figure over fewer sampled cases than this (in the strata where it
+#: moves), or that fewer cases than MIN_MOVERS move: the normal approximation needs them.
 MIN_BEARING = 30
+MIN_MOVERS = 5
 PROBE_ERROR = "estimate_probe"
 
 MetricKey = tuple[str, str]
@@ -429,7 +431,8 @@ def _influence(base: Mapping[MetricKey, Any], records: Sequence[Any], strata: Ma
     some probe gets none."""
     influences: dict[MetricKey, list[float]] = {key: [] for key, value in base.items() if value is not None}
     variance = {key: 0.0 for key in influences}
-    bearing: dict[MetricKey, int] = {}  # sampled cases whose replacement moves the figure
+    bearing: dict[MetricKey, int] = {}  # sampled cases of the strata where the figure moves
+    movers: dict[MetricKey, int] = {}  # sampled cases whose replacement moves it
     for name, stratum in strata.items():
         scored = stratum.records
         n = len(scored)
@@ -453,11 +456,14 @@ def _influence(base: Mapping[MetricKey, Any], records: Sequence[Any], strata: Ma
             if key not in variance:
                 continue
             moving = sum(1 for v in values[1:] if abs(v) > _TOLERANCE)
-            bearing[key] = bearing.get(key, 0) + (moving + 1 if moving else 0)
+            if moving:
+                bearing[key] = bearing.get(key, 0) + n
+                movers[key] = movers.get(key, 0) + moving
             mean = sum(values) / n
             variance[key] += fpc * sum((v - mean) ** 2 for v in values) / (n - 1) / n
     # too few sampled cases bear on a figure (a small domain) for the normal approximation: no interval
-    return {key: v for key, v in variance.items() if bearing.get(key, 0) >= MIN_BEARING}
+    return {key: v for key, v in variance.items()
+            if bearing.get(key, 0) >= MIN_BEARING and movers.get(key, 0) >= MIN_MOVERS}
 
 
 def _stratum_variance(stratum: _Stratum, records: Sequence[Any], units: Mapping[str, str]) -> float:

@@ -7,7 +7,7 @@ The design (Cochran, *Sampling Techniques*, 3rd ed., 1977, ch. 5: stratified ran
   which run the same prerequisite conversations), so a unit is never split; a unit lies in one category. (Every
   other interactive case is one conversation already: a BFCL multi-turn entry, an ACEBench agent dialogue, a
   WildToolBench task with its dialogue so far);
-- **allocation** is proportional (``n_h = N_h * n / N``, largest remainders, so the n asked for is the n drawn),
+- **allocation** is proportional (``n_h = N_h * n / N``, largest remainders, so that they add up to the n asked for),
   with at least :data:`MINIMUM_PER_STRATUM` units in every stratum (all of a smaller one): a stratum always has
   cases to estimate its rate from, and two or more, so its variance can be estimated;
 - **selection** within a stratum is simple random sampling without replacement: the units with the smallest keyed

@@ -1,0 +1,260 @@
+"""How good are ``--toolbench-sample``'s estimates? Coverage of the 95% interval, its mean half-width, and the wall
+time of a sampled run against the full run, per headline figure, on real result sets.
+
+Result sets (each a full population of per-case verdicts; the script draws many seeds from it with the plugin's own
+``run.sampling.draw`` and estimates with ``run.estimation.estimate_figures`` and the suite's own ``aggregate``):
+
+- ``bfcl-st:<model>``: BFCL v4 single-turn (13 categories, 3,641 cases, the real case ids) with each category's
+  passes set to the count the published leaderboard gives that model (``<data>/bfcl-leaderboard``; where the
+  leaderboard publishes only a mean of categories, Simple = mean of python/java/javascript, Irrelevance = mean of
+  irrelevance/live_irrelevance, each category of the mean gets it). Under stratified simple random sampling the
+  distribution of every estimate depends on a stratum only through its size and its number of passes, so these
+  populations give exactly the coverage a per-case result file of that model would (which cases pass is placed at
+  random, seed fixed). Four models spread over the leaderboard.
+- ``bfcl-full:<model>``: the same for all 22 categories (multi-turn, web search, memory too), for the official
+  Overall; memory questions are drawn by scenario (5 per category), as the plugin does.
+- ``rotbench``, ``nestools``, ``acebench``: real per-case records of the plugin replaying ``shared/dev-verdicts``
+  (outputs whose official verdicts are known), made by this script with ``pytest --toolbench-replay``.
+
+Run: ``.venv/bin/python benchmarks/bench_sampling.py [--seeds 100] [--quick]`` from the repository root with the data
+at ``TOOLBENCH_DATA`` or ``../shared/data``. Prints the tables and writes ``benchmarks/results/sampling-<date>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import multiprocessing
+import os
+import platform
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pytest_toolbench.contract.suite import CaseRecord  # noqa: E402
+from pytest_toolbench.run import estimation, sampling  # noqa: E402
+from pytest_toolbench.run.catalog import import_scorer  # noqa: E402
+
+DATA = Path(os.environ.get("TOOLBENCH_DATA") or ROOT.parent / "shared" / "data").resolve()
+DEV_VERDICTS = DATA.parent / "dev-verdicts"
+SINGLE_TURN = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel", "parallel_multiple",
+               "irrelevance", "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple",
+               "live_irrelevance", "live_relevance")
+#: leaderboard column per category (a mean column given to each category it averages)
+COLUMNS = {"simple_python": "Non-Live Simple AST", "simple_java": "Non-Live Simple AST",
+           "simple_javascript": "Non-Live Simple AST", "multiple": "Non-Live Multiple AST",
+           "parallel": "Non-Live Parallel AST", "parallel_multiple": "Non-Live Parallel Multiple AST",
+           "irrelevance": "Irrelevance Detection", "live_simple": "Live Simple AST",
+           "live_multiple": "Live Multiple AST", "live_parallel": "Live Parallel AST",
+           "live_parallel_multiple": "Live Parallel Multiple AST", "live_irrelevance": "Irrelevance Detection",
+           "live_relevance": "Relevance Detection", "multi_turn_base": "Multi Turn Base",
+           "multi_turn_miss_func": "Multi Turn Miss Func", "multi_turn_miss_param": "Multi Turn Miss Param",
+           "multi_turn_long_context": "Multi Turn Long Context", "web_search_base": "Web Search Base",
+           "web_search_no_snippet": "Web Search No Snippet", "memory_kv": "Memory KV", "memory_vector": "Memory Vector",
+           "memory_rec_sum": "Memory Recursive Summarization"}
+HEADLINE = {"bfcl": ("non_live_ast", "live_ast", "irrelevance_detection", "relevance_detection",
+                     "overall_over_categories_ran", "multi_turn", "agentic", "overall_official")}
+MEMORY_SCENARIOS = ("student", "customer", "finance", "healthcare", "notetaker")
+
+
+def bfcl_ids() -> dict[str, list[str]]:
+    """The real single-turn case ids, per category, from the data."""
+    ids = {}
+    for category in SINGLE_TURN:
+        path = DATA / "bfcl" / f"BFCL_v4_{category}.json"
+        ids[category] = [json.loads(line)["id"] for line in path.read_text().splitlines() if line.strip()]
+    return ids
+
+
+def leaderboard_rows(full: bool, count: int) -> list[dict[str, str]]:
+    path = next((DATA / "bfcl-leaderboard").glob("*.csv"))
+    rows = list(csv.DictReader(path.open(encoding="utf-8")))
+    wanted = [COLUMNS[c] for c in (COLUMNS if full else SINGLE_TURN)]
+    usable = [row for row in rows if all(row.get(col, "N/A").endswith("%") for col in wanted)]
+    usable.sort(key=lambda row: -float(row["Overall Acc"].rstrip("%")))
+    step = max(1, (len(usable) - 1) // max(1, count - 1))
+    return [usable[min(i * step, len(usable) - 1)] for i in range(count)]
+
+
+def population(row: dict[str, str], full: bool, ids: dict[str, list[str]], seed: int) -> list[CaseRecord]:
+    bfcl = import_scorer(ROOT / "suites" / "bfcl", "aggregation")
+    rng = random.Random(seed)
+    records = []
+    for category in (COLUMNS if full else SINGLE_TURN):
+        n = bfcl.UPSTREAM_COUNTS[category]
+        if category in ids:
+            names = ids[category]
+        elif category.startswith("memory_"):
+            per = n // len(MEMORY_SCENARIOS)
+            names = [f"{category}_{i}-{MEMORY_SCENARIOS[i // per]}-{i % per}" for i in range(n)]
+        else:
+            names = [f"{category}_{i}" for i in range(n)]
+        passes = round(float(row[COLUMNS[category]].rstrip("%")) / 100 * n)
+        flags = [True] * passes + [False] * (n - passes)
+        rng.shuffle(flags)
+        records += [CaseRecord("bfcl", case_id, category, flag, None if flag else "wrong")
+                    for case_id, flag in zip(names, flags)]
+    return records
+
+
+def replay_records(suite: str) -> list[CaseRecord] | None:
+    """The plugin's records of replaying dev-verdicts/<suite>/round_0 (None when they are not there)."""
+    folder = DEV_VERDICTS / suite / "round_0"
+    if not folder.is_dir():
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "run.json"
+        subprocess.run([sys.executable, "-m", "pytest", f"suites/{suite}", "-q", "-p", "no:cacheprovider",
+                        f"--toolbench-data={DATA}", f"--toolbench-replay={folder}", f"--toolbench-json={out}"],
+                       cwd=ROOT, capture_output=True, check=False)
+        if not out.is_file():
+            return None
+        return [CaseRecord.from_json(case) for case in json.loads(out.read_text())["cases"]]
+
+
+_SETS: dict[str, tuple[str, list[CaseRecord]]] = {}
+
+
+def _one(task: tuple[str, float, int]) -> tuple[str, float, int, dict, float]:
+    name, fraction, seed = task
+    suite, records = _SETS[name]
+    aggregate = import_scorer(ROOT / "suites" / suite).aggregate
+    unit = getattr(import_scorer(ROOT / "suites" / suite), "sampling_unit", None)
+    started = time.perf_counter()
+    drawn, design = sampling.draw(records, sampling.SampleSpec(fraction=fraction, seed=seed), suite,
+                                  lambda r: r.category, lambda r: r.case_id,
+                                  (lambda r: unit(r.case_id, r.category)) if unit else None)
+    estimates = estimation.estimate_figures(drawn, design, aggregate)
+    seconds = time.perf_counter() - started
+    return name, fraction, seed, {f"{g}|{n}": (e.value, e.interval95, e.method) for (g, n), e in estimates.items()}, \
+        seconds
+
+
+def _init(sets: dict) -> None:
+    _SETS.update(sets)
+
+
+def wall_times(fractions: list[float]) -> dict[str, float]:
+    """Wall time of the plugin (gold backend) on BFCL single-turn: the full run and each fraction."""
+    selection = "not multi_turn and not memory and not web_search"
+    times = {}
+    for fraction in [None, *fractions]:
+        args = [sys.executable, "-m", "pytest", "suites/bfcl", "-q", "-p", "no:cacheprovider", "-k", selection,
+                f"--toolbench-data={DATA}"] + ([f"--toolbench-sample={fraction}"] if fraction else [])
+        started = time.perf_counter()
+        subprocess.run(args, cwd=ROOT, capture_output=True, check=False)
+        times["full" if fraction is None else str(fraction)] = time.perf_counter() - started
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seeds", type=int, default=100, help="seeds at the 10%% fraction (others: half)")
+    parser.add_argument("--quick", action="store_true", help="few seeds and models (a smoke check of the script)")
+    parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    args = parser.parse_args()
+    seeds_main = 5 if args.quick else args.seeds
+    models = 2 if args.quick else 4
+    ids = bfcl_ids()
+    sets: dict[str, tuple[str, list[CaseRecord]]] = {}
+    for index, row in enumerate(leaderboard_rows(False, models)):
+        sets[f"bfcl-st:{row['Model']}"] = ("bfcl", population(row, False, ids, index))
+    for index, row in enumerate(leaderboard_rows(True, 2)):
+        sets[f"bfcl-full:{row['Model']}"] = ("bfcl", population(row, True, ids, 100 + index))
+    if not args.quick:
+        for suite in ("rotbench", "nestools", "acebench"):
+            records = replay_records(suite)
+            if records:
+                sets[f"{suite} (dev-verdicts replay)"] = (suite, records)
+    fractions = [0.05, 0.1, 0.2, 0.3] if not args.quick else [0.1]
+    tasks = []
+    for name, (suite, _) in sets.items():
+        for fraction in fractions:
+            if suite != "bfcl" and fraction != 0.1:
+                continue
+            if suite != "bfcl":
+                seeds = max(5, seeds_main * 15 // 100)  # real replays: the influence fallback costs seconds a draw
+            elif name.startswith("bfcl-full"):
+                seeds = max(5, seeds_main // 5)
+            else:
+                seeds = seeds_main if fraction == 0.1 else max(5, seeds_main // 5)
+            tasks += [(name, fraction, seed) for seed in range(seeds)]
+    truth = {}
+    for name, (suite, records) in sets.items():
+        aggregate = import_scorer(ROOT / "suites" / suite).aggregate
+        truth[name] = {f"{m.group}|{m.name}": m.value for m in aggregate(records)}
+    print(f"{len(sets)} result sets, {len(tasks)} draws on {args.workers} processes", flush=True)
+    started = time.perf_counter()
+    results = []
+    with multiprocessing.get_context("fork").Pool(args.workers, _init, (sets,)) as pool:
+        for done, result in enumerate(pool.imap_unordered(_one, tasks, chunksize=4), 1):
+            results.append(result)
+            if done % 100 == 0:
+                print(f"  {done}/{len(tasks)} draws, {time.perf_counter() - started:.0f} s", flush=True)
+    table: dict[tuple[str, float, str], list] = {}
+    seconds: dict[tuple[str, float], list[float]] = {}
+    for name, fraction, seed, estimates, took in results:
+        seconds.setdefault((name, fraction), []).append(took)
+        for key, (value, interval, method) in estimates.items():
+            true = truth[name].get(key)
+            if true is None or value is None:
+                continue
+            row = table.setdefault((name, fraction, key), [0, 0, 0.0, 0.0, method, 0])
+            if interval is None:
+                row[5] += 1
+                continue
+            row[1] += 1
+            row[0] += interval[0] - 1e-9 <= true <= interval[1] + 1e-9
+            row[2] += (interval[1] - interval[0]) / 2
+            row[3] = max(row[3], abs(value - true))
+    report = {"machine": {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "python": platform.python_version(),
+                          "cpu": f"{platform.machine()}, {os.cpu_count()} cores", "commit": _commit()},
+              "seeds_at_10_percent": seeds_main, "sets": {}, "wall_time_s": {}}
+    for (name, fraction, key), (hit, total, half, worst, method, without) in sorted(table.items()):
+        entry = report["sets"].setdefault(name, {}).setdefault(str(fraction), {})
+        entry[key] = {"coverage": hit / total if total else None, "draws": total, "mean_half_width": half / total
+                      if total else None, "largest_error": worst, "method": method, "without_interval": without}
+    for name in sets:
+        print(f"\n== {name}")
+        for fraction in fractions:
+            entry = report["sets"].get(name, {}).get(str(fraction))
+            if not entry:
+                continue
+            took = seconds[(name, fraction)]
+            print(f"  fraction {fraction:g}: {len(took)} seeds, estimate {sum(took) / len(took):.2f} s per draw")
+            for key, row in entry.items():
+                group, metric = key.split("|", 1)
+                if row["draws"] == 0:
+                    continue
+                headline = metric in HEADLINE.get(sets[name][0], ()) or group in ("category", "aggregate")
+                if not headline:
+                    continue
+                print(f"    {metric:42s} coverage {100 * row['coverage']:5.1f}% of {row['draws']:3d}  "
+                      f"half-width {100 * row['mean_half_width']:5.2f} pts  worst error {100 * row['largest_error']:5.2f}"
+                      f"  [{row['method'][:28]}]")
+    if not args.quick:
+        report["wall_time_s"] = wall_times([0.05, 0.1, 0.2, 0.3])
+        print("\nwall time of the plugin (gold backend, BFCL single-turn):",
+              ", ".join(f"{k}: {v:.1f} s" for k, v in report["wall_time_s"].items()))
+    out = ROOT / "benchmarks" / "results" / f"sampling-{time.strftime('%Y-%m-%d')}{'-quick' if args.quick else ''}.json"
+    out.write_text(json.dumps(report, indent=1))
+    print(f"\nwritten {out}")
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              check=False).stdout.strip()
+    except OSError:
+        return "?"
+
+
+if __name__ == "__main__":
+    main()
