@@ -25,7 +25,7 @@ from .compare import SuiteComparison, baseline_label
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, PairedResult, format_delta_interval, format_p
 from .history import html_section as history_html
-from .stats import sample_line, change_css, count_interval, direction_note, format_change, format_counts, format_interval, \
+from .stats import ESTIMATE_INTERVALS_NOTE, sample_line, change_css, count_interval, direction_note, format_change, format_counts, format_interval, \
     format_value, repeat_text, samples_note, warning_notes
 
 if TYPE_CHECKING:
@@ -349,7 +349,8 @@ def summary_html(report: "RunReport") -> str:
         parts.append(f'<p class="tb-warn">Ran on shipped samples, not the benchmark\'s data: '
                      f'{escape(", ".join(samples))}</p>')
     parts.append("<p>95% CI: Wilson score interval, for figures that are correct/total of whole counts. "
-                 "Hover a chart bar or a metric row for its exact figures or formula.</p>")
+                 + (f"{escape(ESTIMATE_INTERVALS_NOTE)} " if any(s.sampling_design for s in summary.suites) else "")
+                 + "Hover a chart bar or a metric row for its exact figures or formula.</p>")
     parts.append(profile_views.html_section(run.profile if run else None))
     for suite in summary.suites:
         parts.append(_suite_section(suite, comparison.suites.get(suite.name) if comparison else None, nodeids,

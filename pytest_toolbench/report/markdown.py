@@ -13,7 +13,7 @@ from .compare import SuiteComparison, baseline_label
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, format_delta_interval, format_p
 from .history import row as history_row
-from .stats import sample_line, count_interval, direction_note, format_change, format_counts, format_interval, format_value, \
+from .stats import ESTIMATE_INTERVALS_NOTE, sample_line, count_interval, direction_note, format_change, format_counts, format_interval, format_value, \
     repeat_text, samples_note, warning_notes
 
 if TYPE_CHECKING:
@@ -172,5 +172,6 @@ def _render(report: "RunReport", groups: set[str] | None) -> str:
     for suite in summary.suites:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
         lines += _suite_section(suite, suite_comparison, groups, report.leaderboards.get(suite.name))
-    lines.append("_95% CI: Wilson score interval, shown where a figure is correct/total of whole counts._")
+    lines.append("_95% CI: Wilson score interval, shown where a figure is correct/total of whole counts._"
+                 + (f" _{ESTIMATE_INTERVALS_NOTE}_" if any(s.sampling_design for s in summary.suites) else ""))
     return "\n".join(lines) + "\n"

@@ -140,6 +140,11 @@ def warning_notes(metric: Any) -> list[str]:
     return [note for note in (metric_field(metric, "incomplete", ""), metric_field(metric, "scope", "")) if note]
 
 
+#: What the 95% column means for a --toolbench-sample suite (every writer's interval note).
+ESTIMATE_INTERVALS_NOTE = ("A sampled suite's 95% interval is the design-based interval of the full benchmark's "
+                           "figure (README: Smoke tier).")
+
+
 def sample_line(design: Any) -> str:
     """The line every writer gives a ``--toolbench-sample`` suite: what the figures estimate, from how much."""
     return (f"SAMPLED RUN: {design.note()}: every figure estimates the full benchmark's, with a 95% design-based "

@@ -9,7 +9,7 @@ from .compare import baseline_label
 from .facts import generation_figures
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, format_test
-from .stats import sample_line, count_interval, figure_notes, format_change, format_counts, format_interval, \
+from .stats import ESTIMATE_INTERVALS_NOTE, sample_line, count_interval, figure_notes, format_change, format_counts, format_interval, \
     format_value, repeat_text, samples_note
 
 if TYPE_CHECKING:
@@ -53,7 +53,8 @@ def render(report: "RunReport") -> list[str]:
     if report.history is not None:
         lines.append(f"history: {len(report.history.runs) - 1} baselines given; deltas and gates use the last one, "
                      "the trend across all of them is in the HTML and Markdown reports and the JSON (history)")
-    lines.append("intervals: 95% Wilson score intervals, for figures that are correct/total counts")
+    lines.append("intervals: 95% Wilson score intervals, for figures that are correct/total counts"
+                 + (f"; {ESTIMATE_INTERVALS_NOTE}" if any(s.sampling_design for s in summary.suites) else ""))
     for suite in summary.suites:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
         lines.append("")
