@@ -159,33 +159,42 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=100, help="seeds at the 10%% fraction (others: half)")
     parser.add_argument("--quick", action="store_true", help="few seeds and models (a smoke check of the script)")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--other-seeds", type=int, default=10, help="seeds at the other fractions and sets")
+    parser.add_argument("--draws-log", default=None, help="append every draw's estimates to this JSONL file")
+    parser.add_argument("--from-log", action="store_true", help="resume: the draws in --draws-log are not redone")
+    parser.add_argument("--no-wall-time", action="store_true", help="skip the timed plugin runs")
+    parser.add_argument("--replays", action="store_true",
+                        help="also the dev-verdicts replays of RoTBench, NesTools, ACEBench (seconds per draw)")
     args = parser.parse_args()
     seeds_main = 5 if args.quick else args.seeds
     models = 2 if args.quick else 4
+    if args.quick:
+        args.other_seeds = 2
     ids = bfcl_ids()
     sets: dict[str, tuple[str, list[CaseRecord]]] = {}
+    tasks = []
+    other_fractions = [0.05, 0.2, 0.3, 0.5]
+    # the acceptance first: BFCL single-turn at 10%, --seeds seeds on each of several published models
     for index, row in enumerate(leaderboard_rows(False, models)):
-        sets[f"bfcl-st:{row['Model']}"] = ("bfcl", population(row, False, ids, index))
-    for index, row in enumerate(leaderboard_rows(True, 2)):
-        sets[f"bfcl-full:{row['Model']}"] = ("bfcl", population(row, True, ids, 100 + index))
-    if not args.quick:
+        name = f"bfcl-st:{row['Model']}"
+        sets[name] = ("bfcl", population(row, False, ids, index))
+        tasks += [(name, 0.1, seed) for seed in range(seeds_main)]
+    # the other fractions on the first model, and the full benchmark (official Overall) on one model
+    first = next(iter(sets))
+    tasks += [(first, fraction, seed) for fraction in other_fractions for seed in range(args.other_seeds)]
+    row = leaderboard_rows(True, 1)[0]
+    full = f"bfcl-full:{row['Model']}"
+    sets[full] = ("bfcl", population(row, True, ids, 100))
+    tasks += [(full, fraction, seed) for fraction in [0.05, 0.1] + other_fractions[1:] for seed in
+              range(args.other_seeds)]
+    if args.replays:
         for suite in ("rotbench", "nestools", "acebench"):
             records = replay_records(suite)
             if records:
-                sets[f"{suite} (dev-verdicts replay)"] = (suite, records)
-    fractions = [0.05, 0.1, 0.2, 0.3] if not args.quick else [0.1]
-    tasks = []
-    for name, (suite, _) in sets.items():
-        for fraction in fractions:
-            if suite != "bfcl" and fraction != 0.1:
-                continue
-            if suite != "bfcl":
-                seeds = max(5, seeds_main * 15 // 100)  # real replays: the influence fallback costs seconds a draw
-            elif name.startswith("bfcl-full"):
-                seeds = max(5, seeds_main // 5)
-            else:
-                seeds = seeds_main if fraction == 0.1 else max(5, seeds_main // 5)
-            tasks += [(name, fraction, seed) for seed in range(seeds)]
+                name = f"{suite} (dev-verdicts replay)"
+                sets[name] = (suite, records)
+                tasks += [(name, 0.1, seed) for seed in range(args.other_seeds)]
+    fractions = sorted({task[1] for task in tasks})
     truth = {}
     for name, (suite, records) in sets.items():
         aggregate = import_scorer(ROOT / "suites" / suite).aggregate
@@ -193,14 +202,24 @@ def main() -> None:
     print(f"{len(sets)} result sets, {len(tasks)} draws on {args.workers} processes", flush=True)
     started = time.perf_counter()
     results = []
+    log = Path(args.draws_log) if args.draws_log else None
+    if log is not None and args.from_log:
+        results = [tuple(json.loads(line)) for line in log.read_text().splitlines() if line.strip()]
+        done_tasks = {(r[0], r[1], r[2]) for r in results}
+        tasks = [task for task in tasks if task not in done_tasks]
+        print(f"{len(results)} draws read from {log}; {len(tasks)} to go", flush=True)
     with multiprocessing.get_context("fork").Pool(args.workers, _init, (sets,)) as pool:
-        for done, result in enumerate(pool.imap_unordered(_one, tasks, chunksize=4), 1):
+        for done, result in enumerate(pool.imap_unordered(_one, tasks, chunksize=2), 1):
             results.append(result)
-            if done % 100 == 0:
+            if log is not None:
+                with log.open("a") as handle:
+                    handle.write(json.dumps(result) + "\n")
+            if done % 20 == 0:
                 print(f"  {done}/{len(tasks)} draws, {time.perf_counter() - started:.0f} s", flush=True)
     table: dict[tuple[str, float, str], list] = {}
     seconds: dict[tuple[str, float], list[float]] = {}
     for name, fraction, seed, estimates, took in results:
+        fraction = float(fraction)
         seconds.setdefault((name, fraction), []).append(took)
         for key, (value, interval, method) in estimates.items():
             true = truth[name].get(key)
@@ -239,7 +258,7 @@ def main() -> None:
                 print(f"    {metric:42s} coverage {100 * row['coverage']:5.1f}% of {row['draws']:3d}  "
                       f"half-width {100 * row['mean_half_width']:5.2f} pts  worst error {100 * row['largest_error']:5.2f}"
                       f"  [{row['method'][:28]}]")
-    if not args.quick:
+    if not args.quick and not args.no_wall_time:
         report["wall_time_s"] = wall_times([0.05, 0.1, 0.2, 0.3])
         print("\nwall time of the plugin (gold backend, BFCL single-turn):",
               ", ".join(f"{k}: {v:.1f} s" for k, v in report["wall_time_s"].items()))

@@ -45,6 +45,8 @@ from .sampling import Design
 Z95 = 1.959963984540054
 #: Largest relative error allowed between a stratum's weight ``N_h / n_h`` and its whole-number repetition.
 WEIGHT_TOLERANCE = 0.01
+#: The same for the repeated samples the probes aggregate (coefficients within this).
+PROBE_TOLERANCE = 0.05
 #: The repeated sample is kept below this many records (the weight error is then the smallest reachable).
 MAX_EXPANDED = 400_000
 _TOLERANCE = 1e-9
@@ -148,7 +150,8 @@ class _Stratum:
         return self.units_population / self.units_sampled if self.units_sampled else 0.0
 
 
-def _repetitions(strata: Mapping[str, _Stratum], sizes: Mapping[str, int]) -> dict[str, int]:
+def _repetitions(strata: Mapping[str, _Stratum], sizes: Mapping[str, int], tolerance: float = 0.01
+                 ) -> dict[str, int]:
     """Whole repetitions ``m_h ≈ R * w_h`` with the smallest ``R`` that keeps every weight within the tolerance (or
     the best ``R`` below the size cap). ``sizes``: records per stratum."""
     weights = {name: s.weight for name, s in strata.items() if s.weight > 0}
@@ -164,7 +167,7 @@ def _repetitions(strata: Mapping[str, _Stratum], sizes: Mapping[str, int]) -> di
         error = max(abs(round(factor * w) - factor * w) / (factor * w) for w in weights.values())
         if best is None or error < best[0] - 1e-15:
             best = (error, factor)
-        if error <= WEIGHT_TOLERANCE:
+        if error <= tolerance:
             break
     return {name: max(1, round(best[1] * w)) for name, w in weights.items()}
 
@@ -203,7 +206,10 @@ def estimate_figures(records: Sequence[Any], design: Design,
     sizes: dict[str, int] = {}
     for record in records:
         sizes[record.category] = sizes.get(record.category, 0) + 1
-    repeat = _repetitions(strata, sizes)
+    # the probes (many aggregations) use coarser repetitions, weights within PROBE_TOLERANCE: the coefficients
+    # they read are as close; the point estimate uses weights within WEIGHT_TOLERANCE
+    repeat = _repetitions(strata, sizes, PROBE_TOLERANCE)
+    fine_repeat = _repetitions(strata, sizes, WEIGHT_TOLERANCE)
 
     def expanded(replaced: Mapping[int, Any] = {}, moved: Mapping[int, int] = {}) -> list[Any]:  # noqa: B006
         out: list[Any] = []
@@ -213,6 +219,15 @@ def estimate_figures(records: Sequence[Any], design: Design,
 
     unit_of: dict[MetricKey, str] = {}
     base = _values(aggregate, expanded(), unit_of)
+    fine = base if fine_repeat == repeat else _values(aggregate, [record for record in records for _ in range(
+        fine_repeat.get(record.category, 1))])
+    # A figure that changes when every case is simply counted twice is no function of the categories' shares (a
+    # count of cases, a grouping by case id): repeating cases cannot weight it, so it is not estimated.
+    plain_values = _values(aggregate, records)
+    doubled = _values(aggregate, [record for record in records for _ in range(2)])
+    unweighable = {key for key, value in plain_values.items()
+                   if (value is None) != (doubled.get(key) is None)
+                   or (value is not None and abs(doubled[key] - value) > _TOLERANCE * max(1.0, abs(value)))}
     coefficient: dict[MetricKey, dict[str, float]] = {key: {} for key in base}
     linear: dict[MetricKey, bool] = {key: True for key in base}
     for name, stratum in strata.items():
@@ -259,13 +274,19 @@ def estimate_figures(records: Sequence[Any], design: Design,
     plain: dict[MetricKey, Any] = {}
     influence: dict[MetricKey, float] | None = None
     for key, value in base.items():
+        value = fine.get(key) if value is not None else None
+        if key in unweighable:
+            estimates[key] = Estimate(None, None, sampled, population, seed, NO_INTERVAL,
+                                      "not estimated: the figure depends on the number of cases (a count) or on "
+                                      "their ids, so the sample's weights cannot be applied to it")
+            continue
         if value is None:
             estimates[key] = Estimate(None, None, sampled, population, seed, NO_INTERVAL, "no value")
             continue
         if not linear[key]:
             if per_case is None:
                 per_case = _per_case(aggregate, records)
-                plain = _values(aggregate, records)
+                plain = plain_values
             found = _ratio_estimate(key, plain.get(key), unit_of.get(key) == "%", per_case, records, strata, design)
             if found is None and not units and influence_cost <= MAX_INFLUENCE_WORK:
                 if influence is None:
