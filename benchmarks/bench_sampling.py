@@ -163,6 +163,7 @@ def main() -> None:
     parser.add_argument("--draws-log", default=None, help="append every draw's estimates to this JSONL file")
     parser.add_argument("--from-log", action="store_true", help="resume: the draws in --draws-log are not redone")
     parser.add_argument("--no-wall-time", action="store_true", help="skip the timed plugin runs")
+    parser.add_argument("--summarize-only", action="store_true", help="with --from-log: only the draws logged")
     parser.add_argument("--replays", action="store_true",
                         help="also the dev-verdicts replays of RoTBench, NesTools, ACEBench (seconds per draw)")
     args = parser.parse_args()
@@ -206,10 +207,10 @@ def main() -> None:
     if log is not None and args.from_log:
         results = [tuple(json.loads(line)) for line in log.read_text().splitlines() if line.strip()]
         done_tasks = {(r[0], r[1], r[2]) for r in results}
-        tasks = [task for task in tasks if task not in done_tasks]
+        tasks = [] if args.summarize_only else [task for task in tasks if task not in done_tasks]
         print(f"{len(results)} draws read from {log}; {len(tasks)} to go", flush=True)
     with multiprocessing.get_context("fork").Pool(args.workers, _init, (sets,)) as pool:
-        for done, result in enumerate(pool.imap_unordered(_one, tasks, chunksize=2), 1):
+        for done, result in enumerate(pool.imap_unordered(_one, tasks, chunksize=2) if tasks else (), 1):
             results.append(result)
             if log is not None:
                 with log.open("a") as handle:
