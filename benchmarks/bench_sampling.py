@@ -154,6 +154,40 @@ def wall_times(fractions: list[float]) -> dict[str, float]:
     return times
 
 
+def overall_half_widths(fractions: list[float]) -> dict[str, dict[str, float]]:
+    """The official Overall's 95% half-width (points) at each fraction for every published model with all 22
+    categories on the leaderboard, from the stratified variance ``sum_h c_h^2 (1 - f_h) S_h^2 / n_h`` with the
+    model's per-category accuracies (the Overall's coefficients: 10/10/10/30/40 split over each component's
+    categories, Live by category size; memory runs whole: 5 scenarios per category, the minimum)."""
+    import math
+
+    counts = import_scorer(ROOT / "suites" / "bfcl", "aggregation").UPSTREAM_COUNTS
+    live = ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple")
+    weight = {**{c: 0.1 / 12 for c in ("simple_python", "simple_java", "simple_javascript")},
+              **{c: 0.1 / 4 for c in ("multiple", "parallel", "parallel_multiple")},
+              **{c: 0.1 * counts[c] / sum(counts[x] for x in live) for c in live},
+              "irrelevance": 0.05, "live_irrelevance": 0.05,
+              **{c: 0.3 / 4 for c in ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
+                                      "multi_turn_long_context")},
+              "web_search_base": 0.1, "web_search_no_snippet": 0.1}
+    rows = leaderboard_rows(True, 1000)
+    found = {}
+    for fraction in fractions:
+        units = {c: (5 if c.startswith("memory_") else n) for c, n in counts.items()}
+        drawn = sampling.allocate(units, sampling.SampleSpec(fraction=fraction))
+        widths = []
+        for row in {r["Model"]: r for r in rows}.values():
+            variance = 0.0
+            for category, c in weight.items():
+                p, n, size = float(row[COLUMNS[category]].rstrip("%")) / 100, drawn[category], counts[category]
+                variance += c * c * (1 - n / size) * p * (1 - p) * size / (size - 1) / n
+            widths.append(100 * 1.959964 * math.sqrt(variance))
+        widths.sort()
+        found[str(fraction)] = {"models": len(widths), "median": widths[len(widths) // 2], "largest": widths[-1],
+                                "cases": sum(drawn[c] * (31 if c.startswith("memory_") else 1) for c in counts)}
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=int, default=100, help="seeds at the 10%% fraction (others: half)")
@@ -263,6 +297,11 @@ def main() -> None:
         report["wall_time_s"] = wall_times([0.05, 0.1, 0.2, 0.3])
         print("\nwall time of the plugin (gold backend, BFCL single-turn):",
               ", ".join(f"{k}: {v:.1f} s" for k, v in report["wall_time_s"].items()))
+    report["overall_half_width_published_models"] = overall_half_widths([0.05, 0.1, 0.2, 0.3, 0.4, 0.5])
+    print("\nofficial Overall, 95% half-width (points) over the published models with every category:")
+    for fraction, row in report["overall_half_width_published_models"].items():
+        print(f"  {float(fraction):4.0%} ({row['cases']:,} cases): median {row['median']:.2f}, largest "
+              f"{row['largest']:.2f} ({row['models']} models)")
     out = ROOT / "benchmarks" / "results" / f"sampling-{time.strftime('%Y-%m-%d')}{'-quick' if args.quick else ''}.json"
     out.write_text(json.dumps(report, indent=1))
     print(f"\nwritten {out}")
