@@ -198,6 +198,7 @@ def main() -> None:
     parser.add_argument("--from-log", action="store_true", help="resume: the draws in --draws-log are not redone")
     parser.add_argument("--no-wall-time", action="store_true", help="skip the timed plugin runs")
     parser.add_argument("--summarize-only", action="store_true", help="with --from-log: only the draws logged")
+    parser.add_argument("--acceptance-only", action="store_true", help="only the 10%% single-turn draws")
     parser.add_argument("--replays", action="store_true",
                         help="also the dev-verdicts replays of RoTBench, NesTools, ACEBench (seconds per draw)")
     args = parser.parse_args()
@@ -215,6 +216,8 @@ def main() -> None:
         sets[name] = ("bfcl", population(row, False, ids, index))
         tasks += [(name, 0.1, seed) for seed in range(seeds_main)]
     # the other fractions on the first model, and the full benchmark (official Overall) on one model
+    if args.acceptance_only:
+        args.other_seeds = 0
     first = next(iter(sets))
     tasks += [(first, fraction, seed) for fraction in other_fractions for seed in range(args.other_seeds)]
     row = leaderboard_rows(True, 1)[0]

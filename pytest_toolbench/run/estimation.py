@@ -23,7 +23,9 @@ where ``s_h^2`` uses the Agresti-Coull adjusted rate ``(k_h + z^2/2) / (n_h + z^
 American Statistician* 52:119-126) in place of ``k_h / n_h``, so that a small stratum whose sampled cases all pass
 (or all fail) still contributes its uncertainty instead of none; for units of several cases ``s_h^2`` is the ratio
 estimator's (Cochran eq. 6.13 over unit totals), never below the adjusted binomial one. The interval is
-``F ± 1.96 sqrt(v)``, kept inside [0, 1] for a rate. A figure that is one category's rate (or a linear map of it),
+``F ± 1.96 sqrt(v)``, kept inside [0, 1] for a rate; a figure that is a weighted share of cases (positive
+coefficients adding up to 1: Live, Non-live, a full run's Overall) gets Wilson's interval with the effective sample
+size ``F (1 - F) / v`` instead (Korn & Graubard 1998), which holds its coverage where the rate is far from 50%. A figure that is one category's rate (or a linear map of it),
 over single-case units, gets the exact interval of a hypergeometric proportion instead (the set of population
 counts ``K`` that a two-sided 2.5% test does not reject; Cochran §3.5, Wright 1991), which covers at least 95%
 whatever the size of the stratum. A figure that is not determined by the pass rates (an F1 over pooled counts, a
@@ -52,6 +54,7 @@ MAX_EXPANDED = 400_000
 _TOLERANCE = 1e-9
 
 STRATIFIED = "stratified, Agresti-Coull adjusted strata, fpc (Cochran 5.7)"
+STRATIFIED_WILSON = "stratified variance (Agresti-Coull adjusted strata, fpc), Wilson with effective sample size"
 HYPERGEOMETRIC = "exact hypergeometric (finite population)"
 RATIO_WILSON = "combined ratio estimator, Wilson with effective sample size (Korn-Graubard), fpc"
 RATIO_NORMAL = "combined ratio estimator, linearized variance, fpc (Cochran 6.11)"
@@ -317,12 +320,30 @@ def estimate_figures(records: Sequence[Any], design: Design,
             interval, method = (ends[0], ends[1]), HYPERGEOMETRIC
         else:
             variance = sum(c * c * _stratum_variance(strata[name], records, units) for name, c in terms.items())
-            half = Z95 * math.sqrt(variance)
-            interval = (value - half, value + half)
+            if unit_of.get(key) == "%" and all(c > 0 for c in terms.values()) and \
+                    abs(sum(terms.values()) - 1) < 1e-6 and 0 <= value <= 1:
+                # a weighted share of cases (Live, Non-live, the Overall of a full run): Wilson's interval with
+                # the effective sample size p(1-p)/v, which a skewed rate needs (Korn & Graubard 1998)
+                interval, method = _wilson_effective(value, variance, sum(len(strata[n].records) for n in terms)), \
+                    STRATIFIED_WILSON
+            else:
+                half = Z95 * math.sqrt(variance)
+                interval = (value - half, value + half)
         if unit_of.get(key) == "%":
             interval = (max(0.0, interval[0]), min(1.0, interval[1]))
         estimates[key] = Estimate(value, interval, sampled, population, seed, method, "", dict(sorted(terms.items())))
     return estimates
+
+
+def _wilson_effective(rate: float, variance: float, cases: int) -> tuple[float, float]:
+    """Wilson's score interval for ``rate`` with the effective sample size ``rate (1 - rate) / variance`` (the
+    cases themselves when the variance or the rate's spread is zero)."""
+    effective = rate * (1 - rate) / variance if 0 < rate < 1 and variance > 0 else float(max(1, cases))
+    effective = max(1.0, min(effective, 1e9))
+    z2 = Z95 * Z95
+    centre = (rate + z2 / (2 * effective)) / (1 + z2 / effective)
+    half = Z95 * math.sqrt(rate * (1 - rate) / effective + z2 / (4 * effective * effective)) / (1 + z2 / effective)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _per_case(aggregate: Callable[[Sequence[Any]], Sequence[Any]], records: Sequence[Any]
@@ -424,13 +445,7 @@ def _ratio_estimate(key: MetricKey, plain: float | None, rate: bool,
             interval = (k / len(part), k / len(part))
         return Estimate(ratio, interval, design.sampled, design.population, design.spec.seed, HYPERGEOMETRIC)
     if binary:
-        effective = ratio * (1 - ratio) / variance if 0 < ratio < 1 and variance > 0 else float(max(1, covered))
-        effective = max(1.0, min(effective, 1e9))
-        z2 = Z95 * Z95
-        centre = (ratio + z2 / (2 * effective)) / (1 + z2 / effective)
-        half = Z95 * math.sqrt(ratio * (1 - ratio) / effective + z2 / (4 * effective * effective)) / (1 + z2 / effective)
-        interval = (max(0.0, centre - half), min(1.0, centre + half))
-        method = RATIO_WILSON
+        interval, method = _wilson_effective(ratio, variance, covered), RATIO_WILSON
     else:
         half = Z95 * math.sqrt(variance)
         interval = (ratio - half, ratio + half)
