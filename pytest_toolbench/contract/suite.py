@@ -261,6 +261,10 @@ class Metric:
     #: give it a t interval; None for anything else. A figure with it never gets the binomial (Wilson) interval,
     #: even when its sum happens to be whole.
     sd: float | None = None
+    #: Set by the core, not the suite, in a ``--toolbench-sample`` run: the figure as an estimate of the full
+    #: benchmark's, ``{value, interval95, sampled, population, seed, method[, note][, coefficients]}``
+    #: (``run.estimation.Estimate.to_json``); None otherwise (and absent from the JSON).
+    estimate: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.better not in METRIC_DIRECTIONS:

@@ -94,7 +94,15 @@ def add_run_options(parser: pytest.Parser, backend_kinds: Sequence[type[BackendK
                     help="Override one of a suite's declared settings (the options: of its suite.yaml); VALUE is "
                          "read as YAML, e.g. --toolbench-suite-option=rotbench.levels=[clean]. Repeatable.")
     group.addoption("--toolbench-limit", dest="toolbench_limit", type=int, default=None, metavar="N",
-                    help="Keep the first N cases of each category (smoke runs).")
+                    help="Keep the first N cases of each category (debugging: the first cases are no random draw, so "
+                         "the figures do not estimate the full benchmark; for a smoke tier use --toolbench-sample).")
+    group.addoption("--toolbench-sample", dest="toolbench_sample", default=None, metavar="N|FRACTION",
+                    help="Run a stratified random sample of each suite's cases: N cases or a FRACTION (0.1, 10%%), "
+                         "strata = categories, proportional allocation with at least 5 per category, whole "
+                         "conversations; every figure is then an estimate of the full benchmark's with its 95%% "
+                         "interval. The same seed draws the same cases on every machine.")
+    group.addoption("--toolbench-sample-seed", dest="toolbench_sample_seed", default=None, metavar="S",
+                    help="Seed of --toolbench-sample's draw (default 0, fixed: sampled runs pair case by case).")
     group.addoption("--toolbench-cache", dest="toolbench_cache", default=None, metavar="DIR",
                     help="Generation cache folder (default: .pytest_cache/d/toolbench).")
     group.addoption("--toolbench-commit-every", dest="toolbench_commit_every", type=int, default=None, metavar="N",
@@ -181,6 +189,23 @@ def _parse_suite_options(pairs: list[str]) -> dict[str, dict[str, Any]]:
     return parsed
 
 
+def _parse_sample(given: Any, seed: Any, limit: int | None) -> dict[str, Any] | None:
+    """``--toolbench-sample`` and its seed as the JSON of a ``SampleSpec`` (None without the option)."""
+    from ..run.sampling import DEFAULT_SEED, parse_sample
+
+    if given is None:
+        if seed is not None:
+            raise pytest.UsageError("--toolbench-sample-seed needs --toolbench-sample=N|FRACTION")
+        return None
+    if limit is not None:
+        raise pytest.UsageError("--toolbench-sample and --toolbench-limit exclude each other: a sample of the first "
+                                "cases of each category estimates nothing; use --toolbench-sample alone")
+    try:
+        return parse_sample(given, DEFAULT_SEED if seed is None else seed).to_json()
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
 def parse_repeat(given: Any, kind: type[BackendKind]) -> int:
     """``--toolbench-repeat``: a whole number of samples per case, at least 1; above 1 only for a backend that can
     draw different answers (``BackendKind.samples``)."""
@@ -223,6 +248,7 @@ def resolve(config: pytest.Config, kind: type[BackendKind], unchosen: Sequence[t
     limit = get("toolbench_limit")
     if limit is not None and limit < 1:
         raise pytest.UsageError("--toolbench-limit must be a positive number of cases")
+    sample = _parse_sample(get("toolbench_sample"), get("toolbench_sample_seed"), limit)
     user_model, user_base_url = get("toolbench_user_model"), get("toolbench_user_base_url")
     if bool(user_model) != bool(user_base_url):
         raise pytest.UsageError("--toolbench-user-model and --toolbench-user-base-url go together")
@@ -266,7 +292,7 @@ def resolve(config: pytest.Config, kind: type[BackendKind], unchosen: Sequence[t
     return RunOptions(
         backend=kind.name, model=model, backend_options=backend_options,
         data=DataOptions(data_dir=data_dir or None, data_dir_origin=origin, download=not get("toolbench_no_download"),
-                         limit=limit, data_unverified=bool(get("toolbench_data_unverified")),
+                         limit=limit, sample=sample, data_unverified=bool(get("toolbench_data_unverified")),
                          suite_options=_parse_suite_options(get("toolbench_suite_options"))),
         generation=GenerationOptions(mode=get("toolbench_mode"), tool_parser=get("toolbench_tool_parser"),
                                      max_tokens=max_tokens, temperature=get("toolbench_temperature"),

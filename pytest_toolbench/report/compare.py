@@ -9,6 +9,7 @@ from typing import Any, Iterable, Mapping
 from ..run.summary import RunSummary, SuiteSummary, to_case_result
 from ..run.records import CaseRecord
 from ..contract.aggregates import NO_DECLARATION
+from .estimates import drop_on_estimate, limit_refusal, paired_on_sample, threshold_on_estimate
 from .significance import CaseFigures, PairedResult, case_figures, declared_result, p_text, paired_result
 from .protocol import setting_differences
 from .settings import ReportSettings, Threshold
@@ -179,6 +180,9 @@ def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, recor
         if tested.test is None and design.problem:
             tested = replace(tested, note=f"{tested.note}; the suite's aggregates.yaml: {design.problem}")
         comparison.metrics[key] = replace(found, paired=tested)
+    # --toolbench-sample: the full benchmark's change estimated from the sampled cases (report/estimates.py)
+    for key, paired in paired_on_sample(suite, records, old_records, list(comparison.metrics), PairedResult).items():
+        comparison.metrics[key] = replace(comparison.metrics[key], paired=paired)
 
 
 def gated(metric: MetricDelta) -> bool:
@@ -283,6 +287,9 @@ def _threshold_gate(summary: RunSummary, threshold: Threshold) -> GateResult:
                        f"({suite.data_source.get('description', '?')})")
     if reasons:
         return GateResult(gate, False, f"{threshold.label} = {shown} {' and '.join(reasons)}: no gate passes on it")
+    estimated = threshold_on_estimate(metric, threshold.label, limit, unit)  # --toolbench-sample: its interval
+    if estimated is not None:
+        return GateResult(gate, *estimated)
     if lower_is_better(metric):  # an attack success rate, say: the bound is a maximum
         if metric.value - 1e-12 > limit:
             return GateResult(gate, False, f"{threshold.label} = {shown}, above the allowed maximum "
@@ -356,10 +363,20 @@ def _drop_gates(comparison: Comparison, max_drop: float, significance: float | N
     correction = f" --toolbench-multiple {multiple}" if significance is not None else ""
     gate = f"--toolbench-max-drop {max_drop:g}" + (f" --toolbench-significance {significance:g}{correction}"
                                                     if significance is not None else "")
-    decisions = [judge_drop(suite_name, metric, max_drop, significance, multiple, accept_untested)
-                 for suite_name, suite in comparison.suites.items() for metric in suite.metrics.values()
-                 if gated(metric)]
-    results = [GateResult(gate, False, d.text) for d in decisions if d.verdict in ("missed", "untested")]
+    results = []
+    decisions = []
+    for suite_name, suite in comparison.suites.items():
+        for metric in suite.metrics.values():
+            if not gated(metric):
+                continue
+            # --toolbench-sample: the estimated change of the full benchmark's figure (its p adjusted over the family)
+            estimated = drop_on_estimate(metric.paired, metric, max_drop, significance)
+            if estimated is not None:
+                if estimated[0]:
+                    results.append(GateResult(gate, False, f"{suite_name}.{metric.name}: {estimated[1]}"))
+                continue
+            decisions.append(judge_drop(suite_name, metric, max_drop, significance, multiple, accept_untested))
+    results += [GateResult(gate, False, d.text) for d in decisions if d.verdict in ("missed", "untested")]
     family = (f"{multiple} correction over the {comparison.family} gated figures "
               + ("with a paired test" if multiple == "westfall-young" else "whose paired test can reach the level")
               if multiple != "none" else "no multiplicity correction")
@@ -383,6 +400,9 @@ def _drop_gates(comparison: Comparison, max_drop: float, significance: float | N
 
 
 def evaluate_gates(summary: RunSummary, comparison: Comparison | None, settings: ReportSettings) -> list[GateResult]:
+    refused = limit_refusal(summary.header)  # --toolbench-limit: no gate is judged on first-N figures
+    if refused and (settings.thresholds or settings.max_drop is not None):
+        return [GateResult("gates", False, refused)]
     results = [_threshold_gate(summary, threshold) for threshold in settings.thresholds]
     if settings.max_drop is not None and comparison is not None:
         results.extend(_drop_gates(comparison, settings.max_drop, settings.significance, settings.multiple,

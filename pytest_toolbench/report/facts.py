@@ -99,7 +99,13 @@ def run_facts(summary: RunSummary, options: Any = None) -> list[tuple[str, str]]
     if header.get("user_simulator"):
         facts.append(("Simulated user", header["user_simulator"]))
     if header.get("limit"):
-        facts.append(("Limit", f"first {header['limit']} cases per category (smoke run)"))
+        facts.append(("Limit", f"first {header['limit']} cases per category (debugging: the figures do NOT "
+                               "estimate the full benchmark; for a smoke tier use --toolbench-sample)"))
+    if header.get("sample"):
+        sample = header["sample"]
+        drawn = sample["count"] if sample.get("count") is not None else f"{100 * sample['fraction']:g}%"
+        facts.append(("Sample", f"--toolbench-sample={drawn}, seed {sample['seed']}: stratified random sample; "
+                                "every figure is an estimate of the full benchmark's with its 95% interval"))
     generation = generation_figures(header)
     if generation:
         facts.append(("Generation", generation))

@@ -26,8 +26,8 @@ from .compare import SuiteComparison, baseline_label
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, PairedResult, family_note, format_delta_interval, format_mde, format_p
 from .history import html_section as history_html
-from .stats import change_css, count_interval, direction_note, format_change, format_counts, format_interval, \
-    format_value, no_delta_text, repeat_text, samples_note, warning_notes, INTERVALS_NOTE
+from .stats import ESTIMATE_INTERVALS_NOTE, INTERVALS_NOTE, change_css, count_interval, direction_note, format_change, \
+    format_counts, format_interval, format_value, no_delta_text, repeat_text, sample_line, samples_note, warning_notes
 
 if TYPE_CHECKING:
     from .leaderboard import SuiteRanks
@@ -297,8 +297,10 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
     if suite.is_sample:
         parts.append(f'<p class="tb-warn">{escape(samples_note())}</p>')
     if suite.partial_selection:
-        parts.append(f"<p>Selection: {suite.total} of {suite.available} cases; the figures marked (selection) "
+        parts.append(f"<p>Selection: {suite.selection_text()}; the figures marked (selection) "
                      "cover only them.</p>")
+    if suite.sampling_design is not None:
+        parts.append(f'<p class="tb-warn">{escape(sample_line(suite.sampling_design))}</p>')
     if comparison is not None and not comparison.in_baseline:
         parts.append("<p>Not in the baseline.</p>")
     primary = [m for m in suite.metrics if m.group in PRIMARY_GROUPS] or list(suite.metrics)
@@ -445,7 +447,8 @@ def summary_html(report: "RunReport") -> str:
         parts.append(f'<p class="tb-warn">Ran on shipped samples, not the benchmark\'s data: '
                      f'{escape(", ".join(samples))}</p>')
     parts.append(f"<p>{escape(INTERVALS_NOTE)}. "
-                 "Hover a chart bar or a metric row for its exact figures or formula.</p>")
+                 + (f"{escape(ESTIMATE_INTERVALS_NOTE)} " if any(s.sampling_design for s in summary.suites) else "")
+                 + "Hover a chart bar or a metric row for its exact figures or formula.</p>")
     parts.append(profile_views.html_section(run.profile if run else None))
     for suite in summary.suites:
         parts.append(_suite_section(suite, comparison.suites.get(suite.name) if comparison else None, nodeids,

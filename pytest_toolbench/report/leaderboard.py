@@ -37,7 +37,7 @@ import yaml
 from ..run.summary import to_case_result
 from .profile_stats import RESAMPLES, SEED, AreaFigures, cluster_bootstrap_interval
 from .protocol import protocol_differences
-from .stats import count_interval, wilson_interval
+from .stats import count_interval, metric_field, wilson_interval
 
 DECLARATION = "leaderboard.yaml"
 #: entries shown on each side of this run
@@ -324,6 +324,12 @@ def figure_interval(metric: Any, suite: Any, spec: FigureSpec, records: Sequence
                     unit_of: Callable[[str], str] | None = None) -> tuple[tuple[float, float] | None, str]:
     """The ranked figure's 95% interval and its method (or why there is none): Wilson for a count of cases, else a
     stratified cluster bootstrap when the figure is a fixed linear combination of its categories' accuracies."""
+    estimate = metric_field(metric, "estimate")
+    if estimate:  # --toolbench-sample: the estimate's own design-based interval (run.estimation)
+        interval = estimate.get("interval95")
+        return ((float(interval[0]), float(interval[1])), f"design-based interval of the sample estimate "
+                f"({estimate.get('method') or 'stratified'})") if interval else \
+            (None, "the sample estimate has no interval")
     counted = count_interval(metric)
     if counted is not None:
         return counted, "Wilson score interval (a count of cases)"
@@ -379,7 +385,7 @@ def _why_not_ranked(spec: FigureSpec, suite: Any, limit: Any) -> str:
     categories = {m.name: m for m in suite.metrics if m.group == "category"}
     wanted = spec.categories if spec.categories is not None else tuple(categories)
     gaps = [name for name in wanted if name not in categories or categories[name].total in (None, 0)
-            or categories[name].incomplete or categories[name].scope]
+            or categories[name].incomplete or (categories[name].scope and not categories[name].estimate)]
     if gaps:
         return f"not every case of {', '.join(gaps)} ran"
     return ""

@@ -13,8 +13,8 @@ from .compare import SuiteComparison, baseline_label
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, family_note, format_delta_interval, format_mde, format_p
 from .history import row as history_row
-from .stats import count_interval, direction_note, format_change, format_counts, format_interval, format_value, \
-    no_delta_text, repeat_text, samples_note, warning_notes, INTERVALS_NOTE
+from .stats import ESTIMATE_INTERVALS_NOTE, INTERVALS_NOTE, count_interval, direction_note, format_change, \
+    format_counts, format_interval, format_value, no_delta_text, repeat_text, sample_line, samples_note, warning_notes
 
 if TYPE_CHECKING:
     from .history import History
@@ -105,8 +105,10 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None, grou
     if suite.is_sample:
         lines += [f"> **{cell(samples_note())}**", ""]
     if suite.partial_selection:
-        lines += [f"_Selection: {suite.total} of {suite.available} cases; the figures marked (selection) cover "
+        lines += [f"_Selection: {suite.selection_text()}; the figures marked (selection) cover "
                   "only them._", ""]
+    if suite.sampling_design is not None:
+        lines += [f"**Sample**: {cell(sample_line(suite.sampling_design))}", ""]
     with_baseline = comparison is not None and comparison.in_baseline
     headers = ["Group", "Metric", "Value", "Correct/Total", "95% CI"]
     right = [2, 3]
@@ -178,5 +180,6 @@ def _render(report: "RunReport", groups: set[str] | None) -> str:
     for suite in summary.suites:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
         lines += _suite_section(suite, suite_comparison, groups, report.leaderboards.get(suite.name))
-    lines.append(f"_{cell(INTERVALS_NOTE)}._")
+    lines.append(f"_{cell(INTERVALS_NOTE)}._"
+                 + (f" _{ESTIMATE_INTERVALS_NOTE}_" if any(s.sampling_design for s in summary.suites) else ""))
     return "\n".join(lines) + "\n"

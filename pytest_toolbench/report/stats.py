@@ -98,10 +98,15 @@ def is_whole(number: Any) -> bool:
 
 
 def count_interval(metric: Any) -> tuple[float, float] | None:
-    """The figure's 95% interval by its kind: for a mean over cases that states its per-case standard deviation
-    (``Metric.sd``), the t interval ``mean ± t(n-1) sd / sqrt(n)``; for a proportion (exactly correct/total of
-    whole-number counts, and no ``sd``) the Wilson score interval; else None (F1 over pooled counts, means over
-    categories)."""
+    """The figure's 95% interval by its kind: for a figure estimated from ``--toolbench-sample``, its estimate's
+    design-based interval (of the full benchmark's figure); for a mean over cases that states its per-case standard
+    deviation (``Metric.sd``), the t interval ``mean ± t(n-1) sd / sqrt(n)``; for a proportion (exactly
+    correct/total of whole-number counts, and no ``sd``) the Wilson score interval; else None (F1 over pooled
+    counts, means over categories)."""
+    estimate = metric_field(metric, "estimate")
+    if estimate:  # --toolbench-sample: the design-based interval of the estimate (run.estimation)
+        interval = estimate.get("interval95")
+        return (float(interval[0]), float(interval[1])) if interval else None
     value, correct, total, sd = (metric_field(metric, k) for k in ("value", "correct", "total", "sd"))
     if value is None:
         return None
@@ -183,6 +188,17 @@ def figure_notes(metric: Any) -> list[str]:
 def warning_notes(metric: Any) -> list[str]:
     """The notes a table shows beside a figure's name: incomplete, and over part of the suite only."""
     return [note for note in (metric_field(metric, "incomplete", ""), metric_field(metric, "scope", "")) if note]
+
+
+#: What the 95% column means for a --toolbench-sample suite (every writer's interval note).
+ESTIMATE_INTERVALS_NOTE = ("A sampled suite's 95% interval is the design-based interval of the full benchmark's "
+                           "figure (README: Smoke tier).")
+
+
+def sample_line(design: Any) -> str:
+    """The line every writer gives a ``--toolbench-sample`` suite: what the figures estimate, from how much."""
+    return (f"SAMPLED RUN: {design.note()}: every figure estimates the full benchmark's, with a 95% design-based "
+            f"interval (stratified by category, --toolbench-sample={design.spec.text})")
 
 
 def samples_note() -> str:

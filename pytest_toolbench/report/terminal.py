@@ -9,8 +9,8 @@ from .compare import baseline_label
 from .facts import generation_figures
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, family_note, format_test
-from .stats import count_interval, figure_notes, format_change, format_counts, format_interval, \
-    format_value, no_delta_text, repeat_text, samples_note, INTERVALS_NOTE
+from .stats import ESTIMATE_INTERVALS_NOTE, INTERVALS_NOTE, count_interval, figure_notes, format_change, \
+    format_counts, format_interval, format_value, no_delta_text, repeat_text, sample_line, samples_note
 
 if TYPE_CHECKING:
     from .leaderboard import SuiteRanks
@@ -57,7 +57,8 @@ def render(report: "RunReport") -> list[str]:
     if report.history is not None:
         lines.append(f"history: {len(report.history.runs) - 1} baselines given; deltas and gates use the last one, "
                      "the trend across all of them is in the HTML and Markdown reports and the JSON (history)")
-    lines.append(f"intervals: {INTERVALS_NOTE}")
+    lines.append(f"intervals: {INTERVALS_NOTE}"
+                 + (f"; {ESTIMATE_INTERVALS_NOTE}" if any(s.sampling_design for s in summary.suites) else ""))
     for suite in summary.suites:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
         lines.append("")
@@ -78,8 +79,10 @@ def render(report: "RunReport") -> list[str]:
         if suite.is_sample:
             lines.append(f"  !!! {samples_note()} !!!")
         if suite.partial_selection:
-            lines.append(f"  selection: {suite.total} of {suite.available} cases; the figures marked "
+            lines.append(f"  selection: {suite.selection_text()}; the figures marked "
                          "'(selection)' cover only them")
+        if suite.sampling_design is not None:
+            lines.append(f"  {sample_line(suite.sampling_design)}")
         if suite_comparison is not None and not suite_comparison.in_baseline:
             lines.append("  (not in the baseline)")
         names = [m.name for m in suite.metrics] + list(suite.error_types) + list(suite.error_types_by_category)

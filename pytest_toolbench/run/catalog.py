@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Mapping
 import pytest
 
 from .. import data
-from . import suite_cache
+from . import sampling, suite_cache
 from ..contract.definition import OptionError, SuiteDefinition, find_definitions, load_definition, with_options
 from ..contract.errors import DataError, ToolbenchError
 from ..contract.suite import Case
@@ -131,6 +131,8 @@ class LoadedSuite:
     known_defects: dict[str, str] = field(default_factory=dict)
     #: every case id of the suite, also those ``--toolbench-limit`` left out (a replay tells unknown ids by it)
     all_case_ids: frozenset[str] = frozenset()
+    #: ``--toolbench-sample``: what was drawn (``run.sampling.Design``); None for a run of every case
+    design: Any = None
 
     @property
     def name(self) -> str:
@@ -166,13 +168,14 @@ class Catalog:
                  allow_download: bool, limit: int | None, data_dir_hook: Callable[[str], Any] | None = None,
                  data_unverified: bool = False, check_first: Iterable[Path | str] = (),
                  hash_cache: Path | None = None, suite_cache_dir: Path | None = None,
-                 suite_options: Mapping[str, Mapping[str, Any]] | None = None):
+                 suite_options: Mapping[str, Mapping[str, Any]] | None = None, sample: Any = None):
         self.registry = registry
         self.data_dir = data_dir
         self.data_origin = data_origin
         self.downloads = downloads
         self.allow_download = allow_download
         self.limit = limit
+        self.sample = sample  # --toolbench-sample: a run.sampling.SampleSpec, or None
         self.data_dir_hook = data_dir_hook
         self.data_unverified = data_unverified
         self.hashes = data.HashCache(hash_cache)
@@ -318,8 +321,15 @@ class Catalog:
             self.hashes.save()
         if index is None:
             return None
-        return [(case_id, category, tuple(keywords)) for case_id, category, keywords
+        rows = [(case_id, category, tuple(keywords)) for case_id, category, keywords
                 in _first_per_category(index, self.limit, category=lambda row: row[1])]
+        if self.sample is not None:
+            try:
+                benchmark = self.registry.benchmark(plan.definition.scorer, definition_path)
+            except Exception:  # noqa: BLE001 - the suite is then loaded, and reports its problem
+                return None
+            rows = self._drawn(rows, plan.definition.name, benchmark, lambda row: row[1], lambda row: row[0])[0]
+        return rows
 
     def definition(self, definition_path: Path) -> SuiteDefinition:
         return self._definition(Path(definition_path).resolve())
@@ -417,9 +427,22 @@ class Catalog:
             raise DataError(definition_path, f"cases of undeclared categories {unknown}", field="categories")
         all_case_ids = frozenset(case.case_id for case in cases)
         cases = _first_per_category(cases, self.limit)
+        design = None
+        if self.sample is not None:
+            cases, design = self._drawn(cases, definition.name, benchmark, lambda c: c.category, lambda c: c.case_id)
         # Known defects name upstream cases; the shipped samples reuse ids for hand-written cases of their own.
         defects = {} if source.is_sample else definition.known_defects()
-        return LoadedSuite(definition, benchmark, source, cases, defects, all_case_ids)
+        return LoadedSuite(definition, benchmark, source, cases, defects, all_case_ids, design)
+
+    def _drawn(self, items: list, suite: str, benchmark: Any, stratum_of: Callable[[Any], str],
+               case_id_of: Callable[[Any], str]) -> tuple[list, Any]:
+        """``--toolbench-sample``'s stratified draw of ``items`` (cases or index rows alike: the same ids)."""
+        unit = sampling.sampling_unit_function(benchmark)
+        unit_of = (lambda item: str(unit(case_id_of(item), stratum_of(item)))) if unit else None
+        try:
+            return sampling.draw(items, self.sample, suite, stratum_of, case_id_of, unit_of)
+        except ValueError as error:  # a sampling_unit that joins categories: the suite's own defect
+            raise ToolbenchError(str(error)) from None
 
 
 def stamped(cases: Iterable[Case], suite: str) -> list[Case]:

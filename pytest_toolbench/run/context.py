@@ -20,6 +20,7 @@ from ..backends.kind import BackendKind
 from ..contract.errors import ToolbenchError
 from ..contract.suite import Backend, Case, CaseRecord
 from .role import Role, worker_input
+from .sampling import SampleSpec
 from .cache import GenerationCache
 from .cache_layout import CacheLayout
 from .catalog import Catalog, Registry
@@ -55,6 +56,7 @@ class RunContext:
             hash_cache=layout.data_hashes,
             suite_cache_dir=layout.suites,
             suite_options=data.suite_options,
+            sample=SampleSpec(**data.sample) if data.sample else None,
             # Check the run's local data before collection (a difference: one usage error); workers need not.
             check_first=() if role == "worker" else run_paths(config))
         self.ledger = Ledger()
@@ -170,7 +172,8 @@ class RunContext:
         header: dict[str, Any] = {
             "backend": options.backend, "model": options.model, "mode": generation.mode,
             "replay": self.kind.replayed_path(options), "data_dir": data.data_dir,
-            "limit": data.limit, "sampling": self.sampling_section(),
+            "limit": data.limit, **({"sample": data.sample} if data.sample else {}),
+            "sampling": self.sampling_section(),
             **({"repeat": generation.repeat} if generation.repeat > 1 else {}),
             "python": platform.python_version(), "pytest": pytest.__version__,
             "plugin": _plugin_version(), "started": self.started, "finished": time.time(),

@@ -59,7 +59,9 @@ def _available(suite: SelectedSuite) -> dict[str, Any]:
     by_category: dict[str, int] = {}
     for case in suite.cases:
         by_category[case.category] = by_category.get(case.category, 0) + 1
-    return {"cases": len(suite.cases), "by_category": by_category}
+    design = getattr(suite, "design", None)  # --toolbench-sample: what was drawn, for the estimates
+    return {"cases": len(suite.cases), "by_category": by_category,
+            **({"design": design.to_json()} if design is not None else {})}
 
 
 class Ledger:

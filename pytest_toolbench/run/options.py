@@ -21,6 +21,8 @@ class DataOptions:
     data_dir_origin: str = ""  # which of --toolbench-data, the ini value or the environment gave data_dir
     download: bool = True
     limit: int | None = None
+    #: ``--toolbench-sample``: ``run.sampling.SampleSpec.to_json()`` (count or fraction, seed), or None
+    sample: dict[str, Any] | None = None
     data_unverified: bool = False
     #: ``--toolbench-suite-option`` overrides: suite name -> {declared option key -> value}
     suite_options: dict[str, dict[str, Any]] = field(default_factory=dict)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from ..contract.suite import NOT_RUN, NOT_SCORED, CaseRecord, Metric
+from .sampling import Design
 
 
 @dataclass
@@ -35,6 +36,8 @@ class SuiteSummary:
     #: ``--toolbench-repeat``'s figures (:func:`repeat_figures`); None in a run without repeats. ``total`` and
     #: ``passed`` then count samples, and every metric is the mean of its per-sample values (pass@1).
     repeat: dict[str, Any] | None = None
+    #: ``--toolbench-sample``: what was drawn (``run.sampling.Design``); every metric then carries its estimate
+    sampling_design: Any = None
 
     @property
     def is_sample(self) -> bool:
@@ -47,16 +50,36 @@ class SuiteSummary:
         samples = self.repeat["samples"] if self.repeat else 1
         return self.available is not None and self.total < self.available * samples
 
+    def selection_text(self) -> str:
+        """"N of M cases" for a partial selection; with ``--toolbench-repeat`` cases are counted as cases, not
+        samples (and "S of T samples" when every case ran but not every sample)."""
+        if not self.repeat:
+            return f"{self.total} of {self.available} cases"
+        cases, samples = self.repeat["cases"], self.repeat["samples"]
+        if self.available is not None and cases < self.available:
+            return f"{cases} of {self.available} cases"
+        return f"{self.total} of {(self.available or cases) * samples} samples ({samples} per case)"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name, "title": self.title, "data_source": dict(self.data_source),
             "samples": self.is_sample,
             "total": self.total, "passed": self.passed, "available": self.available,
-            "metrics": [m.__dict__ for m in self.metrics],
+            "metrics": [_metric_json(m) for m in self.metrics],
             "error_types": self.error_types, "error_types_by_category": self.error_types_by_category,
             "labels": self.labels, "known_defects": self.known_defects,
             **({"repeat": self.repeat} if self.repeat is not None else {}),
+            **({"sample": self.sampling_design.to_json()} if self.sampling_design is not None else {}),
         }
+
+
+def _metric_json(metric: Metric) -> dict[str, Any]:
+    data = dict(metric.__dict__)
+    if data.get("estimate") is None:
+        data.pop("estimate", None)
+    else:
+        data["estimate"] = dict(data["estimate"])
+    return data
 
 
 @dataclass
@@ -179,6 +202,49 @@ def pass_hat(passes: int, samples: int, k: int) -> float:
     ``k`` of its samples drawn without replacement all pass, C(c, k) / C(n, k) (Yao et al. 2024, arXiv:2406.12045,
     section 4; the analogue of Chen et al. 2021's pass@k). Needs ``1 <= k <= samples``."""
     return math.comb(passes, k) / math.comb(samples, k)
+def ran_design(design: Design, results: list[CaseRecord]) -> Design | None:
+    """The design over the strata (categories) that ran: a ``-k`` that leaves whole categories out keeps the sample
+    of the others intact. None when a category ran only part of its sampled cases (``-k``/``--lf`` on case ids):
+    what ran is no longer the random sample, and the "(selection)" scope says so instead."""
+    ran: dict[str, set[str]] = defaultdict(set)
+    for record in results:
+        ran[record.category].add(record.case_id)
+    strata = {name: row for name, row in design.strata.items() if ran.get(name)}
+    if any(len(ran[name]) != int(row[3]) for name, row in strata.items()) or set(ran) - set(strata):
+        return None
+    return dataclasses.replace(design, strata=strata)
+
+
+def with_estimates(metrics: list[Metric], results: list[CaseRecord], design: Design, aggregate: Any,
+                   repeated: bool) -> list[Metric]:
+    """``--toolbench-sample``: every figure as the estimate of the full benchmark's (``run.estimation``), its value
+    the estimate's, its scope "estimated from n of N cases (seed s)". With ``--toolbench-repeat`` the estimate is
+    made for each sample index and the values averaged; the interval is then not given."""
+    from .estimation import NO_INTERVAL, estimate_figures
+
+    if repeated:
+        by_sample: dict[int, list[CaseRecord]] = defaultdict(list)
+        for record in results:
+            by_sample[record.sample or 0].append(record)
+        per_sample = [estimate_figures(part, design, aggregate) for _, part in sorted(by_sample.items())]
+        estimates = {}
+        for key, first in per_sample[0].items():
+            values = [e[key].value for e in per_sample if key in e and e[key].value is not None]
+            estimates[key] = dataclasses.replace(
+                first, value=sum(values) / len(values) if values and len(values) == len(per_sample) else None,
+                interval95=None, method=NO_INTERVAL, coefficients=None,
+                note="no interval with --toolbench-repeat: the mean over the samples of each sample's estimate")
+    else:
+        estimates = estimate_figures(results, design, aggregate)
+    note = design.note()
+    out = []
+    for metric in metrics:
+        found = estimates.get((metric.group or "", metric.name))
+        if found is None:
+            out.append(metric)
+            continue
+        out.append(dataclasses.replace(metric, value=found.value, scope=note, estimate=found.to_json()))
+    return out
 
 
 def repeat_figures(results: list[CaseRecord], samples: int) -> dict[str, Any]:
@@ -251,6 +317,13 @@ def summarize(records: Iterable[CaseRecord | Mapping[str, Any]], benchmarks: Map
             repeat = repeat_figures(results, int(header.get("repeat") or max(by_sample) + 1))
         else:
             metrics = figures(results)
+        design = ran_design(Design.from_json(available["design"]), results) if available.get("design") else None
+        if design is not None:
+            metrics = with_estimates(metrics, results, design, benchmark.aggregate, bool(by_sample))
+        if header.get("limit"):  # --toolbench-limit: say on every figure that it estimates nothing
+            note = (f"first {header['limit']} per category (--toolbench-limit): does NOT estimate the full "
+                    "benchmark")
+            metrics = [dataclasses.replace(m, scope=f"{m.scope}; {note}" if m.scope else note) for m in metrics]
         summary.suites.append(SuiteSummary(
             name=name, title=title, data_source=data_source or {},
             total=len(results), passed=sum(r.passed for r in results),
@@ -260,7 +333,7 @@ def summarize(records: Iterable[CaseRecord | Mapping[str, Any]], benchmarks: Map
             error_types_by_category={c: dict(v.most_common()) for c, v in sorted(per_category.items())},
             labels={k: dict(v.most_common()) for k, v in sorted(labels.items())},
             known_defects=sum(1 for r in results if r.known_defect and not r.passed),
-            aggregate=benchmark.aggregate,
+            aggregate=benchmark.aggregate, sampling_design=design,
             design=benchmarks[name][4] if len(benchmarks[name]) > 4 else None,
         ))
     return summary

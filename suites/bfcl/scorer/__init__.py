@@ -36,6 +36,15 @@ def is_interactive(case: Case) -> bool:
     return case.category in MULTI_TURN or case.category in AGENTIC
 
 
+def sampling_unit(case_id: str, category: str) -> str:
+    """What ``--toolbench-sample`` draws as one: a memory question with every question of its scenario (ids
+    ``memory_<backend>_<n>-<scenario>-<k>``: they run the same prerequisite conversations, answered once), any
+    other case alone."""
+    if category.startswith("memory_") and case_id.count("-") >= 2:
+        return f"{category}:{case_id.split('-')[1]}"
+    return case_id
+
+
 def unavailable(case: Case) -> str | None:
     """Multi-turn and agentic conversations need BFCL's own tool classes (the pinned wheel), and agentic ones a key
     or an optional extra (:func:`.agentic.conversation.unavailable`)."""
