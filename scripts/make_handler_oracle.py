@@ -5,6 +5,7 @@ Run with the official bfcl-eval installed in a separate environment outside the 
 
     python3 -m venv /work/oracle-venv-handlers
     /work/oracle-venv-handlers/bin/pip install ../shared/data/bfcl-eval/bfcl_eval-2026.3.23-py3-none-any.whl
+    /work/oracle-venv-handlers/bin/pip install soundfile   # imported by qwen-agent, not declared by it
     /work/oracle-venv-handlers/bin/python scripts/make_handler_oracle.py
 
 For every handler (one registry row per handler class and model-name variant) and every scenario of
@@ -13,8 +14,8 @@ and consecutive user messages in the question; multi-turn with parallel results,
 memory prompt), the official handler runs the prompting loop of ``base_handler.inference_multi_turn_prompting`` /
 ``inference_single_turn_prompting`` on scripted replies written in the handler's own call format: every request's
 ``_format_prompt`` text is kept. A reply executes when the handler's ``decode_execute`` gives a non-empty list; its
-results are ``Result <k> of <call>``; a turn ends at the first reply that does not execute or when its scripted
-replies run out. Beside that, a corpus of replies per call format (well-formed, malformed, with reasoning, parallel)
+results are ``Result <k> of <call>`` or a JSON object, alternately; a turn ends at the first reply that does not
+execute or when its scripted replies run out. Beside that, a corpus of replies per call format (well-formed, malformed, with reasoning, parallel)
 goes through ``_parse_query_response_prompting`` (the recorded answer), ``decode_ast`` and ``decode_execute``.
 Falcon3FCHandler renders with the checkpoint's chat template: a recording tokenizer keeps what the handler hands to
 ``apply_chat_template`` (messages, tools) instead of a text. MistralFCHandler draws random call ids: they are
@@ -31,6 +32,7 @@ from types import SimpleNamespace
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bfcl_eval.constants.default_prompts import DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING  # noqa: E402
+from bfcl_eval.constants.enums import ReturnFormat  # noqa: E402
 from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING  # noqa: E402
 from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils import is_empty_execute_response  # noqa: E402
 from bfcl_eval.utils import _func_doc_language_specific_pre_processing  # noqa: E402
@@ -52,7 +54,9 @@ ROWS = [
     ("MadeAgents/Hammer2.1-7b", "json_list"), ("THUDM/glm-4-9b-chat", "glm"),
     ("ibm-granite/granite-20b-functioncalling", "granite_fc"), ("ibm-granite/granite-3.2-8b-instruct", "granite3"),
     ("ibm-granite/granite-4.0-350m", "qwen_fc"), ("mistralai/Ministral-8B-Instruct-2410", "json_list"),
-    ("katanemo/Arch-Agent-7B", "qwen_fc"), ("tiiuae/Falcon3-7B-Instruct-FC", "falcon"),
+    ("katanemo/Arch-Agent-7B", "qwen_fc"), ("X-Humanoid/Pelican1.0-VL-30B-A3B-FC", "qwen_fc"),
+    ("tiiuae/Falcon3-7B-Instruct-FC", "falcon"), ("google/functiongemma-270m-it-FC", "function_gemma"),
+    ("openbmb/MiniCPM3-4B-FC", "minicpm"),
 ]
 
 
@@ -77,6 +81,22 @@ def write_calls(calls, style):
         return name + "\n" + json.dumps(arguments)
     if style == "granite_fc":
         return " ".join("<function_call> " + json.dumps({"name": n, "arguments": a}) for n, a in calls)
+    if style == "function_gemma":
+        def value(v):
+            if isinstance(v, str):
+                return f"<escape>{v}<escape>"
+            if isinstance(v, bool) or v is None:
+                return json.dumps(v)
+            if isinstance(v, list):
+                return "[" + ",".join(value(i) for i in v) + "]"
+            if isinstance(v, dict):
+                return "{" + ",".join(f"{k}:{value(i)}" for k, i in v.items()) + "}"
+            return str(v)
+        return "".join(f"<start_function_call>call:{n}{value(a)}<end_function_call>" for n, a in calls)
+    if style == "minicpm":
+        return ("<|thought_start|>\nI will call.\n<|thought_end|>\n<|tool_call_start|>\n```python\n"
+                + "\n".join(f"{n}(" + ", ".join(f"{k}={v!r}" for k, v in a.items()) + ")" for n, a in calls)
+                + "\n```\n<|tool_call_end|>\n")
     if style == "think_agent":
         return "<think>plan</think>" + json.dumps([{"name": n, "arguments": a} for n, a in calls])
     raise ValueError(style)
@@ -139,7 +159,8 @@ class RecordingTokenizer:
 
 
 def results_for(calls):
-    return [f"Result {k} of {call}" for k, call in enumerate(calls)]
+    """One result per executed call: text for the first, a JSON object for the second, and so on."""
+    return [json.dumps({"call": call, "k": k}) if k % 2 else f"Result {k} of {call}" for k, call in enumerate(calls)]
 
 
 def build(row):
@@ -201,7 +222,12 @@ def corpus(style):
              "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>\n<tool_call>\nnot json\n</tool_call>",
              "<|tool_call|>[{\"name\": \"f\", \"arguments\": {\"a\": 1}}]<|/tool_call|>",
              "[get_weather(city='Rome'), get_weather(city='Oslo')]", "get_weather(city='Rome')",
-             "<function_call> {\"name\": \"no_function\", \"arguments\": {}}"]
+             "<function_call> {\"name\": \"no_function\", \"arguments\": {}}",
+             "<start_function_call>call:f{a:<escape>x, y<escape>,b:[1,2.5,true],c:{d:null}}<end_function_call>",
+             "<start_function_call>call:g<end_function_call><start_function_call>h{}<end_function_call>",
+             "<start_function_call>call:f{a:1,:2,b}<end_function_call>",
+             "<|tool_call_start|>\n```python\nf(a=[1, 2], b={'c': None})\nx = g()\n```\n<|tool_call_end|>\nDone.",
+             "<|tool_call_start|>\nf(a=1\n<|tool_call_end|>\ntext", "<|thought_start|>only thought<|thought_end|>"]
     seen, out = set(), []
     for text in texts:
         if text not in seen:
@@ -229,7 +255,7 @@ def decode_all(row, style):
         entry = {"text": text, "recorded": record}
         if "value" in record:
             recorded = handler._parse_query_response_prompting(_Response(text))["model_responses"]
-            entry["ast"] = outcome(lambda: handler.decode_ast(recorded, "python", False))
+            entry["ast"] = outcome(lambda: handler.decode_ast(recorded, ReturnFormat.PYTHON, False))
             entry["execute"] = outcome(lambda: handler.decode_execute(recorded, False))
         out.append(entry)
     return out
@@ -242,6 +268,25 @@ def mask_ids(text):
     return MISTRAL_ID.sub(lambda m: m.group(0)[:m.group(0).index(":") + 2] + '"<ID>"', text)
 
 
+def minicpm_tool_code(scenarios):
+    """MiniCPMFCHandler's generated stub per OSSMODEL-style doc (None where its generator fails), so that the test
+    can check the text around the generator without it."""
+    from bfcl_eval.constants.enums import ModelStyle
+    from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
+    from bfcl_eval.model_handler.local_inference.minicpm_fc import transform_function
+    from bfcl_eval.model_handler.utils import convert_to_tool
+    codes = {}
+    for scenario in scenarios:
+        functions = _func_doc_language_specific_pre_processing(copy.deepcopy(scenario["function"]),
+                                                               scenario["id"].rsplit("_", 1)[0])
+        for tool in convert_to_tool(functions, GORILLA_TO_OPENAPI, ModelStyle.OSSMODEL):
+            try:
+                codes[json.dumps(tool, sort_keys=True)] = transform_function(copy.deepcopy(tool))
+            except Exception:
+                codes[json.dumps(tool, sort_keys=True)] = None
+    return codes
+
+
 def main():
     document = {
         "generated_by": "scripts/make_handler_oracle.py with bfcl-eval 2026.3.23 (gorilla "
@@ -252,6 +297,8 @@ def main():
         config = MODEL_CONFIG_MAPPING[row]
         entry = {"handler": config.model_handler.__name__, "model_name": config.model_name, "style": style,
                  "scenarios": [], "decoding": decode_all(row, style)}
+        if entry["handler"] == "MiniCPMFCHandler":
+            entry["tool_code"] = minicpm_tool_code(scenarios_for(style))
         for scenario in scenarios_for(style):
             try:
                 prompts, executed = run(row, scenario)

@@ -360,3 +360,22 @@ def test_the_engine_stores_the_recorded_answer_with_the_generation():
     assert results[0].answer == "[f(a=1)]" and results[0].text == written
     assert results[1].answer is None and results[1].recorded() == written
     assert Generation.from_json(results[0].to_json()) == results[0]  # the cache keeps it
+
+
+# -- every prompting handler by name (pytest_toolbench.scorer_lib.bfcl_handlers) -----------------------------------
+
+def test_format_for_handler_renders_the_prompting_handlers_as_the_oracle():
+    for family, (handler, model) in {"qwen": ("QwenHandler", "Qwen/Qwen3-8B"),
+                                     "llama3": ("LlamaHandler", "meta-llama/Llama-3.1-8B-Instruct"),
+                                     "llama4": ("LlamaHandler", "meta-llama/Llama-4-Scout-17B-16E-Instruct"),
+                                     "gemma3": ("GemmaHandler", "google/gemma-3-4b-it")}.items():
+        renderer = pf.format_for_handler(handler, model)
+        for scenario in ORACLE["scenarios"]:
+            for step, (messages, official) in enumerate(zip(project_requests(scenario), scenario["prompts"][family])):
+                assert renderer.render(messages, first_step=step == 0) == official
+    assert pf.format_for_handler("QwenFCHandler", "Qwen/Qwen3-8B") is None  # needs the raw function docs
+    assert pf.format_for_handler("Falcon3FCHandler", "tiiuae/Falcon3-7B-Instruct") is None  # chat template
+    deepseek = pf.format_for_handler("DeepseekReasoningHandler", "deepseek-ai/DeepSeek-R1")
+    assert deepseek.recorded_answer("<think>a</think>\n[f()]") == "\n[f()]"
+    assert pf.format_for_handler("PhiHandler", "microsoft/phi-4").recorded_answer is None
+    assert deepseek.name == "bfcl-handler:DeepseekReasoningHandler" and len(deepseek.sha256) == 64

@@ -388,3 +388,37 @@ class PromptFormats:
 
 def render_with_handler(handler: HandlerFormat, messages: Messages, *, first_step: bool) -> str:
     return handler.render([dict(m) for m in messages], first_step=first_step)
+
+
+# -- every local handler of BFCL, by name (the leaderboard rows' handlers) --------------------------------------------
+
+def format_for_handler(handler: str, model_name: str) -> HandlerFormat | None:
+    """A renderer for BFCL's handler class ``handler`` (a row's ``BfclRow.handler``, e.g. for
+    ``--toolbench-bfcl-model``), built on :mod:`pytest_toolbench.scorer_lib.bfcl_handlers` (every local handler of
+    bfcl-eval 2026.3.23, checked byte for byte against the official ones); ``model_name`` is the row's Hugging Face id
+    (LlamaHandler and PhiHandler branch on it).
+
+    Returned for the handlers whose prompt is a function of the request's messages alone: those that send BFCL's
+    prompting system prompt (QwenHandler, LlamaHandler, GemmaHandler, PhiHandler, MiniCPMHandler, BielikHandler,
+    DeepseekReasoningHandler), which ``Request.messages`` already holds. None for the FC handlers (QwenFCHandler,
+    xLAM, Hammer, ...): they write the raw BFCL function docs into their own tools block, which a request does not
+    carry yet, and for the handlers that use the checkpoint's chat template (Falcon3FCHandler)."""
+    from pytest_toolbench.scorer_lib.bfcl_handlers import handlers as bfcl
+
+    spec = bfcl.handler_spec(handler)
+    if spec.render is None or not spec.bfcl_system_prompt:
+        return None
+
+    def render(messages: Messages, *, first_step: bool = True, step: int | None = None) -> str:
+        return bfcl.render(handler, messages, [], model_name=model_name,
+                           step=step if step is not None else (0 if first_step else 1))
+
+    def recorded_answer(text: str) -> str:
+        recorded = bfcl.recorded_answer(handler, text)
+        return recorded if isinstance(recorded, str) else text
+
+    render.__doc__ = f"{handler}._format_prompt ({spec.upstream_file}) for {model_name}"
+    return HandlerFormat(family=f"{handler}:{model_name}", handler=handler,
+                         upstream_file=f"bfcl_eval/model_handler/local_inference/{spec.upstream_file}",
+                         render=render, helpers=(spec.render,),
+                         recorded_answer=None if spec.records_reply_as_written else recorded_answer)

@@ -3,9 +3,13 @@ row uses (:mod:`.registry`), the prompt text each handler writes, and how each h
 
 A scorer library (importable by the backends, which render, and by the BFCL scorer, which decodes); standard library
 only. Checked byte for byte against the official handlers by ``tests/test_bfcl_handlers.py`` on fixtures frozen by
-``scripts/make_handler_oracle.py``.
+``scripts/make_handler_oracle.py`` (and ``scripts/make_bfcl_registry.py`` for the rows).
 """
 
+from .handlers import (HANDLERS, HandlerDecodeError, HandlerSpec, UnknownHandler, decode_ast, decode_execute,
+                       handler_spec, recorded_answer, render)
 from .registry import REGISTRY_SOURCE, BfclRow, UnknownBfclRow, bfcl_row, bfcl_rows, rows_for_checkpoint
 
-__all__ = ["REGISTRY_SOURCE", "BfclRow", "UnknownBfclRow", "bfcl_row", "bfcl_rows", "rows_for_checkpoint"]
+__all__ = ["REGISTRY_SOURCE", "BfclRow", "UnknownBfclRow", "bfcl_row", "bfcl_rows", "rows_for_checkpoint",
+           "HANDLERS", "HandlerDecodeError", "HandlerSpec", "UnknownHandler", "decode_ast", "decode_execute",
+           "handler_spec", "recorded_answer", "render"]

@@ -30,6 +30,31 @@ which agrees with ``eval`` on every literal and refuses what is not one (where `
 
 Reference: bfcl-eval 2026.3.23 = gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8, one file per handler (named in
 each spec). Standard library only.
+
+DEFECTS of the official handlers, reproduced (the board was made with them; each is visible in the oracle fixture
+``tests/data/bfcl_handler_oracle.json``):
+
+- HammerHandler: ``convert_to_format_tool`` edits the function docs it is given, which are the entry's own; every
+  request appends ``default is '<default>'`` to each defaulted parameter's description once more (request k of a
+  multi-turn entry carries it k+1 times) and replaces a nested parameter by its sub-properties for good.
+- ThinkAgentHandler: the prompt holds only the first non-system message (no reply, result or later turn ever reaches
+  the model), and ``decode_execute`` raises on any reply with a call (it calls ``.items()`` on a string), so no
+  multi-turn step ever executes.
+- GraniteFunctionCallingHandler: a chunk of reply text that is not JSON is kept as a "call" by ``decode_execute``, so
+  a plain-text answer is executed as a call (and ends up an execution error) instead of ending the turn;
+  ``decode_ast`` keeps it as a string (then not in calling format).
+- GLMHandler: a one-line reply decodes to ``[<text>]`` (not calling format) and ``decode_execute`` iterates its
+  characters (raises unless empty); only the first call of a reply is read.
+- Granite3FCHandler: the prompt ends after the last message, without an assistant turn opener.
+- MistralFCHandler: string values of a tool doc are written between quotes without escaping (a quote in a
+  description breaks the JSON); the system text is written only when the last message is a user turn; call ids are
+  random (see :func:`mistral_call_ids`).
+- QwenFCHandler, Granite4FCHandler, NanbeigeFCHandler: a later call equal in value to the first gets no newline before
+  it when the reply text is empty (the first-call test compares values).
+- DeepseekReasoningHandler: the results of a step are written as the Python ``str`` of a list of dicts in a user turn.
+- LlamaHandler_3_1: ``decode_ast``/``decode_execute`` ``eval`` a reply without ``;`` (here: a literal only).
+- Routing (``model_config.py``): the Llama 3.2, 3.3 and 4 ``-FC`` rows use the prompting ``LlamaHandler``;
+  ``Ministral-8B-Instruct-2410`` (flagged prompting) uses ``MistralFCHandler``.
 """
 
 from __future__ import annotations
@@ -265,6 +290,54 @@ def render_nanbeige_fc(messages: Messages, functions: Sequence[Any], model_name:
     else:
         out = _NANBEIGE_PLAIN_SYSTEM
     return out + _qwen_turns(stored, tool_calls=True)
+
+
+_PELICAN_TOOLS = (
+    "# Tools\n\nYou may call one or more function to assist with the user query.\n\nYou are provided with function "
+    "signatures within <tools></tools> XML tags:\n<tools>{docs}\n</tools>\n\nFor each function call, return a json "
+    "object with functions name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n"
+    '{{"name": <function-name>, "arguments": <args-json-object>}}\n</tool_call><|im_end|>\n')
+
+
+def render_pelican_vl_fc(messages: Messages, functions: Sequence[Any], model_name: str, step: int) -> str:
+    """PelicanVLFCHandler (pelican_vl_fc.py): a Qwen-VL style tools block (its own wording: "one or more function",
+    "functions name") after the question's system text, or "You are a helpful assistant." without tools and system;
+    every message its own turn (each result a ``tool`` turn of its own, no grouping); a reply with calls is written
+    as its ``<tool_call>`` lines only (arguments with ``ensure_ascii=False``), its reasoning never."""
+    stored = _stored_qwen_fc(messages)
+    out = ""
+    system_done = False
+    if functions:
+        out += "<|im_start|>system\n"
+        if stored and stored[0]["role"] == "system":
+            out += stored[0]["content"] + "\n\n"
+            system_done = True
+        out += _PELICAN_TOOLS.format(docs="".join(f"\n{json.dumps(tool)}" for tool in functions))
+    if stored and stored[0]["role"] == "system" and not system_done:
+        out += f"<|im_start|>system\n{stored[0]['content']}<|im_end|>\n"
+        system_done = True
+    elif not functions and (not stored or stored[0]["role"] != "system"):
+        out += "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n"
+    for index, message in enumerate(stored):
+        role, content = message["role"], message["content"]
+        if index == 0 and role == "system" and system_done:
+            continue
+        out += f"<|im_start|>{role}\n"
+        if role == "tool":
+            out += f"<tool_response>\n{content}\n</tool_response>"
+        elif role == "assistant":
+            for call in message.get("tool_calls", []):
+                call = call.get("function", call)
+                arguments = call["arguments"]
+                if isinstance(arguments, dict):
+                    arguments = json.dumps(arguments, ensure_ascii=False)
+                out += f'<tool_call>\n{{"name": "{call["name"]}", "arguments": {arguments}}}\n</tool_call>'
+            if content:
+                out += content
+        elif role == "user" and isinstance(content, str):
+            out += content
+        out += "<|im_end|>\n"
+    return out + "<|im_start|>assistant\n"
 
 
 # -- Llama-template family ------------------------------------------------------------------------------------------
@@ -837,6 +910,376 @@ def render_arch(messages: Messages, functions: Sequence[Any], model_name: str, s
     return out + "<|im_start|>assistant\n"
 
 
+# -- FunctionGemma ----------------------------------------------------------------------------------------------------
+
+_FG_ESCAPE = "<escape>"
+_FG_STANDARD_KEYS = frozenset({"description", "type", "properties", "required", "nullable"})
+
+
+def _fg_escape(content: Any) -> str:
+    return f"{_FG_ESCAPE}{content}{_FG_ESCAPE}"
+
+
+def _fg_value(value: Any, escape_keys: bool = True) -> str:
+    """FunctionGemmaHandler ``_format_value``: null/true/false, strings between ``<escape>`` marks, lists in
+    brackets, dicts with sorted keys (escaped or not), anything else ``str``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return _fg_escape(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_fg_value(item, escape_keys) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{_fg_escape(k) if escape_keys else k}:{_fg_value(v, escape_keys)}"
+                              for k, v in sorted(value.items())) + "}"
+    return str(value)
+
+
+def _fg_parameters(properties: Mapping[str, Any]) -> str:
+    """``_format_parameters``: sorted properties, those named like a schema keyword left out."""
+    return ",".join(_fg_property(key, value) for key, value in sorted(properties.items())
+                    if key not in _FG_STANDARD_KEYS) if properties else ""
+
+
+def _fg_property(key: str, value: Mapping[str, Any]) -> str:
+    kind = value.get("type", "").upper()
+    out = f"{key}:{{description:{_fg_escape(value.get('description', ''))}"
+    if kind == "STRING":
+        if "enum" in value:
+            out += f",enum:{_fg_value(value['enum'])}"
+    elif kind == "OBJECT":
+        out += ",properties:{" + (_fg_parameters(value.get("properties", {})) if value.get("properties") else "") + "}"
+        if value.get("required", []):
+            out += ",required:[" + ",".join(_fg_escape(item) for item in value["required"]) + "]"
+    elif kind == "ARRAY":
+        items = value.get("items", {})
+        if items:
+            parts = []
+            for item_key, item_value in sorted(items.items()):
+                if item_value is None:
+                    continue
+                if item_key == "properties" and isinstance(item_value, dict):
+                    parts.append(f"properties:{{{_fg_parameters(item_value)}}}")
+                elif item_key == "required":
+                    parts.append("required:[" + ",".join(_fg_escape(r) for r in item_value) + "]")
+                elif item_key == "type":
+                    upper = item_value.upper() if isinstance(item_value, str) else [t.upper() for t in item_value]
+                    parts.append(f"type:{_fg_value(upper)}")
+                else:
+                    parts.append(f"{item_key}:{_fg_value(item_value)}")
+            out += ",items:{" + ",".join(parts) + "}"
+    return out + f",type:{_fg_escape(kind)}}}"
+
+
+def _fg_declaration(tool: Mapping[str, Any]) -> str:
+    function = tool.get("function", tool) if isinstance(tool.get("function"), dict) else tool
+    out = f"declaration:{function.get('name', '')}{{description:{_fg_escape(function.get('description', ''))}"
+    params = function.get("parameters", {})
+    if params:
+        if params.get("properties", {}):
+            out += f",properties:{{{_fg_parameters(params['properties'])}}}"
+        if params.get("required", []):
+            out += ",required:[" + ",".join(_fg_escape(item) for item in params["required"]) + "]"
+        if "type" in params:
+            out += f",type:{_fg_escape(params['type'].upper())}"
+    return out + "}"
+
+
+def render_function_gemma(messages: Messages, functions: Sequence[Any], model_name: str, step: int) -> str:
+    """FunctionGemmaHandler (functiongemma.py): a ``developer`` turn (the question's system text ``strip()``-ed or
+    "You are a model that can do function calling with the following functions") with one
+    ``<start_function_declaration>`` per raw BFCL doc (types upper-cased as written: ``DICT``, ``FLOAT``), user turns
+    ``strip()``-ed, replies as ``model`` turns of their ``strip()``-ed text, each result as a
+    ``<start_function_response>response:<the call string>`` block (a JSON object result written in FunctionGemma's
+    syntax, anything else as ``{value:<escape>...<escape>}``), then ``<start_of_turn>model``."""
+    system = messages[0]["content"] if messages and messages[0]["role"] == "system" else (
+        "You are a model that can do function calling with the following functions")
+    out = ""
+    if functions or system:
+        out = "<start_of_turn>developer\n" + (f"{system.strip()}\n" if system else "")
+        out += "".join(f"<start_function_declaration>{_fg_declaration(tool)}<end_function_declaration>"
+                       for tool in functions or [])
+        out += "<end_of_turn>\n"
+    rest = messages[1:] if messages and messages[0]["role"] == "system" else messages
+    for message in rest:
+        role = message["role"]
+        if role == "user":
+            out += f"<start_of_turn>user\n{message.get('content', '').strip()}<end_of_turn>\n"
+        elif role == "assistant":
+            content = message.get("content", "")
+            out += "<start_of_turn>model\n" + (f"{content.strip()}" if content else "") + "<end_of_turn>\n"
+        elif role == "tool":
+            content = message.get("content", "")
+            try:
+                data = json.loads(content) if isinstance(content, str) else content
+            except ValueError:
+                data = content
+            out += f"<start_function_response>response:{message.get('name', 'unknown_tool')}"
+            out += _fg_value(data, escape_keys=False) if isinstance(data, dict) else f"{{value:{_fg_escape(str(content))}}}"
+            out += "<end_function_response>"
+    return out + "<start_of_turn>model\n"
+
+
+class _FunctionGemmaArguments:
+    """FunctionGemma's argument syntax read the way ``_FunctionGemmaResponseParser`` reads it: ``<escape>`` blocks
+    are strings, ``{}``/``[]`` nest, ``key:value`` pairs fill dicts, bare words become null/true/false/int/float or
+    stay strings; whatever does not fit is dropped without an error."""
+
+    def __init__(self) -> None:
+        self.root: list[Any] = []
+        self.stack: list[Any] = [self.root]
+        self.keys: list[str | None] = []
+        self.buffer: list[str] = []
+        self.pending: Any = None
+
+    def parse(self, text: str) -> dict:
+        cursor = 0
+        while cursor < len(text):
+            if text.startswith(_FG_ESCAPE, cursor):
+                start = cursor + len(_FG_ESCAPE)
+                end = text.find(_FG_ESCAPE, start)
+                value, cursor = (text[cursor:], len(text)) if end == -1 else (text[start:end], end + len(_FG_ESCAPE))
+                if self.buffer:
+                    self._commit()
+                self._add(value)
+                continue
+            char = text[cursor]
+            if char in "{[:]},":
+                self._commit()
+                self._structure(char)
+            else:
+                self.buffer.append(char)
+            cursor += 1
+        self._commit()
+        return self.root[0] if self.root and isinstance(self.root[0], dict) else {}
+
+    def _structure(self, char: str) -> None:
+        if char == "{":
+            new: dict = {}
+            self._add(new)
+            self.stack.append(new)
+            self.keys.append(None)
+        elif char == "}":
+            if len(self.stack) > 1:
+                self.stack.pop()
+                if self.keys:
+                    self.keys.pop()
+        elif char == "[":
+            items: list = []
+            self._add(items)
+            self.stack.append(items)
+        elif char == "]":
+            if len(self.stack) > 1:
+                self.stack.pop()
+        elif char == ":":
+            key = None
+            if self.buffer:
+                key = "".join(self.buffer).strip()
+                self.buffer.clear()
+            elif self.pending is not None:
+                key = str(self.pending)
+            if key is not None and isinstance(self.stack[-1], dict) and self.keys:
+                self.keys[-1] = key
+        self.pending = None
+
+    def _commit(self) -> None:
+        if not self.buffer:
+            return
+        raw = "".join(self.buffer).strip()
+        self.buffer.clear()
+        if raw:
+            self._add(self._primitive(raw))
+
+    def _add(self, value: Any) -> None:
+        container = self.stack[-1]
+        if isinstance(container, list):
+            container.append(value)
+        elif isinstance(container, dict):
+            key = self.keys[-1] if self.keys else None
+            if key is not None:
+                container[key] = value
+                self.keys[-1] = None
+            else:
+                self.pending = value
+
+    @staticmethod
+    def _primitive(text: str) -> Any:
+        if text == "null":
+            return None
+        if text in ("true", "false"):
+            return text == "true"
+        for kind in (int, float):
+            try:
+                return kind(text)
+            except ValueError:
+                pass
+        return text
+
+
+def _function_gemma_calls(text: str) -> list[tuple[str, dict]]:
+    """``_parse_functiongemma_response``: every ``<start_function_call>call:name{...}<end_function_call>``."""
+    calls = []
+    for body in re.findall("<start_function_call>(.*?)<end_function_call>", text, re.DOTALL):
+        body = body.strip()
+        if not body.startswith("call:"):
+            continue
+        brace = body.find("{")
+        if brace == -1:
+            calls.append((body[len("call:"):].strip(), {}))
+            continue
+        calls.append((body[len("call:"):brace].strip(), _FunctionGemmaArguments().parse(body[brace:])))
+    return calls
+
+
+# -- MiniCPM FC -------------------------------------------------------------------------------------------------------
+
+_MINICPM_TOOLS = (
+    "# Functions\nHere is a list of functions that you can invoke:\n```python\n{tools}\n```\n\n# Function Call Rule "
+    "and Output Format\n- If the user's question can be answered without calling any function, please answer the "
+    "user's question directly. In this situation, you should return your thought and answer the user's question "
+    "directly.\n- If the user cannot be answered without calling any function, and the user does not provide enough "
+    "information to call functions, please ask the user for more information. In this situation, you should return "
+    "your thought and ask the user for more information.\n- If the user's question cannot be answered without calling "
+    "any function, and the user has provided enough information to call functions to solve it, you should call the "
+    "functions. In this situation, the assistant should return your thought and call the functions.\n- Use default "
+    "parameters unless the user has specified otherwise.\n- You should answer in the following format:\n\n"
+    "<|thought_start|>\n{{explain why the user's question can be answered without calling a function or why you "
+    "should ask the user for more information or why you should call one or more functions and your plan to solve the "
+    "user's question.}}\n<|thought_end|>\n<|tool_call_start|>\n```python\nfunc1(params_name=params_value, "
+    "params_name2=params_value2...)\nfunc2(params)\n```\n<|tool_call_end|>\n{{answer the user's question directly "
+    "or ask the user for more information}}\n")
+_MINICPM_HEADER = ("from enum import Enum\nfrom typing import List, Dict, Optional\nfrom pydantic import BaseModel, "
+                   "Field\n\n")
+
+
+def minicpm_tool_code(tool: Mapping[str, Any]) -> str:
+    """minicpm_fc.py ``transform_function``: a ``def`` line and a docstring whose ``Args`` are the pydantic model
+    that ``datamodel-code-generator`` (bfcl-eval pins 0.25.7) writes for the parameters, preceded by any nested
+    classes. That generator is not a dependency of this package: it is imported here only when installed, and its
+    output is only as faithful as its version."""
+    try:
+        import datamodel_code_generator as generator
+        from datamodel_code_generator import DataModelType
+        from datamodel_code_generator.format import PythonVersion
+        from datamodel_code_generator.model import get_data_model_types
+        from datamodel_code_generator.parser.jsonschema import JsonSchemaParser
+    except ImportError:
+        raise UnknownHandler("MiniCPMFCHandler writes its tool docs with datamodel-code-generator (==0.25.7 in "
+                             "bfcl-eval 2026.3.23), which is not installed") from None
+    params, defaults = [], []
+    for name, prop in tool["parameters"]["properties"].items():
+        if "default" in prop:
+            defaults.append(f"{name}={prop['default']!r}")
+        elif name not in tool["parameters"].get("required", []):
+            defaults.append(f"{name}={None!r}")
+        else:
+            params.append(name)
+    out = f"def {tool['name']}({', '.join(params + defaults)}):\n"
+    if generator.get_version() < "0.26.2":
+        types = get_data_model_types(DataModelType.PydanticBaseModel, target_python_version=PythonVersion.PY_310)
+    else:
+        from datamodel_code_generator.format import DatetimeClassType
+        types = get_data_model_types(DataModelType.PydanticBaseModel, target_python_version=PythonVersion.PY_310,
+                                     target_datetime_class=DatetimeClassType.Datetime)
+    content = JsonSchemaParser(
+        source=json.dumps(tool["parameters"]), data_model_type=types.data_model, data_model_root_type=types.root_model,
+        data_model_field_type=types.field_model, data_type_manager_type=types.data_type_manager,
+        target_python_version=PythonVersion.PY_311, dump_resolve_reference_action=types.dump_resolve_reference_action,
+        field_constraints=True).parse()
+    if "class" in content:
+        content = content[content.index("class"):]
+    classes, args = content.split("class Model(BaseModel):", 1)
+    out += f'    """\n    {tool.get("description", "")}\n    Args:\n{args}\n    """\n'
+    return classes + out if classes else out
+
+
+def _minicpm_message(message: dict, system_suffix: str) -> dict:
+    """minicpm_fc.py ``message_format`` on a stored message (which it edits in place: see the renderer)."""
+    thought = message.get("thought")
+    prefix = f"<|thought_start|>\n{thought}\n<|thought_end|>\n" if thought else ""
+    if message["role"] == "assistant":
+        message["content"] = prefix + (message.get("content") or "")
+    elif message["role"] == "user":
+        message["content"] = "\n" + message["content"]
+    elif message["role"] == "system":
+        message["content"] = message["content"] + "\n" + system_suffix
+    message["content"] = message["content"].strip()
+    return message
+
+
+def render_minicpm_fc(messages: Messages, functions: Sequence[Any], model_name: str, step: int,
+                      tool_code: Callable[[Mapping[str, Any]], str] = minicpm_tool_code) -> str:
+    """MiniCPMFCHandler (minicpm_fc.py): ChatML whose system turn ends with a ``# Functions`` block of Python stubs
+    (one per OSSMODEL-style doc, :func:`minicpm_tool_code`; a doc the generator fails on is left out). Its
+    ``message_format`` edits the stored messages in place: an empty system message is inserted for good, and the
+    functions block is appended to the system text on every request, so request ``step`` carries it ``step + 1``
+    times (DEFECTS); every stored text is ``strip()``-ed."""
+    tools = _convert_to_tool(functions, wrap=False)
+    block = ""
+    if tools:
+        code = _MINICPM_HEADER
+        for tool in tools:
+            try:
+                code += "\n\n" + tool_code(tool)
+            except UnknownHandler:
+                raise
+            except Exception:  # noqa: BLE001 - upstream skips a doc its generator fails on
+                pass
+        block = _MINICPM_TOOLS.format(tools=code).strip()
+    stored = [dict(m) for m in messages]
+    for request in range(step + 1):
+        if stored and stored[0]["role"] != "system":
+            stored.insert(0, {"role": "system", "content": ""})
+        stored = [_minicpm_message(m, block) for m in stored]
+    return "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in stored) + "<|im_start|>assistant\n"
+
+
+def _minicpm_fc2dict(text: str, prompting_ast: AstDecoder) -> dict:
+    """minicpm_fc.py ``fc2dict``: the thought between ``<|thought_start|>``/``<|thought_end|>``, the calls between
+    ``<|tool_call_start|>``/``<|tool_call_end|>`` (a fenced block of Python call statements, read like BFCL's
+    prompting decoder reads calls) and the content after them; any failure leaves no calls."""
+    thought = ""
+    if "<|thought_end|>" in text and "<|thought_start|>" in text:
+        thought, text = text.rsplit("<|thought_end|>", 1)
+        thought = thought.split("<|thought_start|>", 1)[1]
+    if "<|tool_call_start|>" in text and "<|tool_call_end|>" in text:
+        block, content = text.rsplit("<|tool_call_end|>", 1)
+        block = block.split("<|tool_call_start|>", 1)[1]
+        try:
+            block = block.strip()
+            if block.startswith("```"):
+                block = block.lstrip("```").strip()
+                if block.startswith("python"):
+                    block = block.lstrip("python").strip()
+            if block.endswith("```"):
+                block = block.rstrip("```").strip()
+            statements = ast.parse(block).body
+            if any(not isinstance(getattr(statement, "value", None), ast.Call) for statement in statements):
+                raise HandlerDecodeError("a statement that is not a call")
+            calls = []
+            for statement in statements:
+                for decoded in prompting_ast("[" + ast.unparse(statement.value) + "]", "python"):
+                    calls.extend({"name": name, "arguments": arguments} for name, arguments in decoded.items())
+            return {"content": content.strip(), "tool_calls": calls, "role": "assistant"}
+        except Exception:  # noqa: BLE001 - upstream: a bare except, no calls
+            return {"content": content.strip(), "role": "assistant", "thought": thought}
+    return {"content": text.strip(), "role": "assistant", "thought": thought}
+
+
+def _minicpm_ast(recorded: Any, language: str, prompting_ast: AstDecoder) -> Any:
+    message = _minicpm_fc2dict(recorded, prompting_ast)
+    if message.get("tool_calls"):
+        return [{call["name"]: call["arguments"]} for call in message["tool_calls"]]
+    return message["content"]
+
+
+def _minicpm_execute(recorded: Any, prompting_ast: AstDecoder) -> list:
+    message = _minicpm_fc2dict(recorded, prompting_ast)
+    return [_call_text(call["name"], call["arguments"], ", ") for call in message.get("tool_calls") or []]
+
+
 # -- recorded answers and decoders ------------------------------------------------------------------------------------
 
 def _record_raw(text: str) -> Any:
@@ -892,7 +1335,7 @@ def _default_ast(recorded: Any, language: str, prompting_ast: AstDecoder) -> Any
     return prompting_ast(recorded, language)
 
 
-def _default_execute(recorded: Any, prompting_execute: ExecuteDecoder) -> list:
+def _default_execute(recorded: Any, prompting_execute: ExecuteDecoder, prompting_ast: AstDecoder | None) -> list:
     return prompting_execute(recorded)
 
 
@@ -1014,18 +1457,26 @@ class HandlerSpec:
     record: Callable[[str], Any] = _record_raw
     #: ``(recorded, language, prompting_ast) -> calls``
     decode_ast: Callable[[Any, str, AstDecoder], Any] = _default_ast
-    #: ``(recorded, prompting_execute) -> list of call strings``
-    decode_execute: Callable[[Any, ExecuteDecoder], list] = _default_execute
-    #: the handler's ``stop_token_ids`` sent with each request (GLM), else None
+    #: ``(recorded, prompting_execute, prompting_ast) -> list of call strings``
+    decode_execute: Callable[[Any, ExecuteDecoder, AstDecoder | None], list] = _default_execute
+    #: the handler's ``stop_token_ids`` sent with each request (GLM, MiniCPM FC), else None
     stop_token_ids: tuple[int, ...] | None = None
+    #: the handler's ``skip_special_tokens`` sent with each request (MiniCPM FC: False), else None (the server's
+    #: default, True on vLLM's completions endpoint)
+    skip_special_tokens: bool | None = None
+
+    @property
+    def records_reply_as_written(self) -> bool:
+        """Whether the recorded answer is the reply itself (``OSSHandler._parse_query_response_prompting``)."""
+        return self.record is _record_raw
 
 
 def _ast(function: Callable[[Any], Any]) -> Callable[[Any, str, AstDecoder], Any]:
     return lambda recorded, language, prompting_ast: function(recorded)
 
 
-def _exe(function: Callable[[Any], list]) -> Callable[[Any, ExecuteDecoder], list]:
-    return lambda recorded, prompting_execute: function(recorded)
+def _exe(function: Callable[[Any], list]) -> Callable[[Any, ExecuteDecoder, AstDecoder | None], list]:
+    return lambda recorded, prompting_execute, prompting_ast: function(recorded)
 
 
 HANDLERS: dict[str, HandlerSpec] = {spec.name: spec for spec in (
@@ -1033,6 +1484,8 @@ HANDLERS: dict[str, HandlerSpec] = {spec.name: spec for spec in (
     HandlerSpec("QwenFCHandler", "qwen_fc.py", render_qwen_fc, False, record=_strip_after_think,
                 decode_ast=_ast(_decode_tagged_json), decode_execute=_exe(_execute_tagged_json)),
     HandlerSpec("NanbeigeFCHandler", "nanbeige_fc.py", render_nanbeige_fc, False, record=_strip_after_think,
+                decode_ast=_ast(_decode_tagged_json), decode_execute=_exe(_execute_tagged_json)),
+    HandlerSpec("PelicanVLFCHandler", "pelican_vl_fc.py", render_pelican_vl_fc, False, record=_strip_after_think,
                 decode_ast=_ast(_decode_tagged_json), decode_execute=_exe(_execute_tagged_json)),
     HandlerSpec("LlamaHandler", "llama.py", render_llama, True),
     HandlerSpec("LlamaHandler_3_1", "llama_3_1.py", render_llama_3_1, False,
@@ -1053,7 +1506,7 @@ HANDLERS: dict[str, HandlerSpec] = {spec.name: spec for spec in (
     HandlerSpec("GemmaHandler", "gemma.py", render_gemma, True),
     HandlerSpec("PhiHandler", "phi.py", render_phi, True,
                 decode_ast=lambda r, language, d: d(_strip_fence_prefix(r.strip()), language),
-                decode_execute=lambda r, d: d(_strip_fence_prefix(r))),
+                decode_execute=lambda r, d, _: d(_strip_fence_prefix(r))),
     HandlerSpec("PhiFCHandler", "phi_fc.py", render_phi_fc, False, record=_record_phi_fc,
                 decode_ast=_ast(_require_call_list),
                 decode_execute=_exe(lambda r: convert_to_function_call(_require_call_list(r)))),
@@ -1081,6 +1534,13 @@ HANDLERS: dict[str, HandlerSpec] = {spec.name: spec for spec in (
     HandlerSpec("ArchHandler", "arch.py", render_arch, False, record=_record_arch,
                 decode_ast=_ast(_require_call_list),
                 decode_execute=_exe(lambda r: convert_to_function_call(_require_call_list(r)))),
+    HandlerSpec("MiniCPMFCHandler", "minicpm_fc.py", render_minicpm_fc, False, decode_ast=_minicpm_ast,
+                decode_execute=lambda recorded, prompting_execute, prompting_ast: _minicpm_execute(recorded,
+                                                                                                   prompting_ast),
+                stop_token_ids=(2, 73440), skip_special_tokens=False),
+    HandlerSpec("FunctionGemmaHandler", "functiongemma.py", render_function_gemma, False,
+                decode_ast=_ast(lambda r: [{name: args} for name, args in _function_gemma_calls(r)]),
+                decode_execute=_exe(lambda r: [_call_text(name, args, ", ") for name, args in _function_gemma_calls(r)])),
     HandlerSpec("Falcon3FCHandler", "falcon_fc.py", None, False,
                 decode_ast=_ast(lambda r: _named(_falcon_calls(r), "arguments")),
                 decode_execute=_exe(lambda r: _executed(_falcon_calls(r), "arguments"))),
@@ -1088,12 +1548,7 @@ HANDLERS: dict[str, HandlerSpec] = {spec.name: spec for spec in (
 )}
 
 #: Handlers of ``local_inference/`` not reproduced (yet): their rows fall back to the chat template, reported so.
-NOT_REPRODUCED = {
-    "MiniCPMFCHandler": "minicpm_fc.py builds its tool docs with datamodel-code-generator (Python type stubs) and "
-                        "parses replies with the ast module; not re-implemented",
-    "FunctionGemmaHandler": "functiongemma.py (526 lines, its own declaration and call syntax); not re-implemented",
-    "PelicanVLFCHandler": "pelican_vl_fc.py; not re-implemented",
-}
+NOT_REPRODUCED: dict[str, str] = {}
 
 
 class UnknownHandler(KeyError, ValueError):
@@ -1110,17 +1565,30 @@ def handler_spec(name: str) -> HandlerSpec:
         raise UnknownHandler(f"BFCL handler {name!r}: {why}") from None
 
 
-def render(handler: str, messages: Messages, functions: Sequence[Any], *, model_name: str, step: int = 0) -> str:
-    """The handler's prompt text for one request (see the module docstring for what ``messages`` holds)."""
+def render(handler: str, messages: Messages, functions: Sequence[Any], *, model_name: str, step: int = 0,
+           tool_code: Callable[[Mapping[str, Any]], str] | None = None) -> str:
+    """The handler's prompt text for one request (see the module docstring for what ``messages`` holds).
+    ``tool_code`` replaces :func:`minicpm_tool_code` for MiniCPMFCHandler (the generator it needs)."""
     spec = handler_spec(handler)
     if spec.render is None:
         raise UnknownHandler(f"BFCL handler {handler!r} renders with the checkpoint's chat template (tokenizer)")
+    if tool_code is not None and spec.render is render_minicpm_fc:
+        return render_minicpm_fc([dict(m) for m in messages], functions, model_name, step, tool_code)
     return spec.render([dict(m) for m in messages], functions, model_name, step)
 
 
 def recorded_answer(handler: str, text: str) -> Any:
-    """What the handler records of a reply (``model_responses``): text, or a list of ``{name: arguments}``."""
-    return handler_spec(handler).record(text)
+    """What the handler records of a reply (``model_responses``): text, or a list of ``{name: arguments}``. Where
+    upstream's ``_parse_query_response_prompting`` itself raises (MistralFCHandler on a JSON reply that is not a list
+    of calls, ArchHandler on a ``<tool_call>`` body that is neither JSON nor a literal), the entry fails upstream:
+    :class:`HandlerDecodeError` here."""
+    spec = handler_spec(handler)
+    try:
+        return spec.record(text)
+    except HandlerDecodeError:
+        raise
+    except Exception as error:  # noqa: BLE001 - the handler's own failure while recording
+        raise HandlerDecodeError(f"{handler} cannot record this reply ({type(error).__name__}: {error})") from None
 
 
 def decode_ast(handler: str, recorded: Any, language: str, prompting_ast: AstDecoder) -> Any:
@@ -1133,10 +1601,12 @@ def decode_ast(handler: str, recorded: Any, language: str, prompting_ast: AstDec
         raise HandlerDecodeError(f"{type(error).__name__}: {error}") from None
 
 
-def decode_execute(handler: str, recorded: Any, prompting_execute: ExecuteDecoder) -> list:
-    """The handler's ``decode_execute`` on a recorded answer (multi-turn); raises on what upstream raises on."""
+def decode_execute(handler: str, recorded: Any, prompting_execute: ExecuteDecoder,
+                   prompting_ast: AstDecoder | None = None) -> list:
+    """The handler's ``decode_execute`` on a recorded answer (multi-turn); raises on what upstream raises on.
+    ``prompting_ast`` is needed by MiniCPMFCHandler only (its call block is Python call syntax)."""
     try:
-        return handler_spec(handler).decode_execute(recorded, prompting_execute)
+        return handler_spec(handler).decode_execute(recorded, prompting_execute, prompting_ast)
     except HandlerDecodeError:
         raise
     except Exception as error:  # noqa: BLE001
