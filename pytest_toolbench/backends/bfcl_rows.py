@@ -12,9 +12,9 @@ text it writes and how it decodes the reply. A local checkpoint is matched to a 
    without naming one;
 4. none: the checkpoint's chat template is used, and the figures are not comparable with the board.
 
-The rows come from ``scorer_lib.bfcl_handlers.registry`` (bfcl-eval 2026.3.23 ``model_config.py``). Only rows whose
-handler has a renderer wired into generation here (:data:`RENDERED_HANDLERS`) can be reproduced; naming another is
-one clear error, detecting one falls back to the chat template with that said.
+The rows come from ``scorer_lib.bfcl_handlers.registry`` (bfcl-eval 2026.3.23 ``model_config.py``). Every row whose
+handler writes its prompt text itself (every local handler but Falcon3FCHandler, which renders with the checkpoint's
+chat template) is reproduced, FC rows included; naming a Falcon3 row is one clear error.
 
 Pure; nothing heavy is imported.
 """
@@ -59,9 +59,18 @@ def _registry() -> Any:
 
 
 def _family_of(handler: str, model_name: str) -> str | None:
+    """The renderer family of a row's handler: the detected-family renderers for QwenHandler, LlamaHandler and
+    GemmaHandler (as before), else the row's own handler renderer (``prompt_format.row_family``: every other local
+    handler, prompting or FC, that writes its text itself); None for one that renders with the checkpoint's chat
+    template (Falcon3FCHandler)."""
     family = RENDERED_HANDLERS.get(handler)
     if family == "llama3" and any(key in model_name.lower() for key in ("llama-4", "llama4")):
         return "llama4"
+    if family is None:
+        from pytest_toolbench.backends import prompt_format
+
+        if prompt_format.format_for_handler(handler, model_name) is not None:
+            return prompt_format.row_family(handler, model_name)
     return family
 
 
@@ -77,10 +86,9 @@ def check_row(name: str) -> Any:
         raise RowError(f"--toolbench-bfcl-model={name}: the row is answered by an API ({row.handler}), not a "
                        "local checkpoint")
     if _family_of(row.handler, row.model_name) is None:
-        rendered = sorted(RENDERED_HANDLERS)
-        raise RowError(f"--toolbench-bfcl-model={name}: its handler {row.handler} has no renderer wired into "
-                       f"generation yet (rendered: {', '.join(rendered)}); use a row of those or "
-                       "--toolbench-prompt-format=chat-template (not comparable with the board)")
+        raise RowError(f"--toolbench-bfcl-model={name}: its handler {row.handler} renders with the checkpoint's "
+                       "chat template, which is not reproduced here; use --toolbench-prompt-format=chat-template "
+                       "(not comparable with the board)")
     return row
 
 

@@ -319,9 +319,10 @@ class OpenAIEndpointBackend(ModelBackend):
         """The ``/completions`` body of a request the official harness renders, as ``bfcl generate`` sends it, and
         the max_tokens rule as applied (for the run header)."""
         request = task.request
-        text = prompt_format.render_with_handler(handler, request.messages, first_step=task.step == 0)
+        text = prompt_format.render_request(handler, request, step=task.step)
         body: dict[str, Any] = {"model": self.model, "prompt": text}
         body.update(self._request_sampling(request))
+        body.update(handler.extras or {})  # the handler's own settings (GLM's, MiniCPM FC's stop_token_ids, ...)
         limit = body["max_tokens"]
         reserve = request.context_reserve or 0
         context = self._context()
@@ -480,9 +481,11 @@ class OpenAIEndpointBackend(ModelBackend):
             tool_calls=tool_calls,
             parse_error=parse_error,
         )
-        if handler is not None and handler.recorded_answer is not None:
-            # what the official harness records of the reply (e.g. the text after </think>), as the engine does
-            generation = dataclasses.replace(generation, answer=handler.recorded_answer(text))
+        if handler is not None:
+            # what the official harness records of the reply (e.g. the text after </think>), as the engine does, and
+            # which handler's decoder the scorer applies
+            generation = dataclasses.replace(generation, renderer=handler.name, answer=(
+                handler.recorded_answer(text) if handler.recorded_answer is not None else None))
         return generation
 
 

@@ -194,7 +194,7 @@ class PreparedBatch:
     results: list[Generation | None]  # filled in as answers come; over-long prompts already answered
     early: list[tuple[int, Generation]]  # those over-long prompts, handed over with the first chunk
     parser: Any  # native mode's tool-call parser, else None
-    recorded_answers: list[Any]  # per task: its harness's post-processing of a reply (BFCL's handlers), or None
+    recorded_answers: list[Any]  # per task: its harness's renderer (HandlerFormat: BFCL's handlers), or None
 
 
 @dataclasses.dataclass
@@ -235,12 +235,15 @@ def completion_generation(text: str, finish_reason: str | None, prompt_tokens: i
                            output_tokens=output_tokens, tool_calls=tool_calls, parse_error=parse_error)
 
 
-def with_recorded_answer(generation: Generation, recorded_answer: Any) -> Generation:
-    """The handler's post-processed reply kept beside the text, before the hand-over: the cache keeps what the
-    official harness records."""
-    if recorded_answer is None:
+def with_recorded_answer(generation: Generation, handler: Any) -> Generation:
+    """The official renderer's name and its handler's post-processed reply kept beside the text, before the
+    hand-over: the cache keeps what the official harness records, and the scorer knows which handler decodes it.
+    ``handler``: the task's ``prompt_format.HandlerFormat`` (None: the chat template)."""
+    if handler is None:
         return generation
-    return dataclasses.replace(generation, answer=recorded_answer(generation.text))
+    recorder = getattr(handler, "recorded_answer", None)
+    return dataclasses.replace(generation, renderer=handler.name,
+                               answer=recorder(generation.text) if recorder is not None else generation.answer)
 
 
 class _GenerationRun:
@@ -627,7 +630,7 @@ class VllmBackend(ModelBackend):
         request = task.request
         handler = self.prompt_formats().handler_for(task.case.suite)
         if handler is not None:
-            return prompt_format.render_with_handler(handler, request.messages, first_step=task.step == 0)
+            return prompt_format.render_request(handler, request, step=task.step)
         kwargs: dict[str, Any] = {"add_generation_prompt": True, "tokenize": False}
         if self.mode == "native" and request.tools:
             kwargs["tools"] = [dict(tool) for tool in request.tools]
@@ -699,8 +702,10 @@ class VllmBackend(ModelBackend):
         max_tokens = answer_budget(request, self.max_tokens, context, prompt_tokens)
         rule = (f"min({request.max_tokens or self.max_tokens}, context {context} - prompt_tokens - "
                 f"{request.context_reserve or 0})")
-        if self.prompt_formats().handler_for(task.case.suite) is not None:
-            params = sampling_record.official_sampling(temperature, max_tokens, self.generation_config())
+        handler = self.prompt_formats().handler_for(task.case.suite)
+        if handler is not None:
+            params = sampling_record.official_sampling(temperature, max_tokens, self.generation_config(),
+                                                       handler.extras)
             seed = self._request_seed(temperature, request.sample)
             if seed is not None:
                 params["seed"] = seed
@@ -831,8 +836,7 @@ class VllmBackend(ModelBackend):
     def start_batch(self, tasks: Sequence[Task]) -> "PreparedBatch":
         """An empty batch for ``tasks``: what needs neither their prompts nor the engine."""
         parser = get_parser(self.tool_parser) if self.mode == "native" else None
-        recorded = [getattr(self.prompt_formats().handler_for(task.case.suite), "recorded_answer", None)
-                    for task in tasks]
+        recorded = [self.prompt_formats().handler_for(task.case.suite) for task in tasks]
         return PreparedBatch([[] for _ in tasks], {}, [], [None] * len(tasks), [], parser, recorded)
 
     def prepare_part(self, batch: "PreparedBatch", tasks: Sequence[Task], indices: Sequence[int],
