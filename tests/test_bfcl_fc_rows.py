@@ -1,0 +1,187 @@
+"""A run with a BFCL leaderboard row (``--toolbench-bfcl-model``), FC or prompting, prompts and decodes as that row's
+official handler: end to end through the suite's request building, the vLLM backend's prompt preparation
+(``VllmBackend.render``, no tokenizer needed), the multi-turn step loop and the BFCL scorer, against the handler
+oracle (``tests/data/bfcl_handler_oracle.json``, frozen from bfcl-eval 2026.3.23 by ``scripts/make_handler_oracle.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from pytest_toolbench.backends import vllm_engine
+from pytest_toolbench.backends.vllm_engine import VllmBackend
+from pytest_toolbench.contract.suite import Case, Generation, Task
+from shipped import scorer
+
+REPO = Path(__file__).resolve().parents[1]
+ORACLE = json.loads((REPO / "tests/data/bfcl_handler_oracle.json").read_text(encoding="utf-8"))["rows"]
+bfcl = scorer("bfcl")
+checker = scorer("bfcl", "checker")
+conversation = scorer("bfcl", "multi_turn.conversation")
+executor = scorer("bfcl", "multi_turn.executor")
+decoding = scorer("bfcl", "decoding")
+ast_checker = scorer("bfcl", "single_turn.ast_checker")
+handler_path = scorer("bfcl", "handler_path")
+
+#: FC rows of several call formats, and prompting rows routed through the row registry
+ROWS = ["Qwen/Qwen3-8B-FC", "meta-llama/Llama-3.1-8B-Instruct-FC", "Salesforce/xLAM-2-3b-fc-r",
+        "microsoft/Phi-4-mini-instruct-FC", "THUDM/glm-4-9b-chat", "ibm-granite/granite-3.2-8b-instruct",
+        "ibm-granite/granite-4.0-350m", "MadeAgents/Hammer2.1-7b", "mistralai/Ministral-8B-Instruct-2410",
+        "microsoft/phi-4", "Qwen/Qwen3-8B"]
+MISTRAL_ID = re.compile(r'"id": "[A-Za-z0-9]{9}"|"call_id": "[A-Za-z0-9]{9}"')
+
+
+def _mask(text: str) -> str:  # MistralFCHandler's call ids are random upstream (masked in the oracle too)
+    return MISTRAL_ID.sub(lambda m: m.group(0)[:m.group(0).index(":") + 2] + '"<ID>"', text)
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory):
+    """A fine-tune folder the row is named for (no tokenizer: a handler's text needs none)."""
+    folder = tmp_path_factory.mktemp("ckpt") / "step-1200"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "mistral"}))
+    (folder / "tokenizer_config.json").write_text(json.dumps({"chat_template": "{{ 'not the protocol' }}"}))
+    return str(folder)
+
+
+def _backend(checkpoint: str, row: str) -> VllmBackend:
+    backend = VllmBackend(checkpoint, bfcl_row=row)
+    assert backend.row_choice().row == row and backend.row_choice().matched == "named"
+    return backend
+
+
+def _case(scenario: dict) -> Case:
+    category = scenario["id"].rsplit("_", 1)[0]
+    payload = {"id": scenario["id"], "question": scenario["question"], "function": scenario["function"],
+               "holdout": scenario.get("holdout", {}), "ground_truth": [], "involved_classes": [],
+               "initial_config": {}}
+    return Case(suite="bfcl", case_id=scenario["id"], category=category, payload=payload)
+
+
+def _answer(backend: VllmBackend, case: Case, text: str) -> Generation:
+    """The reply as the engine hands it over: with the renderer's name and the handler's recorded text."""
+    return vllm_engine.with_recorded_answer(Generation(text=text, finish_reason="stop"),
+                                            backend.prompt_formats().handler_for("bfcl"))
+
+
+@pytest.mark.parametrize("row", ROWS)
+def test_a_named_row_prompts_single_turn_and_multi_turn_as_its_handler(row, checkpoint, monkeypatch):
+    backend = _backend(checkpoint, row)
+    oracle = ORACLE[row]
+    executed: list = []
+
+    def execute_calls(calls, instances, entry_id="entry"):  # the oracle script's results
+        executed.append(list(calls))
+        return [json.dumps({"call": call, "k": k}) if k % 2 else f"Result {k} of {call}" for k, call in enumerate(calls)]
+
+    monkeypatch.setattr(executor, "execute_calls", execute_calls)
+    monkeypatch.setattr(conversation, "new_instances", lambda case: {"simulators": object()})
+    for scenario in oracle["scenarios"]:
+        case = _case(scenario)
+        if scenario.get("single_turn"):
+            request = bfcl.build_request(case)
+            assert _mask(backend.render(Task(case, request, 0))) == scenario["prompts"][0], scenario["id"]
+            continue
+        if case.category.startswith("memory"):
+            continue  # an agentic entry needs its memory backend; its step loop is the multi-turn one
+        executed.clear()
+        replies = iter(_replies_sent(scenario))
+        loop = conversation.conversation(case)
+        prompts, request, step = [], next(loop), 0
+        try:
+            while True:
+                prompts.append(_mask(backend.render(Task(case, request, step, in_conversation=True))))
+                step += 1
+                request = loop.send(_answer(backend, case, next(replies)))
+        except StopIteration as done:
+            output = json.dumps(done.value)
+        assert prompts == scenario["prompts"], scenario["id"]
+        assert executed == [calls for calls in scenario["executed"] if calls is not None], scenario["id"]
+        # the transcript names the handler; its decode_execute reads each recorded step as upstream's checker does
+        assert conversation.transcript_handler(output) == oracle["handler"]
+        decode = handler_path.step_decoder(oracle["handler"])
+        steps = [step for turn in json.loads(output)["result"] for step in turn]
+        ran = []
+        for step_value in steps:
+            try:
+                calls = decode(step_value)
+            except executor.StepDecodeError:
+                calls = []
+            if not executor.is_empty_step(calls):
+                ran.append(calls)
+        assert ran == executed
+
+
+def _replies_sent(scenario: dict) -> list[str]:
+    """The scenario's replies in the order the step loop asks for them: a turn ends at its first reply that does not
+    execute (``executed`` is None), and its later replies are never requested."""
+    sent, executed = [], iter(scenario["executed"])
+    for turn in scenario["replies"]:
+        for reply in turn:
+            sent.append(reply["text"])
+            if next(executed) is None:
+                break
+    return sent
+
+
+def _official_verdict(case: Case, outcome: dict, handler: str) -> tuple[bool, str | None]:
+    """The verdict ``bfcl evaluate`` gives the oracle's ``decode_ast`` outcome, through this suite's checker."""
+    if case.category == "live_irrelevance":  # no call: a decoder failure or an empty output
+        passed = "raises" in outcome or decoding.is_empty_output(outcome["value"])
+        return passed, None if passed else "irrelevance_error:decoder_success"
+    if "raises" in outcome:
+        return False, "ast_decoder:decoder_failed"
+    value = outcome["value"]
+    if not decoding.is_function_calling_format(value):
+        return False, "ast_decoder:decoder_wrong_output_format"
+    result = ast_checker.check_calls(case.payload["function"], value, case.payload["ground_truth"], case.category,
+                                     underscore_to_dot=handler_path.underscore_to_dot(handler))
+    return result.valid, None if result.valid else result.error_type
+
+
+@pytest.mark.parametrize("row", ROWS)
+def test_a_named_row_scores_every_reply_as_its_handler_decodes_it(row, checkpoint):
+    backend = _backend(checkpoint, row)
+    oracle = ORACLE[row]
+    simple = next(s for s in oracle["scenarios"] if s["id"] == "simple_python_0")
+    ground_truth = [{"get_weather": {"city": ["Rome"], "unit": ["", "celsius"]}}]
+    cases = [Case(suite="bfcl", case_id="simple_python_0", category="simple_python",
+                  payload={"question": simple["question"], "function": simple["function"],
+                           "ground_truth": ground_truth}),
+             Case(suite="bfcl", case_id="live_irrelevance_0-0-0", category="live_irrelevance",
+                  payload={"question": simple["question"], "function": simple["function"], "ground_truth": []})]
+    passed = set()
+    for item in oracle["decoding"]:
+        generation = _answer(backend, cases[0], item["text"])
+        assert generation.renderer == f"bfcl-handler:{oracle['handler']}"
+        assert Generation.from_json(json.loads(json.dumps(generation.to_json()))) == generation  # cache round trip
+        outcome = item["ast"] if "raises" not in item["recorded"] else {"raises": True}
+        for case in cases:
+            verdict = bfcl.score(case, generation)
+            assert (verdict.passed, verdict.error_type) == _official_verdict(case, outcome, oracle["handler"]), (
+                case.category, item["text"])
+            if verdict.passed:
+                passed.add(case.category)
+    assert passed == {"simple_python", "live_irrelevance"}  # the corpus holds a right call and a plain answer
+
+
+def test_fc_rows_send_the_handler_extras_and_no_bfcl_system_prompt(checkpoint):
+    glm = _backend(checkpoint, "THUDM/glm-4-9b-chat")
+    handler = glm.prompt_formats().handler_for("bfcl")
+    assert handler.own_tools_block and handler.extras == {"stop_token_ids": [151329, 151336, 151338]}
+    scenario = next(s for s in ORACLE["THUDM/glm-4-9b-chat"]["scenarios"] if s["id"] == "simple_python_0")
+    task = Task(_case(scenario), bfcl.build_request(_case(scenario)), 0)
+    assert "You are an expert in composing functions" not in glm.render(task)
+    params = glm.request_sampling(task, 100, 4096)
+    assert params["stop_token_ids"] == [151329, 151336, 151338] and params["skip_special_tokens"] is True
+    described = glm.prompt_formats().describe()["suites"]["bfcl"]
+    assert described["renderer"] == "bfcl-handler:GLMHandler" and len(described["sha256"]) == 64
+    # a row rendered by the checkpoint's chat template stays one clear error
+    from pytest_toolbench.backends import bfcl_rows
+    with pytest.raises(bfcl_rows.RowError, match="chat template"):
+        bfcl_rows.check_row("tiiuae/Falcon3-7B-Instruct-FC")
