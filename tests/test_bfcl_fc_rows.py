@@ -185,3 +185,19 @@ def test_fc_rows_send_the_handler_extras_and_no_bfcl_system_prompt(checkpoint):
     from pytest_toolbench.backends import bfcl_rows
     with pytest.raises(bfcl_rows.RowError, match="chat template"):
         bfcl_rows.check_row("tiiuae/Falcon3-7B-Instruct-FC")
+
+
+def test_the_preflight_renders_an_fc_row_with_its_own_tools_block(checkpoint):
+    from types import SimpleNamespace
+
+    from pytest_toolbench.backends import prompt_check
+
+    backend = _backend(checkpoint, "Qwen/Qwen3-8B-FC")
+    handler = backend.prompt_formats().handler_for("bfcl")
+    text = prompt_check._render_handler(handler, *prompt_check.CONVERSATIONS["first request"])
+    assert text.startswith("<|im_start|>system\n# Tools") and '"name": "get_weather"' in text
+    assert "You are an expert in composing functions" not in text
+    report = prompt_check.check_prompts(SimpleNamespace(prompt_formats=backend.prompt_formats,
+                                                        row_choice=backend.row_choice, model="m"), ["bfcl"])
+    (check,) = report.suites
+    assert check.official and check.renderer == "bfcl-handler:QwenFCHandler" and "own call format" in check.decoder
