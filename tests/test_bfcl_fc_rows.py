@@ -201,3 +201,27 @@ def test_the_preflight_renders_an_fc_row_with_its_own_tools_block(checkpoint):
                                                         row_choice=backend.row_choice, model="m"), ["bfcl"])
     (check,) = report.suites
     assert check.official and check.renderer == "bfcl-handler:QwenFCHandler" and "own call format" in check.decoder
+
+
+def test_every_local_row_but_the_chat_template_ones_is_rendered_in_a_run(checkpoint):
+    from pytest_toolbench.backends import bfcl_rows
+    from pytest_toolbench.scorer_lib.bfcl_handlers import registry
+
+    scenario = next(s for s in ORACLE["Qwen/Qwen3-8B-FC"]["scenarios"] if s["id"] == "simple_python_0")
+    case = _case(scenario)
+    refused = set()
+    for row in registry.bfcl_rows():
+        if not row.local:
+            continue
+        try:
+            backend = _backend(checkpoint, row.name)
+        except Exception as error:  # noqa: BLE001 - listed below
+            assert "chat template" in str(error) or "datamodel-code-generator" in str(error), row.name
+            refused.add(row.handler)
+            continue
+        text = backend.render(Task(case, bfcl.build_request(case), 0))
+        assert "get_weather" in text and "What is the weather in Paris?" in text, row.name
+        own = backend.prompt_formats().handler_for("bfcl").own_tools_block
+        assert ("You are an expert in composing functions" in text) is not own, row.name
+    assert refused <= {"Falcon3FCHandler", "MiniCPMFCHandler"} and "Falcon3FCHandler" in refused
+    assert bfcl_rows.choose_row(None, "Salesforce/xLAM-2-3b-fc-r", None).handler == "SalesforceQwenHandler"

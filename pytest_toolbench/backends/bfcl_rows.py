@@ -89,7 +89,24 @@ def check_row(name: str) -> Any:
         raise RowError(f"--toolbench-bfcl-model={name}: its handler {row.handler} renders with the checkpoint's "
                        "chat template, which is not reproduced here; use --toolbench-prompt-format=chat-template "
                        "(not comparable with the board)")
+    _probe(row)
     return row
+
+
+def _probe(row: Any) -> None:
+    """A row whose handler needs something not installed (MiniCPMFCHandler: datamodel-code-generator) is one clear
+    error before any generation, not a failure on every request."""
+    from pytest_toolbench.backends import prompt_format
+    from pytest_toolbench.scorer_lib.bfcl_handlers import handlers
+
+    renderer = prompt_format.format_for_handler(row.handler, row.model_name)
+    if renderer is None or not renderer.own_tools_block:
+        return
+    doc = {"name": "f", "description": "d", "parameters": {"type": "dict", "properties": {}, "required": []}}
+    try:
+        renderer.render([{"role": "user", "content": "q"}], functions=[doc])
+    except handlers.UnknownHandler as error:
+        raise RowError(f"--toolbench-bfcl-model={row.name}: {error}") from None
 
 
 def choose_row(named: str | None, model: str, family: str | None) -> RowChoice:
