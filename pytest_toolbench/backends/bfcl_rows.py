@@ -13,8 +13,8 @@ text it writes and how it decodes the reply. A local checkpoint is matched to a 
 4. none: the checkpoint's chat template is used, and the figures are not comparable with the board.
 
 The rows come from ``scorer_lib.bfcl_handlers.registry`` (bfcl-eval 2026.3.23 ``model_config.py``). Every row whose
-handler writes its prompt text itself (every local handler but Falcon3FCHandler, which renders with the checkpoint's
-chat template) is reproduced, FC rows included; naming a Falcon3 row is one clear error.
+local handler is reproduced, FC rows included (Falcon3FCHandler renders with the checkpoint's own chat template and
+``tools=``: the vllm backend's tokenizer does that; the endpoint backend cannot, one clear error).
 
 Pure; nothing heavy is imported.
 """
@@ -61,8 +61,7 @@ def _registry() -> Any:
 def _family_of(handler: str, model_name: str) -> str | None:
     """The renderer family of a row's handler: the detected-family renderers for QwenHandler, LlamaHandler and
     GemmaHandler (as before), else the row's own handler renderer (``prompt_format.row_family``: every other local
-    handler, prompting or FC, that writes its text itself); None for one that renders with the checkpoint's chat
-    template (Falcon3FCHandler)."""
+    handler, prompting or FC, Falcon3FCHandler's chat-template rendering included)."""
     family = RENDERED_HANDLERS.get(handler)
     if family == "llama3" and any(key in model_name.lower() for key in ("llama-4", "llama4")):
         return "llama4"
@@ -86,9 +85,8 @@ def check_row(name: str) -> Any:
         raise RowError(f"--toolbench-bfcl-model={name}: the row is answered by an API ({row.handler}), not a "
                        "local checkpoint")
     if _family_of(row.handler, row.model_name) is None:
-        raise RowError(f"--toolbench-bfcl-model={name}: its handler {row.handler} renders with the checkpoint's "
-                       "chat template, which is not reproduced here; use --toolbench-prompt-format=chat-template "
-                       "(not comparable with the board)")
+        raise RowError(f"--toolbench-bfcl-model={name}: its handler {row.handler} has no renderer here; use "
+                       "--toolbench-prompt-format=chat-template (not comparable with the board)")
     _probe(row)
     return row
 
@@ -100,7 +98,7 @@ def _probe(row: Any) -> None:
     from pytest_toolbench.scorer_lib.bfcl_handlers import handlers
 
     renderer = prompt_format.format_for_handler(row.handler, row.model_name)
-    if renderer is None or not renderer.own_tools_block:
+    if renderer is None or not renderer.own_tools_block or renderer.renders_with_template:
         return
     doc = {"name": "f", "description": "d", "parameters": {"type": "dict", "properties": {}, "required": []}}
     try:

@@ -172,6 +172,11 @@ class OpenAIEndpointBackend(ModelBackend):
             self._row_choice = bfcl_rows.choose_row(bfcl_row, model, family or prompt_format.detect_family(model))
             self.formats = prompt_format.PromptFormats(prompt_format_option, self._row_choice.family,
                                                        mode == "native", "")
+            template_row = prompt_format.handler_format(self._row_choice.family)
+            if template_row is not None and template_row.renders_with_template and not self.formats.native:
+                raise prompt_format.PromptFormatError(
+                    f"BFCL row {self._row_choice.row} ({template_row.handler}) renders with the checkpoint's own chat "
+                    "template and tools=, which needs its tokenizer: use the vllm backend")
         except (prompt_format.PromptFormatError, bfcl_rows.RowError) as exc:
             raise ToolbenchError(f"model {model!r} at {base_url}: {exc}") from None
         self._lock = threading.Lock()

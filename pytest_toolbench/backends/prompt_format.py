@@ -203,6 +203,9 @@ class HandlerFormat:
     own_tools_block: bool = False
     #: request settings the handler adds (``stop_token_ids``, ``skip_special_tokens``), sent with each request
     extras: Mapping[str, Any] | None = None
+    #: the handler's ``_format_prompt`` is the checkpoint's own chat template given ``tools=`` the raw docs
+    #: (Falcon3FCHandler): the backend hands ``render`` an ``apply_template(messages, tools)`` of its tokenizer
+    renders_with_template: bool = False
 
     @property
     def name(self) -> str:
@@ -395,13 +398,17 @@ def render_with_handler(handler: HandlerFormat, messages: Messages, *, first_ste
     return handler.render([dict(m) for m in messages], first_step=first_step)
 
 
-def render_request(handler: HandlerFormat, request: Any, *, step: int) -> str:
+def render_request(handler: HandlerFormat, request: Any, *, step: int,
+                   apply_template: Callable[[list, list], str] | None = None) -> str:
     """The prompt text of one request under ``handler``: a renderer with its own tools block (BFCL's FC handlers)
     gets the request's ``native_messages`` (no prompting system prompt) and its ``functions``; any other the
-    prompting ``messages``. ``step``: the requests made before this one for the same case."""
+    prompting ``messages``. ``step``: the requests made before this one for the same case. ``apply_template``:
+    ``(messages, tools) -> text`` with the checkpoint's tokenizer, for a handler that renders with its chat template
+    (:attr:`HandlerFormat.renders_with_template`)."""
     if handler.own_tools_block:
+        extra = {"apply_template": apply_template} if handler.renders_with_template else {}
         return handler.render([dict(m) for m in request.messages_for(True)], first_step=step == 0, step=step,
-                              functions=[dict(f) for f in (request.functions or ())])
+                              functions=[dict(f) for f in (request.functions or ())], **extra)
     if handler.family in HANDLER_FORMATS:
         return handler.render([dict(m) for m in request.messages], first_step=step == 0)
     return handler.render([dict(m) for m in request.messages], first_step=step == 0, step=step)
@@ -451,7 +458,7 @@ def _row_format(handler: str, model_name: str) -> HandlerFormat | None:
     except bfcl.UnknownHandler:
         return None
     if spec.render is None:
-        return None
+        return _template_format(spec, handler, model_name)
 
     def render(messages: Messages, *, first_step: bool = True, step: int | None = None,
                functions: Sequence[Any] = ()) -> str:
@@ -475,3 +482,23 @@ def _row_format(handler: str, model_name: str) -> HandlerFormat | None:
                          render=render, helpers=(spec.render, spec.record),
                          recorded_answer=None if spec.records_reply_as_written else recorded_answer,
                          own_tools_block=not spec.bfcl_system_prompt, extras=extras or None)
+
+
+def _template_format(spec: Any, handler: str, model_name: str) -> HandlerFormat | None:
+    """Falcon3FCHandler (falcon_fc.py): ``tokenizer.apply_chat_template(messages, tools=<raw docs>, tokenize=False,
+    add_generation_prompt=True)`` with the checkpoint's own tokenizer, on the messages as OSSHandler holds them (no
+    BFCL system prompt, raw replies, ``tool`` results). None for a prompting handler without a renderer
+    (QuickTestingOSSHandler, a test fixture upstream)."""
+    if spec.bfcl_system_prompt:
+        return None
+
+    def render(messages: Messages, *, first_step: bool = True, step: int | None = None, functions: Sequence[Any] = (),
+               apply_template: Callable[[list, list], str] | None = None) -> str:
+        if apply_template is None:
+            raise PromptFormatError(f"{handler} renders with the checkpoint's chat template, which needs its "
+                                    "tokenizer here (the vllm backend); the endpoint backend cannot render it")
+        return apply_template([dict(m) for m in messages], [dict(f) for f in functions])
+
+    return HandlerFormat(family=row_family(handler, model_name), handler=handler,
+                         upstream_file=f"bfcl_eval/model_handler/local_inference/{spec.upstream_file}",
+                         render=render, helpers=(spec.record,), own_tools_block=True, renders_with_template=True)

@@ -630,7 +630,15 @@ class VllmBackend(ModelBackend):
         request = task.request
         handler = self.prompt_formats().handler_for(task.case.suite)
         if handler is not None:
-            return prompt_format.render_request(handler, request, step=task.step)
+            try:
+                return prompt_format.render_request(handler, request, step=task.step,
+                                                    apply_template=self._handler_template)
+            except Exception as exc:  # noqa: BLE001 - the checkpoint's template (Falcon3FC) failing: a usage error
+                if not handler.renders_with_template:
+                    raise
+                raise ToolbenchError(
+                    f"chat template of {self.model!r} ({handler.handler}) failed on {task.case.suite}::"
+                    f"{task.case.case_id} (step {task.step}): {type(exc).__name__}: {exc}") from exc
         kwargs: dict[str, Any] = {"add_generation_prompt": True, "tokenize": False}
         if self.mode == "native" and request.tools:
             kwargs["tools"] = [dict(tool) for tool in request.tools]
@@ -643,6 +651,11 @@ class VllmBackend(ModelBackend):
                 f"chat template of {self.model!r} failed on {task.case.suite}::{task.case.case_id} "
                 f"(step {task.step}): {type(exc).__name__}: {exc}"
             ) from exc
+
+    def _handler_template(self, messages: list, tools: list) -> str:
+        """A BFCL handler that renders with the checkpoint's chat template (Falcon3FCHandler): its tokenizer's own
+        template given ``tools=`` the raw docs, as ``bfcl generate`` calls it."""
+        return self.tokenizer().apply_chat_template(messages, tools=tools, tokenize=False, add_generation_prompt=True)
 
     def encode(self, tasks: Sequence[Task], texts: Sequence[str]) -> list[list[int]]:
         """Token ids of rendered prompts. A chat template writes its own BOS, so the text is tokenized without
