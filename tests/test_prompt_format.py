@@ -375,7 +375,8 @@ def test_format_for_handler_renders_the_prompting_handlers_as_the_oracle():
             for step, (messages, official) in enumerate(zip(project_requests(scenario), scenario["prompts"][family])):
                 assert renderer.render(messages, first_step=step == 0) == official
     assert pf.format_for_handler("QwenFCHandler", "Qwen/Qwen3-8B").own_tools_block  # reads Request.functions
-    assert pf.format_for_handler("Falcon3FCHandler", "tiiuae/Falcon3-7B-Instruct") is None  # chat template
+    assert pf.format_for_handler("Falcon3FCHandler", "tiiuae/Falcon3-7B-Instruct").renders_with_template  # its template
+    assert pf.format_for_handler("QuickTestingOSSHandler", "m") is None  # an upstream test fixture
     deepseek = pf.format_for_handler("DeepseekReasoningHandler", "deepseek-ai/DeepSeek-R1")
     assert deepseek.recorded_answer("<think>a</think>\n[f()]") == "\n[f()]"
     assert pf.format_for_handler("PhiHandler", "microsoft/phi-4").recorded_answer is None
