@@ -239,3 +239,65 @@ def test_every_local_row_but_the_chat_template_ones_is_rendered_in_a_run(checkpo
         assert ("You are an expert in composing functions" in text) is not own, row.name
     assert refused <= {"MiniCPMFCHandler"}
     assert bfcl_rows.choose_row(None, "Salesforce/xLAM-2-3b-fc-r", None).handler == "SalesforceQwenHandler"
+
+
+# -- end to end on real entries: the simulators run the calls, the official checker scores the transcript ------------
+
+def _calls(case: Case, turn: int) -> list[tuple[str, dict]]:
+    """The turn's ground-truth calls as (name, keyword arguments) (positional ones named, as the gold reply does)."""
+    import ast as python_ast
+
+    out = []
+    for call in case.payload["ground_truth"][turn]:
+        node = python_ast.parse(conversation.keyword_call(call, case.payload["involved_classes"],
+                                                          conversation.data_dirs(case.payload)), mode="eval").body
+        out.append((python_ast.unparse(node.func), {k.arg: python_ast.literal_eval(k.value) for k in node.keywords}))
+    return out
+
+
+#: each FC call format: the turn's calls written as the row's model writes them
+WRITERS = {
+    "Qwen/Qwen3-8B-FC": lambda calls: "\n".join(
+        "<tool_call>\n" + json.dumps({"name": n, "arguments": a}) + "\n</tool_call>" for n, a in calls),
+    "microsoft/Phi-4-mini-instruct-FC": lambda calls: "<|tool_call|>" + json.dumps(
+        [{"name": n, "arguments": a} for n, a in calls]) + "<|/tool_call|>",
+    "meta-llama/Llama-3.1-8B-Instruct-FC": lambda calls: "; ".join(
+        json.dumps({"name": n, "parameters": a}) for n, a in calls),
+    "Salesforce/xLAM-2-3b-fc-r": lambda calls: json.dumps([{"name": n, "arguments": a} for n, a in calls]),
+}
+
+
+@pytest.mark.parametrize("row", sorted(WRITERS))
+def test_a_real_multi_turn_entry_answered_in_the_rows_format_passes_and_in_another_fails(row, checkpoint,
+                                                                                         shared_data):
+    import dataclasses
+
+    case = next(dataclasses.replace(c, suite="bfcl") for c in bfcl.load_cases(
+        shared_data / "bfcl", {"categories": ["multi_turn_base"]}) if c.case_id == "multi_turn_base_0")
+    backend = _backend(checkpoint, row)
+    write = WRITERS[row]
+
+    def run(writer) -> tuple[list[str], Generation]:
+        loop, prompts, turn = conversation.conversation(case), [], -1
+        request, step = next(loop), 0
+        try:
+            while True:
+                prompts.append(backend.render(Task(case, request, step, in_conversation=True)))
+                first_step = request.messages[-1]["role"] == "user"
+                turn += first_step
+                calls = _calls(case, turn) if first_step else []
+                step += 1
+                request = loop.send(_answer(backend, case, writer(calls) if calls else "Done."))
+        except StopIteration as done:
+            return prompts, Generation(text=json.dumps(done.value))
+
+    prompts, output = run(write)
+    assert all("You are an expert in composing functions" not in p for p in prompts)
+    assert len(prompts) == 2 * len(case.payload["question"])  # one executing step and one closing step per turn
+    assert "Error during execution" not in prompts[-1]  # every call ran on the simulators
+    verdict = bfcl.score(case, output)
+    assert verdict.passed, verdict.explanation
+    other = next(w for name, w in WRITERS.items() if name != row and not (
+        {row, name} <= {"microsoft/Phi-4-mini-instruct-FC", "Salesforce/xLAM-2-3b-fc-r"}))
+    _, wrong = run(other)  # calls in another row's format do not decode under this row's handler
+    assert not bfcl.score(case, wrong).passed
