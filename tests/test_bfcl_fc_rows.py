@@ -215,6 +215,12 @@ def test_the_preflight_renders_an_fc_row_with_its_own_tools_block(checkpoint):
                                                         row_choice=backend.row_choice, model="m"), ["bfcl"])
     (check,) = report.suites
     assert check.official and check.renderer == "bfcl-handler:QwenFCHandler" and "own call format" in check.decoder
+    falcon = _backend(checkpoint, "tiiuae/Falcon3-7B-Instruct-FC")
+    (check,) = prompt_check.check_prompts(falcon, ["bfcl"]).suites  # its template rendered by the tokenizer
+    assert check.renderer == "bfcl-handler:Falcon3FCHandler" and not any("cannot render" in t for t in check.traps)
+    (check,) = prompt_check.check_prompts(SimpleNamespace(prompt_formats=falcon.prompt_formats,
+                                                          row_choice=falcon.row_choice, model="m"), ["bfcl"]).suites
+    assert any("cannot render here" in trap for trap in check.traps)  # no tokenizer at hand: said, not a crash
 
 
 def test_every_local_row_but_the_chat_template_ones_is_rendered_in_a_run(checkpoint):

@@ -149,7 +149,8 @@ def _without_bfcl_prompt(messages: list[dict[str, Any]]) -> list[dict[str, Any]]
     return [m for m in messages if m.get("content") != _SYSTEM]
 
 
-def _render_handler(handler: prompt_format.HandlerFormat, messages: list[dict[str, Any]], first: bool) -> str:
+def _render_handler(handler: prompt_format.HandlerFormat, messages: list[dict[str, Any]], first: bool,
+                    apply_template: Any = None) -> str:
     """The handler's text for a canonical conversation: an FC handler (own tools block) gets the question without
     BFCL's prompting system prompt and the function doc, as a BFCL request carries them."""
     if handler.own_tools_block:
@@ -157,7 +158,8 @@ def _render_handler(handler: prompt_format.HandlerFormat, messages: list[dict[st
 
         plain = _without_bfcl_prompt(messages)
         return prompt_format.render_request(handler, Request(messages=messages, native_messages=plain,
-                                                             functions=[_FUNCTION]), step=0 if first else 1)
+                                                             functions=[_FUNCTION]), step=0 if first else 1,
+                                            apply_template=apply_template)
     return prompt_format.render_with_handler(handler, messages, first_step=first)
 
 
@@ -202,8 +204,13 @@ def check_prompts(backend: Any, suites: list[str]) -> CheckReport:
                 "its own call format" if handler.own_tools_block else "BFCL's prompting decoder") + f"){recorded}",
                 True)
         own_tools = handler is not None and handler.own_tools_block
-        rendered = {name: _render_handler(handler, messages, first)
-                    for name, (messages, first) in CONVERSATIONS.items()} if handler is not None else {}
+        rendered: dict[str, str] = {}
+        try:
+            rendered = {name: _render_handler(handler, messages, first, getattr(backend, "_handler_template", None))
+                        for name, (messages, first) in CONVERSATIONS.items()} if handler is not None else {}
+        except Exception as error:  # noqa: BLE001 - e.g. Falcon3FC's template without a tokenizer: a finding
+            check.traps.append(f"the handler cannot render here: {type(error).__name__}: {error}")
+            handler = None
         template: dict[str, str] = {}
         if has_template:
             for name, (messages, _) in CONVERSATIONS.items():
