@@ -354,11 +354,12 @@ def test_the_engine_stores_the_recorded_answer_with_the_generation():
     backend = vllm_engine.VllmBackend("unused-model")
     results: list = [None, None]
     run = vllm_engine._GenerationRun(backend, None, results, 2, None, None, [])
-    run.recorded_answers = [pf.qwen_recorded_answer, None]
+    run.recorded_answers = [pf.HANDLER_FORMATS["qwen"], None]
     run._finish(0, output)
     run._finish(1, output)
     assert results[0].answer == "[f(a=1)]" and results[0].text == written
-    assert results[1].answer is None and results[1].recorded() == written
+    assert results[0].renderer == "bfcl-handler:QwenHandler"  # the scorer decodes as that handler
+    assert results[1].answer is None and results[1].recorded() == written and results[1].renderer is None
     assert Generation.from_json(results[0].to_json()) == results[0]  # the cache keeps it
 
 
@@ -373,8 +374,9 @@ def test_format_for_handler_renders_the_prompting_handlers_as_the_oracle():
         for scenario in ORACLE["scenarios"]:
             for step, (messages, official) in enumerate(zip(project_requests(scenario), scenario["prompts"][family])):
                 assert renderer.render(messages, first_step=step == 0) == official
-    assert pf.format_for_handler("QwenFCHandler", "Qwen/Qwen3-8B") is None  # needs the raw function docs
-    assert pf.format_for_handler("Falcon3FCHandler", "tiiuae/Falcon3-7B-Instruct") is None  # chat template
+    assert pf.format_for_handler("QwenFCHandler", "Qwen/Qwen3-8B").own_tools_block  # reads Request.functions
+    assert pf.format_for_handler("Falcon3FCHandler", "tiiuae/Falcon3-7B-Instruct").renders_with_template  # its template
+    assert pf.format_for_handler("QuickTestingOSSHandler", "m") is None  # an upstream test fixture
     deepseek = pf.format_for_handler("DeepseekReasoningHandler", "deepseek-ai/DeepSeek-R1")
     assert deepseek.recorded_answer("<think>a</think>\n[f()]") == "\n[f()]"
     assert pf.format_for_handler("PhiHandler", "microsoft/phi-4").recorded_answer is None

@@ -12,9 +12,9 @@ text it writes and how it decodes the reply. A local checkpoint is matched to a 
    without naming one;
 4. none: the checkpoint's chat template is used, and the figures are not comparable with the board.
 
-The rows come from ``scorer_lib.bfcl_handlers.registry`` (bfcl-eval 2026.3.23 ``model_config.py``). Only rows whose
-handler has a renderer wired into generation here (:data:`RENDERED_HANDLERS`) can be reproduced; naming another is
-one clear error, detecting one falls back to the chat template with that said.
+The rows come from ``scorer_lib.bfcl_handlers.registry`` (bfcl-eval 2026.3.23 ``model_config.py``). Every row whose
+local handler is reproduced, FC rows included (Falcon3FCHandler renders with the checkpoint's own chat template and
+``tools=``: the vllm backend's tokenizer does that; the endpoint backend cannot, one clear error).
 
 Pure; nothing heavy is imported.
 """
@@ -59,9 +59,17 @@ def _registry() -> Any:
 
 
 def _family_of(handler: str, model_name: str) -> str | None:
+    """The renderer family of a row's handler: the detected-family renderers for QwenHandler, LlamaHandler and
+    GemmaHandler (as before), else the row's own handler renderer (``prompt_format.row_family``: every other local
+    handler, prompting or FC, Falcon3FCHandler's chat-template rendering included)."""
     family = RENDERED_HANDLERS.get(handler)
     if family == "llama3" and any(key in model_name.lower() for key in ("llama-4", "llama4")):
         return "llama4"
+    if family is None:
+        from pytest_toolbench.backends import prompt_format
+
+        if prompt_format.format_for_handler(handler, model_name) is not None:
+            return prompt_format.row_family(handler, model_name)
     return family
 
 
@@ -77,11 +85,26 @@ def check_row(name: str) -> Any:
         raise RowError(f"--toolbench-bfcl-model={name}: the row is answered by an API ({row.handler}), not a "
                        "local checkpoint")
     if _family_of(row.handler, row.model_name) is None:
-        rendered = sorted(RENDERED_HANDLERS)
-        raise RowError(f"--toolbench-bfcl-model={name}: its handler {row.handler} has no renderer wired into "
-                       f"generation yet (rendered: {', '.join(rendered)}); use a row of those or "
+        raise RowError(f"--toolbench-bfcl-model={name}: its handler {row.handler} has no renderer here; use "
                        "--toolbench-prompt-format=chat-template (not comparable with the board)")
+    _probe(row)
     return row
+
+
+def _probe(row: Any) -> None:
+    """A row whose handler needs something not installed (MiniCPMFCHandler: datamodel-code-generator) is one clear
+    error before any generation, not a failure on every request."""
+    from pytest_toolbench.backends import prompt_format
+    from pytest_toolbench.scorer_lib.bfcl_handlers import handlers
+
+    renderer = prompt_format.format_for_handler(row.handler, row.model_name)
+    if renderer is None or not renderer.own_tools_block or renderer.renders_with_template:
+        return
+    doc = {"name": "f", "description": "d", "parameters": {"type": "dict", "properties": {}, "required": []}}
+    try:
+        renderer.render([{"role": "user", "content": "q"}], functions=[doc])
+    except handlers.UnknownHandler as error:
+        raise RowError(f"--toolbench-bfcl-model={row.name}: {error}") from None
 
 
 def choose_row(named: str | None, model: str, family: str | None) -> RowChoice:

@@ -172,6 +172,11 @@ class OpenAIEndpointBackend(ModelBackend):
             self._row_choice = bfcl_rows.choose_row(bfcl_row, model, family or prompt_format.detect_family(model))
             self.formats = prompt_format.PromptFormats(prompt_format_option, self._row_choice.family,
                                                        mode == "native", "")
+            template_row = prompt_format.handler_format(self._row_choice.family)
+            if template_row is not None and template_row.renders_with_template and not self.formats.native:
+                raise prompt_format.PromptFormatError(
+                    f"BFCL row {self._row_choice.row} ({template_row.handler}) renders with the checkpoint's own chat "
+                    "template and tools=, which needs its tokenizer: use the vllm backend")
         except (prompt_format.PromptFormatError, bfcl_rows.RowError) as exc:
             raise ToolbenchError(f"model {model!r} at {base_url}: {exc}") from None
         self._lock = threading.Lock()
@@ -319,9 +324,10 @@ class OpenAIEndpointBackend(ModelBackend):
         """The ``/completions`` body of a request the official harness renders, as ``bfcl generate`` sends it, and
         the max_tokens rule as applied (for the run header)."""
         request = task.request
-        text = prompt_format.render_with_handler(handler, request.messages, first_step=task.step == 0)
+        text = prompt_format.render_request(handler, request, step=task.step)
         body: dict[str, Any] = {"model": self.model, "prompt": text}
         body.update(self._request_sampling(request))
+        body.update(handler.extras or {})  # the handler's own settings (GLM's, MiniCPM FC's stop_token_ids, ...)
         limit = body["max_tokens"]
         reserve = request.context_reserve or 0
         context = self._context()
@@ -480,9 +486,11 @@ class OpenAIEndpointBackend(ModelBackend):
             tool_calls=tool_calls,
             parse_error=parse_error,
         )
-        if handler is not None and handler.recorded_answer is not None:
-            # what the official harness records of the reply (e.g. the text after </think>), as the engine does
-            generation = dataclasses.replace(generation, answer=handler.recorded_answer(text))
+        if handler is not None:
+            # what the official harness records of the reply (e.g. the text after </think>), as the engine does, and
+            # which handler's decoder the scorer applies
+            generation = dataclasses.replace(generation, renderer=handler.name, answer=(
+                handler.recorded_answer(text) if handler.recorded_answer is not None else None))
         return generation
 
 

@@ -145,6 +145,24 @@ def handler_traps(handler: prompt_format.HandlerFormat, rendered: dict[str, str]
     return traps
 
 
+def _without_bfcl_prompt(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [m for m in messages if m.get("content") != _SYSTEM]
+
+
+def _render_handler(handler: prompt_format.HandlerFormat, messages: list[dict[str, Any]], first: bool,
+                    apply_template: Any = None) -> str:
+    """The handler's text for a canonical conversation: an FC handler (own tools block) gets the question without
+    BFCL's prompting system prompt and the function doc, as a BFCL request carries them."""
+    if handler.own_tools_block:
+        from pytest_toolbench.contract.suite import Request
+
+        plain = _without_bfcl_prompt(messages)
+        return prompt_format.render_request(handler, Request(messages=messages, native_messages=plain,
+                                                             functions=[_FUNCTION]), step=0 if first else 1,
+                                            apply_template=apply_template)
+    return prompt_format.render_with_handler(handler, messages, first_step=first)
+
+
 def duplicated_tools(backend: Any) -> str | None:
     """Whether the template, given ``tools=``, writes its own tools block beside a system prompt that already
     lists them (a native-mode prompt with BFCL's prompting system prompt would carry the docs twice)."""
@@ -182,15 +200,25 @@ def check_prompts(backend: Any, suites: list[str]) -> CheckReport:
             check = SuiteCheck(suite, "chat template", decoder, False, why)
         else:
             recorded = f", the reply recorded as {handler.handler} records it" if handler.recorded_answer else ""
-            check = SuiteCheck(suite, handler.name, f"{handler.handler}'s decode_ast/decode_execute (BFCL's "
-                               f"prompting decoder){recorded}", True)
-        rendered = {name: prompt_format.render_with_handler(handler, messages, first_step=first)
-                    for name, (messages, first) in CONVERSATIONS.items()} if handler is not None else {}
+            check = SuiteCheck(suite, handler.name, f"{handler.handler}'s decode_ast/decode_execute (" + (
+                "its own call format" if handler.own_tools_block else "BFCL's prompting decoder") + f"){recorded}",
+                True)
+        own_tools = handler is not None and handler.own_tools_block
+        rendered: dict[str, str] = {}
+        try:
+            rendered = {name: _render_handler(handler, messages, first, getattr(backend, "_handler_template", None))
+                        for name, (messages, first) in CONVERSATIONS.items()} if handler is not None else {}
+        except Exception as error:  # noqa: BLE001 - e.g. Falcon3FC's template without a tokenizer: a finding
+            check.traps.append(f"the handler cannot render here: {type(error).__name__}: {error}")
+            handler = None
         template: dict[str, str] = {}
         if has_template:
             for name, (messages, _) in CONVERSATIONS.items():
                 try:
-                    template[name] = _render_template(backend, messages, None)
+                    # an FC handler's own tools block is compared with the template's (tools=, no BFCL prompt)
+                    template[name] = (_render_template(backend, _without_bfcl_prompt(messages),
+                                                       [{"type": "function", "function": _FUNCTION}])
+                                      if own_tools else _render_template(backend, messages, None))
                 except Exception as error:  # noqa: BLE001 - a template that refuses a shape is itself a finding
                     check.traps.append(f"the chat template fails on '{name}': {type(error).__name__}: {error}")
         if handler is not None:

@@ -198,6 +198,14 @@ class HandlerFormat:
     #: the handler's own post-processing of a reply (``_parse_query_response_prompting``), or None: it keeps the
     #: text as the model wrote it (``base_oss_handler.py``)
     recorded_answer: Callable[[str], str] | None = None
+    #: the renderer writes its own tools block from ``Request.functions`` and is given ``Request.native_messages``
+    #: (the question without a prompting system prompt): BFCL's FC handlers
+    own_tools_block: bool = False
+    #: request settings the handler adds (``stop_token_ids``, ``skip_special_tokens``), sent with each request
+    extras: Mapping[str, Any] | None = None
+    #: the handler's ``_format_prompt`` is the checkpoint's own chat template given ``tools=`` the raw docs
+    #: (Falcon3FCHandler): the backend hands ``render`` an ``apply_template(messages, tools)`` of its tokenizer
+    renders_with_template: bool = False
 
     @property
     def name(self) -> str:
@@ -343,7 +351,7 @@ class PromptFormats:
         if self.option not in PROMPT_FORMATS:
             raise PromptFormatError(f"--toolbench-prompt-format must be one of {', '.join(PROMPT_FORMATS)}, "
                                     f"got {self.option!r}")
-        if self.option == "handler" and self.family not in HANDLER_FORMATS:
+        if self.option == "handler" and handler_format(self.family) is None:
             raise PromptFormatError(
                 "--toolbench-prompt-format=handler: no official handler renderer for this model (family not "
                 f"recognised; known: {', '.join(sorted(HANDLER_FORMATS))}); use auto or chat-template")
@@ -353,7 +361,7 @@ class PromptFormats:
         chat template with ``tools=`` (BFCL's ``-FC`` handlers are another protocol, not reproduced here)."""
         if self.option == CHAT_TEMPLATE or self.native or suite not in HANDLER_SUITES:
             return None
-        return HANDLER_FORMATS.get(self.family or "")
+        return handler_format(self.family)
 
     def adds_special_tokens(self, suite: str) -> bool:
         """Whether the rendered text is tokenized *with* the tokenizer's special tokens, as upstream's inference
@@ -370,7 +378,7 @@ class PromptFormats:
 
     def describe(self) -> dict[str, Any]:
         chat = {"renderer": CHAT_TEMPLATE, "sha256": self.chat_template_sha256}
-        handler = None if self.native or self.option == CHAT_TEMPLATE else HANDLER_FORMATS.get(self.family or "")
+        handler = None if self.native or self.option == CHAT_TEMPLATE else handler_format(self.family)
         suites: dict[str, Any] = {}
         for suite in sorted(HANDLER_SUITES):
             if handler is not None:
@@ -390,6 +398,42 @@ def render_with_handler(handler: HandlerFormat, messages: Messages, *, first_ste
     return handler.render([dict(m) for m in messages], first_step=first_step)
 
 
+def render_request(handler: HandlerFormat, request: Any, *, step: int,
+                   apply_template: Callable[[list, list], str] | None = None) -> str:
+    """The prompt text of one request under ``handler``: a renderer with its own tools block (BFCL's FC handlers)
+    gets the request's ``native_messages`` (no prompting system prompt) and its ``functions``; any other the
+    prompting ``messages``. ``step``: the requests made before this one for the same case. ``apply_template``:
+    ``(messages, tools) -> text`` with the checkpoint's tokenizer, for a handler that renders with its chat template
+    (:attr:`HandlerFormat.renders_with_template`)."""
+    if handler.own_tools_block:
+        extra = {"apply_template": apply_template} if handler.renders_with_template else {}
+        return handler.render([dict(m) for m in request.messages_for(True)], first_step=step == 0, step=step,
+                              functions=[dict(f) for f in (request.functions or ())], **extra)
+    if handler.family in HANDLER_FORMATS:
+        return handler.render([dict(m) for m in request.messages], first_step=step == 0)
+    return handler.render([dict(m) for m in request.messages], first_step=step == 0, step=step)
+
+
+#: A renderer family that names a BFCL row's handler and model (``bfcl_rows``): ``bfcl-row:<handler>|<model>``.
+ROW_FAMILY = "bfcl-row:"
+
+
+def row_family(handler: str, model_name: str) -> str:
+    return f"{ROW_FAMILY}{handler}|{model_name}"
+
+
+def handler_format(family: str | None) -> HandlerFormat | None:
+    """The renderer of a family: a detected family's (:data:`HANDLER_FORMATS`) or a row's (:func:`row_family`)."""
+    if not family:
+        return None
+    if family in HANDLER_FORMATS:
+        return HANDLER_FORMATS[family]
+    if family.startswith(ROW_FAMILY):
+        handler, _, model_name = family[len(ROW_FAMILY):].partition("|")
+        return _row_format(handler, model_name)
+    return None
+
+
 # -- every local handler of BFCL, by name (the leaderboard rows' handlers) --------------------------------------------
 
 def format_for_handler(handler: str, model_name: str) -> HandlerFormat | None:
@@ -398,27 +442,63 @@ def format_for_handler(handler: str, model_name: str) -> HandlerFormat | None:
     bfcl-eval 2026.3.23, checked byte for byte against the official ones); ``model_name`` is the row's Hugging Face id
     (LlamaHandler and PhiHandler branch on it).
 
-    Returned for the handlers whose prompt is a function of the request's messages alone: those that send BFCL's
-    prompting system prompt (QwenHandler, LlamaHandler, GemmaHandler, PhiHandler, MiniCPMHandler, BielikHandler,
-    DeepseekReasoningHandler), which ``Request.messages`` already holds. None for the FC handlers (QwenFCHandler,
-    xLAM, Hammer, ...): they write the raw BFCL function docs into their own tools block, which a request does not
-    carry yet, and for the handlers that use the checkpoint's chat template (Falcon3FCHandler)."""
+    Prompting handlers (QwenHandler, LlamaHandler, GemmaHandler, PhiHandler, MiniCPMHandler, BielikHandler,
+    DeepseekReasoningHandler) render ``Request.messages``, which hold BFCL's prompting system prompt; FC handlers
+    (QwenFCHandler, xLAM, Hammer, Phi FC, GLM, Granite, Mistral, Arch, ...) write their own tools block from
+    ``Request.functions`` (the raw docs with the language hint) around ``Request.native_messages``
+    (``own_tools_block``). None for a handler that renders with the checkpoint's chat template (Falcon3FCHandler)."""
+    return _row_format(handler, model_name)
+
+
+def _row_format(handler: str, model_name: str) -> HandlerFormat | None:
     from pytest_toolbench.scorer_lib.bfcl_handlers import handlers as bfcl
 
-    spec = bfcl.handler_spec(handler)
-    if spec.render is None or not spec.bfcl_system_prompt:
+    try:
+        spec = bfcl.handler_spec(handler)
+    except bfcl.UnknownHandler:
         return None
+    if spec.render is None:
+        return _template_format(spec, handler, model_name)
 
-    def render(messages: Messages, *, first_step: bool = True, step: int | None = None) -> str:
-        return bfcl.render(handler, messages, [], model_name=model_name,
+    def render(messages: Messages, *, first_step: bool = True, step: int | None = None,
+               functions: Sequence[Any] = ()) -> str:
+        return bfcl.render(handler, messages, list(functions), model_name=model_name,
                            step=step if step is not None else (0 if first_step else 1))
 
     def recorded_answer(text: str) -> str:
-        recorded = bfcl.recorded_answer(handler, text)
+        # a list of calls (PhiFC, Granite 3, Arch, Mistral) or a reply the handler cannot record stays the text:
+        # the scorer records and decodes it again by ``Generation.renderer``
+        try:
+            recorded = bfcl.recorded_answer(handler, text)
+        except bfcl.HandlerDecodeError:
+            return text
         return recorded if isinstance(recorded, str) else text
 
+    extras = {key: value for key, value in (("stop_token_ids", list(spec.stop_token_ids or ()) or None),
+                                            ("skip_special_tokens", spec.skip_special_tokens)) if value is not None}
     render.__doc__ = f"{handler}._format_prompt ({spec.upstream_file}) for {model_name}"
-    return HandlerFormat(family=f"{handler}:{model_name}", handler=handler,
+    return HandlerFormat(family=row_family(handler, model_name), handler=handler,
                          upstream_file=f"bfcl_eval/model_handler/local_inference/{spec.upstream_file}",
-                         render=render, helpers=(spec.render,),
-                         recorded_answer=None if spec.records_reply_as_written else recorded_answer)
+                         render=render, helpers=(spec.render, spec.record),
+                         recorded_answer=None if spec.records_reply_as_written else recorded_answer,
+                         own_tools_block=not spec.bfcl_system_prompt, extras=extras or None)
+
+
+def _template_format(spec: Any, handler: str, model_name: str) -> HandlerFormat | None:
+    """Falcon3FCHandler (falcon_fc.py): ``tokenizer.apply_chat_template(messages, tools=<raw docs>, tokenize=False,
+    add_generation_prompt=True)`` with the checkpoint's own tokenizer, on the messages as OSSHandler holds them (no
+    BFCL system prompt, raw replies, ``tool`` results). None for a prompting handler without a renderer
+    (QuickTestingOSSHandler, a test fixture upstream)."""
+    if spec.bfcl_system_prompt:
+        return None
+
+    def render(messages: Messages, *, first_step: bool = True, step: int | None = None, functions: Sequence[Any] = (),
+               apply_template: Callable[[list, list], str] | None = None) -> str:
+        if apply_template is None:
+            raise PromptFormatError(f"{handler} renders with the checkpoint's chat template, which needs its "
+                                    "tokenizer here (the vllm backend); the endpoint backend cannot render it")
+        return apply_template([dict(m) for m in messages], [dict(f) for f in functions])
+
+    return HandlerFormat(family=row_family(handler, model_name), handler=handler,
+                         upstream_file=f"bfcl_eval/model_handler/local_inference/{spec.upstream_file}",
+                         render=render, helpers=(spec.record,), own_tools_block=True, renders_with_template=True)

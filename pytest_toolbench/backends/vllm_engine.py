@@ -202,7 +202,7 @@ class PreparedBatch:
     results: list[Generation | None]  # filled in as answers come; over-long prompts already answered
     early: list[tuple[int, Generation]]  # those over-long prompts, handed over with the first chunk
     parser: Any  # native mode's tool-call parser, else None
-    recorded_answers: list[Any]  # per task: its harness's post-processing of a reply (BFCL's handlers), or None
+    recorded_answers: list[Any]  # per task: its harness's renderer (HandlerFormat: BFCL's handlers), or None
 
 
 @dataclasses.dataclass
@@ -243,12 +243,15 @@ def completion_generation(text: str, finish_reason: str | None, prompt_tokens: i
                            output_tokens=output_tokens, tool_calls=tool_calls, parse_error=parse_error)
 
 
-def with_recorded_answer(generation: Generation, recorded_answer: Any) -> Generation:
-    """The handler's post-processed reply kept beside the text, before the hand-over: the cache keeps what the
-    official harness records."""
-    if recorded_answer is None:
+def with_recorded_answer(generation: Generation, handler: Any) -> Generation:
+    """The official renderer's name and its handler's post-processed reply kept beside the text, before the
+    hand-over: the cache keeps what the official harness records, and the scorer knows which handler decodes it.
+    ``handler``: the task's ``prompt_format.HandlerFormat`` (None: the chat template)."""
+    if handler is None:
         return generation
-    return dataclasses.replace(generation, answer=recorded_answer(generation.text))
+    recorder = getattr(handler, "recorded_answer", None)
+    return dataclasses.replace(generation, renderer=handler.name,
+                               answer=recorder(generation.text) if recorder is not None else generation.answer)
 
 
 class _GenerationRun:
@@ -665,7 +668,15 @@ class VllmBackend(ModelBackend):
         request = task.request
         handler = self.prompt_formats().handler_for(task.case.suite)
         if handler is not None:
-            return prompt_format.render_with_handler(handler, request.messages, first_step=task.step == 0)
+            try:
+                return prompt_format.render_request(handler, request, step=task.step,
+                                                    apply_template=self._handler_template)
+            except Exception as exc:  # noqa: BLE001 - the checkpoint's template (Falcon3FC) failing: a usage error
+                if not handler.renders_with_template:
+                    raise
+                raise ToolbenchError(
+                    f"chat template of {self.model!r} ({handler.handler}) failed on {task.case.suite}::"
+                    f"{task.case.case_id} (step {task.step}): {type(exc).__name__}: {exc}") from exc
         kwargs: dict[str, Any] = {"add_generation_prompt": True, "tokenize": False}
         if self.mode == "native" and request.tools:
             kwargs["tools"] = [dict(tool) for tool in request.tools]
@@ -678,6 +689,11 @@ class VllmBackend(ModelBackend):
                 f"chat template of {self.model!r} failed on {task.case.suite}::{task.case.case_id} "
                 f"(step {task.step}): {type(exc).__name__}: {exc}"
             ) from exc
+
+    def _handler_template(self, messages: list, tools: list) -> str:
+        """A BFCL handler that renders with the checkpoint's chat template (Falcon3FCHandler): its tokenizer's own
+        template given ``tools=`` the raw docs, as ``bfcl generate`` calls it."""
+        return self.tokenizer().apply_chat_template(messages, tools=tools, tokenize=False, add_generation_prompt=True)
 
     def encode(self, tasks: Sequence[Task], texts: Sequence[str]) -> list[list[int]]:
         """Token ids of rendered prompts. A chat template writes its own BOS, so the text is tokenized without
@@ -737,8 +753,10 @@ class VllmBackend(ModelBackend):
         max_tokens = answer_budget(request, self.max_tokens, context, prompt_tokens)
         rule = (f"min({request.max_tokens or self.max_tokens}, context {context} - prompt_tokens - "
                 f"{request.context_reserve or 0})")
-        if self.prompt_formats().handler_for(task.case.suite) is not None:
-            params = sampling_record.official_sampling(temperature, max_tokens, self.generation_config())
+        handler = self.prompt_formats().handler_for(task.case.suite)
+        if handler is not None:
+            params = sampling_record.official_sampling(temperature, max_tokens, self.generation_config(),
+                                                       handler.extras)
             seed = self._request_seed(temperature, request.sample)
             if seed is not None:
                 params["seed"] = seed
@@ -878,8 +896,7 @@ class VllmBackend(ModelBackend):
     def start_batch(self, tasks: Sequence[Task]) -> "PreparedBatch":
         """An empty batch for ``tasks``: what needs neither their prompts nor the engine."""
         parser = get_parser(self.tool_parser) if self.mode == "native" else None
-        recorded = [getattr(self.prompt_formats().handler_for(task.case.suite), "recorded_answer", None)
-                    for task in tasks]
+        recorded = [self.prompt_formats().handler_for(task.case.suite) for task in tasks]
         return PreparedBatch([[] for _ in tasks], {}, [], [None] * len(tasks), [], parser, recorded)
 
     def prepare_part(self, batch: "PreparedBatch", tasks: Sequence[Task], indices: Sequence[int],

@@ -73,6 +73,11 @@ class Request:
     #: Which of the case's ``--toolbench-repeat`` samples this request belongs to (0: the first, and the only one
     #: without the option); a backend that samples draws sample k with seed (run seed + k).
     sample: int = 0
+    #: The benchmark's function docs as its official harness hands them to a renderer that writes its own tools block
+    #: (BFCL's FC handlers: the raw docs with the language hint, ``json.dumps``-ed by the handler itself); such a
+    #: renderer is given ``native_messages`` (else ``messages``), which then hold no prompting system prompt. None:
+    #: no such docs (every other suite).
+    functions: Sequence[Mapping[str, Any]] | None = None
 
     def messages_for(self, native: bool) -> Sequence[Mapping[str, Any]]:
         """The messages a backend answering in native mode (``native``) or in prompting mode sends."""
@@ -93,6 +98,10 @@ class Generation:
     #: QwenHandler keeps only what follows ``</think>``); None: ``text`` itself. Scorers that follow such a handler
     #: read it (:meth:`recorded`); the raw ``text`` stays what the model wrote, for the record and the history.
     answer: str | None = None
+    #: the official renderer that wrote the prompt (``prompt_format.HandlerFormat.name``, e.g.
+    #: ``bfcl-handler:PhiFCHandler``), for a scorer that records and decodes the reply as that renderer's handler does
+    #: (some record a list of calls, which ``answer`` cannot hold); None: the chat template (or another backend).
+    renderer: str | None = None
 
     def recorded(self) -> str:
         """The text the official harness would have saved and decoded."""

@@ -49,6 +49,8 @@ def request_key(fingerprint: Mapping[str, Any], request: Request) -> str:
         payload["simulates"] = request.simulates
     if request.native_messages is not None:  # absent otherwise, so every older key stays valid
         payload["native_messages"] = list(request.native_messages)
+    if request.functions is not None:  # the docs a renderer writing its own tools block reads (BFCL's FC handlers)
+        payload["functions"] = list(request.functions)
     if request.temperature is not None:  # likewise: only a suite with its own temperature changes its keys
         payload["temperature"] = request.temperature
     if request.context_reserve:

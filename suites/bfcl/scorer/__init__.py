@@ -16,7 +16,8 @@ Reference: bfcl-eval 2026.3.23 = gorilla commit 6ea57973c7a6097fd7c5915698c54c17
 - :func:`gold_output`, :func:`gold_reply`, :func:`aggregate`, :func:`replay_outputs`.
 
 Modules (suites/bfcl/README.md describes each): the contract's ``loading``, ``prompt``, ``decoding``, ``checker``,
-``gold``, ``aggregation``, ``replay``, ``tl``, with ``categories`` (the category names, imported by all of them);
+``gold``, ``aggregation``, ``replay``, ``tl``, with ``categories`` (the category names, imported by all of them),
+``handler_path`` (a reply written under a leaderboard row's handler, recorded and decoded as that handler does);
 ``decoders/`` (Python, Java and JavaScript call syntax), ``single_turn/`` (the AST checker's rules, the Java/JS
 literal converters, the FC path), ``multi_turn/`` (the conversation, the simulator classes, the executor, the
 multi-turn checker) and ``agentic/`` (memory and web search: the conversation, the memory backends, the checker).

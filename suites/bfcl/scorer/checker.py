@@ -18,6 +18,7 @@ from .categories import RELEVANCE_CATEGORIES, language_of
 from .decoders.common import DecodeError
 from .decoding import decode, is_empty_output, is_function_calling_format
 from .single_turn.ast_checker import CHECKER_CRASH, check_calls, show
+from .handler_path import decode_single, handler_of, sends_bfcl_system_prompt, underscore_to_dot
 from .single_turn.fc import decode_fc, fc_record, is_fc
 from .single_turn.parameters import compare_parameters
 from .tl import label_tl_failure
@@ -40,9 +41,17 @@ def json_safe(value: Any) -> Any:
 def score(case: Case, generation: Generation) -> Verdict:
     """Prompting text through the prompting decoder; a native reply or an FC result file through the FC path
     (:mod:`.single_turn.fc`: the handler's ``decode_ast``, ``underscore_to_dot`` on)."""
+    handler = handler_of(generation)
+    underscore = False
     if is_fc(generation):
         decoded, decode_error = _attempt(decode_fc, fc_record(generation))
-        mode = "fc"
+        mode, underscore = "fc", True  # upstream's FC checker runs with underscore_to_dot on
+    elif handler is not None:
+        # the row's own handler: its recorded answer and decode_ast, its underscore_to_dot (.handler_path)
+        language = "python" if case.category in RELEVANCE_CATEGORIES else language_of(case.category)
+        decoded, decode_error = _attempt(decode_single, handler, generation.text or "", language)
+        mode = "prompting" if sends_bfcl_system_prompt(handler) else "fc"
+        underscore = underscore_to_dot(handler)
     else:
         language = "python" if case.category in RELEVANCE_CATEGORIES else language_of(case.category)
         # what the handler recorded (QwenHandler: the text after </think>), else the text as written
@@ -50,7 +59,7 @@ def score(case: Case, generation: Generation) -> Verdict:
         mode = "prompting"
     if case.category in RELEVANCE_CATEGORIES:
         return _score_relevance(case, decoded, decode_error, mode)
-    verdict = _score_ast(case, decoded, decode_error, mode)
+    verdict = _score_ast(case, decoded, decode_error, mode, underscore)
     if not verdict.passed and len(case.payload["ground_truth"]) == 1 and tl_failures.enabled(case):
         label_tl_failure(case, verdict)
     return verdict
@@ -89,7 +98,7 @@ def _score_relevance(case: Case, decoded: Any, decode_error: str | None, mode: s
     )
 
 
-def _score_ast(case: Case, decoded: Any, decode_error: str | None, mode: str) -> Verdict:
+def _score_ast(case: Case, decoded: Any, decode_error: str | None, mode: str, underscore: bool) -> Verdict:
     payload = case.payload
     language = language_of(case.category)
     expected = payload["ground_truth"]
@@ -118,7 +127,7 @@ def _score_ast(case: Case, decoded: Any, decode_error: str | None, mode: str) ->
             counts={"correct": 0.0},
             labels={"outcome": FORMAT_ERROR, "mode": mode},
         )
-    result = check_calls(payload["function"], decoded, expected, case.category, underscore_to_dot=mode == "fc")
+    result = check_calls(payload["function"], decoded, expected, case.category, underscore_to_dot=underscore)
     rule = "all calls match the ground truth" if result.valid else f"{result.error_type}: {' '.join(result.errors)}"
     return Verdict(
         passed=result.valid,

@@ -171,10 +171,13 @@ def python_literal(value: Any) -> str:
 
 def build_request(case: Case) -> Request:
     """Prompting: the BFCL system prompt and the question; native (FC handlers' ``_pre_query_processing_FC``): the
-    question as it is, with the tools."""
+    question as it is, with the tools; a local FC handler's own tools block: the question as it is and the hinted
+    docs (``functions``, what its ``_pre_query_processing_prompting`` hands to ``_format_prompt``)."""
     payload = case.payload
     return Request(
         messages=prompting_messages(payload["question"], payload["function"], case.category),
         tools=native_tools(payload["function"], case.category),
         native_messages=[dict(message) for message in payload["question"][0]],
+        # for a row's handler that writes its own tools block (BFCL's FC handlers): the docs it is handed
+        functions=hinted_functions(payload["function"], case.category),
     )

@@ -38,7 +38,7 @@ from typing import Any, Iterator
 from pytest_toolbench.contract.data_files import load_jsonl
 from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Request, Verdict
 from ..categories import MEMORY, WEB_SEARCH
-from ..multi_turn.conversation import Dialogue, load_class_docs, transcript_of
+from ..multi_turn.conversation import Dialogue, load_class_docs, transcript, transcript_handler, transcript_of
 from ..prompt import hinted_functions, native_tools, system_prompt
 from .memory import (
     memory_instance, memory_instruction, memory_snapshot, vector_backend_problem, with_memory_instruction,
@@ -168,8 +168,9 @@ def _entry(question: list[list[dict]], docs: list[dict], category: str, instance
     """One entry through the step loop; returns (turns of steps, mode known after it)."""
     from ..multi_turn import executor
 
-    dialogue = Dialogue(question[0], system_prompt(hinted_functions(docs, category)), native_tools(docs, category),
-                        native=native)
+    hinted = hinted_functions(docs, category)
+    dialogue = Dialogue(question[0], system_prompt(hinted), native_tools(docs, category), native=native,
+                        functions=hinted)
 
     def execute(calls: list[str]) -> list[str]:
         return executor.execute_calls(calls, instances, entry_id=entry_id)
@@ -183,7 +184,7 @@ def _entry(question: list[list[dict]], docs: list[dict], category: str, instance
         turns.append(steps)
         if force_quit:
             break
-    return turns, dialogue.native
+    return turns, dialogue.native, dialogue.handler
 
 
 def conversation(case: Case) -> Iterator[Request]:
@@ -196,22 +197,24 @@ def conversation(case: Case) -> Iterator[Request]:
 
         search = official_module("web_search", near).WebSearchAPI()
         search._load_scenario(copy.deepcopy(payload["initial_config"]["WebSearchAPI"]))
-        turns, native = yield from _entry(payload["question"], docs, case.category, {"WebSearchAPI": search},
-                                          payload["id"], native)
-        return {"mode": "fc" if native else "prompting", "result": turns}
+        turns, native, handler = yield from _entry(payload["question"], docs, case.category,
+                                                   {"WebSearchAPI": search}, payload["id"], native)
+        return transcript("fc" if native else "prompting", turns, handler)
     class_name = payload["involved_classes"][0]
     snapshot = None
     for prerequisite in payload["prerequisites"]:
         memory = memory_instance(case.category, snapshot, near)
         question = with_memory_instruction(prerequisite["question"],
                                            memory_instruction(case.category, payload["scenario"], memory))
-        _, native = yield from _entry(question, docs, case.category, {class_name: memory}, prerequisite["id"], native)
+        _, native, _ = yield from _entry(question, docs, case.category, {class_name: memory}, prerequisite["id"],
+                                         native)
         snapshot = memory_snapshot(case.category, memory)
     memory = memory_instance(case.category, snapshot, near)
     question = with_memory_instruction(payload["question"],
                                        memory_instruction(case.category, payload["scenario"], memory))
-    turns, native = yield from _entry(question, docs, case.category, {class_name: memory}, payload["id"], native)
-    return {"mode": "fc" if native else "prompting", "result": turns}
+    turns, native, handler = yield from _entry(question, docs, case.category, {class_name: memory}, payload["id"],
+                                               native)
+    return transcript("fc" if native else "prompting", turns, handler)
 
 
 def gold_reply(case: Case, step: int, request: Request) -> str:
@@ -244,10 +247,14 @@ def standardize(text: str) -> str:
 def score(case: Case, generation: Generation) -> Verdict:
     from ..multi_turn import executor
 
+    from ..handler_path import step_decoder
+
     mode, result = transcript_of(generation.text or "")
+    handler = transcript_handler(generation.text or "")
     ground_truth = case.payload["ground_truth"]
     verdict = check_agentic(result, ground_truth,
-                            decode_step=executor.decode_fc_step if mode == "fc" else executor.decode_prompting_step)
+                            decode_step=step_decoder(handler) if handler else
+                            executor.decode_fc_step if mode == "fc" else executor.decode_prompting_step)
     verdict.labels["mode"] = mode
     return verdict
 

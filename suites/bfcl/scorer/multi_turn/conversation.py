@@ -199,9 +199,18 @@ class Dialogue:
     and each request carries both (``messages`` and ``native_messages``); then only the one in use. ``native``
     may be given up front (a later entry of a chain whose mode is known)."""
 
-    def __init__(self, first_turn: list[dict], system: str, tools: list[dict], native: bool | None = None):
+    def __init__(self, first_turn: list[dict], system: str, tools: list[dict], native: bool | None = None,
+                 functions: list[dict] | None = None):
         self.prompting = [dict(m) for m in first_turn]
         self.fc = [dict(m) for m in first_turn]
+        # What a BFCL handler with its own tools block is given (``Request.functions`` and ``native_messages``):
+        # the offered docs with the language hint, never extended at a holdout turn (the local handlers' prompting
+        # path, ``inference_multi_turn_prompting``, does not recompile them), and the question without BFCL's
+        # system prompt, with the prompting holdout message, raw replies and ``tool`` results.
+        self.plain = [dict(m) for m in first_turn]
+        self.functions = functions
+        #: the BFCL handler that renders this conversation (learnt from the first reply's ``renderer``), or None
+        self.handler: str | None = None
         if self.prompting and self.prompting[0]["role"] == "system":
             self.prompting[0]["content"] = system + "\n\n" + self.prompting[0]["content"]
         else:
@@ -216,12 +225,41 @@ class Dialogue:
 
     def add_user(self, prompting_message: dict, fc_message: dict | None = None) -> None:
         self.prompting.append(dict(prompting_message))
+        self.plain.append(dict(prompting_message))
         self.fc.append(dict(fc_message or prompting_message))
 
     def request(self) -> Request:
-        if self.native is None:
-            return Request(messages=list(self.prompting), tools=self.tools, native_messages=list(self.fc))
-        return Request(messages=list(self.fc if self.native else self.prompting), tools=self.tools)
+        if self.native:
+            return Request(messages=list(self.fc), tools=self.tools)
+        # Prompting, or not known yet: the prompting messages, and what a native backend (before the first reply the
+        # FC history is the question, as ``plain``) or a handler with its own tools block reads.
+        return Request(messages=list(self.prompting), tools=self.tools, native_messages=list(self.plain),
+                       functions=self.functions)
+
+    def _record(self, generation: Generation) -> tuple[Any, Any]:
+        """(the step as recorded in the transcript, the call strings or None when the step ends the turn)."""
+        from . import executor as run
+        from .. import handler_path
+
+        if self.native:
+            step = fc_step(generation)
+            decode = run.decode_fc_step
+        elif self.handler is not None:
+            # the row's handler: what its _parse_query_response_prompting records, its decode_execute
+            try:
+                step = handler_path.recorded(self.handler, generation.text or "")
+            except Exception:  # noqa: BLE001 - upstream: the entry's recording fails; here the turn ends
+                return generation.text or "", None
+            decode = handler_path.step_decoder(self.handler)
+        else:
+            # The transcript holds what the handler recorded (QwenHandler: the text after </think>)
+            step = generation.recorded()
+            decode = run.decode_prompting_step
+        try:
+            calls = decode(step)
+        except Exception:  # noqa: BLE001 - upstream: any decoding error ends the turn
+            calls = None
+        return step, calls
 
     def turn(self, execute: Any) -> Iterator[Request]:
         """The step loop of one turn; ``execute(calls) -> results``. Returns ``(steps, force_quit)``."""
@@ -232,26 +270,28 @@ class Dialogue:
             generation: Generation = yield self.request()
             if self.native is None:
                 self.native = is_native(generation)
-            history = self.fc if self.native else self.prompting
-            # The transcript holds what the handler recorded (QwenHandler: the text after </think>); the history keeps
-            # the reply as written, from which the handler's renderer re-derives the reasoning it keeps.
-            step = fc_step(generation) if self.native else generation.recorded()
+            if self.handler is None and not self.native:
+                from ..handler_path import handler_of
+                self.handler = handler_of(generation)
+            # Prompting: both ``prompting`` and ``plain`` grow (a handler with its own tools block reads ``plain``).
+            histories = [self.fc] if self.native else [self.prompting, self.plain]
+            # The history keeps the reply as written, from which the handler's renderer re-derives what it stores
+            # (the reasoning it keeps, the calls it parsed); the transcript holds what the handler recorded.
+            step, calls = self._record(generation)
             written = step if self.native else (generation.text or "")
             steps.append(step)
-            try:
-                calls = run.decode_fc_step(step) if self.native else run.decode_prompting_step(step)
-            except Exception:  # noqa: BLE001 - upstream: any decoding error ends the turn
-                calls = None
             if calls is None or run.is_empty_step(calls):
-                history.append({"role": "assistant", "content": written if isinstance(written, str) else ""})
+                for history in histories:
+                    history.append({"role": "assistant", "content": written if isinstance(written, str) else ""})
                 return steps, False
             results = execute(calls)
-            if self.native:
-                history.extend(_fc_messages(step, calls, results, self.executed_steps))
-            else:
-                history.append({"role": "assistant", "content": written})
-                history.extend({"role": "tool", "name": call, "content": output}
-                               for call, output in zip(calls, results))
+            for history in histories:
+                if self.native:
+                    history.extend(_fc_messages(step, calls, results, self.executed_steps))
+                else:
+                    history.append({"role": "assistant", "content": written})
+                    history.extend({"role": "tool", "name": call, "content": output}
+                                   for call, output in zip(calls, results))
             self.executed_steps += 1
             count += 1
             if count > MAXIMUM_STEP_LIMIT:
@@ -271,8 +311,9 @@ def conversation(case: Case) -> Iterator[Request]:
         return run.execute_calls(calls, instances, entry_id=payload["id"])
 
     offered = payload["function"]
-    dialogue = Dialogue(payload["question"][0], system_prompt(hinted_functions(offered, case.category)),
-                        native_tools(offered, case.category))
+    hinted = hinted_functions(offered, case.category)
+    dialogue = Dialogue(payload["question"][0], system_prompt(hinted), native_tools(offered, case.category),
+                        functions=hinted)
     result: list[list[Any]] = []
     for turn, turn_messages in enumerate(payload["question"]):
         held_out = payload["holdout"].get(str(turn))
@@ -288,7 +329,13 @@ def conversation(case: Case) -> Iterator[Request]:
         result.append(steps)
         if force_quit:
             break
-    return {"mode": dialogue.mode, "result": result}
+    return transcript(dialogue.mode, result, dialogue.handler)
+
+
+def transcript(mode: str, result: Any, handler: str | None) -> dict[str, Any]:
+    """The finished output: ``{"mode", "result"}``, plus ``"handler"`` when a BFCL row's handler rendered the
+    conversation (its steps are that handler's recorded answers, decoded by its ``decode_execute``)."""
+    return {"mode": mode, "result": result, **({"handler": handler} if handler else {})}
 
 
 def new_instances(case: Case) -> dict[str, Any]:
@@ -366,9 +413,21 @@ def transcript_of(output: str) -> tuple[str, Any]:
         data = json.loads(output)
     except (ValueError, RecursionError):
         return "prompting", output
-    if isinstance(data, dict) and set(data) == {"mode", "result"} and data["mode"] in ("prompting", "fc"):
+    if isinstance(data, dict) and set(data) - {"handler"} == {"mode", "result"} and data["mode"] in ("prompting",
+                                                                                                    "fc"):
         return data["mode"], data["result"]
     return ("fc" if _has_fc_step(data) else "prompting"), data
+
+
+def transcript_handler(output: str) -> str | None:
+    """The BFCL handler class a finished output names (:func:`transcript`), when it is one reproduced here."""
+    from ..handler_path import bfcl_handlers
+    try:
+        data = json.loads(output)
+    except (ValueError, RecursionError):
+        return None
+    handler = data.get("handler") if isinstance(data, dict) else None
+    return handler if isinstance(handler, str) and handler in bfcl_handlers.HANDLERS else None
 
 
 def _has_fc_step(result: Any) -> bool:
@@ -388,10 +447,13 @@ def score(case: Case, generation: Generation) -> Verdict:
     from pytest_toolbench.contract.errors import ToolbenchError
     from pytest_toolbench.contract.suite import NOT_SCORED
     from . import executor
+    from ..handler_path import step_decoder
     from .checker import check_multi_turn
 
     mode, result = transcript_of(generation.text or "")
-    decode = executor.decode_fc_step if mode == "fc" else executor.decode_prompting_step
+    handler = transcript_handler(generation.text or "")
+    decode = (step_decoder(handler) if handler else
+              executor.decode_fc_step if mode == "fc" else executor.decode_prompting_step)
     try:
         verdict = check_multi_turn(case.payload, result, decode_step=decode, category=case.category)
     except ToolbenchError as error:  # the simulator classes cannot be had (no wheel, no network)
