@@ -134,3 +134,17 @@ def test_a_comparison_names_the_settings_that_differ_and_na_in_both_runs_is_not_
     per_suite = setting_differences(model_header(sampling_sent={"a": {"temperature": 0.5}}), model_header(),
                                     ["a", "b"])
     assert per_suite == ["temperature 0.5 vs suite default (a)"]
+
+
+def test_the_sampling_the_backend_recorded_is_what_the_protocol_reads():
+    """``header.sampling.sent`` (backends/sampling_record.py) is the per-suite record: BFCL's per-request max_tokens
+    rule sends a range whose cap is the setting; a run capped at 64 tokens is not the leaderboard's protocol."""
+    from pytest_toolbench.report.protocol import protocol_differences
+
+    protocol = {"max_tokens": 4096, "temperature": 0.001}
+    header = {"backend": "vllm", "sampling": {"temperature": None, "max_tokens": None, "sent": {"bfcl": {
+        "requests": 3, "temperature": 0.001, "max_tokens": {"min": 3900, "max": 4096}}}}}
+    assert protocol_differences(protocol, header, "bfcl") == ([], [])
+    header["sampling"]["sent"]["bfcl"]["max_tokens"] = 64
+    differences, _ = protocol_differences(protocol, header, "bfcl")
+    assert differences == ["max tokens 64 (the leaderboard's: 4096)"]

@@ -21,13 +21,18 @@ CHAT_TEMPLATE = "chat-template"
 
 
 def sent(header: Mapping[str, Any], suite: str, key: str) -> Any:
-    """What the run sent for ``suite``'s requests: the per-suite record when the header has one (``sampling_sent``
-    or ``sampling.by_suite``: what the backend actually sent, after any clamp), else the run's option (``sampling``;
+    """What the run sent for ``suite``'s requests: the per-suite record when the header has one (``sampling.sent``,
+    written by ``backends/sampling_record.py``; ``sampling_sent`` or ``sampling.by_suite``: what the backend actually sent, after any clamp), else the run's option (``sampling``;
     None there means the suite's own, its official harness's value, recorded as ``"suite default"``)."""
     for per_suite in ((header.get("sampling_sent") or {}).get(suite),
+                      ((header.get("sampling") or {}).get("sent") or {}).get(suite),
                       ((header.get("sampling") or {}).get("by_suite") or {}).get(suite)):
         if isinstance(per_suite, Mapping) and key in per_suite:
-            return per_suite[key]
+            value = per_suite[key]
+            if isinstance(value, Mapping) and "max" in value:
+                # a per-request rule (BFCL's min(4096, context - prompt - 2)) sent a range: its cap is the setting
+                return value["max"]
+            return value
     sampling = header.get("sampling") or {}
     if key not in sampling:
         return None
