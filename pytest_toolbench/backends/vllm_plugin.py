@@ -32,6 +32,8 @@ class VllmOptions:
     #: ``ray_address`` is given); ``ray_address``: the cluster, None for a local Ray (``replicas.py``)
     replicas: int = 1
     ray_address: str | None = None
+    #: ``--toolbench-conversations``: continuous (each conversation's next step sent as soon as it exists) or rounds
+    conversations: str = "continuous"
 
 
 class VllmKind(BackendKind):
@@ -64,6 +66,12 @@ class VllmKind(BackendKind):
         gen.addoption("--toolbench-vllm-arg", dest="toolbench_vllm_args", action="append", default=[],
                       metavar="KEY=VALUE",
                       help="Extra vllm.LLM argument (repeatable; VALUE parsed as JSON when it can be).")
+        gen.addoption("--toolbench-conversations", dest="toolbench_conversations", default="continuous",
+                      choices=("continuous", "rounds"),
+                      help="How interactive cases run on one vLLM engine: continuous (default): each conversation's "
+                           "next request goes to the engine as soon as its previous answer has arrived and its "
+                           "tools have run; rounds: step k of every live conversation in one batch, then step k+1 "
+                           "(the same requests and answers; engine replicas always run in rounds).")
 
     @classmethod
     def claims(cls, config: pytest.Config) -> bool:
@@ -79,7 +87,8 @@ class VllmKind(BackendKind):
                            dtype=get("toolbench_dtype"), max_model_len=get("toolbench_max_model_len"),
                            gpu_memory_utilization=get("toolbench_gpu_mem"),
                            engine_args=parse_vllm_args(get("toolbench_vllm_args")),
-                           replicas=replicas, ray_address=ray_address)
+                           replicas=replicas, ray_address=ray_address,
+                           conversations=get("toolbench_conversations"))
 
     @classmethod
     def build(cls, options: "RunOptions", suites: SuiteLookup) -> Backend:
