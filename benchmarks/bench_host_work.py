@@ -19,10 +19,11 @@ conversations and their tools all run as they do on a GPU machine. Two modes:
   (issue 33): wait <= 3% of busy time for single-turn, <= 5% for multi-turn.
 
 The fit: on the H100 (one GPU, a 0.5B Qwen2.5 with random weights, max_tokens 128) raw ``LLM.generate`` took 20.83 s
-for the 3,641 single-turn requests and the engine calls of the 200 multi-turn conversations 5.33 s. The engine's
-schedule (steps and tokens per step) does not depend on the step time for a fixed arrival order, so a latency-mode
-run gives each workload's steps and tokens, and ``time = alpha * steps + beta * tokens`` for both workloads is two
-equations in two unknowns.
+for the 3,641 single-turn requests and the engine calls of the 200 multi-turn conversations (in rounds) 5.33 s. The
+engine's schedule (steps and tokens per step) hardly depends on the step time for a given arrival order, so a
+latency-mode run of each workload as the H100 ran it (conversations in rounds) gives its steps and scheduled tokens,
+and ``time = alpha * steps + beta * tokens`` for both workloads is two equations in two unknowns. It is a model of
+the engine's pace, not of a GPU: attention's growth with context length is folded into the two constants.
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ def commit() -> str:
         return "unknown"
 
 
-def run_once(args, part: str, mode: str, work: Path, alpha: float | None = None, beta: float | None = None) -> dict:
+def run_once(args, part: str, mode: str, work: Path, alpha: float | None = None, beta: float | None = None,
+             extra: tuple[str, ...] = ()) -> dict:
     """One pytest run with the stub engine; the engine's record and the run's generation header."""
     label = f"{part}-{mode}"
     shim = work / "shim" / "vllm"
@@ -78,7 +80,7 @@ def run_once(args, part: str, mode: str, work: Path, alpha: float | None = None,
                "--no-header", "-rN", "-k", select, f"--model={args.model}", f"--toolbench-data={args.data}",
                f"--toolbench-json={report}", f"--toolbench-cache={cache}", f"--toolbench-max-tokens={args.max_tokens}",
                "--toolbench-temperature=0", "--toolbench-seed=0", f"--toolbench-max-model-len={args.max_model_len}",
-               *args.extra]
+               *args.extra, *extra]
     if limit:
         command.append(f"--toolbench-limit={limit}")
     started = time.perf_counter()
@@ -129,7 +131,8 @@ def fit(args, work: Path) -> dict:
     single_s = stored["single_turn"]["raw"]["generation_s"]
     multi_s = stored["multi_turn"]["plugin"]["backend"]["generation_seconds"]
     one = run_once(args, "single", "latency", work / "fit-single")
-    two = run_once(args, "multi", "latency", work / "fit-multi")
+    # the H100 run drove the conversations in rounds: its engine saw each round's requests at once
+    two = run_once(args, "multi", "latency", work / "fit-multi", extra=("--toolbench-conversations=rounds",))
     (s1, t1), (s2, t2) = (one["engine_steps"], one["scheduled_tokens"]), (two["engine_steps"], two["scheduled_tokens"])
     det = s1 * t2 - s2 * t1
     alpha = (single_s * t2 - multi_s * t1) / det

@@ -8,13 +8,15 @@ tools, scoring) is the real code; only the engine is replaced.
 Two modes (``TOOLBENCH_STUB_ENGINE``):
 
 * ``instant``: every request is answered at its next ``step()``; what remains of the wall time is host work.
-* ``latency``: an engine core on a thread of its own (as vLLM's core runs in a process of its own on a GPU) schedules
-  the requests as vLLM V1's scheduler does (running requests first, one token each; then waiting ones, their
-  prompts chunked into a token budget of ``max_num_batched_tokens``; at most ``max_num_seqs`` at once; prefix
-  caching on 16-token blocks) and sleeps for each step's modelled time ``alpha + beta * scheduled tokens``; the
-  front end's ``step()`` blocks until the core has finished a step, as vLLM's does. The sleep releases the GIL, so
-  the plugin's host work overlaps the engine's steps exactly as it would on a GPU, and every second the core sits
-  idle between its start and the run's last answer is time the engine waited for the host.
+* ``latency``: the engine schedules the requests as vLLM V1's scheduler does (running requests first, one token
+  each; then waiting ones, their prompts chunked into a token budget of ``max_num_batched_tokens``; at most
+  ``max_num_seqs`` at once; prefix caching on 16-token blocks) and each step takes the modelled time
+  ``ALPHA + BETA * scheduled tokens``, on a virtual clock shared with the host (see :class:`LLMEngine`): the host's
+  time is the CPU time of the thread that drives the engine, so host work done while the engine has requests costs
+  nothing, as on a GPU machine whose engine core runs in a process of its own, and every moment the engine has
+  nothing queued between its start and the run's last answer is time it waited for the host. Being virtual, the
+  figures hold on a busy shared machine too. Threads other than the driving one (the tokenizer loading during
+  the engine's start) are not on that clock.
 
 Answers: ``max_tokens`` token ids drawn from a generator seeded by the prompt's ids (identical prompts, identical
 answers, as under greedy decoding; a random-weight model never stops early, so every answer ends on "length"),
@@ -28,8 +30,6 @@ import atexit
 import json
 import os
 import random
-import sys
-import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -39,8 +39,8 @@ BLOCK = 16  # vLLM's KV block size: prefix caching reuses whole blocks
 
 #: The latency model fitted to the H100 run of 2026-11-26 (``bench_host_work.py --fit`` derives it; README "Host
 #: work"): seconds per engine step and per token scheduled in it.
-ALPHA = float(os.environ.get("TOOLBENCH_STUB_ALPHA", "0.0083"))
-BETA = float(os.environ.get("TOOLBENCH_STUB_BETA", "4.2e-6"))
+ALPHA = float(os.environ.get("TOOLBENCH_STUB_ALPHA", "0.00139"))
+BETA = float(os.environ.get("TOOLBENCH_STUB_BETA", "1.311e-5"))
 
 
 def _mode() -> str:
@@ -177,7 +177,15 @@ class _Core:
 
 
 class LLMEngine:
-    """``LLM.llm_engine``: requests in, outputs of finished requests out of ``step()``."""
+    """``LLM.llm_engine``: requests in, outputs of finished requests out of ``step()``.
+
+    Latency mode runs on a virtual clock: the host's time is the CPU time of the thread driving the engine (plus the
+    time it spent blocked in ``step()`` waiting for the engine), the engine's time is the sum of its modelled steps.
+    At every call from the host the engine is advanced to the host's time: the steps that end by then are done,
+    a step starts as soon as the engine is free and has requests (requests that arrive during a step join the
+    next), and time with no request queued is idle. ``step()`` hands over what finished by the host's time, or waits
+    (on the virtual clock) for the step under way. So the figures do not depend on how busy the machine is: a host
+    thread that gets a tenth of a core still counts its own CPU time, as it would on a GPU machine's idle host."""
 
     def __init__(self, llm: "LLM", max_model_len: int, max_num_seqs: int, max_num_batched_tokens: int,
                  prefix_caching: bool):
@@ -185,75 +193,74 @@ class LLMEngine:
         self.model_config = type("ModelConfig", (), {"max_model_len": max_model_len})()
         self.record = llm.record
         self.core = _Core(self.record, max_num_seqs, max_num_batched_tokens, prefix_caching)
-        self.lock = threading.Condition()
         self.finished: deque[_Request] = deque()
         self.unfinished = 0
-        self.stopped = False
-        self.steps_done = 0  # engine steps the core finished (latency mode)
-        self._steps_seen = 0
-        self.thread: threading.Thread | None = None
-        if self.record.mode == "latency":
-            self.thread = threading.Thread(target=self._run_core, name="stub-engine-core", daemon=True)
-            self.thread.start()
+        self.blocked = 0.0  # virtual seconds the host waited in step()
+        self.engine_time = 0.0  # when the engine is free (virtual)
+        self.current: tuple[float, list[_Request]] | None = None  # the step under way: (its end, what it finishes)
+        self.cpu_start = time.thread_time()
 
-    # -- the core thread (latency mode) --------------------------------------------------------------------------------
+    def host_time(self) -> float:
+        return time.thread_time() - self.cpu_start + self.blocked
 
-    def _run_core(self) -> None:
-        cpu = time.thread_time()
-        idle_from = time.monotonic()
+    def _advance(self, now: float) -> None:
+        """Run the engine up to the host's time ``now``."""
         while True:
-            with self.lock:
-                while not self.core.has_work() and not self.stopped:
-                    self.lock.wait()
-                if self.stopped:
-                    break
-                now = time.monotonic()
-                if now - idle_from > 0:
-                    self.record.idle_gaps.append((idle_from, now))
-                tokens, finished = self.core.schedule()
-            seconds = ALPHA + BETA * tokens
-            time.sleep(seconds)
-            with self.lock:
-                self.record.busy_s += seconds
+            if self.current is not None:
+                end, finished = self.current
+                if end > now:
+                    return
                 self.finished.extend(finished)
-                self.steps_done += 1
-                self.lock.notify_all()
-                self.record.core_cpu_s = time.thread_time() - cpu
-                idle_from = time.monotonic()
+                self.engine_time, self.current = end, None
+            if not self.core.has_work():
+                if self.engine_time < now:
+                    self.record.idle_gaps.append((self.engine_time, now))
+                    self.engine_time = now
+                return
+            tokens, finished = self.core.schedule()
+            seconds = ALPHA + BETA * tokens
+            self.record.busy_s += seconds
+            self.current = (self.engine_time + seconds, finished)
 
     # -- the front end -----------------------------------------------------------------------------------------------
 
     def add_request(self, request_id: str, prompt: Any, params: SamplingParams) -> str:
         ids = list(prompt["prompt_token_ids"] if isinstance(prompt, dict) else prompt)
-        with self.lock:
+        if self.record.mode == "latency":
+            now = self.host_time()
+            self._advance(now)
             if self.record.first_request_at is None:
-                self.record.first_request_at = time.monotonic()
-            self.core.waiting.append(_Request(request_id, ids, max(1, int(params.max_tokens))))
-            self.unfinished += 1
-            self.lock.notify_all()
+                self.record.first_request_at = now
+        elif self.record.first_request_at is None:
+            self.record.first_request_at = time.monotonic()
+        self.core.waiting.append(_Request(request_id, ids, max(1, int(params.max_tokens))))
+        self.unfinished += 1
         return request_id
 
     def abort_request(self, request_ids: Any, internal: bool = False) -> None:
         wanted = set(request_ids)
-        with self.lock:
-            before = len(self.core.waiting) + len(self.core.running)
-            self.core.waiting = deque(r for r in self.core.waiting if r.request_id not in wanted)
-            self.core.running = [r for r in self.core.running if r.request_id not in wanted]
-            self.unfinished -= before - len(self.core.waiting) - len(self.core.running)
+        before = len(self.core.waiting) + len(self.core.running)
+        self.core.waiting = deque(r for r in self.core.waiting if r.request_id not in wanted)
+        self.core.running = [r for r in self.core.running if r.request_id not in wanted]
+        self.unfinished -= before - len(self.core.waiting) - len(self.core.running)
 
     def has_unfinished_requests(self) -> bool:
         return self.unfinished > 0
 
     def step(self) -> list[RequestOutput]:
-        """Latency mode: wait for the core's next step (as vLLM's front end waits for the core's next outputs) and
-        hand over what finished since the last call. Instant mode: everything queued is answered now."""
+        """Latency mode: what finished by the host's time, else the step under way's outputs once it ends (the host
+        waits for it, as vLLM's front end waits for its core's next outputs). Instant mode: everything queued is
+        answered now."""
         if self.record.mode == "latency":
-            with self.lock:
-                while self.steps_done == self._steps_seen and self.unfinished > 0:
-                    self.lock.wait()
-                self._steps_seen = self.steps_done
-                done = list(self.finished)
-                self.finished.clear()
+            now = self.host_time()
+            self._advance(now)
+            if not self.finished and self.current is not None:
+                end = self.current[0]
+                self.blocked += end - now
+                self._advance(end)
+                now = end
+            done = list(self.finished)
+            self.finished.clear()
         else:
             done = list(self.core.waiting)
             self.core.waiting.clear()
@@ -261,14 +268,16 @@ class LLMEngine:
         outputs = [self.llm.answer(request) for request in done]
         if outputs:
             self.record.requests += len(outputs)
-            self.record.last_answer_at = time.monotonic()
-            self.record.cpu_at_last_answer = time.process_time()
+            if self.record.mode == "latency":
+                self.record.last_answer_at = now
+                self.record.cpu_at_last_answer = time.thread_time() - self.cpu_start
+            else:
+                self.record.last_answer_at = time.monotonic()
+                self.record.cpu_at_last_answer = time.process_time()
         return outputs
 
     def stop(self) -> None:
-        with self.lock:
-            self.stopped = True
-            self.lock.notify_all()
+        pass
 
 
 class LLM:
@@ -285,15 +294,13 @@ class LLM:
         specials = set(self.tokenizer.all_special_ids)
         self.vocabulary = [i for i in range(self.tokenizer.vocab_size) if i not in specials]
         if self.record.mode == "latency":
-            # the core thread must get the interpreter back at once when a step's time is up (vLLM's core has a
-            # process of its own); the default 5 ms switch interval would add up to 5 ms to every step
-            sys.setswitchinterval(0.0002)
             time.sleep(float(os.environ.get("TOOLBENCH_STUB_START_S", "3")))
         self.llm_engine = LLMEngine(self, max_model_len or 32768, max_num_seqs or 1024,
                                     max_num_batched_tokens or 16384, enable_prefix_caching)
         self.record.engine_start_s = time.monotonic() - started
-        self.record.started_at = time.monotonic()
-        self.record.cpu_at_start = time.process_time()
+        latency = self.record.mode == "latency"
+        self.record.started_at = 0.0 if latency else time.monotonic()  # latency mode: the virtual clock's zero
+        self.record.cpu_at_start = 0.0 if latency else time.process_time()
         self._counter = 0
         atexit.register(self._write_record)
 
