@@ -160,4 +160,66 @@ def test_progress_on_a_terminal_redraws_one_line():
         clock.now += 1.0
         meter.update(done, prompt_tokens=100 * done, output_tokens=10 * done)
     assert lines == [] and len(status) == 4
-    assert status[-1] == "round 2: 4/4 requests (100%), prompt 100 tok/s, generation 10.0 tok/s, elapsed 0m04s"
+    assert status[-1] == "round 2 4/4 (100%), 100+10.0 tok/s, 0m04s"  # the short form: it fits 80 columns
+
+
+def test_the_eta_counts_the_tokens_left_not_the_requests_left():
+    """Longest first: ten long prompts (1,000 characters) take the first 10 s, ninety short ones (100) are left. Per
+    request the rest would take 90 s; by tokens it is the 90 short prompts' 2,250 prompt and 900 output tokens at
+    the 260 tokens per second seen so far, about 12 s."""
+    clock, lines = Clock(), []
+    meter = ProgressMeter("generating", 100, lines.append, clock=clock, sizes=[1000] * 10 + [100] * 90)
+    clock.now = 10.0
+    meter.update(10, prompt_tokens=2500, output_tokens=100)
+    assert meter.eta_seconds() == pytest.approx(10.0 * (2250 + 900) / 2600)
+    assert lines[-1].endswith("ETA 0m12s"), lines
+    # without token counts (a backend that reports none), the prompt sizes alone
+    bare = ProgressMeter("generating", 100, lines.append, clock=clock, sizes=[1000] * 10 + [100] * 90)
+    bare.started = 0.0
+    bare.done = 10
+    assert bare.eta_seconds() == pytest.approx(10.0 * 9000 / 10000)
+
+
+class FakeWriter:
+    fullwidth = 80
+
+
+class FakeReporter:
+    isatty = True
+
+    def __init__(self):
+        self._tw = FakeWriter()
+        self.screen: list[str] = []
+
+    def rewrite(self, line, erase=False, **markup):
+        self.screen.append("\r" + line + (" " * (self._tw.fullwidth - len(line) - 1) if erase else ""))
+
+    def write(self, text, **markup):
+        self.screen.append(text)
+
+    def write_line(self, text, **markup):
+        self.screen.append(text + "\n")
+
+
+def test_the_status_line_fits_an_80_column_terminal_and_clears_what_it_replaces():
+    from pytest_toolbench.plugin.lifecycle import TerminalLines
+
+    class Config:
+        class pluginmanager:
+            @staticmethod
+            def get_plugin(name):
+                return reporter
+
+    reporter = FakeReporter()
+    lines = TerminalLines(Config())
+    clock = Clock()
+    meter = ProgressMeter("round 12", 24_000, lines.line, status=lambda text: lines.status(f"toolbench: {text}"),
+                          clock=clock)
+    for done in (1, 5_000, 23_999):
+        clock.now += 100_000.0
+        meter.update(done, prompt_tokens=123_456_789 * done, output_tokens=9_876_543 * done)
+    redraws = [text for text in reporter.screen if text.startswith("\r")]
+    assert len(redraws) == 3
+    for text in redraws:
+        assert len(text) == 80, repr(text)  # "\r" and 79 columns: the last one written whatever the old line held
+    assert "ETA" in redraws[1] or redraws[1].endswith("…")

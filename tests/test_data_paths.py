@@ -85,3 +85,28 @@ def test_the_bfcl_simulator_tests_pass_with_a_relative_toolbench_data_or_none(sh
         cwd=REPO, env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "3 passed" in done.stdout
+
+
+def test_a_data_folder_one_level_too_high_says_where_it_looked_and_which_folder_holds_the_suites(project):
+    result = project.runpytest("suites", f"--toolbench-data={project.path}", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    text = result.stdout.str() + result.stderr.str()
+    assert (f"the data folder {project.path} (from --toolbench-data) holds none of the suites' data folders: looked "
+            f"for echo/ in {project.path}; {project.path / 'data'} holds echo/: did you mean "
+            f"--toolbench-data={project.path / 'data'}?") in text, text
+    # one level too low: the parent is named
+    result = project.runpytest("suites", f"--toolbench-data={project.path / 'data' / 'echo'}", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert f"did you mean --toolbench-data={project.path / 'data'}?" in result.stdout.str() + result.stderr.str()
+
+
+@pytest.mark.parametrize("keyword, hint", [("ecoh", "did you mean 'echo'?"), ("short or shrot", "did you mean 'short'?"),
+                                           ("short", None)])
+def test_a_keyword_that_matches_nothing_gets_a_did_you_mean(project, keyword, hint):
+    result = project.runpytest("suites", "--toolbench-data=data", "-k", keyword, "--collect-only", "-q",
+                               "-p", "no:cacheprovider")
+    lines = [line for line in result.stdout.lines if "matches nothing" in line]
+    if hint is None:
+        assert lines == [], lines
+    else:
+        assert len(lines) == 1 and lines[0].endswith(hint), result.stdout.str()

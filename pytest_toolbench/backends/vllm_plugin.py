@@ -15,6 +15,8 @@ from ..contract.suite import Backend
 from .kind import BackendKind, SuiteLookup
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..run.options import RunOptions
 
 
@@ -34,6 +36,8 @@ class VllmOptions:
     ray_address: str | None = None
     #: ``--toolbench-conversations``: continuous (each conversation's next step sent as soon as it exists) or rounds
     conversations: str = "continuous"
+    #: vLLM's log to a file in the cache folder, its warnings once on the terminal (False with ``-v``: vLLM's own)
+    engine_log_to_file: bool = True
 
 
 class VllmKind(BackendKind):
@@ -88,7 +92,8 @@ class VllmKind(BackendKind):
                            gpu_memory_utilization=get("toolbench_gpu_mem"),
                            engine_args=parse_vllm_args(get("toolbench_vllm_args")),
                            replicas=replicas, ray_address=ray_address,
-                           conversations=get("toolbench_conversations"))
+                           conversations=get("toolbench_conversations"),
+                           engine_log_to_file=(config.getoption("verbose", 0) or 0) <= 0)
 
     @classmethod
     def build(cls, options: "RunOptions", suites: SuiteLookup) -> Backend:
@@ -100,6 +105,9 @@ class VllmKind(BackendKind):
     def describe(cls, options: "RunOptions") -> str:
         what = super().describe(options)
         engine = options.backend_options
+        log = engine_log_file(options)
+        if log is not None:
+            what += f"; vLLM's log: {log} (its warnings shown once; -v shows it all here)"
         if engine.replicas > 1 or engine.ray_address:
             what += f", {engine.replicas} engine replica{'s' if engine.replicas > 1 else ''} on Ray " + \
                 (f"at {engine.ray_address}" if engine.ray_address else "(local, started for the run)")
@@ -111,11 +119,32 @@ class VllmKind(BackendKind):
 
     @classmethod
     def check_model(cls, options: "RunOptions") -> str | None:
-        from .model_source import locate_model
+        from .model_source import check_engine_installed, check_tokenizer_files, locate_model
 
         if not options.model:
             return None
-        return locate_model(options.model, network=not options.cache.offline).note
+        engine = options.backend_options
+        # offline scoring generates nothing; on a Ray cluster (an address) the engines run elsewhere
+        if not options.cache.offline and engine.ray_address is None:
+            check_engine_installed(options.model)
+        note = locate_model(options.model, network=not options.cache.offline).note
+        check_tokenizer_files(options.model, engine.engine_args)
+        return note
+
+
+def engine_log_file(options: "RunOptions") -> "Path | None":
+    """Where vLLM's log goes (``vllm_logging``): the cache folder's ``vllm.log``; None with ``-v``, or when the user
+    configured vLLM's logging themselves (``VLLM_LOGGING_CONFIG_PATH``, ``VLLM_CONFIGURE_LOGGING=0``)."""
+    import os
+    from pathlib import Path
+
+    from .vllm_logging import LOG_NAME
+
+    engine = options.backend_options
+    if not getattr(engine, "engine_log_to_file", False) or os.environ.get("VLLM_LOGGING_CONFIG_PATH") or \
+            os.environ.get("VLLM_CONFIGURE_LOGGING", "1") == "0":
+        return None
+    return Path(options.cache.cache_dir) / LOG_NAME
 
 
 def check_replicas(config: pytest.Config, backend: str | None) -> tuple[int, str | None]:

@@ -226,6 +226,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     # The loaded suites live until the end of the run: out of the garbage collector's generations, they cost
     # nothing at each collection pass (pytest itself runs full passes at session end).
     gc.freeze()
+    if toolbench.role == "single":
+        report_unmatched_keywords(config, toolbench, (name for item in session.items
+                                                      for name in (item.nodeid, *(m.name for m in item.own_markers))))
     if config.getoption("collectonly"):
         return
     if toolbench.role == "single":
@@ -239,6 +242,20 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return
     if toolbench.role == "single":
         run_pregeneration(toolbench, selected_cases(toolbench, session.items), terminal_writer(config))
+
+
+def report_unmatched_keywords(config: pytest.Config, toolbench: RunContext, item_names) -> None:
+    """A ``-k`` word that matches nothing collected: a line with the closest names (a typo otherwise selects
+    nothing without a word)."""
+    if not (config.option.keyword or "").strip():
+        return
+    from ..run.context import run_paths
+
+    definitions = toolbench.catalog.definitions_under(run_paths(config))
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    for line in collection.unmatched_keywords(config, definitions, item_names):
+        if reporter is not None:
+            reporter.write_line(line, yellow=True, bold=True)
 
 
 # -- running ----------------------------------------------------------------------------------------------------
@@ -304,6 +321,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     from ..report.run import RUN_KEY
 
+    if exitstatus == pytest.ExitCode.INTERRUPTED and toolbench.interrupted is None:
+        toolbench.interrupted = "while the cases were scored"
     case_records = toolbench.ledger.close()
     if case_records:
         toolbench.summary = build_summary(toolbench)
@@ -325,7 +344,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     from ..report.run import RUN_KEY
 
     run = config.stash.get(RUN_KEY, None)
-    failure_lines = failures.lines(toolbench.ledger.records)
+    failure_lines = failures.lines(toolbench.ledger.records, defects_expected=toolbench.kind.reference_answers)
     if failure_lines:
         terminalreporter.section("toolbench failures")
         for line in failure_lines:
@@ -342,6 +361,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
         return
     for what, path in run.written:
         terminalreporter.write_line(f"toolbench: {what} written to {path}")
+    for line in run.kept:
+        terminalreporter.write_line(line, yellow=True)
+    if toolbench.interrupted:
+        terminalreporter.write_line(f"toolbench: INTERRUPTED {toolbench.interrupted}: the figures above cover the "
+                                    "cases scored before that, the others have no verdict (not_run)",
+                                    red=True, bold=True)
     for line in run.write_errors:
         terminalreporter.write_line(line, red=True, bold=True)
     if run.not_run:

@@ -120,6 +120,12 @@ class SuiteFile(pytest.File):
         index = catalog.case_index(self.path)
         if index is None:
             return True
+        if selectable.keyword_idents:
+            # One substring test per -k word over all the case ids at once: a word no case id holds is false for
+            # every case here, and the definition may then rule the suite out without an expression per case.
+            ids = "\n".join(case_id.lower() for case_id, _, _ in index)
+            if not selectable.may_select(catalog.definition(self.path), case_ids=lambda ident: ident.lower() in ids):
+                return False
         name = catalog.definition_name(self.path)
         defects = catalog.known_defects(self.path) if gold else {}
         _register(self.config, {n for _, category, keywords in index for n in marker_names(name, category, keywords)},
@@ -272,6 +278,35 @@ def unknown_mark_names(config: pytest.Config) -> list[str]:
     return [name for name in dict.fromkeys(names) if name not in known]
 
 
+def unmatched_keywords(config: pytest.Config, definitions: Iterable[Any], item_names: Iterable[str]) -> list[str]:
+    """One line per ``-k`` identifier that matches nothing (pytest's rule: a case-insensitive substring) in any
+    collected item's names (``item_names``: node ids, case ids, markers) nor in any suite's name, category or
+    declared marker: a typo such as ``-k bfcll`` that would otherwise select nothing, silently. Each line offers the
+    closest names, as ``-m`` gets (``plugin.__init__._register_markers``)."""
+    import difflib
+
+    keyword = (config.option.keyword or "").strip()
+    if not keyword:
+        return []
+    try:
+        idents = _idents(keyword)
+    except Exception:  # a malformed expression: pytest reports it in its own words
+        return []
+    known: set[str] = set()
+    for definition in definitions:
+        known.update(name for name in (definition.name, *definition.marker_descriptions()) if name)
+    haystack = "\n".join(name.lower() for name in (*known, *item_names))
+    lines = []
+    for ident in idents:
+        if ident.lower() in haystack:
+            continue
+        close = difflib.get_close_matches(ident.lower(), sorted({name.lower() for name in known}), n=3, cutoff=0.6)
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        lines.append(f"toolbench: -k {keyword!r}: {ident!r} is part of no suite name, category, marker or case id "
+                     f"collected here, so it matches nothing{hint}")
+    return lines
+
+
 class _JoinedNames:
     """pytest's ``KeywordMatcher`` over one string: a ``-k`` identifier matches when it is a case-insensitive
     substring of any of the item's names. The names are lowercased and joined with newlines, which no ``-k``
@@ -328,11 +363,12 @@ class Selector:
                 or any(ident == definition.name or ident in definition.marker_descriptions()
                        for ident in self.mark_idents))
 
-    def may_select(self, definition: Any, case_ids: bool) -> bool:
+    def may_select(self, definition: Any, case_ids: "bool | Callable[[str], bool]") -> bool:
         """Three-valued: each identifier is certainly true for every item of the suite (its name, the chain of
         folders), possibly true (a category, a declared keyword, a family of data-derived keywords; with
-        ``case_ids``, any ``-k`` substring a case id could hold) or certainly false; the suite may be selected when
-        some assignment of the possible ones satisfies both expressions."""
+        ``case_ids``, any ``-k`` substring a case id could hold; a callable says which words some case id holds) or
+        certainly false; the suite may be selected when some assignment of the possible ones satisfies both
+        expressions."""
         # the core's own mark: a known upstream defect runs as a strict xfail under the gold backend
         declared = [name for name in definition.marker_descriptions() if name.isidentifier()] + ["xfail"]
         families = any("pattern" in entry for entry in definition.raw.get("markers") or ())
@@ -343,7 +379,8 @@ class Selector:
             sub = ident.lower()
             if any(sub in name for name in always):
                 return (True,)
-            if case_ids or families or any(sub in name for name in sometimes):
+            in_case_ids = case_ids(ident) if callable(case_ids) else case_ids
+            if in_case_ids or families or any(sub in name for name in sometimes):
                 return (True, False)
             return (False,)
 

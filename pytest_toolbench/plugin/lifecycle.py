@@ -3,13 +3,17 @@ the selection, a check that the backend can be built, one-line failures, and pre
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
+
 import pytest
 
 from . import collection
 from ..contract.errors import ToolbenchError
 from ..run.context import RunContext, load_error
 from ..run.cache_layout import CacheLayout
-from ..run.generation import pregenerate
+from ..run.generation import COMMITTING, STOP_REQUESTED, earlier_generation_runs, pregenerate, remember_generation_run
 
 
 def selected_items(toolbench: RunContext, items: list[pytest.Item]):
@@ -70,6 +74,13 @@ def terminal_writer(config: pytest.Config):
     return reporter.write_line if reporter else (lambda line: None)
 
 
+def fit_width(text: str, width: int) -> str:
+    """``text`` cut to ``width - 1`` characters (the last column left free: writing into it wraps on some
+    terminals), an ellipsis marking the cut."""
+    room = max(width - 1, 1)
+    return text if len(text) <= room else text[:room - 1] + "…"
+
+
 class TerminalLines:
     """Lines for the terminal reporter, plus one updating status line (carriage return) when the terminal is a TTY;
     a kept line first ends the status line. ``status`` is None off a terminal (CI logs get plain lines)."""
@@ -81,8 +92,19 @@ class TerminalLines:
         self.status = self._status if tty else None
 
     def _status(self, text: str) -> None:
-        self.reporter.rewrite(text, erase=True)
+        # One physical line, or the carriage return goes back to the start of the last wrapped piece only and the
+        # redraw leaves the rest on screen; pytest's erase pads the rest of the line with blanks.
+        self.reporter.rewrite(fit_width(text, self.width()), erase=True)
         self._open = True
+
+    def width(self) -> int:
+        writer = getattr(self.reporter, "_tw", None)
+        width = getattr(writer, "fullwidth", None)
+        if not isinstance(width, int) or width <= 0:
+            import shutil
+
+            width = shutil.get_terminal_size().columns
+        return width
 
     def end(self) -> None:
         """Leave the status line as it is and start a new one (before an error message, say)."""
@@ -101,6 +123,29 @@ class TerminalLines:
         self.reporter.write_line(text)
 
 
+@contextlib.contextmanager
+def stop_on_interrupt():
+    """Ctrl-C during generation: KeyboardInterrupt at once, as Python does, and the stop flag of ``run.generation``
+    set, so that should an engine swallow the exception the next progress report raises it again (generation stops
+    within one engine step). The previous handler comes back afterwards."""
+    STOP_REQUESTED.clear()
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        STOP_REQUESTED.set()
+        if not COMMITTING.is_set():  # else raised once the answers being written are in
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        STOP_REQUESTED.clear()
+
+
 def run_pregeneration(toolbench: RunContext, entries, write_line) -> None:
     """Generate once; a failure is reported once and stops the run, never as N test errors."""
     lines = TerminalLines(toolbench.config)
@@ -108,8 +153,9 @@ def run_pregeneration(toolbench: RunContext, entries, write_line) -> None:
         lines.status = None  # a caller's own writer: plain lines only
     try:
         try:
-            pregenerate_selection(toolbench, entries, lines.line if lines.status else write_line,
-                                  status=lines.status)
+            with stop_on_interrupt():
+                pregenerate_selection(toolbench, entries, lines.line if lines.status else write_line,
+                                      status=lines.status)
         finally:
             lines.end()
     except ToolbenchError as error:  # a CacheError too: it names the file and the fix
@@ -144,19 +190,37 @@ def pregenerate_selection(toolbench: RunContext, entries, write_line, status=Non
         shown = len(cache.notes)
 
     show_notes()
+    runs_file = CacheLayout.at(options.cache.cache_dir).generation_runs
     if options.cache.offline:
         write_line(f"toolbench: --toolbench-offline: {what} of {', '.join(suites)} "
                    "will be scored from the cache only")
+        earlier = earlier_generation_runs(runs_file, toolbench.fingerprint())
+        if earlier:  # the report keeps how the cached answers were produced
+            toolbench.pregeneration = {"offline": True, "earlier_runs": earlier}
         return
     write_line(f"toolbench: pre-generating answers for {what} of {', '.join(suites)} "
                f"with {options.backend} ({options.model})")
+    before = len(cache)
     try:
         stats = pregenerate(entries, toolbench.backend(), cache, toolbench.fingerprint(),
                             options.generation.max_tokens, progress=lambda line: write_line(f"toolbench: {line}"),
                             status=(lambda line: status(f"toolbench: {line}")) if status else None)
+    except KeyboardInterrupt:
+        # pytest stops the run (exit 2); the report says it was interrupted and never replaces an earlier one
+        # with a run that scored nothing (report/run.py)
+        committed = max(len(cache) - before, 0)
+        toolbench.interrupted = f"during generation, with {committed} new answers committed to the cache"
+        write_line(f"toolbench: interrupted (Ctrl-C): generation stopped; the {committed} answers generated so far "
+                   f"are committed to {cache.path}, and the same command goes on from them")
+        raise
     finally:
         show_notes()
     toolbench.pregeneration = stats.to_json()
+    earlier = earlier_generation_runs(runs_file, toolbench.fingerprint()) if stats.cached else []
+    if earlier:  # answers read from the cache: the figures of the runs that generated them
+        toolbench.pregeneration["earlier_runs"] = earlier
+    if stats.generated:
+        remember_generation_run(runs_file, toolbench.fingerprint(), toolbench.pregeneration)
     unsaved = len(cache.unsaved)
     if unsaved:
         toolbench.pregeneration["unsaved"] = unsaved

@@ -63,6 +63,9 @@ class XdistHooks:
         manifest = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"suites": {}, "cases": []}
         toolbench = self.toolbench
         toolbench.ledger.expect(manifest)
+        from . import report_unmatched_keywords
+
+        report_unmatched_keywords(toolbench.config, toolbench, ids)
         check_backend(toolbench)
         one_line_failures(toolbench.config, only_cases=bool(ids) and len(manifest["cases"]) == len(ids))
         toolbench.report_selection(terminal_writer(toolbench.config))

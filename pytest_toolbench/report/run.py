@@ -46,6 +46,7 @@ class ReportRun:
         self.written: list[tuple[str, Path]] = []
         self.not_run: list[str] = []  # node ids of selected cases that never reached a verdict
         self.write_errors: list[str] = []
+        self.kept: list[str] = []  # lines on reports left as they were (an interrupted run that scored nothing)
         self.profile: Any = None  # the capability profile (report/profile.py)
         #: what every writer renders, built once by ``finish`` (None when no case ran)
         self.report: RunReport | None = None
@@ -102,6 +103,13 @@ class ReportRun:
         report = self.report = build_report(
             summary, records, self.outcome, tool_parser=tool_parser,
             leaderboards=rank_run(settings.leaderboards, summary), history=build_history(summary, settings.baselines))
+        if summary.header.get("interrupted") and all(record.get("error_type") == "not_run" for record in records):
+            # Ctrl-C before any verdict: a report of nothing but not_run records would replace the last real one
+            for what, path in (("results", settings.json_path), ("Markdown summary", settings.markdown_path)):
+                if path:
+                    self.kept.append(f"toolbench: interrupted before any case was scored: the {what} file {path} "
+                                     f"was not written{' and is left as it was' if Path(path).exists() else ''}")
+            return report
         if settings.json_path:
             def extend(document: dict[str, Any]) -> None:
                 session.config.hook.pytest_toolbench_results_document(config=session.config, document=document)

@@ -64,8 +64,8 @@ def render(report: "RunReport") -> list[str]:
             lines.append(f"  repeat: {repeat_text(suite.repeat)}")
         if suite.known_defects:
             lines.append(f"  {suite.known_defects} of the failing cases are documented upstream defects "
-                         "(known_defects.yaml: the reference answer itself is wrong); they count as failures, as "
-                         "in the official scorer")
+                         "(known_defects.yaml: the reference answer itself is wrong); they count as failures in these "
+                         "figures, as in the official scorer (a run on the reference answers reports them as xfailed)")
         lines.append(f"  data: {suite.data_source.get('description', '?')}")
         if suite.data_source.get("data_sha256"):
             lines.append(f"  data sha256: {suite.data_source['data_sha256']}")

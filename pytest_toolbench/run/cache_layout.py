@@ -31,6 +31,12 @@ class CacheLayout:
                    data_overlays=root / "data-overlay", suites=root / "suites")
 
     @property
+    def generation_runs(self) -> Path:
+        """The generation figures of the runs that filled the generation cache, by fingerprint: a later run that
+        reads their answers from the cache reports how they were produced (``run.generation``)."""
+        return self.root / "generation-runs.json"
+
+    @property
     def downloads(self) -> DownloadFolders:
         """The folders the data package may write downloads to."""
         return DownloadFolders(suites=self.data_downloads, entries=self.download_entries,

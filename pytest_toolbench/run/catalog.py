@@ -193,6 +193,7 @@ class Catalog:
         """
         named = set()
         try:
+            self._check_data_dir_level(find_definitions(paths))
             for definition_path in find_definitions(paths):
                 try:
                     definition = self._definition(definition_path)
@@ -220,6 +221,48 @@ class Catalog:
         if named and unknown:
             raise pytest.UsageError(f"--toolbench-suite-option={unknown[0]}.…: no suite named {unknown[0]!r} in this run "
                                     f"(suites: {', '.join(sorted(named))})")
+
+    def _check_data_dir_level(self, definition_paths: Iterable[Path]) -> None:
+        """A data folder given one level too high (or too low) holds none of the suites' folders: one usage error
+        saying so, where it looked and the folder that does hold them, instead of each suite in turn falling back
+        to its samples or blaming a file one suite reads from the root (TL-Training's ``bfcl/unused_datasets``)."""
+        if not self.data_dir:
+            return
+        root = Path(self.data_dir)
+        if not root.is_dir():
+            return  # the options' own check names a missing folder
+        wanted: set[str] = set()
+        for definition_path in definition_paths:
+            try:
+                definition = self._definition(definition_path)
+            except (ToolbenchError, OSError):
+                continue
+            if self.data_dir_hook is not None and self.data_dir_hook(definition.name) is not None:
+                continue  # a conftest names this suite's folder itself
+            folder = Path(definition.data_folder)
+            if folder.parts:
+                wanted.add(folder.parts[0])
+            elif definition.data_files:  # a suite reading the root itself: the folders its files are in
+                wanted.update(Path(rel).parts[0] for rel in definition.data_files if len(Path(rel).parts) > 1)
+        if not wanted or any((root / name).is_dir() for name in wanted):
+            return
+        shown = ", ".join(f"{name}/" for name in sorted(wanted)[:6]) + (", ..." if len(wanted) > 6 else "")
+        try:
+            children = sorted(child for child in root.iterdir() if child.is_dir())
+        except OSError:
+            children = []
+        holding = [child for child in children if any((child / name).is_dir() for name in wanted)]
+        parent = root.resolve().parent
+        if holding:
+            hint = f"; {holding[0]} holds {', '.join(sorted(f'{n}/' for n in wanted if (holding[0] / n).is_dir()))}" \
+                   f": did you mean --toolbench-data={holding[0]}?"
+        elif any((parent / name).is_dir() for name in wanted):
+            hint = f"; its parent {parent} holds them: did you mean --toolbench-data={parent}?"
+        else:
+            listing = ", ".join(f"{child.name}/" for child in children[:4]) + (", ..." if len(children) > 4 else "")
+            hint = f" (it holds {listing or 'no folders'}); point it at the folder that holds one folder per suite"
+        raise pytest.UsageError(f"pytest-toolbench: the data folder {root} (from {self.data_origin}) holds none of "
+                                f"the suites' data folders: looked for {shown} in {root}{hint}")
 
     @property
     def loaded(self) -> list[LoadedSuite]:

@@ -62,6 +62,7 @@ class RunContext:
         self.selection_facts: dict[str, Any] | None = None  # a backend's report on the selection (replay coverage)
         self.cache_notes: list[str] = []  # what happened to the generation cache (moved aside, not writable, ...)
         self.pregeneration: dict[str, Any] | None = None
+        self.interrupted: str | None = None  # Ctrl-C stopped the run: when ("during generation, ...")
         self.model_note: str | None = None  # how the model was found, when worth saying (plugin.check_model)
         self.summary: Any = None  # the RunSummary, built once at session finish
         self.started = time.time()
@@ -182,8 +183,14 @@ class RunContext:
                             "collection_and_scoring_s": round(wall - generation_seconds, 3)}
         if self.model_note:
             header["model_source"] = self.model_note
+        if self.interrupted:
+            header["interrupted"] = self.interrupted
         if self.uses_engine:
-            header["fingerprint"] = self.fingerprint()
+            try:
+                header["fingerprint"] = self.fingerprint()
+            except ToolbenchError as error:  # already reported once, where the run stopped; no second traceback
+                header["fingerprint"] = None
+                header["fingerprint_error"] = str(error)
             header["generation"] = self.pregeneration
             if any("needs_user_model" in record.get("keywords", ()) for record in self.ledger.records):
                 header["user_simulator"] = (

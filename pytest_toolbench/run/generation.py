@@ -9,6 +9,7 @@ conversation is generated in one batch, tool calls execute on CPU, then the next
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import threading
 import time
@@ -19,6 +20,14 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from ..contract.errors import MissingOutput
 from ..contract.suite import Case, Generation, Request, Task
 from .cache import CacheError, ConversationKeys, GenerationCache, decode_generation, encode_generation, request_key
+
+
+#: Set when the user asked the run to stop (Ctrl-C; ``plugin.lifecycle`` sets it): the next progress report raises
+#: KeyboardInterrupt again, should an engine have swallowed the first one, so generation stops within one engine step.
+STOP_REQUESTED = threading.Event()
+#: Set while answers are written to the cache: a Ctrl-C then waits for the write to finish (the flag above raises it
+#: right after), so that an interrupt never rolls back a chunk of finished answers.
+COMMITTING = threading.Event()
 
 
 def finalize_request(request: Request, settings: Mapping[str, Any] | int,
@@ -193,18 +202,26 @@ def _duration(seconds: float) -> str:
 class ProgressMeter:
     """Requests done/total, prompt and generation tokens per second, elapsed and ETA, the way vLLM's and pytest's
     users expect them: ``status`` (one updating line on a terminal) gets every change, else ``line`` gets a plain
-    line at every tenth of the requests and at least every ``interval`` seconds (CI logs). The ETA assumes the rest
-    goes as fast as what is done; prompts run longest first, so it errs long."""
+    line at every tenth of the requests and at least every ``interval`` seconds (CI logs).
+
+    The ETA is the remaining work over the work done so far per second, work counted in tokens (prompt plus
+    output), not in requests: prompts run longest first, so the first requests are the slowest and a per-request
+    rate would overstate the rest many times over. ``sizes`` (each request's prompt size in characters, in the
+    order the engine gets them) gives the remaining prompts' tokens, at the characters-per-token ratio of those
+    done; the remaining outputs are counted at the mean output length so far. Without ``sizes``, requests weigh
+    alike. Requests still in flight are not counted as done, so with a full batch the ETA errs long early on."""
 
     def __init__(self, label: str, total: int, line: Callable[[str], None],
                  status: Callable[[str], None] | None = None, interval: float = 30.0,
-                 clock: Callable[[], float] = time.perf_counter):
+                 clock: Callable[[], float] = time.perf_counter, sizes: Sequence[int] | None = None):
         self.label, self.total, self._line, self._status, self.interval = label, total, line, status, interval
         self._clock = clock
         self.started = clock()
         self.done = self.prompt_tokens = self.output_tokens = 0
         self._tenth = 0
         self._last_line = self.started
+        # prefix sums of the prompt sizes, longest first: the first ``done`` are (about) those finished
+        self._size_sums = list(itertools.accumulate(sizes, initial=0)) if sizes and len(sizes) == total else None
 
     def rates(self) -> str:
         """Prompt and generation tokens per second and the elapsed time."""
@@ -213,12 +230,40 @@ class ProgressMeter:
                  "tok/s, " if elapsed > 0 else "")
         return f"{rates}elapsed {_duration(elapsed)}"
 
-    def text(self) -> str:
+    def eta_seconds(self) -> float | None:
+        """Seconds left, from the tokens left (see the class); None before any request is done or after the last."""
+        done, total = self.done, self.total
+        if not 0 < done < total:
+            return None
         elapsed = self._clock() - self.started
-        text = (f"{self.label}: {self.done}/{self.total} requests ({100 * self.done // max(self.total, 1)}%), "
-                + self.rates())
-        if 0 < self.done < self.total:
-            text += f", ETA {_duration(elapsed / self.done * (self.total - self.done))}"
+        work_done = self.prompt_tokens + self.output_tokens
+        if work_done <= 0:  # no token counts: the prompt sizes alone, else requests
+            sums = self._size_sums
+            if sums is None or sums[done] <= 0:
+                return elapsed / done * (total - done)
+            return elapsed * (sums[total] - sums[done]) / sums[done]
+        sums = self._size_sums
+        if sums is not None and sums[done] > 0:
+            prompts_left = self.prompt_tokens * (sums[total] - sums[done]) / sums[done]
+        else:
+            prompts_left = self.prompt_tokens / done * (total - done)
+        outputs_left = self.output_tokens / done * (total - done)
+        return elapsed * (prompts_left + outputs_left) / work_done
+
+    def text(self, compact: bool = False) -> str:
+        """The progress line; ``compact``: the shorter form of the terminal's status line (it must fit 80
+        columns, or its redraw leaves wrapped lines behind)."""
+        eta = self.eta_seconds()
+        percent = 100 * self.done // max(self.total, 1)
+        if compact:
+            elapsed = self._clock() - self.started
+            rates = (f", {self.prompt_tokens / elapsed:,.0f}+{self.output_tokens / elapsed:,.1f} tok/s"
+                     if elapsed > 0 else "")
+            return (f"{self.label} {self.done}/{self.total} ({percent}%){rates}, {_duration(elapsed)}"
+                    + (f", ETA {_duration(eta)}" if eta is not None else ""))
+        text = f"{self.label}: {self.done}/{self.total} requests ({percent}%), " + self.rates()
+        if eta is not None:
+            text += f", ETA {_duration(eta)}"
         return text
 
     def update(self, done: int, prompt_tokens: int | None = None, output_tokens: int | None = None) -> None:
@@ -231,7 +276,7 @@ class ProgressMeter:
             now = self._clock()
             if done >= self.total or now - self._last_line >= 0.1:  # a terminal line, redrawn at most 10 times a second
                 self._last_line = now
-                self._status(self.text())
+                self._status(self.text(compact=True))
             return
         tenth = (10 * done) // max(self.total, 1)
         now = self._clock()
@@ -372,23 +417,33 @@ def _generate_missing(tasks: list[Task], backend: Any, cache: GenerationCache, f
     stats.cached += len(tasks) - len(todo)
     if not todo:
         return None
-    order = sorted(todo, key=lambda k: _prompt_size(todo[k].request), reverse=True)
+    size = {key: _prompt_size(task.request) for key, task in todo.items()}
+    order = sorted(todo, key=size.__getitem__, reverse=True)
     ordered_tasks = [todo[k] for k in order]
     done: dict[str, Generation] = {}
     start_backend(backend, stats, progress)
-    meter = ProgressMeter(label, len(ordered_tasks), progress, status)
+    meter = ProgressMeter(label, len(ordered_tasks), progress, status,
+                          sizes=[size[key] for key in order])
     counted_by_backend = [False]
 
     def commit(chunk: Iterable[tuple[int, Generation]]) -> None:
         rows = [(order[i], g) for i, g in chunk if order[i] not in done]
-        cache.put_many(rows)
+        COMMITTING.set()
+        try:
+            cache.put_many(rows)  # first: an interrupted run keeps every answer handed over
+        finally:
+            COMMITTING.clear()
         done.update(rows)
         if not counted_by_backend[0]:
             meter.add_tokens(sum(g.prompt_tokens or 0 for _, g in rows), sum(g.output_tokens or 0 for _, g in rows))
         meter.tick()
+        if STOP_REQUESTED.is_set():
+            raise KeyboardInterrupt
 
     def report_progress(finished: int, total: int, prompt_tokens: int | None = None,
                         output_tokens: int | None = None) -> None:
+        if STOP_REQUESTED.is_set():
+            raise KeyboardInterrupt
         if prompt_tokens is not None or output_tokens is not None:
             counted_by_backend[0] = True
         meter.update(finished, prompt_tokens, output_tokens)
@@ -598,6 +653,8 @@ def converse(entries: Sequence[tuple[Any, Case, int]], backend: Any, cache: Gene
                 commit()
                 last_commit = now
             meter.tick()
+            if STOP_REQUESTED.is_set():  # Ctrl-C that an engine swallowed: stop within one step
+                raise KeyboardInterrupt
     finally:
         commit()
         if stream is not None:
@@ -609,3 +666,53 @@ def converse(entries: Sequence[tuple[Any, Case, int]], backend: Any, cache: Gene
     if failed:
         progress(f"{len(failed)} conversations stopped on an error and will fail when scored: "
                  + "; ".join(failed[:3]) + (" ..." if len(failed) > 3 else ""))
+
+
+#: runs remembered per fingerprint in the cache folder's generation-runs file (the latest kept)
+REMEMBERED_RUNS = 10
+_RUN_FIGURES = ("generated", "prompt_tokens", "output_tokens", "generation_s", "engine_startup_s",
+                "prompt_tokens_per_s", "output_tokens_per_s", "rounds")
+
+
+def _fingerprint_key(fingerprint: Mapping[str, Any]) -> str:
+    import hashlib
+
+    return hashlib.sha256(json.dumps(fingerprint, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def earlier_generation_runs(path: Any, fingerprint: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The figures of the earlier runs that generated answers for ``fingerprint`` into this cache (oldest first);
+    [] when there are none or the file is unreadable (it only informs the report)."""
+    try:
+        runs = json.loads(open(path, encoding="utf-8").read()).get(_fingerprint_key(fingerprint), [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [run for run in runs if isinstance(run, dict)] if isinstance(runs, list) else []
+
+
+def remember_generation_run(path: Any, fingerprint: Mapping[str, Any], figures: Mapping[str, Any],
+                            finished: float | None = None) -> None:
+    """Add this run's generation figures to the cache folder's record (best effort: a read-only cache folder keeps
+    none), so that a report made later from these cached answers can say how they were produced."""
+    import os
+    from datetime import datetime, timezone
+
+    key = _fingerprint_key(fingerprint)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            runs = json.load(handle)
+        if not isinstance(runs, dict):
+            runs = {}
+    except (OSError, ValueError):
+        runs = {}
+    entry = {name: figures.get(name) for name in _RUN_FIGURES if figures.get(name) is not None}
+    entry["finished"] = datetime.fromtimestamp(finished or time.time(), timezone.utc).isoformat(timespec="seconds")
+    runs[key] = ([run for run in runs.get(key, []) if isinstance(run, dict)] + [entry])[-REMEMBERED_RUNS:]
+    try:
+        os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
+        temporary = f"{os.fspath(path)}.{os.getpid()}.tmp"
+        with open(temporary, "w", encoding="utf-8") as handle:
+            json.dump(runs, handle, indent=1, sort_keys=True)
+        os.replace(temporary, path)
+    except OSError:
+        pass

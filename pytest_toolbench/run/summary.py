@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from ..contract.suite import NOT_RUN, CaseRecord, Metric
+from ..contract.suite import NOT_RUN, NOT_SCORED, CaseRecord, Metric
 
 
 @dataclass
@@ -95,6 +95,35 @@ def with_scope(metrics: list[Metric], results: list[CaseRecord], available: int 
             note = f"over {have} of {of} cases (selection)" if have < of else ""
         scoped.append(dataclasses.replace(metric, scope=note) if note else metric)
     return scoped
+
+
+#: characters of a skip reason quoted beside an N/A figure (the whole reason is in the JSON record)
+SKIP_REASON_LIMIT = 160
+
+
+def with_not_scored_reason(metrics: list[Metric], results: list[CaseRecord]) -> list[Metric]:
+    """An N/A category whose cases were skipped (not scored: a missing dependency, an API key, a model) says why
+    beside the figure, so the reason shows without ``-rs``: "N/A: 3 cases not scored: <the first reason>"."""
+    reasons: dict[str, Counter] = defaultdict(Counter)
+    for record in results:
+        if record.error_type == NOT_SCORED:
+            reasons[record.category][(record.explanation or "no reason given").strip()] += 1
+    if not reasons:
+        return metrics
+    marked = []
+    for metric in metrics:
+        tally = reasons.get(metric.name) if metric.group == "category" and metric.value is None else None
+        if not tally:
+            marked.append(metric)
+            continue
+        reason, _ = tally.most_common(1)[0]
+        reason = " ".join(reason.split())
+        if len(reason) > SKIP_REASON_LIMIT:
+            reason = reason[:SKIP_REASON_LIMIT - 1] + "…"
+        others = f" (and {len(tally) - 1} other reasons)" if len(tally) > 1 else ""
+        why = f"N/A: {sum(tally.values())} cases not scored: {reason}{others}"
+        marked.append(dataclasses.replace(metric, scope=f"{why}; {metric.scope}" if metric.scope else why))
+    return marked
 
 
 def with_not_run(metrics: list[Metric], results: list[CaseRecord]) -> list[Metric]:
@@ -190,9 +219,9 @@ def summarize(records: Iterable[CaseRecord | Mapping[str, Any]], benchmarks: Map
             for key, value in r.labels.items():
                 labels[key][value] += 1
         def figures(results: list[CaseRecord]) -> list[Metric]:
-            return with_scope(with_not_run([no_value_without_cases(m) for m in benchmark.aggregate(results)],
-                                           results),
-                              results, available.get("cases"), available.get("by_category"))
+            return with_not_scored_reason(
+                with_scope(with_not_run([no_value_without_cases(m) for m in benchmark.aggregate(results)], results),
+                           results, available.get("cases"), available.get("by_category")), results)
 
         by_sample: dict[int, list[CaseRecord]] = defaultdict(list)
         for r in results:
