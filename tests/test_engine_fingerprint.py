@@ -75,7 +75,14 @@ def test_fingerprint_records_settings_that_change_generations(checkpoint):
     base = VllmBackend(str(checkpoint)).fingerprint()
     assert base["chat_template_sha256"] and base["mode"] == "prompt" and base["tool_parser"] is None
     # temperature None: no --toolbench-temperature, each suite's own (suite.yaml generation.temperature)
-    assert base["sampling"] == {"temperature": None, "top_p": 1.0, "max_tokens": 512, "seed": 0}
+    # max_tokens: each request carries its own (the header's sampling.sent says which); 512 is only a fallback and
+    # the fingerprint does not claim it as the setting; BFCL's handler requests are sampled as bfcl generate's server
+    sampling = base["sampling"]
+    assert sampling["max_tokens"] == "per request (fallback 512 for one without a limit)"
+    assert {k: sampling[k] for k in ("temperature", "top_p", "seed")} == {"temperature": None, "top_p": 1.0, "seed": 0}
+    assert sampling["official_path"] == {"suites": ["bfcl"], "server_defaults": {}, "top_p": "not sent",
+                                         "decoding": {"skip_special_tokens": True,
+                                                      "spaces_between_special_tokens": True}}
     # a Qwen2 architecture: BFCL's requests are rendered as QwenHandler renders them, the rest by the template
     assert base["prompt_format"]["suites"]["bfcl"]["renderer"] == "bfcl-handler:QwenHandler"
     assert base["prompt_format"]["default"]["sha256"] == base["chat_template_sha256"]
@@ -95,6 +102,16 @@ def test_fingerprint_records_settings_that_change_generations(checkpoint):
 
     override = VllmBackend(str(checkpoint), engine_args={"chat_template": "{{ messages[0].content }}"}).fingerprint()
     assert override["chat_template_sha256"] != base["chat_template_sha256"]
+
+    # the checkpoint's generation defaults are what `vllm serve` samples BFCL's requests with
+    (checkpoint / "generation_config.json").write_text(json.dumps({"repetition_penalty": 1.05, "top_k": 20,
+                                                                   "top_p": 0.8, "eos_token_id": 2}))
+    defaults = VllmBackend(str(checkpoint)).fingerprint()["sampling"]["official_path"]["server_defaults"]
+    assert defaults == {"repetition_penalty": 1.05, "top_k": 20, "top_p": 0.8}
+    assert VllmBackend(str(checkpoint), engine_args={"generation_config": "vllm"}).fingerprint()["sampling"][
+        "official_path"]["server_defaults"] == {}
+    named = VllmBackend(str(checkpoint), bfcl_row="Qwen/Qwen3-8B").fingerprint()
+    assert named["bfcl_row"] == "Qwen/Qwen3-8B"
 
 
 def test_chat_template_jinja_file_wins_over_tokenizer_config(checkpoint):

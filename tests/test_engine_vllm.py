@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolbench.backends.openai_endpoint import OpenAIEndpointBackend
-from pytest_toolbench.backends.vllm_engine import CPU_ENVIRONMENT, VllmBackend, apply_cpu_environment
+from pytest_toolbench.backends.openai_endpoint import CPU_SERVE_ENV, OpenAIEndpointBackend, cpu_serve_command
+from pytest_toolbench.backends.vllm_engine import VllmBackend, apply_cpu_environment
 from pytest_toolbench.contract.suite import Case, Request, Task
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -321,12 +321,11 @@ def _free_port() -> int:
 def vllm_server(tiny_model_dir, tmp_path_factory):
     port = _free_port()
     log_path = tmp_path_factory.mktemp("server") / "server.log"
-    env = {**os.environ, **CPU_ENVIRONMENT}
-    command = [
-        sys.executable, "-m", "vllm.entrypoints.openai.api_server",
-        "--model", str(tiny_model_dir), "--served-model-name", "tiny",
-        "--host", "127.0.0.1", "--port", str(port),
-        "--dtype", "float32", "--max-model-len", str(MAX_MODEL_LEN), "--enforce-eager", "--seed", "0",
+    # README's CPU recipe as it stands (openai_endpoint.cpu_serve_command, CPU_SERVE_ENV), plus this test's own
+    # settings (loopback only, float32, the native-mode tool parser)
+    env = {**os.environ, **CPU_SERVE_ENV}
+    command = cpu_serve_command(str(tiny_model_dir), "tiny", port, MAX_MODEL_LEN, python=sys.executable) + [
+        "--host", "127.0.0.1", "--dtype", "float32", "--seed", "0",
         "--enable-auto-tool-choice", "--tool-call-parser", "hermes",
     ]
     with log_path.open("wb") as log:
@@ -375,6 +374,44 @@ def test_endpoint_matches_in_process_engine(vllm_server, tiny_model_dir, tiny_ll
     assert endpoint.generate(tasks) == remote  # greedy over HTTP is deterministic too
 
 
+def bfcl_tasks() -> list[Task]:
+    """BFCL-shaped requests (suite "bfcl": QwenHandler's text): a first request and a later step holding a reply
+    with a <think> block and two tool results; greedy, so both sides must agree on the text as well."""
+    first = [{"role": "system", "content": "You are an expert in composing functions."},
+             {"role": "user", "content": "Find the area of a triangle with base 10 and height 5."}]
+    later = first + [{"role": "assistant", "content": "<think>\nsplit it\n</think>\n\n[area(b=10), area(h=5)]"},
+                     {"role": "tool", "name": "area(b=10)", "content": "50"},
+                     {"role": "tool", "name": "area(h=5)", "content": "25"},
+                     {"role": "user", "content": "And the perimeter?"}]
+    return [Task(Case(f"bfcl_{n}", "multi_turn_base", {}, suite="bfcl"),
+                 Request(messages=messages, max_tokens=16, temperature=0.0, context_reserve=2), step)
+            for n, (messages, step) in enumerate(((first, 0), (later, 2)))]
+
+
+def test_endpoint_completions_path_sends_the_token_ids_of_the_in_process_engine(vllm_server, tiny_model_dir,
+                                                                                 tiny_llm):
+    """The openai backend's official path (the handler's text to /completions, as bfcl generate sends it): the
+    server tokenizes it into exactly the ids the in-process engine feeds its own engine, and answers alike."""
+    tasks = bfcl_tasks()
+    endpoint = OpenAIEndpointBackend(vllm_server, "tiny", mode="prompt", family="qwen", max_tokens=16,
+                                     api_key_env=None, extra_body={"return_token_ids": True})
+    local = make_backend(tiny_model_dir, tiny_llm)
+    assert local.prompt_formats().handler_for("bfcl") is not None  # a qwen2 checkpoint: QwenHandler's text
+    expected = local.encode(tasks, [local.render(t) for t in tasks])
+    for task, ids in zip(tasks, expected):
+        handler = endpoint.formats.handler_for("bfcl")
+        body, rule = endpoint.completion_body(task, handler)
+        assert "seed" not in body and "top_p" not in body
+        answer = endpoint._post(body, f"{vllm_server}/completions")
+        assert answer["choices"][0]["prompt_token_ids"] == ids
+        # bfcl's rule with the served context: min(16, 512 - prompt tokens (no special tokens) - 2)
+        assert body["max_tokens"] == min(16, MAX_MODEL_LEN - len(ids) - 2) and "context 512" in rule
+    remote = OpenAIEndpointBackend(vllm_server, "tiny", mode="prompt", family="qwen", max_tokens=16,
+                                   api_key_env=None).generate(tasks)
+    assert [g.text for g in remote] == [g.text for g in local.generate(tasks)]
+    assert [g.prompt_tokens for g in remote] == [len(ids) for ids in expected]
+
+
 def test_endpoint_native_mode_and_truncation(vllm_server):
     endpoint = OpenAIEndpointBackend(vllm_server, "tiny", mode="native", max_tokens=8, api_key_env=None)
     tasks = make_tasks(3, tools=TOOLS, max_tokens=5)
@@ -384,7 +421,9 @@ def test_endpoint_native_mode_and_truncation(vllm_server):
     assert all(isinstance(g.tool_calls, list) for g in generations)
     assert endpoint.fingerprint() == {
         "backend": "openai", "base_url": vllm_server, "model": "tiny", "mode": "native",
-        "sampling": {"temperature": None, "max_tokens": 8}, "extra_body": {},  # None: each suite's own
+        # temperature None: each suite's own; max_tokens: each request's own
+        "sampling": {"temperature": None, "max_tokens": "per request (fallback 8 for one without a limit)"},
+        "extra_body": {},
     }
 
 

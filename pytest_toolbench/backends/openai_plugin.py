@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 class OpenAIOptions:
     #: ``--toolbench-base-url``: the OpenAI-compatible endpoint
     base_url: str
+    #: ``--toolbench-prompt-format``: auto (the official harness's text to /completions where there is a renderer
+    #: for the model), handler (that, or an error) or chat-template (always /chat/completions)
+    prompt_format: str = "auto"
 
 
 class OpenAIKind(BackendKind):
@@ -38,7 +41,7 @@ class OpenAIKind(BackendKind):
         base_url = config.getoption("toolbench_base_url")
         if not (base_url and model):
             raise pytest.UsageError("--toolbench-backend openai needs --toolbench-base-url URL and --model NAME")
-        return OpenAIOptions(base_url=base_url)
+        return OpenAIOptions(base_url=base_url, prompt_format=config.getoption("toolbench_prompt_format", "auto"))
 
     @classmethod
     def build(cls, options: "RunOptions", suites: SuiteLookup) -> Backend:

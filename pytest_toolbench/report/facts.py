@@ -82,11 +82,14 @@ def run_facts(summary: RunSummary, options: Any = None) -> list[tuple[str, str]]
             versions.append(f"{name} {value}")
     facts = [("Model", str(model)), ("Backend", str(backend)), ("Mode", str(mode)), ("Tool parser", str(parser)),
              ("Data", "; ".join(sources) or "?")]
-    sampling = header.get("sampling") or {}
+    sampling = dict(header.get("sampling") or {})
+    sent = sampling.pop("sent", None)
     if sampling and backend not in ("gold", "replay"):
         shown = {**sampling, "temperature": "each suite's" if sampling.get("temperature", 0) is None
                  else sampling.get("temperature")}
         facts.append(("Sampling", ", ".join(f"{k}={v}" for k, v in shown.items() if v is not None)))
+    for suite, record in sorted((sent or {}).items()):
+        facts.append((f"Sent ({suite})", sent_line(record)))
     prompt_format = fingerprint.get("prompt_format") or {}
     if prompt_format.get("suites"):
         described = [f"{suite}: {entry.get('renderer')}" for suite, entry in sorted(prompt_format["suites"].items())]
@@ -105,3 +108,20 @@ def run_facts(summary: RunSummary, options: Any = None) -> list[tuple[str, str]]
         started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(header["started"]))
         facts.append(("Run", f"{started}, {header['finished'] - header['started']:.1f}s"))
     return facts
+
+
+def sent_line(record: dict) -> str:
+    """One suite's sampling as sent (the header's ``sampling.sent``): each value once, the max_tokens rule, what the
+    engine changed."""
+    parts = [f"{record.get('requests', '?')} requests"]
+    for key, value in record.items():
+        if key in ("requests", "max_tokens_rule", "changed_by_engine", "notes"):
+            continue
+        if isinstance(value, dict) and {"min", "max"} <= set(value):
+            value = f"{value['min']}..{value['max']}"
+        parts.append(f"{key}={value}")
+    if record.get("max_tokens_rule"):
+        parts.append(f"max_tokens rule {record['max_tokens_rule']}")
+    for key, change in (record.get("changed_by_engine") or {}).items():
+        parts.append(f"{key} {change.get('sent')} -> {change.get('used')} by the engine")
+    return ", ".join(parts)

@@ -154,12 +154,23 @@ class RunContext:
         self.selection_facts = self.kind.report_selection(backend, self.ledger.selected_cases(), write_line)
 
     # -- header ------------------------------------------------------------------------------------------------
+    def sampling_section(self) -> dict[str, Any]:
+        """The options as asked (``temperature`` None: each suite's own; ``max_tokens`` None: each suite's own) and,
+        under ``sent``, what the backend's requests of this run actually carried, per suite (see
+        ``backends/sampling_record.py``); absent when nothing was sent (every answer came from the cache)."""
+        section = dict(self.options.sampling())
+        backend_stats = (self.pregeneration or {}).get("backend")
+        sent = backend_stats.get("sampling_sent") if isinstance(backend_stats, dict) else None
+        if sent:
+            section["sent"] = sent
+        return section
+
     def header(self) -> dict[str, Any]:
         options, data, generation = self.options, self.options.data, self.options.generation
         header: dict[str, Any] = {
             "backend": options.backend, "model": options.model, "mode": generation.mode,
             "replay": self.kind.replayed_path(options), "data_dir": data.data_dir,
-            "limit": data.limit, "sampling": options.sampling(),
+            "limit": data.limit, "sampling": self.sampling_section(),
             **({"repeat": generation.repeat} if generation.repeat > 1 else {}),
             "python": platform.python_version(), "pytest": pytest.__version__,
             "plugin": _plugin_version(), "started": self.started, "finished": time.time(),
@@ -185,6 +196,16 @@ class RunContext:
             header["model_source"] = self.model_note
         if self.interrupted:
             header["interrupted"] = self.interrupted
+        row_choice = getattr(self._backend, "row_choice", None)
+        from ..backends.prompt_format import HANDLER_SUITES
+
+        if callable(row_choice) and HANDLER_SUITES & set(self.ledger.selected_suites):
+            try:
+                choice = row_choice()  # which BFCL row the model was prompted as, and how
+            except ToolbenchError:
+                choice = None
+            if choice is not None:
+                header["bfcl_row"] = choice.to_json()
         if self.uses_engine:
             try:
                 header["fingerprint"] = self.fingerprint()

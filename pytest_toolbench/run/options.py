@@ -35,13 +35,16 @@ class GenerationOptions:
     max_tokens: int | None = None
     #: ``--toolbench-temperature``; None: each suite's own (suite.yaml ``generation.temperature``, else greedy)
     temperature: float | None = None
-    seed: int = 0
+    #: ``--toolbench-seed``; None: not given (the vllm backend seeds with 0, the openai backend sends none)
+    seed: int | None = None
     #: ``--toolbench-repeat``: samples per case (1: a plain run)
     repeat: int = 1
     #: the simulated user of interactive suites (``--toolbench-user-model``/``--toolbench-user-base-url``)
     user_model: str | None = None
     user_base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
+    #: ``--toolbench-bfcl-model``: the BFCL leaderboard row a checkpoint is prompted and decoded as (None: detected)
+    bfcl_row: str | None = None
 
     def sampling(self) -> dict[str, Any]:
         return {"temperature": self.temperature, "seed": self.seed, "max_tokens": self.max_tokens}

@@ -11,6 +11,8 @@ another suite's scorer package.
   ``rotbench`` suite and by ``tltraining``, which reuses RoTBench's clean First_Turn file).
 * :mod:`.rouge`: ROUGE-L as the ``rouge==1.0.1`` package computes it (API-Bank's dialogue score, NesTools'
   parameter values).
+* :mod:`.bfcl_handlers`: BFCL's open-model rows (registry name -> handler, mode) and its local handlers' prompt
+  text and reply decoding (read by the vLLM/endpoint backends to render, by the BFCL scorer to decode).
 
 Like scorers, libraries import neither pytest, a backend nor the core: only the contract types
 (:mod:`pytest_toolbench.contract.suite`, :mod:`pytest_toolbench.contract.data_files`, :mod:`pytest_toolbench.contract.errors`) and

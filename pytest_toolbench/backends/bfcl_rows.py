@@ -1,0 +1,106 @@
+"""Which BFCL leaderboard row a checkpoint is prompted and decoded as, and how that was decided.
+
+A leaderboard figure belongs to a row (``bfcl generate --model <registry name>``), and a row is a handler: the prompt
+text it writes and how it decodes the reply. A local checkpoint is matched to a row in this order:
+
+1. ``--toolbench-bfcl-model=<registry name>`` names it (a fine-tune at ``/ckpt/step-1200`` prompted as
+   ``Qwen/Qwen3-8B-FC``); the row's mode (FC or prompting) follows;
+2. the checkpoint's id is a row's Hugging Face id (``Qwen/Qwen3-8B`` is the prompting row ``Qwen/Qwen3-8B``; both
+   modes exist for some ids, and the prompting one is taken, as ``--toolbench-mode prompt`` asks);
+3. the checkpoint's family (``prompt_format.detect_family``: config.json's model type, else the name) gives the
+   family's prompting handler (QwenHandler, LlamaHandler, GemmaHandler), i.e. the prompting rows of that family,
+   without naming one;
+4. none: the checkpoint's chat template is used, and the figures are not comparable with the board.
+
+The rows come from ``scorer_lib.bfcl_handlers.registry`` (bfcl-eval 2026.3.23 ``model_config.py``). Only rows whose
+handler has a renderer wired into generation here (:data:`RENDERED_HANDLERS`) can be reproduced; naming another is
+one clear error, detecting one falls back to the chat template with that said.
+
+Pure; nothing heavy is imported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+#: upstream handler class -> the renderer family of ``prompt_format.HANDLER_FORMATS`` that reproduces it
+#: (LlamaHandler writes Llama 3's or Llama 4's header tokens by the model name: see :func:`_family_of`)
+RENDERED_HANDLERS = {"QwenHandler": "qwen", "LlamaHandler": "llama3", "GemmaHandler": "gemma3"}
+
+#: the handler a detected family's prompting rows use
+FAMILY_HANDLERS = {"qwen": "QwenHandler", "llama3": "LlamaHandler", "llama4": "LlamaHandler", "gemma3": "GemmaHandler"}
+
+
+class RowError(ValueError):
+    """A ``--toolbench-bfcl-model`` that is not a row, or a row that cannot be reproduced here."""
+
+
+@dataclass(frozen=True)
+class RowChoice:
+    """The row (or family) a run prompts BFCL as, for the renderer choice and the run header."""
+
+    row: str | None  #: registry name, None when no row was named or matched
+    handler: str | None  #: the upstream handler class, None: the chat template
+    mode: str | None  #: "FC" or "prompting" (the row's flag), None without a row
+    family: str | None  #: the renderer family in ``prompt_format.HANDLER_FORMATS``, None: the chat template
+    matched: str  #: how: "named", "checkpoint id", "family", "none"
+    note: str  #: one sentence for the header
+
+    def to_json(self) -> dict[str, Any]:
+        return {"row": self.row, "handler": self.handler, "mode": self.mode, "matched": self.matched,
+                "note": self.note}
+
+
+def _registry() -> Any:
+    from pytest_toolbench.scorer_lib.bfcl_handlers import registry
+
+    return registry
+
+
+def _family_of(handler: str, model_name: str) -> str | None:
+    family = RENDERED_HANDLERS.get(handler)
+    if family == "llama3" and any(key in model_name.lower() for key in ("llama-4", "llama4")):
+        return "llama4"
+    return family
+
+
+def check_row(name: str) -> Any:
+    """The row of ``--toolbench-bfcl-model``, or :class:`RowError` naming the closest rows, or saying that the row's
+    handler is not reproduced here."""
+    registry = _registry()
+    try:
+        row = registry.bfcl_row(name)
+    except registry.UnknownBfclRow as error:
+        raise RowError(f"--toolbench-bfcl-model={name}: {error}") from None
+    if not row.local:
+        raise RowError(f"--toolbench-bfcl-model={name}: the row is answered by an API ({row.handler}), not a "
+                       "local checkpoint")
+    if _family_of(row.handler, row.model_name) is None:
+        rendered = sorted(RENDERED_HANDLERS)
+        raise RowError(f"--toolbench-bfcl-model={name}: its handler {row.handler} has no renderer wired into "
+                       f"generation yet (rendered: {', '.join(rendered)}); use a row of those or "
+                       "--toolbench-prompt-format=chat-template (not comparable with the board)")
+    return row
+
+
+def choose_row(named: str | None, model: str, family: str | None) -> RowChoice:
+    """The row for a run: see the module docstring for the order."""
+    if named:
+        row = check_row(named)
+        return RowChoice(row.name, row.handler, row.mode, _family_of(row.handler, row.model_name), "named",
+                         f"prompted and decoded as BFCL row {row.name} ({row.handler}, {row.mode}), named by "
+                         "--toolbench-bfcl-model")
+    for row in sorted(_registry().rows_for_checkpoint(model), key=lambda r: r.is_fc_model):
+        rendered = _family_of(row.handler, row.model_name)
+        if rendered is not None:
+            return RowChoice(row.name, row.handler, row.mode, rendered, "checkpoint id",
+                             f"the checkpoint id is BFCL row {row.name}'s model ({row.handler}, {row.mode})")
+    if family in FAMILY_HANDLERS:
+        handler = FAMILY_HANDLERS[family]
+        return RowChoice(None, handler, "prompting", family, "family",
+                         f"no BFCL row named or matched by id; family {family} gives {handler}, the handler of "
+                         "that family's prompting rows (name the row with --toolbench-bfcl-model to be exact)")
+    return RowChoice(None, None, None, None, "none",
+                     "no BFCL row matched: the checkpoint's chat template was used, so the figures are not "
+                     "comparable with the leaderboard (name a row with --toolbench-bfcl-model)")
