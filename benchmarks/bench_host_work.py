@@ -121,6 +121,8 @@ def figures(part: str, mode: str, engine: dict, generation: dict, wall: float) -
                    first_request_wait_s=round(first_wait, 3), wait_over_busy=round(wait / busy, 4) if busy else None,
                    busy_fraction=round(busy / span, 4),
                    wait_per_round_s=round(wait / rounds, 3) if rounds else None,
+                   largest_gaps=[(round(since, 3), round(to - since, 4)) for since, to in
+                                 sorted(engine["idle_gaps"], key=lambda gap: gap[0] - gap[1])[:5]],
                    target_wait_over_busy=TARGET_WAIT[part])
     return out
 
@@ -171,6 +173,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--extra", action="append", default=[], help="more pytest arguments")
     parser.add_argument("--fit", action="store_true", help="derive the latency model from the H100 figures")
     parser.add_argument("--out", default=None, help="also write the figures here as JSON")
+    parser.add_argument("--work", default=None, help="keep the runs' caches, reports and engine records here")
     args = parser.parse_args(argv)
     if not args.data:
         parser.error("--data (or TOOLBENCH_DATA) is required: the folder holding bfcl/")
@@ -178,7 +181,7 @@ def main(argv: list[str] | None = None) -> dict:
     args.data = str(Path(args.data).resolve())
     args.mt_categories = [c for c in args.mt_categories.split(",") if c]
     with tempfile.TemporaryDirectory(prefix="toolbench-host-work-") as scratch:
-        work = Path(scratch)
+        work = Path(args.work or scratch)
         if args.fit:
             return fit(args, work)
         rows = []
