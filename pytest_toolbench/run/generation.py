@@ -2,8 +2,10 @@
 
 Pre-generation takes every selected case, drops those already cached, sorts the rest longest-first (OOMs surface
 early, ETAs are upper bounds) and hands them to the backend in one call; the backend reports finished chunks, and each
-chunk is committed to the cache at once. Interactive suites run in step-synchronous rounds: step *k* of every live
-conversation is generated in one batch, tool calls execute on CPU, then the next round starts.
+chunk is committed to the cache at once. Interactive suites run without rounds on a backend that takes requests
+while it runs (``open_stream``: each conversation's next request is sent as soon as its previous answer has arrived
+and its tools have run; :func:`converse`), else in step-synchronous rounds: step *k* of every live conversation is
+generated in one batch, tool calls execute on CPU, then the next round starts. Both make the same requests.
 """
 
 from __future__ import annotations
