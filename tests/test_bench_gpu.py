@@ -24,7 +24,7 @@ def test_the_gpu_benchmark_runs_on_the_cpu_engine_and_prints_one_table(tmp_path,
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_gpu.py"), f"--model={model}", f"--data={shared_data}",
          "--device=cpu", "--limit=1", "--mt-limit=1", "--mt-categories=multi_turn_base", "--max-tokens=4",
-         "--dtype=float32", "--threads=4", f"--out={out}"],
+         "--dtype=float32", "--threads=4", "--repeats=1", f"--out={out}"],
         cwd=REPO, capture_output=True, text=True, timeout=1800)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     figures = json.loads(out.read_text())
@@ -36,17 +36,28 @@ def test_the_gpu_benchmark_runs_on_the_cpu_engine_and_prints_one_table(tmp_path,
     assert single["same_requests"], single
     assert single["plugin"]["requested"] == single["raw"]["requests"] == 13  # one case of each single-turn category
     assert single["plugin"]["output_tokens"] > 0 and single["raw"]["output_tokens"] > 0
-    assert single["ratio"] > 0 and single["generate_call_ratio"] > 0
+    assert single["ratio"] > 0 and single["generate_call_ratio"] > 0 and single["wall_ratio"] > 0
+    # raw ran on one engine in both orders, its clock including the tokenizing; every engine had the same budget
+    assert set(single["raw"]["runs"]) == {"dataset order", "longest first"}
+    assert single["raw"]["distinct_requests"] <= single["raw"]["requests"] == 13
+    assert single["raw"]["compile_cache_before_start"] in ("warm", "cold")
+    assert "max_num_batched_tokens" in figures["settings"]["engine_args"]
     multi = figures["multi_turn"]
     assert multi["harness"]["conversations"] == 1 and multi["harness"]["threads"] == 4
     assert multi["same_requests"], multi  # greedy: both sides drove the conversation through the same steps
     assert multi["harness"]["requests"] >= 1 and multi["ratio"] > 0
+    # the engine-only limit: the plugin's requests replayed from its cache, round after round, once each
+    replay = multi["engine_only"]
+    assert replay["requests"] == multi["plugin"]["generated"] and replay["rounds"] == multi["plugin"]["rounds"]
+    assert multi["engine_limit_ratio"] > 0
     assert figures["replicas"] == {"skipped": "CPU device"}
 
     table = result.stdout[result.stdout.index("machine: CPU"):]
     assert "| (a) BFCL single-turn pre-generation, 13 requests (" in table
     assert "| (b) BFCL multi-turn, 1 conversations, " in table
     assert "| (c) replicas 2 vs 1 | skipped: CPU device |" in table
+    assert "| (a') identical requests | the plugin generated " in table
+    assert "| (b') multi-turn vs the engine's own limit | " in table and "engine start-up, apart" in table
 
 
 def _bench_module():

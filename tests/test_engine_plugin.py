@@ -142,11 +142,11 @@ def tiny_long_model(tmp_path_factory) -> Path:
 MULTI_TURN = "bfcl and multi_turn"
 
 
-def test_bfcl_multi_turn_runs_in_batched_rounds_and_a_rerun_generates_nothing(shared_data, tiny_long_model, tmp_path,
-                                                                               probe):
+def test_bfcl_multi_turn_runs_without_rounds_and_a_rerun_in_rounds_generates_nothing(shared_data, tiny_long_model,
+                                                                                     tmp_path, probe):
     first = plugin_run(shared_data, tiny_long_model, tmp_path, "--toolbench-limit", "1", "-n", "2",
                        select=MULTI_TURN, context=32768)
-    assert "toolbench: round 1: 4 requests from 4 conversations" in first.stdout, first.stdout[-3000:]
+    assert "toolbench: conversations: 4 ran without rounds" in first.stdout, first.stdout[-3000:]
     stats = generation_stats(tmp_path)
     assert stats["rounds"] >= 2 and stats["generated"] > 0
     document = json.loads((tmp_path / "run.json").read_text())
@@ -156,10 +156,17 @@ def test_bfcl_multi_turn_runs_in_batched_rounds_and_a_rerun_generates_nothing(sh
     roles = [json.loads(line) for line in probe.read_text().splitlines()]
     assert all(r["heavy"] == [] for r in roles if r["role"] != "controller"), roles
 
-    plugin_run(shared_data, tiny_long_model, tmp_path, "--toolbench-limit", "1", "-n", "2", select=MULTI_TURN,
-               context=32768)
+    # step-synchronous rounds over the same cache make exactly the requests the engine answered without rounds
+    # (greedy: same answers, so same transcripts and verdicts)
+    second = plugin_run(shared_data, tiny_long_model, tmp_path, "--toolbench-limit", "1", "-n", "2",
+                        "--toolbench-conversations=rounds", select=MULTI_TURN, context=32768)
+    assert "toolbench: round 1: 4 requests from 4 conversations" in second.stdout, second.stdout[-3000:]
     assert generation_stats(tmp_path)["generated"] == 0
-    assert json.loads((tmp_path / "run.json").read_text())["suites"] == document["suites"]
+    assert generation_stats(tmp_path)["rounds"] == stats["rounds"]
+    rerun = json.loads((tmp_path / "run.json").read_text())
+    assert rerun["suites"] == document["suites"]
+    assert sorted((c["case_id"], c["output"], c["passed"]) for c in rerun["cases"]) == \
+        sorted((c["case_id"], c["output"], c["passed"]) for c in document["cases"])
 
 
 def test_bfcl_multi_turn_killed_mid_run_resumes_without_regenerating_committed_rounds(shared_data, tiny_long_model,

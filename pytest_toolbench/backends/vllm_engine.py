@@ -24,11 +24,12 @@ import hashlib
 import inspect
 import json
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
-from pytest_toolbench.backends import bfcl_rows, prompt_format, sampling_record
+from pytest_toolbench.backends import bfcl_rows, prompt_format, prompt_segments, sampling_record
 from pytest_toolbench.backends.common import (
     ChunkCallback,
     ModelBackend,
@@ -221,6 +222,11 @@ PART_FIRST = 32
 PART_MAX = 512
 
 
+#: Tasks in the first part a conversation stream adds at once: conversations' prompts are long (BFCL multi-turn's
+#: ~6.6k tokens, ~15 ms each to tokenize on a 2-core machine), so the engine gets its first requests after a few.
+STREAM_PART_FIRST = 4
+
+
 def part_bounds(count: int, first: int = PART_FIRST, largest: int = PART_MAX) -> Iterator[tuple[int, int]]:
     """``(start, stop)`` of each part of ``count`` tasks: ``first``, then doubling up to ``largest``."""
     start, size = 0, max(first, 1)
@@ -373,6 +379,85 @@ class _GenerationRun:
         self._flush()
 
 
+class EngineStream:
+    """Requests added whenever they exist, answers handed back as the engine finishes them: what lets each
+    conversation send its next step as soon as its previous answer has arrived and its tools have run, instead of
+    waiting for a round of every live conversation (``run/generation.py``, ``converse``).
+
+    ``add(tasks, tags)`` renders, tokenizes (a conversation's earlier turns reused: ``prompt_segments.py``) and
+    enqueues; ``step()`` runs one engine step (or hands back over-long prompts answered without the engine) and
+    returns ``(tag, Generation)`` of what finished; ``close()`` aborts what is left and adds the figures to the
+    backend's stats (one ``generate`` call)."""
+
+    def __init__(self, backend: "VllmBackend", llm: Any, sampling_params: Any):
+        self.backend, self.llm, self.engine = backend, llm, llm.llm_engine
+        self.sampling_params = sampling_params
+        self.context = self.engine.model_config.max_model_len
+        self.position: dict[str, tuple[Any, Any]] = {}  # request id -> (tag, the handler's recorded answer)
+        self.internal: dict[str, str] = {}  # external id -> the engine's internal one (vLLM >= 0.11)
+        self.ready: list[tuple[Any, Generation]] = []  # answered without the engine (over-long prompts)
+        self.generations: list[Generation] = []
+        self.started = time.perf_counter()
+        self.first_request_at: float | None = None
+        self.parser = get_parser(backend.tool_parser) if backend.mode == "native" else None
+
+    def add(self, tasks: Sequence[Task], tags: Sequence[Any]) -> None:
+        """Prepare and enqueue ``tasks`` part by part (:func:`part_bounds`): the engine starts on the first part
+        while the next are tokenized (the first steps of 200 conversations are 200 long prompts)."""
+        batch = self.backend.start_batch(tasks)
+        batch.parser = self.parser
+        for start, stop in part_bounds(len(tasks), STREAM_PART_FIRST, PART_MAX):
+            runnable, early = self.backend.prepare_part(batch, tasks, range(start, stop), self.context)
+            for index, generation in early:
+                self.ready.append((tags[index], generation))
+                self.generations.append(generation)
+            if not runnable:
+                continue
+            request_ids = enqueue(self.llm, [{"prompt_token_ids": batch.token_ids[i]} for i in runnable],
+                                  [self.sampling_params(**batch.sampling[i]) for i in runnable])
+            if self.first_request_at is None:
+                self.first_request_at = time.perf_counter()
+            for request_id, index in zip(request_ids, runnable):
+                self.position[request_id] = (tags[index], batch.recorded_answers[index])
+                if "-" in request_id:
+                    self.internal[request_id.rsplit("-", 1)[0]] = request_id
+
+    def pending(self) -> int:
+        """Requests added and not yet handed back."""
+        return len(self.position) + len(self.ready)
+
+    def step(self) -> list[tuple[Any, Generation]]:
+        if self.ready:
+            done, self.ready = self.ready, []
+            return done
+        if not self.position:
+            return []
+        done = []
+        for output in self.engine.step():
+            if not getattr(output, "finished", False):
+                continue
+            request_id = str(output.request_id)
+            key = request_id if request_id in self.position else self.internal.get(request_id, request_id)
+            if key not in self.position:
+                continue  # not one of ours (a request someone else added to a shared engine)
+            tag, recorded_answer = self.position.pop(key)
+            self.internal.pop(key.rsplit("-", 1)[0], None)
+            generation = with_recorded_answer(self.backend._to_generation(output, self.parser), recorded_answer)
+            self.generations.append(generation)
+            done.append((tag, generation))
+        if self.position and not self.engine.has_unfinished_requests():
+            raise ToolbenchError(f"vLLM finished without answering {len(self.position)} requests")
+        return done
+
+    def close(self) -> None:
+        if self.position:  # leave the engine clean (an error, or an interrupt, stopped the conversations)
+            abort(self.engine, list(self.position))
+            self.position.clear()
+        seconds = time.perf_counter() - self.started
+        self.backend._stats.add(self.generations, seconds)
+        self.backend._stats.add_first_request_wait((self.first_request_at or self.started + seconds) - self.started)
+
+
 def can_enqueue(llm: Any) -> bool:
     """Whether requests can be added without waiting and the engine stepped here: ``LLM.enqueue`` (recent vLLM), or
     the engine's own ``add_request``/``step`` (every vLLM with ``LLM.llm_engine``)."""
@@ -500,8 +585,9 @@ class VllmBackend(ModelBackend):
         on_chunk: ChunkCallback | None = None,
         llm: Any = None,
         prompt_format_option: str = "auto",
-        bfcl_row: str | None = None,
+        continuous: bool = True,
         engine_log: Path | str | None = None,
+        bfcl_row: str | None = None,
     ):
         """``chunk_size``: results per ``on_chunk`` hand-over (default 256), or every ``commit_seconds`` of
         generation, whichever comes first; ``llm``: an already started
@@ -532,6 +618,9 @@ class VllmBackend(ModelBackend):
         self._row_choice: bfcl_rows.RowChoice | None = None
         self._prompt_formats: prompt_format.PromptFormats | None = None
         self._tokenizer_obj: Any = None
+        self._tokenizer_lock = threading.Lock()
+        self._segments: prompt_segments.SegmentedEncoder | None = None
+        self.continuous = continuous
         self._chat_template: str | None = None
         self._llm: Any = llm
         self._owns_engine = llm is None
@@ -556,8 +645,9 @@ class VllmBackend(ModelBackend):
             gpu_memory_utilization=engine.gpu_memory_utilization,
             engine_args=engine.engine_args,
             prompt_format_option=engine.prompt_format,
-            bfcl_row=options.generation.bfcl_row,
+            continuous=getattr(engine, "conversations", "continuous") == "continuous",
             engine_log=_engine_log_file(options),
+            bfcl_row=options.generation.bfcl_row,
         )
 
     # -- tokenizer, template, parser (no engine needed) ----------------------------------------------------------------
@@ -568,16 +658,28 @@ class VllmBackend(ModelBackend):
         return path.resolve() if path.is_dir() else None
 
     def tokenizer(self) -> Any:
+        """The model's tokenizer, loaded once (a loader thread started by :meth:`start` may be loading it: callers
+        wait for that one load)."""
         if self._tokenizer_obj is None:
-            from transformers import AutoTokenizer
+            with self._tokenizer_lock:
+                if self._tokenizer_obj is None:
+                    from transformers import AutoTokenizer
 
-            source = self.engine_args.get("tokenizer", self.model)
-            self._tokenizer_obj = AutoTokenizer.from_pretrained(
-                source,
-                revision=self.engine_args.get("tokenizer_revision", self.revision),
-                trust_remote_code=bool(self.engine_args.get("trust_remote_code", False)),
-            )
+                    source = self.engine_args.get("tokenizer", self.model)
+                    self._tokenizer_obj = AutoTokenizer.from_pretrained(
+                        source,
+                        revision=self.engine_args.get("tokenizer_revision", self.revision),
+                        trust_remote_code=bool(self.engine_args.get("trust_remote_code", False)),
+                    )
         return self._tokenizer_obj
+
+    def _load_tokenizer_in_background(self) -> None:
+        """The loader thread's work: a failure here is left for the first caller of :meth:`tokenizer` to raise, with
+        its own traceback, on the main thread."""
+        try:
+            self.tokenizer()
+        except BaseException:  # noqa: BLE001 - reported by the next call on the main thread
+            pass
 
     def chat_template(self) -> str:
         """The template used for rendering (and hashed into the fingerprint): ``--toolbench-vllm-arg
@@ -702,12 +804,17 @@ class VllmBackend(ModelBackend):
         formats = self.prompt_formats()
         flags = [formats.adds_special_tokens(task.case.suite) for task in tasks]
         ids: list[list[int]] = [[] for _ in texts]
+        if self._segments is None:
+            self._segments = prompt_segments.SegmentedEncoder(self.tokenizer())
         for flag in (False, True):
             chosen = [i for i, f in enumerate(flags) if f is flag]
             if chosen:
-                encoded = self.tokenizer()([texts[i] for i in chosen], add_special_tokens=flag)["input_ids"]
+                # a conversation's step reuses the token ids of its earlier turns (prompt_segments.py)
+                conversations = [(tasks[i].case.suite, tasks[i].case.case_id, tasks[i].request.sample)
+                                 if tasks[i].in_conversation else None for i in chosen]
+                encoded = self._segments.encode([texts[i] for i in chosen], flag, conversations)
                 for i, row in zip(chosen, encoded):
-                    ids[i] = list(row)
+                    ids[i] = row
         return ids
 
     # -- Backend protocol ---------------------------------------------------------------------------------------------
@@ -810,8 +917,10 @@ class VllmBackend(ModelBackend):
 
     def start(self) -> None:
         """Start the engine now (pre-generation calls this before the first request, so the start-up is timed apart
-        from generation)."""
-        self.engine()
+        from generation). The tokenizer loads on a thread of its own meanwhile: the engine's start is mostly waiting
+        (on a GPU its core loads weights and compiles in a process of its own), and the first prompt needs the
+        tokenizer, which would otherwise load after the engine is ready, while it waits."""
+        self.engine(load_tokenizer=self._tokenizer_obj is None)
 
     def engine_kwargs(self) -> dict[str, Any]:
         """The ``vllm.LLM`` keyword arguments (JSON-safe: engine replicas on Ray are built from the same ones)."""
@@ -830,8 +939,9 @@ class VllmBackend(ModelBackend):
         kwargs.update({k: v for k, v in self.engine_args.items() if k != "chat_template"})
         return kwargs
 
-    def engine(self) -> Any:
-        """The ``vllm.LLM``, started on first use (start time is recorded in :meth:`stats`)."""
+    def engine(self, load_tokenizer: bool = False) -> Any:
+        """The ``vllm.LLM``, started on first use (start time is recorded in :meth:`stats`); ``load_tokenizer``:
+        load the tokenizer on a thread while it starts (:meth:`start`)."""
         if self._llm is None:
             if _is_cpu_build():
                 apply_cpu_environment()
@@ -842,6 +952,14 @@ class VllmBackend(ModelBackend):
             routed = vllm_logging.route(self.engine_log)
             try:
                 from vllm import LLM
+
+                if load_tokenizer:
+                    # imported here first, on this thread: two threads importing transformers' lazy modules at
+                    # once can see them half made ("cannot import name"); the loader then only reads files
+                    from transformers import AutoTokenizer  # noqa: F401
+
+                    threading.Thread(target=self._load_tokenizer_in_background, name="toolbench-tokenizer",
+                                     daemon=True).start()
 
                 with Stopwatch() as watch:
                     self._llm = LLM(**self.engine_kwargs())
@@ -892,6 +1010,16 @@ class VllmBackend(ModelBackend):
         self._stats.add(generations, watch.seconds)
         self._stats.add_first_request_wait((run.first_request_at or watch.start + watch.seconds) - watch.start)
         return generations
+
+    def open_stream(self) -> EngineStream | None:
+        """An :class:`EngineStream` on the started engine (conversations step without rounds), or None where they
+        run in rounds: ``--toolbench-conversations=rounds``, or an engine that cannot take requests while it runs."""
+        llm = self.engine()
+        if not self.continuous or not can_enqueue(llm):
+            return None
+        from vllm import SamplingParams
+
+        return EngineStream(self, llm, SamplingParams)
 
     def start_batch(self, tasks: Sequence[Task]) -> "PreparedBatch":
         """An empty batch for ``tasks``: what needs neither their prompts nor the engine."""

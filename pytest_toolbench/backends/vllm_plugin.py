@@ -34,6 +34,8 @@ class VllmOptions:
     #: ``ray_address`` is given); ``ray_address``: the cluster, None for a local Ray (``replicas.py``)
     replicas: int = 1
     ray_address: str | None = None
+    #: ``--toolbench-conversations``: continuous (each conversation's next step sent as soon as it exists) or rounds
+    conversations: str = "continuous"
     #: vLLM's log to a file in the cache folder, its warnings once on the terminal (False with ``-v``: vLLM's own)
     engine_log_to_file: bool = True
 
@@ -68,6 +70,12 @@ class VllmKind(BackendKind):
         gen.addoption("--toolbench-vllm-arg", dest="toolbench_vllm_args", action="append", default=[],
                       metavar="KEY=VALUE",
                       help="Extra vllm.LLM argument (repeatable; VALUE parsed as JSON when it can be).")
+        gen.addoption("--toolbench-conversations", dest="toolbench_conversations", default="continuous",
+                      choices=("continuous", "rounds"),
+                      help="How interactive cases run on one vLLM engine: continuous (default): each conversation's "
+                           "next request goes to the engine as soon as its previous answer has arrived and its "
+                           "tools have run; rounds: step k of every live conversation in one batch, then step k+1 "
+                           "(the same requests and answers; engine replicas always run in rounds).")
 
     @classmethod
     def claims(cls, config: pytest.Config) -> bool:
@@ -84,6 +92,7 @@ class VllmKind(BackendKind):
                            gpu_memory_utilization=get("toolbench_gpu_mem"),
                            engine_args=parse_vllm_args(get("toolbench_vllm_args")),
                            replicas=replicas, ray_address=ray_address,
+                           conversations=get("toolbench_conversations"),
                            engine_log_to_file=(config.getoption("verbose", 0) or 0) <= 0)
 
     @classmethod

@@ -32,9 +32,8 @@ CREATE TABLE IF NOT EXISTS generations (
 
 
 
-def request_key(fingerprint: Mapping[str, Any], request: Request) -> str:
-    """A simulated user's turn is keyed by the user model when one is configured, any other request by the run's
-    model; so adding ``--toolbench-user-model`` leaves every other cached answer valid."""
+def request_payload(fingerprint: Mapping[str, Any], request: Request) -> dict[str, Any]:
+    """What :func:`request_key` hashes (as sorted-key JSON)."""
     if request.simulates and SIMULATED_USER in fingerprint:
         fingerprint = fingerprint[SIMULATED_USER]
     else:
@@ -57,9 +56,58 @@ def request_key(fingerprint: Mapping[str, Any], request: Request) -> str:
         payload["context_reserve"] = request.context_reserve
     if request.sample:  # --toolbench-repeat's later samples; sample 0 keeps the key a run without it has
         payload["sample"] = request.sample
-    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
+    return payload
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _encoded(text: str) -> bytes:
     # surrogatepass: a lone surrogate fed back from a model's output still hashes (other keys are unchanged)
-    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
+    return text.encode("utf-8", "surrogatepass")
+
+
+def request_key(fingerprint: Mapping[str, Any], request: Request) -> str:
+    """A simulated user's turn is keyed by the user model when one is configured, any other request by the run's
+    model; so adding ``--toolbench-user-model`` leaves every other cached answer valid."""
+    return hashlib.sha256(_encoded(_dumps(request_payload(fingerprint, request)))).hexdigest()
+
+
+class ConversationKeys:
+    """:func:`request_key` of each step of many conversations, each conversation's earlier messages serialized and
+    hashed once: a step's messages extend the previous step's, and in the sorted-key JSON that is hashed every field
+    before ``messages`` is the same within a conversation, so the hash state after the earlier messages is kept and
+    only the new ones are added (sha256 hashes a stream; ``hashlib``'s ``copy``). Whatever does not extend the
+    previous step (a changed head, an edited earlier message) is hashed in full. Same keys as :func:`request_key`."""
+
+    def __init__(self, fingerprint: Mapping[str, Any]):
+        self.fingerprint = fingerprint
+        # conversation -> (text before the messages, the messages hashed so far, hash state after them)
+        self.state: dict[Any, tuple[str, list[Any], Any]] = {}
+
+    def key(self, conversation: Any, request: Request) -> str:
+        payload = request_payload(self.fingerprint, request)
+        messages = payload.pop("messages")
+        names = sorted(payload)
+        # json.dumps of a dict with sort_keys and the default separators: "{" + '"key": value' joined by ", " + "}"
+        head = "{" + "".join(f"{_dumps(k)}: {_dumps(payload[k])}, " for k in names if k < "messages") + \
+            '"messages": ['
+        tail = "]" + "".join(f", {_dumps(k)}: {_dumps(payload[k])}" for k in names if k > "messages") + "}"
+        known = self.state.get(conversation)
+        if known is not None and known[0] == head and len(known[1]) <= len(messages) and \
+                all(a is b or a == b for a, b in zip(known[1], messages)):
+            hashed, state = known[1], known[2].copy()
+        else:
+            hashed, state = [], hashlib.sha256(_encoded(head))
+        for number in range(len(hashed), len(messages)):
+            state.update(_encoded((", " if number else "") + _dumps(messages[number])))
+        self.state[conversation] = (head, list(messages), state.copy())
+        state.update(_encoded(tail))
+        return state.hexdigest()
+
+    def forget(self, conversation: Any) -> None:
+        self.state.pop(conversation, None)
 
 
 class CacheError(ToolbenchError):

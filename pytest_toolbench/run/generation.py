@@ -2,8 +2,10 @@
 
 Pre-generation takes every selected case, drops those already cached, sorts the rest longest-first (OOMs surface
 early, ETAs are upper bounds) and hands them to the backend in one call; the backend reports finished chunks, and each
-chunk is committed to the cache at once. Interactive suites run in step-synchronous rounds: step *k* of every live
-conversation is generated in one batch, tool calls execute on CPU, then the next round starts.
+chunk is committed to the cache at once. Interactive suites run without rounds on a backend that takes requests
+while it runs (``open_stream``: each conversation's next request is sent as soon as its previous answer has arrived
+and its tools have run; :func:`converse`), else in step-synchronous rounds: step *k* of every live conversation is
+generated in one batch, tool calls execute on CPU, then the next round starts. Both make the same requests.
 """
 
 from __future__ import annotations
@@ -11,15 +13,15 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-import threading
-
 from ..contract.errors import MissingOutput
 from ..contract.suite import Case, Generation, Request, Task
-from .cache import CacheError, GenerationCache, request_key
+from .cache import CacheError, ConversationKeys, GenerationCache, decode_generation, encode_generation, request_key
 
 
 #: Set when the user asked the run to stop (Ctrl-C; ``plugin.lifecycle`` sets it): the next progress report raises
@@ -318,12 +320,14 @@ def pregenerate(entries: Sequence[tuple[Any, Case]], backend: Any, cache: Genera
     static = [(s, c, k) for s, c, k in samples if not converses(s, c, backend)]
     interactive = [(s, c, k) for s, c, k in samples if converses(s, c, backend) and not unavailable(s, c, backend)]
 
-    tasks = [Task(case, finalize_request(suite.benchmark.build_request(case), suite_generation(suite),
-                                         max_tokens, sample), 0) for suite, case, sample in static]
-    _generate_missing(tasks, backend, cache, fingerprint, stats, progress, status, "generating")
+    tasks, keys = _static_tasks(static, backend, cache, fingerprint, max_tokens, stats, progress)
+    _generate_missing(tasks, backend, cache, fingerprint, stats, progress, status, "generating", keys=keys)
 
     if interactive:
-        _run_rounds(interactive, backend, cache, fingerprint, max_tokens, stats, progress, status)
+        if callable(getattr(backend, "open_stream", None)) and getattr(backend, "continuous", False):
+            converse(interactive, backend, cache, fingerprint, max_tokens, stats, progress, status)
+        else:
+            _run_rounds(interactive, backend, cache, fingerprint, max_tokens, stats, progress, status)
     stats.seconds = time.perf_counter() - started
     if hasattr(backend, "stats"):
         stats.backend = backend.stats()
@@ -331,6 +335,52 @@ def pregenerate(entries: Sequence[tuple[Any, Case]], backend: Any, cache: Genera
         if stats.engine_startup_s is None and isinstance(startup, (int, float)):
             stats.engine_startup_s = startup
     return stats
+
+
+#: Requests (and their cache keys) built per part before the engine is known to be needed.
+BUILD_PART = 256
+
+
+def _static_tasks(static: Sequence[tuple[Any, Case, int]], backend: Any, cache: GenerationCache,
+                  fingerprint: dict[str, Any], max_tokens: int | None, stats: PregenerationStats,
+                  progress: Callable[[str], None]) -> tuple[list[Task], list[str]]:
+    """The single-shot tasks and their cache keys, built part by part: as soon as a part holds a request the cache
+    lacks, the engine is started (it will be needed) while the rest are built on a thread, so building them costs
+    no time after the engine's start-up; a fully cached rerun starts nothing."""
+
+    def build(chosen: Sequence[tuple[Any, Case, int]]) -> tuple[list[Task], list[str]]:
+        built = [Task(case, finalize_request(suite.benchmark.build_request(case), suite_generation(suite),
+                                             max_tokens, sample), 0) for suite, case, sample in chosen]
+        return built, [request_key(fingerprint, task.request) for task in built]
+
+    tasks: list[Task] = []
+    keys: list[str] = []
+    startable = callable(getattr(backend, "start", None)) and not stats.started_backend
+    for start in range(0, len(static), BUILD_PART):
+        part_tasks, part_keys = build(static[start:start + BUILD_PART])
+        tasks += part_tasks
+        keys += part_keys
+        if startable and cache.missing(part_keys):
+            rest: dict[str, Any] = {}
+
+            def build_rest(chosen: Sequence[tuple[Any, Case, int]] = static[start + BUILD_PART:]) -> None:
+                try:
+                    rest["built"] = build(chosen)
+                except BaseException as error:  # noqa: BLE001 - raised again on the main thread
+                    rest["error"] = error
+
+            builder = threading.Thread(target=build_rest, name="toolbench-requests", daemon=True)
+            builder.start()
+            try:
+                start_backend(backend, stats, progress)
+            finally:
+                builder.join()
+            if "error" in rest:
+                raise rest["error"]
+            tasks += rest["built"][0]
+            keys += rest["built"][1]
+            break
+    return tasks, keys
 
 
 def start_backend(backend: Any, stats: PregenerationStats, progress: Callable[[str], None]) -> None:
@@ -456,6 +506,165 @@ def _run_rounds(entries: Sequence[tuple[Any, Case, int]], backend: Any, cache: G
                  f"shared); {len(still_live)} conversations still running"
                  + (f"; {meter.rates()}" if meter is not None else ""))
         live = still_live
+    if failed:
+        progress(f"{len(failed)} conversations stopped on an error and will fail when scored: "
+                 + "; ".join(failed[:3]) + (" ..." if len(failed) > 3 else ""))
+
+
+class _BatchStream:
+    """A stream over a backend's plain ``generate``: everything added since the last step is generated in one call
+    (an engine that cannot take requests while it runs)."""
+
+    def __init__(self, backend: Any):
+        self.backend = backend
+        self.tasks: list[Task] = []
+        self.tags: list[Any] = []
+
+    def add(self, tasks: Sequence[Task], tags: Sequence[Any]) -> None:
+        self.tasks += tasks
+        self.tags += tags
+
+    def pending(self) -> int:
+        return len(self.tasks)
+
+    def step(self) -> list[tuple[Any, Generation]]:
+        tasks, tags, self.tasks, self.tags = self.tasks, self.tags, [], []
+        return list(zip(tags, self.backend.generate(tasks))) if tasks else []
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass
+class _Conversation:
+    suite: Any
+    case: Case
+    steps: Any  # the benchmark's conversation generator
+    sample: int
+    step: int = 0
+
+
+def converse(entries: Sequence[tuple[Any, Case, int]], backend: Any, cache: GenerationCache,
+             fingerprint: dict[str, Any], max_tokens: int | None, stats: PregenerationStats,
+             progress: Callable[[str], None], status: Callable[[str], None] | None = None) -> None:
+    """Every live conversation (one per case and sample) driven by the engine's answers, without rounds: a
+    conversation's next request goes to the engine as soon as its previous answer has arrived and its tools have run,
+    while the others' requests are being generated (``backend.open_stream()``: requests added at any time, answers
+    handed back as they finish). The requests are the ones step-synchronous rounds make (each conversation sees the
+    same answers: the same cache keys; identical requests of several conversations generated once), so transcripts
+    and verdicts are the same; answers are committed every ``chunk_size`` answers or ``commit_seconds``, whichever
+    first, and a rerun after a kill replays every committed step from the cache. Cache keys are hashed incrementally
+    (``ConversationKeys``) and prompts tokenized incrementally (the backend's ``prompt_segments``). ``stats.rounds``:
+    the longest conversation's steps (the rounds the step-synchronous way takes)."""
+    keys = ConversationKeys(fingerprint)
+    live: dict[int, _Conversation] = {}
+    failed: list[str] = []
+    waiting: dict[str, list[int]] = {}  # a request's key -> the conversations waiting for its answer
+    ready: deque[tuple[int, Generation]] = deque()  # answers to hand to their conversations
+    outbox: list[tuple[str, Task]] = []  # requests to add to the engine
+    unsaved: dict[str, Generation] = {}  # answered, not yet committed
+    every = getattr(backend, "chunk_size", None) or 256
+    commit_seconds = getattr(backend, "commit_seconds", None) or 30.0
+    meter = ProgressMeter("conversations", len(entries), progress, status)
+    longest = [0]
+    counts = {"requested": 0, "generated": 0}
+
+    def ask(number: int, request: Request) -> None:
+        talk = live[number]
+        task = Task(talk.case, finalize_request(request, suite_generation(talk.suite), max_tokens, talk.sample),
+                    talk.step, in_conversation=True)
+        key = keys.key(number, task.request)
+        stats.requested += 1
+        counts["requested"] += 1
+        if key in waiting:  # the same request of another conversation is being generated: shared
+            waiting[key].append(number)
+            stats.cached += 1
+            return
+        answer = unsaved.get(key) or cache.get(key)
+        if answer is not None:
+            stats.cached += 1
+            ready.append((number, answer))
+            return
+        waiting[key] = [number]
+        outbox.append((key, task))
+
+    def end(number: int) -> None:
+        talk = live.pop(number)
+        keys.forget(number)
+        longest[0] = max(longest[0], talk.step)
+        meter.update(len(entries) - len(live))
+
+    def advance(number: int, answer: Generation) -> None:
+        talk = live[number]
+        talk.step += 1
+        try:
+            request = talk.steps.send(answer)  # the conversation's tools run here
+        except StopIteration:
+            end(number)
+            return
+        except Exception as error:  # noqa: BLE001 - that case fails when it is scored (it re-runs the same code)
+            failed.append(f"{talk.case.case_id} ({type(error).__name__}: {error})")
+            end(number)
+            return
+        ask(number, request)
+
+    def commit() -> None:
+        if unsaved:
+            cache.put_many(list(unsaved.items()))
+            unsaved.clear()
+
+    for number, (suite, case, sample) in enumerate(entries):
+        try:
+            steps = suite.benchmark.conversation(case)
+            first = next(steps)
+        except StopIteration:
+            continue
+        except Exception as error:  # noqa: BLE001 - as above
+            failed.append(f"{case.case_id} ({type(error).__name__}: {error})")
+            continue
+        live[number] = _Conversation(suite, case, steps, sample)
+        ask(number, first)
+    stream = None
+    last_commit = time.perf_counter()
+    try:
+        while live:
+            while ready:
+                advance(*ready.popleft())
+            if outbox:
+                if stream is None:
+                    start_backend(backend, stats, progress)
+                    stream = backend.open_stream() or _BatchStream(backend)
+                stream.add([task for _, task in outbox], [key for key, _ in outbox])
+                outbox.clear()
+            if not live:
+                break
+            if stream is None or not stream.pending():
+                raise MissingOutput(f"{len(live)} conversations wait for answers that were never asked for")
+            for key, answer in stream.step():
+                unsaved[key] = answer
+                # what a conversation reads back from the cache after a kill, so a resumed run sees the same
+                shared = decode_generation(encode_generation(answer))
+                counts["generated"] += 1
+                stats.generated += 1
+                stats.prompt_tokens += answer.prompt_tokens or 0
+                stats.output_tokens += answer.output_tokens or 0
+                meter.add_tokens(answer.prompt_tokens or 0, answer.output_tokens or 0)
+                ready.extend((number, shared) for number in waiting.pop(key))
+            now = time.perf_counter()
+            if len(unsaved) >= every or (unsaved and now - last_commit >= commit_seconds):
+                commit()
+                last_commit = now
+            meter.tick()
+            if STOP_REQUESTED.is_set():  # Ctrl-C that an engine swallowed: stop within one step
+                raise KeyboardInterrupt
+    finally:
+        commit()
+        if stream is not None:
+            stream.close()
+    stats.rounds = max(stats.rounds, longest[0])
+    progress(f"conversations: {len(entries)} ran without rounds, the longest in {longest[0]} steps; "
+             f"{counts['requested']} requests ({counts['generated']} generated, "
+             f"{counts['requested'] - counts['generated']} from cache or shared); {meter.rates()}")
     if failed:
         progress(f"{len(failed)} conversations stopped on an error and will fail when scored: "
                  + "; ".join(failed[:3]) + (" ..." if len(failed) > 3 else ""))
