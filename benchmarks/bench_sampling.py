@@ -13,6 +13,8 @@ Result sets (each a full population of per-case verdicts; the script draws many 
   random, seed fixed). Four models spread over the leaderboard.
 - ``bfcl-full:<model>``: the same for all 22 categories (multi-turn, web search, memory too), for the official
   Overall; memory questions are drawn by scenario (5 per category), as the plugin does.
+- ``bfcl-real:<file>`` (``--results RUN_JSON ...``): the real per-case verdicts of a replayed BFCL run (the plugin's
+  ``--toolbench-json`` of a published model's result files), single-turn cases.
 - ``rotbench``, ``nestools``, ``acebench``: real per-case records of the plugin replaying ``shared/dev-verdicts``
   (outputs whose official verdicts are known), made by this script with ``pytest --toolbench-replay``.
 
@@ -199,6 +201,11 @@ def main() -> None:
     parser.add_argument("--no-wall-time", action="store_true", help="skip the timed plugin runs")
     parser.add_argument("--summarize-only", action="store_true", help="with --from-log: only the draws logged")
     parser.add_argument("--acceptance-only", action="store_true", help="only the 10%% single-turn draws")
+    parser.add_argument("--results", nargs="*", default=[], metavar="RUN_JSON",
+                        help="real per-case result sets: the plugin's --toolbench-json of a replayed BFCL run (e.g. a "
+                             "published model's result files); their single-turn cases are drawn at 10%% with --seeds "
+                             "seeds each, beside the leaderboard-count populations")
+    parser.add_argument("--out", default=None, help="write the JSON here (default benchmarks/results/sampling-<date>.json)")
     parser.add_argument("--replays", action="store_true",
                         help="also the dev-verdicts replays of RoTBench, NesTools, ACEBench (seconds per draw)")
     args = parser.parse_args()
@@ -214,6 +221,14 @@ def main() -> None:
     for index, row in enumerate(leaderboard_rows(False, models)):
         name = f"bfcl-st:{row['Model']}"
         sets[name] = ("bfcl", population(row, False, ids, index))
+        tasks += [(name, 0.1, seed) for seed in range(seeds_main)]
+    # real per-case result sets (a replayed run's JSON): the cases themselves, not counts placed at random
+    for path in args.results:
+        cases = json.loads(Path(path).read_text(encoding="utf-8"))["cases"]
+        records = [CaseRecord.from_json(case) for case in cases
+                   if case.get("suite") == "bfcl" and case.get("category") in SINGLE_TURN]
+        name = f"bfcl-real:{Path(path).stem}"
+        sets[name] = ("bfcl", records)
         tasks += [(name, 0.1, seed) for seed in range(seeds_main)]
     # the other fractions on the first model, and the full benchmark (official Overall) on one model
     if args.acceptance_only:
@@ -305,7 +320,8 @@ def main() -> None:
     for fraction, row in report["overall_half_width_published_models"].items():
         print(f"  {float(fraction):4.0%} ({row['cases']:,} cases): median {row['median']:.2f}, largest "
               f"{row['largest']:.2f} ({row['models']} models)")
-    out = ROOT / "benchmarks" / "results" / f"sampling-{time.strftime('%Y-%m-%d')}{'-quick' if args.quick else ''}.json"
+    out = Path(args.out) if args.out else \
+        ROOT / "benchmarks" / "results" / f"sampling-{time.strftime('%Y-%m-%d')}{'-quick' if args.quick else ''}.json"
     out.write_text(json.dumps(report, indent=1))
     print(f"\nwritten {out}")
 
