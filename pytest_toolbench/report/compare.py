@@ -14,6 +14,7 @@ from .significance import CaseFigures, PairedResult, case_figures, declared_resu
 from .protocol import setting_differences
 from .settings import ReportSettings, Threshold
 from .sign_flip import DEFAULT_MULTIPLE, adjust, level_for_power, mde_counts, mde_sign_flip, westfall_young
+from .swap_test import SWAP, swap_tests
 from .stats import format_counts, format_value, is_percentage, lower_is_better, metric_field, worsening
 
 
@@ -169,8 +170,10 @@ def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, recor
     design = suite.design if suite.design is not None else NO_DECLARATION
     current_metrics = list(suite.metrics)
     baseline_metrics = list(old_metrics.values())
-    now = case_figures(suite.aggregate, [to_case_result(r) for r in records], current_metrics)
-    before: CaseFigures = case_figures(suite.aggregate, [to_case_result(r) for r in old_records], baseline_metrics)
+    now_results = [to_case_result(r) for r in records]
+    before_results = [to_case_result(r) for r in old_records]
+    now = case_figures(suite.aggregate, now_results, current_metrics)
+    before: CaseFigures = case_figures(suite.aggregate, before_results, baseline_metrics)
     for key, found in comparison.metrics.items():
         lower = found.better == "lower"
         tested = paired_result(key, now, before, lower_is_better=lower, design=design)
@@ -180,6 +183,19 @@ def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, recor
         if tested.test is None and design.problem:
             tested = replace(tested, note=f"{tested.note}; the suite's aggregates.yaml: {design.problem}")
         comparison.metrics[key] = replace(found, paired=tested)
+    # the fallback for a gated figure no other test fits (a micro F1 over pooled calls): swap the two runs'
+    # records of each case (or declared cluster) at random, one aggregate call per pseudo-run (report/swap_test.py)
+    untested = {key: found.better == "lower" for key, found in comparison.metrics.items()
+                if gated(found) and (found.paired is None or found.paired.test is None)}
+    try:
+        swapped = swap_tests(suite.aggregate, now_results, before_results, untested, design, PairedResult)
+    except Exception as error:  # noqa: BLE001 - an aggregate that fails on a pseudo-run: the figures stay n/a
+        swapped = {key: PairedResult(None, f"n/a: the swap test failed ({type(error).__name__})") for key in untested}
+    for key, paired in swapped.items():
+        if paired.test is None:
+            before_note = comparison.metrics[key].paired.note
+            paired = replace(paired, note=f"{before_note}; {paired.note.removeprefix('n/a: ')}")
+        comparison.metrics[key] = replace(comparison.metrics[key], paired=paired)
     # --toolbench-sample: the full benchmark's change estimated from the sampled cases (report/estimates.py)
     for key, paired in paired_on_sample(suite, records, old_records, list(comparison.metrics), PairedResult).items():
         comparison.metrics[key] = replace(comparison.metrics[key], paired=paired)
@@ -202,6 +218,9 @@ def adjust_family(comparison: Comparison, method: str, alpha: float) -> None:
     tested = [(suite, key) for suite, c in comparison.suites.items() for key, m in c.metrics.items()
               if gated(m) and m.paired is not None and m.paired.test and m.paired.p_value is not None
               and m.paired.pairs > 0]
+    if method == "westfall-young" and any(comparison.suites[s].metrics[k].paired.test.startswith(SWAP)
+                                          for s, k in tested):
+        method = "holm"  # a swap test has no additive units to flip jointly: Holm over the whole family instead
     if method == "westfall-young":  # the joint resampling weighs each test by what it can reach: no filter
         family = list(tested)
         oriented = []
