@@ -17,6 +17,7 @@ from pytest_toolbench.report.run_report import build
 from pytest_toolbench.report.settings import ReportSettings
 from pytest_toolbench.report.significance import MCNEMAR, SIGN_FLIP, case_figures, mcnemar_exact_p, \
     newcombe_paired_interval, paired_result
+from pytest_toolbench.report.swap_test import SWAP
 from pytest_toolbench.run.records import CaseRecord
 from pytest_toolbench.run.summary import summarize
 
@@ -192,12 +193,12 @@ def test_compare_attaches_the_paired_tests_to_each_figure():
     assert accuracy.delta_interval95 == newcombe_paired_interval(22, 2, 8, 8)
     mean = toy.metrics[("aggregate", "mean score")].paired
     assert mean.test.startswith(SIGN_FLIP) and mean.pairs == 40 and (mean.flipped_to_fail, mean.flipped_to_pass) == (8, 2)
-    formula = toy.metrics[("aggregate", "micro F1")].paired
-    assert formula.test is None and formula.note.startswith("n/a")
+    formula = toy.metrics[("aggregate", "micro F1")].paired  # a formula: the swap test (report/swap_test.py)
+    assert formula.test.startswith(SWAP) and "formula" in formula.note and formula.delta_interval95 is None
     entry = next(m for m in toy.to_json()["metrics"] if m["name"] == "accuracy")
     assert entry["p_value"] == accuracy.p_value and entry["delta_interval95"] == list(accuracy.delta_interval95)
     assert (entry["flipped_to_fail"], entry["flipped_to_pass"]) == (8, 2)
-    assert next(m for m in toy.to_json()["metrics"] if m["name"] == "micro F1")["p_value"] is None
+    assert next(m for m in toy.to_json()["metrics"] if m["name"] == "micro F1")["p_value"] == formula.p_value
 
 
 def test_different_cases_in_the_two_runs_give_no_test():
@@ -230,6 +231,12 @@ def test_flips_follow_the_figures_direction():
 
 
 # -- the gate ----------------------------------------------------------------------------------------------------------
+@pytest.fixture
+def no_swap_test(monkeypatch):
+    """A swap test over budget: micro F1 stays without a paired test (the gate's untested path)."""
+    monkeypatch.setattr("pytest_toolbench.report.swap_test.SWAP_BUDGET_S", 0.0)
+
+
 def _gates(now, before, max_drop, significance=None):
     baseline = toy_baseline(toy_records(before))
     current = toy_records(now)
@@ -239,7 +246,7 @@ def _gates(now, before, max_drop, significance=None):
     return evaluate_gates(summary, comparison, settings), comparison
 
 
-def test_a_drop_within_noise_passes_with_significance_and_misses_without():
+def test_a_drop_within_noise_passes_with_significance_and_misses_without(no_swap_test):
     before = [True] * 30 + [False] * 10
     now = [True] * 27 + [False] * 3 + [False] * 10  # 3 of 40 flipped to fail: 7.5 points, p = 0.25
     plain, _ = _gates(now, before, max_drop=2)
@@ -255,7 +262,7 @@ def test_a_drop_within_noise_passes_with_significance_and_misses_without():
     assert any(not gate.passed and "toy.micro F1" in gate.message for gate in qualified)
 
 
-def test_a_significant_drop_misses_the_gate():
+def test_a_significant_drop_misses_the_gate(no_swap_test):
     before = [True] * 40
     now = [False] * 12 + [True] * 28  # 12 of 40 flipped to fail: p = 2^-11
     results, _ = _gates(now, before, max_drop=2, significance=0.05)
@@ -263,7 +270,7 @@ def test_a_significant_drop_misses_the_gate():
     assert missed and "significant (exact McNemar p<0.001, one-sided p that it got worse holm-adjusted p<0.001, level 0.05)" in missed[0].message
 
 
-def test_a_figure_without_a_paired_test_misses_unless_untested_drops_are_accepted():
+def test_a_figure_without_a_paired_test_misses_unless_untested_drops_are_accepted(no_swap_test):
     before = [True] * 40
     now = [False] * 12 + [True] * 28
     results, _ = _gates(now, before, max_drop=2, significance=0.05)
@@ -282,7 +289,7 @@ def test_a_figure_without_a_paired_test_misses_unless_untested_drops_are_accepte
 
 
 # -- reports -----------------------------------------------------------------------------------------------------------
-def test_every_report_shows_p_and_the_interval_beside_the_delta():
+def test_every_report_shows_p_and_the_interval_beside_the_delta(no_swap_test):
     before = [True] * 30 + [False] * 10
     now = [True] * 22 + [False] * 8 + [True] * 2 + [False] * 8
     baseline = toy_baseline(toy_records(before))
@@ -343,7 +350,7 @@ def test_significance_option_usage_errors(echo, args, message):  # noqa: F811
     assert "Traceback" not in result.stderr.str()
 
 
-def test_westfall_young_on_request_judges_the_family_jointly():
+def test_westfall_young_on_request_judges_the_family_jointly(no_swap_test):
     before = [True] * 40
     now = [False] * 12 + [True] * 28  # 12 of 40 flipped to fail
     baseline = toy_baseline(toy_records(before))

@@ -128,3 +128,21 @@ def test_a_nestools_micro_f1_figure_against_a_baseline_now_carries_a_p_value():
     assert paired.p_adjusted is not None and comparison.family >= 1  # in the gated family (Holm)
     # the P/R/F1 breakdown is not gated: it keeps its n/a
     assert comparison.suites["s"].metrics[("P/R/F1", "Selection F1")].paired.test is None
+
+
+def test_westfall_young_gives_way_to_holm_when_a_swap_tested_figure_is_in_the_family():
+    from pytest_toolbench.report.compare import compare, evaluate_gates
+    from pytest_toolbench.report.settings import ReportSettings
+    from test_significance import toy_baseline, toy_records, toy_summary
+
+    baseline = toy_baseline(toy_records([True] * 40))
+    current = toy_records([False] * 12 + [True] * 28)
+    summary = toy_summary(current)
+    comparison = compare(summary, current, baseline, "base.json", "westfall-young")
+    micro = comparison.suites["toy"].metrics[("aggregate", "micro F1")].paired
+    assert micro.test.startswith(SWAP) and micro.p_adjusted is not None
+    assert comparison.multiple == "holm"
+    results = evaluate_gates(summary, comparison, ReportSettings(max_drop=2, significance=0.05,
+                                                                 multiple="westfall-young"))
+    missed = [gate for gate in results if not gate.passed and "toy.accuracy" in gate.message]
+    assert missed and "holm-adjusted" in missed[0].message

@@ -14,6 +14,7 @@ from .significance import CaseFigures, PairedResult, case_figures, declared_resu
 from .protocol import setting_differences
 from .settings import ReportSettings, Threshold
 from .sign_flip import DEFAULT_MULTIPLE, adjust, level_for_power, mde_counts, mde_sign_flip, westfall_young
+from . import swap_test
 from .swap_test import SWAP, swap_tests
 from .stats import format_counts, format_value, is_percentage, lower_is_better, metric_field, worsening
 
@@ -188,13 +189,16 @@ def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, recor
     untested = {key: found.better == "lower" for key, found in comparison.metrics.items()
                 if gated(found) and (found.paired is None or found.paired.test is None)}
     try:
-        swapped = swap_tests(suite.aggregate, now_results, before_results, untested, design, PairedResult)
+        swapped = swap_tests(suite.aggregate, now_results, before_results, untested, design, PairedResult,
+                             budget_s=swap_test.SWAP_BUDGET_S)
     except Exception as error:  # noqa: BLE001 - an aggregate that fails on a pseudo-run: the figures stay n/a
         swapped = {key: PairedResult(None, f"n/a: the swap test failed ({type(error).__name__})") for key in untested}
     for key, paired in swapped.items():
+        before_note = comparison.metrics[key].paired.note
         if paired.test is None:
-            before_note = comparison.metrics[key].paired.note
             paired = replace(paired, note=f"{before_note}; {paired.note.removeprefix('n/a: ')}")
+        else:  # say why the figure's own split gave no test
+            paired = replace(paired, note=f"{before_note.removeprefix('n/a: ')}: tested by swapping the runs' records")
         comparison.metrics[key] = replace(comparison.metrics[key], paired=paired)
     # --toolbench-sample: the full benchmark's change estimated from the sampled cases (report/estimates.py)
     for key, paired in paired_on_sample(suite, records, old_records, list(comparison.metrics), PairedResult).items():
@@ -424,6 +428,9 @@ def evaluate_gates(summary: RunSummary, comparison: Comparison | None, settings:
         return [GateResult("gates", False, refused)]
     results = [_threshold_gate(summary, threshold) for threshold in settings.thresholds]
     if settings.max_drop is not None and comparison is not None:
-        results.extend(_drop_gates(comparison, settings.max_drop, settings.significance, settings.multiple,
+        # westfall-young over a family with a swap-tested figure gave way to Holm (adjust_family): say so
+        multiple = "holm" if settings.multiple == "westfall-young" and comparison.multiple == "holm" \
+            else settings.multiple
+        results.extend(_drop_gates(comparison, settings.max_drop, settings.significance, multiple,
                                    settings.accept_untested))
     return results
