@@ -190,7 +190,9 @@ def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, recor
                 if gated(found) and (found.paired is None or found.paired.test is None)}
     try:
         swapped = swap_tests(suite.aggregate, now_results, before_results, untested, design, PairedResult,
-                             budget_s=swap_test.SWAP_BUDGET_S)
+                             budget_s=swap_test.SWAP_BUDGET_S,
+                             reported={key: (comparison.metrics[key].current, comparison.metrics[key].baseline)
+                                       for key in untested})
     except Exception as error:  # noqa: BLE001 - an aggregate that fails on a pseudo-run: the figures stay n/a
         swapped = {key: PairedResult(None, f"n/a: the swap test failed ({type(error).__name__})") for key in untested}
     for key, paired in swapped.items():

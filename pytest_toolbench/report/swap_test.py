@@ -49,11 +49,13 @@ def _values(metrics: Sequence[Any], keys: Sequence[MetricKey]) -> list[float | N
 def swap_tests(aggregate: Callable[[Sequence[Any]], Sequence[Any]], current: Sequence[Any], baseline: Sequence[Any],
                figures: Mapping[MetricKey, bool], design: AggregatesDeclaration, make_result: Callable[..., Any],
                budget_s: float = SWAP_BUDGET_S, resamples: int = SWAP_RESAMPLES, seed: int = SWAP_SEED,
-               exact_units: int = SWAP_EXACT_UNITS) -> dict[MetricKey, Any]:
+               exact_units: int = SWAP_EXACT_UNITS,
+               reported: Mapping[MetricKey, tuple[float | None, float | None]] | None = None) -> dict[MetricKey, Any]:
     """The swap test of each of ``figures`` (key -> lower is better) between the runs' case results ``current``
     and ``baseline``; ``make_result`` builds the result (:class:`.significance.PairedResult`). Returns n/a results
     with the reason when the test does not apply (different cases, repeated samples, too costly), and nothing for a
-    figure the suite's aggregate does not give a value in both runs."""
+    figure the suite's aggregate does not give a value in both runs. ``reported``: each figure's (current,
+    baseline) value as the reports give it; a figure the aggregate over the records does not reproduce is n/a."""
     keys = list(figures)
     if not keys:
         return {}
@@ -120,6 +122,12 @@ def swap_tests(aggregate: Callable[[Sequence[Any]], Sequence[Any]], current: Seq
     results: dict[MetricKey, Any] = {}
     for f, key in enumerate(keys):
         if observed[f] is None:
+            continue
+        shown = (reported or {}).get(key)
+        if shown is not None and any(v is None or abs(v - o) > 1e-9 for v, o in
+                                     zip(shown, (observed_now[f], observed_before[f]))):
+            results[key] = make_result(None, "n/a: the suite's aggregate over the records does not give the "
+                                             "reported figure (no swap test)")
             continue
         if exact:  # the identity pattern is among the patterns: hits >= 1
             p_two, p_worse, floor = hits_two[f] / draws, hits_worse[f] / draws, 1 / draws
