@@ -15,8 +15,8 @@ runs is aggregated on its own (``aggregate([case])``), and the figure is
   **stratified sign-flip test** on each case's weighted difference, the weights being the official ones, with the
   stratified t interval; cases the suite declares as one cluster (variants of one conversation) are flipped
   together, and so are they in counts and means;
-- anything else (micro F1 over pooled counts): no test, reported as n/a with the reason, rather than a test that
-  does not fit.
+- anything else (micro F1 over pooled counts): no test here, n/a with the reason; a gated one then gets the paired
+  permutation (swap) test of :mod:`.swap_test`, which recomputes the figure itself on swapped runs.
 
 A test needs the same cases behind the figure in both runs (the case ids, and for a count which cases the figure
 covers); otherwise it is n/a too.
@@ -49,8 +49,9 @@ PAIRED_TESTS_NOTE = (f"p (two-sided), p that it got worse adjusted for the gated
                      f"of both runs: {MCNEMAR} test with Newcombe's paired interval for counts of cases; {SIGN_FLIP} "
                      f"test (exact up to {EXACT_SUPPORT_LIMIT.bit_length() - 1} cases, else {MONTE_CARLO_RESAMPLES} "
                      f"random sign vectors, seed {SIGN_FLIP_SEED}) with a t interval for means over cases and, "
-                     "stratified with the official weights, for the aggregates the suite declares; 'p n/a' for a "
-                     "formula over several counts")
+                     "stratified with the official weights, for the aggregates the suite declares; the paired "
+                     "permutation (swap) test for any other gated figure (a formula over several counts); 'p n/a' "
+                     "where none applies")
 
 
 def family_note(comparison: Any) -> str:
