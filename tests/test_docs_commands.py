@@ -387,7 +387,7 @@ def test_the_extraction_finds_the_documented_commands(extracted):
     assert len(workflows) >= 1, "the GitHub Actions workflow of README.md was not found"
     texts = {" ".join(c.words) for c in commands}
     assert any(t.startswith("pytest suites -k bfcl -n 2") for t in texts)  # the workflow's pytest step
-    assert ".venv/bin/python -m pytest tests" in texts
+    assert ".venv/bin/python -m pytest tests -n 2" in texts  # the test command of the set-up table
     assert any(c.env.get("TOOLBENCH_DATA") == "../shared/data" and c.pytest_args() == ["suites", "-n", "2"]
                for c in commands)  # the main job, its environment kept
     # the extractor itself: continuations, console output, cd, option fragments
