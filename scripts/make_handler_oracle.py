@@ -1,4 +1,4 @@
-"""Freeze every BFCL local handler's prompt text and reply decoding into tests/data/bfcl_handler_oracle.json (the
+"""Freeze every BFCL local handler's prompt text and reply decoding into tests/data/bfcl_handler_oracle.json.gz (the
 oracle of tests/test_bfcl_handlers.py).
 
 Run with the official bfcl-eval installed in a separate environment outside the repository (never a dependency):
@@ -23,6 +23,7 @@ replaced by ``<ID>`` in its prompts.
 """
 
 import copy
+import gzip
 import json
 import re
 import sys
@@ -38,7 +39,7 @@ from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils import is_empty_exe
 from bfcl_eval.utils import _func_doc_language_specific_pre_processing  # noqa: E402
 from make_prompt_oracle import SCENARIOS as BASE_SCENARIOS  # noqa: E402
 
-OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "bfcl_handler_oracle.json"
+OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "bfcl_handler_oracle.json.gz"
 
 #: (registry row, call format of its replies); one row per handler class and per model-name branch of a handler.
 ROWS = [
@@ -309,7 +310,9 @@ def main():
         document["rows"][row] = entry
         print(row, config.model_handler.__name__, sum(len(s.get("prompts", [])) for s in entry["scenarios"]),
               "prompts", file=sys.stderr)
-    OUT.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    # gzip (mtime 0: the same bytes for the same oracle): 1.3 MB of JSON is 64 KB compressed
+    OUT.write_bytes(gzip.compress((json.dumps(document, indent=1, ensure_ascii=False) + "\n").encode("utf-8"),
+                                  mtime=0))
     print(f"wrote {OUT}")
 
 

@@ -1,11 +1,12 @@
 """A run with a BFCL leaderboard row (``--toolbench-bfcl-model``), FC or prompting, prompts and decodes as that row's
 official handler: end to end through the suite's request building, the vLLM backend's prompt preparation
 (``VllmBackend.render``, no tokenizer needed), the multi-turn step loop and the BFCL scorer, against the handler
-oracle (``tests/data/bfcl_handler_oracle.json``, frozen from bfcl-eval 2026.3.23 by ``scripts/make_handler_oracle.py``).
+oracle (``tests/data/bfcl_handler_oracle.json.gz``, frozen from bfcl-eval 2026.3.23 by ``scripts/make_handler_oracle.py``).
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from pathlib import Path
@@ -18,7 +19,7 @@ from pytest_toolbench.contract.suite import Case, Generation, Task
 from shipped import scorer
 
 REPO = Path(__file__).resolve().parents[1]
-ORACLE = json.loads((REPO / "tests/data/bfcl_handler_oracle.json").read_text(encoding="utf-8"))["rows"]
+ORACLE = json.loads(gzip.decompress((REPO / "tests/data/bfcl_handler_oracle.json.gz").read_bytes()))["rows"]
 bfcl = scorer("bfcl")
 checker = scorer("bfcl", "checker")
 conversation = scorer("bfcl", "multi_turn.conversation")

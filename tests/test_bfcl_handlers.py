@@ -1,7 +1,7 @@
 """Every local BFCL handler re-implemented (``pytest_toolbench/scorer_lib/bfcl_handlers/handlers.py``) against the
 official one.
 
-Oracle: ``tests/data/bfcl_handler_oracle.json``, frozen by ``scripts/make_handler_oracle.py`` from bfcl-eval
+Oracle: ``tests/data/bfcl_handler_oracle.json.gz``, frozen by ``scripts/make_handler_oracle.py`` from bfcl-eval
 2026.3.23 run in a separate environment: per handler (one registry row per class and model-name branch), the
 ``_format_prompt`` text of every request of the scenarios of ``scripts/make_prompt_oracle.py`` (every first-request
 shape and every multi-turn step shape) with replies in the handler's own call format, which of them executed, and
@@ -14,6 +14,7 @@ decoded value equal, every upstream failure a failure here.
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from pathlib import Path
@@ -25,7 +26,7 @@ from pytest_toolbench.scorer_lib.bfcl_handlers import registry
 from shipped import scorer
 
 REPO = Path(__file__).resolve().parents[1]
-ORACLE = json.loads((REPO / "tests/data/bfcl_handler_oracle.json").read_text(encoding="utf-8"))
+ORACLE = json.loads(gzip.decompress((REPO / "tests/data/bfcl_handler_oracle.json.gz").read_bytes()))
 prompt = scorer("bfcl", "prompt")
 decoding = scorer("bfcl", "decoding")
 executor = scorer("bfcl", "multi_turn.executor")

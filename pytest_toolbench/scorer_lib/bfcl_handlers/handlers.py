@@ -32,7 +32,7 @@ Reference: bfcl-eval 2026.3.23 = gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c
 each spec). Standard library only.
 
 DEFECTS of the official handlers, reproduced (the board was made with them; each is visible in the oracle fixture
-``tests/data/bfcl_handler_oracle.json``):
+``tests/data/bfcl_handler_oracle.json.gz``):
 
 - HammerHandler: ``convert_to_format_tool`` edits the function docs it is given, which are the entry's own; every
   request appends ``default is '<default>'`` to each defaulted parameter's description once more (request k of a
