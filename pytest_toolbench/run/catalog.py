@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import importlib.util
+import inspect
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from .. import data
 from . import sampling, suite_cache
 from ..contract.definition import OptionError, SuiteDefinition, find_definitions, load_definition, with_options
 from ..contract.errors import DataError, ToolbenchError
-from ..contract.suite import Case
+from ..contract.suite import Case, SuiteContext
 
 REQUIRED_FUNCTIONS = ("load_cases", "build_request", "gold_output", "score", "aggregate")
 
@@ -72,7 +73,49 @@ class Registry:
         missing = [name for name in REQUIRED_FUNCTIONS if not callable(getattr(found, name, None))]
         if missing:
             raise DataError(definition_path, f"scorer {reference!r} lacks {', '.join(missing)}", field="scorer")
+        if loader_form(found.load_cases) is None:
+            raise DataError(definition_path, f"scorer {reference!r}: load_cases{_shown_signature(found.load_cases)} "
+                                             f"must take the suite's context, load_cases(context) (a SuiteContext: "
+                                             f"context.data_dir, context.options, context.uses(library)), or the "
+                                             f"older two arguments load_cases(data_dir, definition)", field="scorer")
         return found
+
+
+#: The two forms of ``load_cases`` the catalog calls (``loader_form``).
+LOADS_CONTEXT, LOADS_FOLDER_AND_DEFINITION = "context", "data_dir, definition"
+
+
+def loader_form(load_cases: Callable[..., Any]) -> str | None:
+    """How the catalog calls a scorer's ``load_cases``: with the suite's context (``load_cases(context)``, the
+    contract's form), with the data folder and the suite.yaml mapping (``load_cases(data_dir, definition)``, the form
+    before the context, still called that way), or None when it takes neither."""
+    try:
+        signature = inspect.signature(load_cases)
+    except (TypeError, ValueError):  # a builtin or a callable without one: taken at its word, as the contract says
+        return LOADS_CONTEXT
+    for form, arguments in ((LOADS_CONTEXT, ("context",)), (LOADS_FOLDER_AND_DEFINITION, ("data_dir", {}))):
+        try:
+            signature.bind(*arguments)
+        except TypeError:
+            continue
+        return form
+    return None
+
+
+def _shown_signature(function: Callable[..., Any]) -> str:
+    try:
+        return str(inspect.signature(function))
+    except (TypeError, ValueError):
+        return "(...)"
+
+
+def load_suite_cases(benchmark: Any, context: SuiteContext) -> list[Case]:
+    """The suite's cases from its scorer, in either form of ``load_cases``, bound to ``context``."""
+    if loader_form(benchmark.load_cases) == LOADS_FOLDER_AND_DEFINITION:
+        cases = benchmark.load_cases(context.data_dir, dict(context.definition))
+    else:
+        cases = benchmark.load_cases(context)
+    return context.bind(cases)
 
 
 def _local_scorer(reference: str, definition_path: Path) -> Path | None:
@@ -137,6 +180,11 @@ class LoadedSuite:
     @property
     def name(self) -> str:
         return self.definition.name
+
+    @property
+    def context(self) -> SuiteContext:
+        """The context every case of the suite is bound to (``case.context``)."""
+        return suite_context(self.definition, self.source)
 
     @property
     def interactive(self) -> bool:
@@ -291,17 +339,20 @@ class Catalog:
                                                unlisted=hit["unlisted_files"])
                 return restored, hit["cases"]
         benchmark = self.registry.benchmark(definition.scorer, plan.definition_path)
+        context = suite_context(definition, source)
         with data.recording_reads(enabled=source.kind == "folder") as read:  # to name unlisted files
             run_info = getattr(benchmark, "run_info", None)
             if callable(run_info):
-                source = dataclasses.replace(source, info=tuple(sorted(run_info(source.path).items())))
-            cases = stamped(benchmark.load_cases(source.path, dict(definition.raw)), definition.name)
+                source = dataclasses.replace(source, info=tuple(sorted(_run_info(run_info, context).items())))
+            cases = load_suite_cases(benchmark, context)
         source = data.seal(source, definition, plan.digests, read, self.hashes)
         if plan.key is not None:
             unlisted = {rel: self.hashes.sha256(source.path / rel) or "" for rel in source.unlisted}
             index = [(case.case_id, case.category, tuple(case.keywords)) for case in cases]
+            # stored unbound: the context is this run's, bound again to the cases of every load (see _load)
+            unbound = [dataclasses.replace(case, context=None) for case in cases]
             self.suites.put(definition.name, plan.key, {"info": source.info, "data_sha256": source.data_sha256,
-                                                        "unlisted_files": source.unlisted, "cases": cases},
+                                                        "unlisted_files": source.unlisted, "cases": unbound},
                             unlisted, index=index)
         return source, cases
 
@@ -422,6 +473,7 @@ class Catalog:
         finally:
             self.hashes.save()
         definition = plan.definition
+        cases = suite_context(definition, source).bind(cases)
         unknown = sorted({c.category for c in cases} - set(definition.categories))
         if unknown:
             raise DataError(definition_path, f"cases of undeclared categories {unknown}", field="categories")
@@ -445,10 +497,33 @@ class Catalog:
             raise ToolbenchError(str(error)) from None
 
 
-def stamped(cases: Iterable[Case], suite: str) -> list[Case]:
-    """The cases a scorer's ``load_cases`` returned, each with ``Case.suite`` set to the suite.yaml ``name``: the one
-    place a suite's identity comes from (a loader need not know it, and cannot disagree with it)."""
-    return [case if case.suite == suite else dataclasses.replace(case, suite=suite) for case in cases]
+def suite_context(definition: SuiteDefinition, source: data.DataSource) -> SuiteContext:
+    """The context of a suite in this run: its definition (options resolved) and where its data were found."""
+    return SuiteContext(source.path, definition.raw, source.kind)
+
+
+def _run_info(run_info: Callable[..., Any], context: SuiteContext) -> Mapping[str, Any]:
+    """A scorer's optional ``run_info(context)`` (or the older ``run_info(data_dir)``): notes for the run header."""
+    parameters = _parameter_names(run_info)
+    return run_info(context) if parameters[:1] == ["context"] else run_info(context.data_dir)
+
+
+def _parameter_names(function: Callable[..., Any]) -> list[str]:
+    try:
+        return list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        return ["context"]
+
+
+def context_for(suite_folder: Path | str, data_dir: Path | str | None = None,
+                options: Mapping[str, Any] | None = None) -> SuiteContext:
+    """A shipped suite's context as a run would bind it, for tests: its suite.yaml (with ``options`` overrides,
+    checked), and ``data_dir`` (default: its samples, as a run without a data folder)."""
+    definition = load_definition(Path(suite_folder) / "suite.yaml")
+    if options:
+        definition = with_options(definition, options)
+    folder, kind = (Path(data_dir), "folder") if data_dir is not None else (definition.samples_dir, "samples")
+    return SuiteContext(folder, definition.raw, kind)
 
 
 @dataclass

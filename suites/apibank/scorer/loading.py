@@ -24,8 +24,7 @@ from typing import Any, Mapping
 
 from pytest_toolbench.contract.data_files import load_jsonl
 from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.scorer_lib import tl_failures
-from pytest_toolbench.contract.suite import Case
+from pytest_toolbench.contract.suite import Case, SuiteContext
 
 SAMPLES_FOLDER = "lv1-lv2-samples"
 #: level folder -> category (categories must be identifiers).
@@ -97,8 +96,8 @@ def _keyword(name: str) -> str:
     return re.sub(r"\W", "_", name)
 
 
-def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
-    data_dir = Path(data_dir)
+def load_cases(context: SuiteContext) -> list[Case]:
+    data_dir, definition = Path(context.data_dir), context.definition
     options = options_of(definition)
     cases: list[Case] = []
     for folder in options["levels"]:
@@ -132,4 +131,4 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
                 }
                 cases.append(Case(case_id=f"{path.name}#{sample_id}", category=LEVELS[folder],
                                   payload=payload, keywords=(kind,)))
-    return tl_failures.mark_cases(cases, definition)
+    return context.bind(cases)

@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 from pytest_toolbench.contract.data_files import load_json
 from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.contract.suite import Case
+from pytest_toolbench.contract.suite import Case, SuiteContext
 
 from .prompt import render_tools
 
@@ -130,8 +130,8 @@ def simulator_settings(data_dir: Path, options: Mapping[str, Any]) -> dict[str, 
     return settings
 
 
-def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
-    data_dir = Path(data_dir)
+def load_cases(context: SuiteContext) -> list[Case]:
+    data_dir, definition = Path(context.data_dir), context.definition
     options = _options(definition)
     tools = tool_dict(data_dir)
     simulator = simulator_settings(data_dir, options) if "ds" in options["attacks"] else None
@@ -159,12 +159,12 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
                 cases.append(Case(case_id=case_id(attack, setting, item["User Tool"], attacker_tools[0]),
                                   category=f"{attack}_{setting}", payload=payload,
                                   keywords=(keyword(item["Attack Type"]),)))
-    return cases
+    return context.bind(cases)
 
 
-def run_info(data_dir: Path) -> dict[str, str]:
+def run_info(context: SuiteContext) -> dict[str, str]:
     """Shown beside the data source: whether upstream's step-2 cache sits at its usual place in the data folder."""
-    path = Path(data_dir) / "attacker_simulated_responses.json"
+    path = context.data_dir / "attacker_simulated_responses.json"
     if not path.is_file():
         return {"step-2 cache": f"no {path.name} in the data folder: data-stealing step 2 has no simulated "
                                 "attacker-tool responses unless options.attacker_cache names a file; S2, DS, Total "

@@ -24,8 +24,7 @@ from typing import Any, Mapping
 
 from pytest_toolbench.contract.data_files import load_json, validate
 from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.scorer_lib import tl_failures
-from pytest_toolbench.contract.suite import Case
+from pytest_toolbench.contract.suite import Case, SuiteContext
 
 UPSTREAM_REPO = "fairyshine/Seal-Tools"
 UPSTREAM_COMMIT = "ce753ecd60ed08dd376984035de531ab8421f1c6"
@@ -176,8 +175,8 @@ def _case(path: Path, split: str, index: int, record: Mapping[str, Any], protoco
     return Case(case_id=case_id, category=f"{split}_{difficulty}", payload=payload, keywords=keywords)
 
 
-def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
-    data_dir = Path(data_dir)
+def load_cases(context: SuiteContext) -> list[Case]:
+    data_dir, definition = Path(context.data_dir), context.definition
     protocol, splits = options_of(definition)
     cases: list[Case] = []
     seen: set[str] = set()
@@ -195,4 +194,4 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
             cases.append(case)
     if not found:
         raise DataError(data_dir, f"no SealTools evaluation file ({FOLDER}/<split>.json) for splits {splits}")
-    return tl_failures.mark_cases(cases, definition or {})
+    return context.bind(cases)

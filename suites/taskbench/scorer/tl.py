@@ -12,8 +12,9 @@ calls are all right and the case failed on its links, no category applies and no
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
 
+from pytest_toolbench.contract.suite import Case
 from pytest_toolbench.scorer_lib import tl_failures
 
 from .toleap import NODE_NAME_KEYS
@@ -38,10 +39,11 @@ def _calls(nodes: Any, name_keys: tuple[str, ...]) -> list[dict[str, Any]] | Non
     return calls
 
 
-def classify(payload: Mapping[str, Any], result: Any, unparseable: bool) -> tuple[str, float] | None:
-    """``(category, reward)`` of a failed case, or None when no TL category applies."""
-    if not payload.get(tl_failures.LIBRARY):  # the suite's opt-in, as tl_failures.mark_cases records it
+def classify(case: Case, result: Any, unparseable: bool) -> tuple[str, float] | None:
+    """``(category, reward)`` of a failed case, or None when no TL category applies (its suite did not opt in)."""
+    if not tl_failures.enabled(case):
         return None
+    payload = case.payload
     if payload["tools"]["dependency_type"] != "temporal":
         return None
     gold = _calls(payload["label"]["task_nodes"], ("task",))

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 from pytest_toolbench.contract.data_files import load_json, validate
 from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.contract.suite import Case
+from pytest_toolbench.contract.suite import Case, SuiteContext
 
 DATA_FOLDER = "data"
 
@@ -181,8 +181,8 @@ def read_file(path: Path, evaluator: str) -> dict[str, dict[str, Any]]:
     return document
 
 
-def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
-    data_dir = Path(data_dir)
+def load_cases(context: SuiteContext) -> list[Case]:
+    data_dir, definition = Path(context.data_dir), context.definition
     options = options_of(definition)
     cases: list[Case] = []
     keys: dict[str, str] = {}
@@ -217,4 +217,4 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
             keywords = (*DIMENSIONS[evaluator], "json" if fmt == "json" else "str", *extra)
             cases.append(Case(case_id=f"{key}/{entry_id}", category=category, payload=payload,
                               keywords=keywords))
-    return cases
+    return context.bind(cases)

@@ -10,10 +10,9 @@ from typing import Any, Mapping
 
 from pytest_toolbench.contract.data_files import load_json, load_jsonl
 from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.scorer_lib.rotbench import gold_alternatives, read_cases
 from pytest_toolbench.scorer_lib.tl_failures import tool_signatures
-from pytest_toolbench.contract.suite import Case
+from pytest_toolbench.contract.suite import Case, SuiteContext
 from .decoding import parse_python_calls
 
 BFCL_CATEGORIES = ("simple", "multiple", "parallel", "parallel_multiple")
@@ -53,8 +52,8 @@ def reused_folders(definition: Mapping[str, Any]) -> dict[str, str]:
     return {entry["suite"]: entry["folder"] for entry in (definition.get("data") or {}).get("reuses") or ()}
 
 
-def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
-    data_dir = Path(data_dir)
+def load_cases(context: SuiteContext) -> list[Case]:
+    data_dir, definition = Path(context.data_dir), context.definition
     reused = reused_folders(definition)
     cases: list[Case] = []
     # RoTBench's data is read and judged with RoTBench's format library (pytest_toolbench.scorer_lib.rotbench),
@@ -76,7 +75,7 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
         expected = [f"{reused['rotbench']}/First_Turn/clean.json"] if "rotbench" in reused else []
         expected += [f"{reused['bfcl']}/unused_datasets/question/BFCL_v4_exec_*.json"] if "bfcl" in reused else []
         raise DataError(data_dir, f"none of {', '.join(expected + ['toolalpaca/eval_real.json'])} found")
-    return tl_failures.mark_cases(cases, definition)
+    return context.bind(cases)
 
 
 def _rotbench_cases(folder: Path) -> list[Case]:
