@@ -127,7 +127,8 @@ def test_acebench_agent_message_budget_reaches_the_conversation():
     samples = REPO / "suites" / "acebench" / "samples"
     definition = {"options": {"agent_max_messages": 3}}
     agent = [case for case in acebench.load_cases(SuiteContext(samples, definition)) if case.category.startswith("agent_")]
-    assert agent and all(case.payload["max_messages"] == 3 for case in agent)
+    loop = scorer("acebench", "loop")
+    assert agent and all(loop.max_messages(case) == 3 and "max_messages" not in case.payload for case in agent)
     # at most three agent-side messages, then the conversation stops on the limit
     case = next(case for case in agent if case.category == "agent_multi_step")
     conversation = acebench.conversation(case)

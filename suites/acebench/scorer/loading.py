@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import dataclasses
 import re
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -12,7 +11,6 @@ from pytest_toolbench.contract.data_files import load_jsonl
 from pytest_toolbench.contract.errors import DataError
 from pytest_toolbench.contract.suite import Case, SuiteContext
 
-from .loop import MAX_MESSAGES
 
 LANGUAGES = ("en", "zh")
 
@@ -200,10 +198,6 @@ def load_cases(context: SuiteContext) -> list[Case]:
             if not (folder / f"data_{category}.json").is_file():
                 continue
             cases.extend(_load_category(folder, language, category))
-    # upstream's --max-dialog-turns (40 in its run scripts): the message budget of an agent conversation
-    max_messages = int(options.get("agent_max_messages", MAX_MESSAGES))
-    cases = [dataclasses.replace(case, payload={**case.payload, "max_messages": max_messages})
-             if case.category.startswith("agent_") else case for case in cases]
     return context.bind(cases)
 
 

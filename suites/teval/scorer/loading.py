@@ -119,6 +119,12 @@ def options_of(definition: Mapping[str, Any] | None) -> dict[str, Any]:
     return options
 
 
+def settings(case: Case) -> dict[str, Any]:
+    """The suite options a case is scored with: its suite's (``case.context``), with their defaults; the defaults
+    alone for a case bound to no context."""
+    return options_of(case.context.definition if case.context is not None else None)
+
+
 def file_kind(name: str) -> tuple[str, str, str, tuple[str, ...]]:
     """(case-id key, evaluator, evaluator prompt type, extra keywords) of a data file name like ``plan_str_v2.json``.
 
@@ -210,9 +216,6 @@ def load_cases(context: SuiteContext) -> list[Case]:
                 "ground_truth": entry["ground_truth"],
                 "template": entry.get("template"),
                 "api_list": meta.get("API_list"),
-                "postprocess": options["postprocess"],
-                "function_role": options["function_role"],
-                "embedding_model": options["embedding_model"],
             }
             keywords = (*DIMENSIONS[evaluator], "json" if fmt == "json" else "str", *extra)
             cases.append(Case(case_id=f"{key}/{entry_id}", category=category, payload=payload,
