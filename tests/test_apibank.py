@@ -70,7 +70,7 @@ def _api_case(api_name: str, params: dict, gold_request=None, output="success", 
                          "output": output, "exception": exception}}
     payload = {"level": level, "file": "Hand-level-1-1.jsonl", "sample_id": 0, "kind": "api_call",
                "history": [{"role": "User", "text": "please"}], "target": target, "apis": [api_name],
-               "level_files": 1, "prompt": "toleap", "description_order": "sorted", "dialog_pass_threshold": 0.2}
+               "level_files": 1}
     return Case(suite="apibank", case_id="Hand-level-1-1.jsonl#0", category="level_1", payload=payload,
                 keywords=("api_call",), context=SuiteContext(Path("."), {"libraries": ["tl_failures"]}))
 
@@ -78,10 +78,9 @@ def _api_case(api_name: str, params: dict, gold_request=None, output="success", 
 def _dialog_case(reference: str, threshold: float = 0.2) -> Case:
     payload = {"level": "level-1-given-desc", "file": "Hand-level-1-1.jsonl", "sample_id": 1, "kind": "dialog",
                "history": [{"role": "User", "text": "hi"}], "target": {"role": "AI", "text": reference},
-               "apis": [], "level_files": 1, "prompt": "toleap", "description_order": "sorted",
-               "dialog_pass_threshold": threshold}
+               "apis": [], "level_files": 1}
     return Case(suite="apibank", case_id="Hand-level-1-1.jsonl#1", category="level_1", payload=payload,
-                keywords=("dialog",))
+                keywords=("dialog",), context=SuiteContext(Path("."), {"options": {"dialog_pass_threshold": threshold}}))
 
 
 def _judge(case: Case, text: str):

@@ -65,8 +65,9 @@ def make_case(gold, protocol: str = TOLEAP, split: str = "dev", tl: bool = True)
     difficulty = "easy" if len(gold) == 1 else "difficult"
     payload = {"split": split, "difficulty": difficulty, "position": 0, "prompt": "p", "gold_text": repr(gold),
                "gold": gold, "signatures": {k: list(v) for k, v in TOOLS.items()},
-               "nested": loading.is_nested(gold), "protocol": protocol}
-    context = SuiteContext(SAMPLES, {"name": "sealtools", "libraries": ["tl_failures"] if tl else []})
+               "nested": loading.is_nested(gold)}
+    context = SuiteContext(SAMPLES, {"name": "sealtools", "libraries": ["tl_failures"] if tl else [],
+                                     "options": {"protocol": protocol}})
     return Case(suite="sealtools", case_id=f"{split}-{difficulty}-0", category=f"{split}_{difficulty}",
                 payload=payload, context=context)
 
@@ -363,7 +364,7 @@ def test_options_protocol_and_splits():
     raw = dict(load_definition(SUITE_DIR / "suite.yaml").raw)
     assert raw["options"] == {"protocol": "toleap", "splits": ["dev", "test_in_domain", "test_out_domain"]}
     upstream = sealtools.load_cases(SuiteContext(SAMPLES, {**raw, "options": {"protocol": "upstream", "splits": ["dev"]}}))
-    assert {c.payload["protocol"] for c in upstream} == {"upstream"}
+    assert {loading.protocol_of(c) for c in upstream} == {"upstream"} and "protocol" not in upstream[0].payload
     assert {c.payload["split"] for c in upstream} == {"dev"}
     from shipped import option_refusal
 
@@ -511,7 +512,11 @@ def test_every_gold_answer_passes_or_is_a_known_defect(full_cases):
 
 
 def make_variant(case: Case, protocol: str) -> Case:
-    return Case(case.case_id, case.category, {**case.payload, "protocol": protocol}, case.keywords, suite=case.suite)
+    """The case scored under ``protocol`` (its suite's option, in its context)."""
+    definition = case.context.definition
+    context = SuiteContext(case.context.data_dir, {**definition, "options": {**definition["options"],
+                                                                             "protocol": protocol}})
+    return context.bind([case])[0]
 
 
 #: calculate_score_ToolLearning on the verbatim gold text of each split, from running the upstream code (Seal-Tools

@@ -64,6 +64,12 @@ def options_of(definition: Mapping[str, Any] | None) -> dict[str, Any]:
     return {**DEFAULT_OPTIONS, **given}
 
 
+def settings(case: Case) -> dict[str, Any]:
+    """The suite options a case is asked and scored with: its suite's (``case.context``), with their defaults; the
+    defaults alone for a case bound to no context."""
+    return options_of(case.context.definition if case.context is not None else None)
+
+
 def read_dialogue(path: Path) -> list[dict[str, Any]]:
     rows = load_jsonl(path, ROW_SCHEMA)
     if rows and rows[-1]["role"] == "API":
@@ -125,9 +131,6 @@ def load_cases(context: SuiteContext) -> list[Case]:
                     "target": target,
                     "apis": apis,
                     "level_files": len(files),
-                    "prompt": options["prompt"],
-                    "description_order": options["description_order"],
-                    "dialog_pass_threshold": float(options["dialog_pass_threshold"]),
                 }
                 cases.append(Case(case_id=f"{path.name}#{sample_id}", category=LEVELS[folder],
                                   payload=payload, keywords=(kind,)))

@@ -30,6 +30,7 @@ from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verd
 
 from . import tl, toleap, upstream
 from .decoding import PARSED_RESULT, toleap_result, upstream_result
+from .prompt import protocol_of
 from .rouge import rouge_n
 
 WRONG_NODES = "wrong_nodes"
@@ -47,7 +48,7 @@ def gold_output(case: Case) -> str:
     "task_links"}``); for the upstream protocol, that result already parsed (no output cleaning applies)."""
     label = case.payload["label"]
     text = json.dumps({key: label[key] for key in ("task_steps", "task_nodes", "task_links")}, ensure_ascii=False)
-    return PARSED_RESULT + text if case.payload["protocol"] == "upstream" else text
+    return PARSED_RESULT + text if protocol_of(case) == "upstream" else text
 
 
 def _json_safe(value: Any, depth: int = 0) -> Any:
@@ -82,7 +83,7 @@ def _compare(predicted: Mapping[str, list[str]], expected: Mapping[str, list[str
 
 def score(case: Case, generation: Generation) -> Verdict:
     text = generation.text if isinstance(generation.text, str) else ""
-    if case.payload["protocol"] == "upstream":
+    if protocol_of(case) == "upstream":
         return _score_upstream(case, text)
     return _score_toleap(case, text)
 

@@ -199,7 +199,7 @@ def load_cases(context: SuiteContext) -> list[Case]:
                                                  "'user_request')", line=number, field="instruction")
             payload = {
                 "domain": domain, "id": item_id, "occurrence": occurrence, "line": number,
-                "type": record["type"], "n_tools": record.get("n_tools"), "protocol": protocol,
+                "type": record["type"], "n_tools": record.get("n_tools"),
                 "request": request, "label": record["label"], "tools": tools,
                 # evaluate.py keys labels and predictions by id: a later line with the same id replaces this one
                 "superseded": occurrence < total[item_id],

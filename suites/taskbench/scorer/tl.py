@@ -17,6 +17,7 @@ from typing import Any
 from pytest_toolbench.contract.suite import Case
 from pytest_toolbench.scorer_lib import tl_failures
 
+from .prompt import protocol_of
 from .toleap import NODE_NAME_KEYS
 
 
@@ -50,7 +51,7 @@ def classify(case: Case, result: Any, unparseable: bool) -> tuple[str, float] | 
     if unparseable or not isinstance(result, dict):
         outcome = tl_failures.TLOutcome(tl_failures.UNPARSEABLE, tl_failures.REWARDS[tl_failures.UNPARSEABLE])
     else:
-        keys = NODE_NAME_KEYS if payload["protocol"] == "toleap" else ("task",)
+        keys = NODE_NAME_KEYS if protocol_of(case) == "toleap" else ("task",)
         predicted = _calls(result.get("task_nodes"), keys)
         outcome = tl_failures.classify_call_lists(predicted, gold or [], payload["tools"]["parameters"],
                                                   acceptable_values=False)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from pathlib import Path
@@ -52,6 +51,14 @@ def reused_folders(definition: Mapping[str, Any]) -> dict[str, str]:
     return {entry["suite"]: entry["folder"] for entry in (definition.get("data") or {}).get("reuses") or ()}
 
 
+def settings(case: Case) -> dict[str, Any]:
+    """The suite options a case is asked and scored with (``system_prompt``, ``empty_input_fails``): its suite's
+    (``case.context``), with their defaults; the defaults alone for a case bound to no context."""
+    options = case.context.options if case.context is not None else {}
+    return {"system_prompt": options.get("system_prompt", "tl_codellama"),
+            "empty_input_fails": bool(options.get("empty_input_fails", True))}
+
+
 def load_cases(context: SuiteContext) -> list[Case]:
     data_dir, definition = Path(context.data_dir), context.definition
     reused = reused_folders(definition)
@@ -67,10 +74,6 @@ def load_cases(context: SuiteContext) -> list[Case]:
                 cases += _bfcl_cases(data_dir / reused["bfcl"] / "unused_datasets", category)
     if (data_dir / "toolalpaca" / "eval_real.json").is_file():
         cases += _toolalpaca_cases(data_dir / "toolalpaca" / "eval_real.json")
-    options = definition.get("options") or {}
-    settings = {"system_prompt": options.get("system_prompt", "tl_codellama"),
-                "empty_input_fails": bool(options.get("empty_input_fails", True))}
-    cases = [dataclasses.replace(c, payload={**c.payload, **settings}) for c in cases]
     if not cases:
         expected = [f"{reused['rotbench']}/First_Turn/clean.json"] if "rotbench" in reused else []
         expected += [f"{reused['bfcl']}/unused_datasets/question/BFCL_v4_exec_*.json"] if "bfcl" in reused else []

@@ -91,6 +91,12 @@ def _options(definition: Mapping[str, Any]) -> dict[str, Any]:
             "max_graph_combinations": options.get("max_graph_combinations", DEFAULT_MAX_COMBINATIONS)}
 
 
+def settings(case: Case) -> dict[str, Any]:
+    """The suite options a case runs with: its suite's (``case.context``), with their defaults; the defaults alone
+    for a case bound to no context."""
+    return _options(case.context.definition if case.context is not None else {})
+
+
 def load_cases(context: SuiteContext) -> list[Case]:
     data_dir, definition = Path(context.data_dir), context.definition
     options = _options(definition)
@@ -142,7 +148,6 @@ def dialogue_cases(record: Mapping[str, Any], options: Mapping[str, Any], path: 
         payload = {
             "dialogue": dialogue,
             "task_idx": task_idx,
-            "language": options["language"],
             "tools": tools,
             "task": task,
             "nodes": nodes,
@@ -151,7 +156,6 @@ def dialogue_cases(record: Mapping[str, Any], options: Mapping[str, Any], path: 
             "graph_error": graph_error,
             "min_length": min_length,
             "gold_path": path_steps,
-            "max_graph_combinations": budget,
             "task_type": task_type,
             "turn_subtype": turn_subtype,
             "ap_total": ap_total,
