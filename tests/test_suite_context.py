@@ -104,7 +104,8 @@ def test_a_shipped_loader_takes_the_context():
 def test_no_shipped_payload_carries_a_run_setting(tmp_path, name):
     suite = _catalog(tmp_path).load(REPO / "suites" / name / "suite.yaml")
     folder = str(suite.source.path)
-    settings = {"data_dir", "tl_failures"}
+    # the data folder, the libraries opted into and every suite option live in the context, never in a payload
+    settings = {"data_dir", "tl_failures", *suite.definition.option_specs, "max_messages"}
 
     def strings(value):
         if isinstance(value, str):
