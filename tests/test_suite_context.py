@@ -18,7 +18,8 @@ from pytest_toolbench.contract.errors import DataError
 from pytest_toolbench.contract.suite import Case, SuiteContext
 from pytest_toolbench.run import suite_cache
 from pytest_toolbench.run.cache_layout import CacheLayout
-from pytest_toolbench.run.catalog import Catalog, Registry, import_scorer, loader_form
+from pytest_toolbench.run.catalog import Catalog, Registry, import_scorer
+from pytest_toolbench.run.suite_binding import loader_form
 
 SHIPPED = sorted(path.parent.name for path in (REPO / "suites").glob("*/suite.yaml"))
 
@@ -77,6 +78,8 @@ def test_a_loader_written_before_the_context_is_still_called_with_folder_and_def
     definition_path.write_text(definition_path.read_text().replace("scorer: scorer ", "scorer: old_echo "))
     suite = _catalog(tmp_path, registry).load(definition_path)
     assert loader_form(load_cases) == "data_dir, definition"
+    assert loader_form(lambda data_dir, definition=None: []) == "data_dir, definition"
+    assert loader_form(lambda ctx: []) == loader_form(lambda context, extra=None: []) == "context"
     assert seen["data_dir"] == suite.source.path and seen["definition"]["name"] == "echo"
     assert isinstance(seen["definition"], dict)
     assert suite.cases[0].context == suite.context and suite.cases[0].suite == "echo"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import importlib.util
-import inspect
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from . import sampling, suite_cache
 from ..contract.definition import OptionError, SuiteDefinition, find_definitions, load_definition, with_options
 from ..contract.errors import DataError, ToolbenchError
 from ..contract.suite import Case, SuiteContext
+from .suite_binding import load_suite_cases, loader_form, run_info_of, shown_signature, suite_context
 
 REQUIRED_FUNCTIONS = ("load_cases", "build_request", "gold_output", "score", "aggregate")
 
@@ -74,48 +74,11 @@ class Registry:
         if missing:
             raise DataError(definition_path, f"scorer {reference!r} lacks {', '.join(missing)}", field="scorer")
         if loader_form(found.load_cases) is None:
-            raise DataError(definition_path, f"scorer {reference!r}: load_cases{_shown_signature(found.load_cases)} "
+            raise DataError(definition_path, f"scorer {reference!r}: load_cases{shown_signature(found.load_cases)} "
                                              f"must take the suite's context, load_cases(context) (a SuiteContext: "
                                              f"context.data_dir, context.options, context.uses(library)), or the "
                                              f"older two arguments load_cases(data_dir, definition)", field="scorer")
         return found
-
-
-#: The two forms of ``load_cases`` the catalog calls (``loader_form``).
-LOADS_CONTEXT, LOADS_FOLDER_AND_DEFINITION = "context", "data_dir, definition"
-
-
-def loader_form(load_cases: Callable[..., Any]) -> str | None:
-    """How the catalog calls a scorer's ``load_cases``: with the suite's context (``load_cases(context)``, the
-    contract's form), with the data folder and the suite.yaml mapping (``load_cases(data_dir, definition)``, the form
-    before the context, still called that way), or None when it takes neither."""
-    try:
-        signature = inspect.signature(load_cases)
-    except (TypeError, ValueError):  # a builtin or a callable without one: taken at its word, as the contract says
-        return LOADS_CONTEXT
-    for form, arguments in ((LOADS_CONTEXT, ("context",)), (LOADS_FOLDER_AND_DEFINITION, ("data_dir", {}))):
-        try:
-            signature.bind(*arguments)
-        except TypeError:
-            continue
-        return form
-    return None
-
-
-def _shown_signature(function: Callable[..., Any]) -> str:
-    try:
-        return str(inspect.signature(function))
-    except (TypeError, ValueError):
-        return "(...)"
-
-
-def load_suite_cases(benchmark: Any, context: SuiteContext) -> list[Case]:
-    """The suite's cases from its scorer, in either form of ``load_cases``, bound to ``context``."""
-    if loader_form(benchmark.load_cases) == LOADS_FOLDER_AND_DEFINITION:
-        cases = benchmark.load_cases(context.data_dir, dict(context.definition))
-    else:
-        cases = benchmark.load_cases(context)
-    return context.bind(cases)
 
 
 def _local_scorer(reference: str, definition_path: Path) -> Path | None:
@@ -343,7 +306,7 @@ class Catalog:
         with data.recording_reads(enabled=source.kind == "folder") as read:  # to name unlisted files
             run_info = getattr(benchmark, "run_info", None)
             if callable(run_info):
-                source = dataclasses.replace(source, info=tuple(sorted(_run_info(run_info, context).items())))
+                source = dataclasses.replace(source, info=tuple(sorted(run_info_of(run_info, context).items())))
             cases = load_suite_cases(benchmark, context)
         source = data.seal(source, definition, plan.digests, read, self.hashes)
         if plan.key is not None:
@@ -495,35 +458,6 @@ class Catalog:
             return sampling.draw(items, self.sample, suite, stratum_of, case_id_of, unit_of)
         except ValueError as error:  # a sampling_unit that joins categories: the suite's own defect
             raise ToolbenchError(str(error)) from None
-
-
-def suite_context(definition: SuiteDefinition, source: data.DataSource) -> SuiteContext:
-    """The context of a suite in this run: its definition (options resolved) and where its data were found."""
-    return SuiteContext(source.path, definition.raw, source.kind)
-
-
-def _run_info(run_info: Callable[..., Any], context: SuiteContext) -> Mapping[str, Any]:
-    """A scorer's optional ``run_info(context)`` (or the older ``run_info(data_dir)``): notes for the run header."""
-    parameters = _parameter_names(run_info)
-    return run_info(context) if parameters[:1] == ["context"] else run_info(context.data_dir)
-
-
-def _parameter_names(function: Callable[..., Any]) -> list[str]:
-    try:
-        return list(inspect.signature(function).parameters)
-    except (TypeError, ValueError):
-        return ["context"]
-
-
-def context_for(suite_folder: Path | str, data_dir: Path | str | None = None,
-                options: Mapping[str, Any] | None = None) -> SuiteContext:
-    """A shipped suite's context as a run would bind it, for tests: its suite.yaml (with ``options`` overrides,
-    checked), and ``data_dir`` (default: its samples, as a run without a data folder)."""
-    definition = load_definition(Path(suite_folder) / "suite.yaml")
-    if options:
-        definition = with_options(definition, options)
-    folder, kind = (Path(data_dir), "folder") if data_dir is not None else (definition.samples_dir, "samples")
-    return SuiteContext(folder, definition.raw, kind)
 
 
 @dataclass
