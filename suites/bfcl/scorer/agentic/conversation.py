@@ -38,7 +38,8 @@ from typing import Any, Iterator
 from pytest_toolbench.contract.data_files import load_jsonl
 from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Request, Verdict
 from ..categories import MEMORY, WEB_SEARCH
-from ..multi_turn.conversation import Dialogue, data_dirs, load_class_docs, transcript, transcript_handler, transcript_of
+from ..multi_turn.conversation import (Dialogue, data_dirs, load_class_docs, transcript, transcript_handler,
+                                       transcript_of)
 from ..prompt import hinted_functions, native_tools, system_prompt
 from .memory import (
     memory_instance, memory_instruction, memory_snapshot, vector_backend_problem, with_memory_instruction,
