@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolbench.run.generation import run_case
-from pytest_toolbench.contract.suite import Case, Generation
+from pytest_toolbench.contract.suite import Case, Generation, SuiteContext
 
 from shipped import scorer
 
@@ -263,7 +263,7 @@ def gold_run(case: Case) -> Generation:
 
 
 def agent_cases(data_dir: Path) -> list[Case]:
-    return [c for c in acebench.load_cases(data_dir, {}) if c.category in ("agent_multi_step", "agent_multi_turn")]
+    return [c for c in acebench.load_cases(SuiteContext(data_dir, {})) if c.category in ("agent_multi_step", "agent_multi_turn")]
 
 
 def test_gold_trajectory_passes_every_agent_case_through_the_loop(shared_data):
@@ -288,5 +288,5 @@ def test_gold_trajectory_on_the_samples():
 
 
 def test_non_agent_cases_are_single_requests():
-    cases = [c for c in acebench.load_cases(SAMPLES, {}) if not c.category.startswith("agent")]
+    cases = [c for c in acebench.load_cases(SuiteContext(SAMPLES, {})) if not c.category.startswith("agent")]
     assert cases and not any(acebench.is_interactive(c) for c in cases)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, CaseResult, Generation
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, CaseResult, Generation, SuiteContext
 
 from shipped import scorer
 
@@ -262,7 +262,7 @@ def test_samples_load_and_pass_under_gold():
     from pathlib import Path
 
     samples = Path(__file__).resolve().parents[1] / "suites" / "acebench" / "samples"
-    cases = acebench.load_cases(samples, {})
+    cases = acebench.load_cases(SuiteContext(samples, {}))
     assert len(cases) >= 17
     assert {c.case_id.split("-")[0] for c in cases} == {"en"}
     for case in cases:

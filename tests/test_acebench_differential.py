@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_toolbench.contract.suite import CaseResult, Generation
+from pytest_toolbench.contract.suite import CaseResult, Generation, SuiteContext
 
 from conftest import shared_data_dir
 from shipped import scorer
@@ -27,7 +27,7 @@ VERDICTS = SHARED / "dev-verdicts" / "acebench"
 def cases_by_id():
     if not DATA.is_dir():
         pytest.skip(f"ACEBench data not found at {DATA}")
-    return {case.case_id: case for case in acebench.load_cases(DATA, {})}
+    return {case.case_id: case for case in acebench.load_cases(SuiteContext(DATA, {}))}
 
 
 def test_every_official_verdict_is_reproduced(cases_by_id):

@@ -16,7 +16,7 @@ from pytest_toolbench.contract.definition import load_definition
 
 from pytest_toolbench.run.catalog import import_scorer
 from pytest_toolbench.scorer_lib import rouge as rouge_l  # the shared rouge 1.0.1 ROUGE-L
-from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, CaseResult, Generation
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, CaseResult, Generation, SuiteContext
 
 from conftest import REPO, shared_data_dir
 
@@ -51,11 +51,11 @@ def full_cases() -> list[Case]:
     data = _data_dir()
     if data is None:
         pytest.skip("API-Bank data not available (set TOOLBENCH_DATA)")
-    return scorer.load_cases(data, _definition(("dialog", "api_call")))
+    return scorer.load_cases(SuiteContext(data, _definition(("dialog", "api_call"))))
 
 
 def _sample_cases(**options) -> list[Case]:
-    return scorer.load_cases(SAMPLES, _definition(("dialog", "api_call"), **options))
+    return scorer.load_cases(SuiteContext(SAMPLES, _definition(("dialog", "api_call"), **options)))
 
 
 def _by_id(cases: list[Case]) -> dict[str, Case]:
@@ -70,19 +70,17 @@ def _api_case(api_name: str, params: dict, gold_request=None, output="success", 
                          "output": output, "exception": exception}}
     payload = {"level": level, "file": "Hand-level-1-1.jsonl", "sample_id": 0, "kind": "api_call",
                "history": [{"role": "User", "text": "please"}], "target": target, "apis": [api_name],
-               "level_files": 1, "prompt": "toleap", "description_order": "sorted", "dialog_pass_threshold": 0.2,
-               "tl_failures": True}
+               "level_files": 1}
     return Case(suite="apibank", case_id="Hand-level-1-1.jsonl#0", category="level_1", payload=payload,
-                keywords=("api_call",))
+                keywords=("api_call",), context=SuiteContext(Path("."), {"libraries": ["tl_failures"]}))
 
 
 def _dialog_case(reference: str, threshold: float = 0.2) -> Case:
     payload = {"level": "level-1-given-desc", "file": "Hand-level-1-1.jsonl", "sample_id": 1, "kind": "dialog",
                "history": [{"role": "User", "text": "hi"}], "target": {"role": "AI", "text": reference},
-               "apis": [], "level_files": 1, "prompt": "toleap", "description_order": "sorted",
-               "dialog_pass_threshold": threshold}
+               "apis": [], "level_files": 1}
     return Case(suite="apibank", case_id="Hand-level-1-1.jsonl#1", category="level_1", payload=payload,
-                keywords=("dialog",))
+                keywords=("dialog",), context=SuiteContext(Path("."), {"options": {"dialog_pass_threshold": threshold}}))
 
 
 def _judge(case: Case, text: str):
@@ -172,7 +170,7 @@ def test_samples_follow_from_chat_history():
     one, two = by_id["Calculator-GetToday-level-1-1.jsonl#1"], by_id["Calculator-GetToday-level-1-1.jsonl#2"]
     assert one.payload["history"] == two.payload["history"] and one.payload["target"] == two.payload["target"]
     assert {c.category for c in cases} == {"level_1", "level_2"}
-    default = scorer.load_cases(SAMPLES, _definition())
+    default = scorer.load_cases(SuiteContext(SAMPLES, _definition()))
     assert {c.payload["kind"] for c in default} == {"dialog"} and len(default) == 7
 
 
@@ -511,7 +509,7 @@ def test_replay_reads_evaluator_by_json_lines(tmp_path):
 
 
 def test_replay_run_end_to_end(tmp_path):
-    cases = scorer.load_cases(SAMPLES, _definition())
+    cases = scorer.load_cases(SuiteContext(SAMPLES, _definition()))
     folder = tmp_path / "preds"
     folder.mkdir()
     rows = [{"file": c.payload["file"], "id": c.payload["sample_id"], "pred": scorer.gold_output(c)} for c in cases]

@@ -18,7 +18,7 @@ import pytest
 
 from conftest import shared_data_dir
 from pytest_toolbench.scorer_lib import embedding_models
-from pytest_toolbench.contract.suite import Generation
+from pytest_toolbench.contract.suite import Generation, SuiteContext
 from shipped import scorer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -126,7 +126,7 @@ def test_memory_vector_items_can_run_with_the_verified_encoder(cases):
 
 @pytest.fixture(scope="module")
 def cases(shared_data):
-    loaded = bfcl.load_cases(shared_data / "bfcl", {"categories": list(categories.WEB_SEARCH + categories.MEMORY)})
+    loaded = bfcl.load_cases(SuiteContext(shared_data / "bfcl", {"categories": list(categories.WEB_SEARCH + categories.MEMORY)}))
     return {case.case_id: case for case in loaded}
 
 

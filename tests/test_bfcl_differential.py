@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolbench.contract.suite import Generation
+from pytest_toolbench.contract.suite import Generation, SuiteContext
 from conftest import shared_data_dir
 
 from shipped import scorer
@@ -70,7 +70,7 @@ def test_oracle_file_covers_every_rule():
 
 
 def test_agrees_with_official_on_samples():
-    cases = {case.case_id: case for case in bfcl.load_cases(SAMPLES, {})}
+    cases = {case.case_id: case for case in bfcl.load_cases(SuiteContext(SAMPLES, {}))}
     rows = _rows("samples")
     assert len(rows) > 150
     _check(rows, cases)
@@ -80,7 +80,7 @@ def test_agrees_with_official_on_real_data():
     data = shared_data_dir()
     if data is None or not (data / "bfcl").is_dir():
         pytest.skip("BFCL data not available (set TOOLBENCH_DATA)")
-    cases = {case.case_id: case for case in bfcl.load_cases(data / "bfcl", {})}
+    cases = {case.case_id: case for case in bfcl.load_cases(SuiteContext(data / "bfcl", {}))}
     rows = _rows("data")
     assert len(rows) > 300
     _check(rows, cases)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_toolbench.contract.suite import Generation
+from pytest_toolbench.contract.suite import Generation, SuiteContext
 from shipped import scorer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -31,7 +31,7 @@ ROWS = [json.loads(line) for line in gzip.decompress((REPO / "tests/data/bfcl_fc
 
 @pytest.fixture(scope="module")
 def cases(shared_data):
-    return {c.case_id: c for c in bfcl.load_cases(shared_data / "bfcl", {"categories": list(categories.CATEGORIES)})}
+    return {c.case_id: c for c in bfcl.load_cases(SuiteContext(shared_data / "bfcl", {"categories": list(categories.CATEGORIES)}))}
 
 
 def generation_of(result):
@@ -108,7 +108,7 @@ def test_a_text_answer_in_an_fc_result_file_is_read_as_the_fc_handler_reads_it(c
 
 
 def test_tl_labels_of_fc_verdicts_compare_names_as_bfcl_does(shared_data):
-    labelled = bfcl.load_cases(shared_data / "bfcl", {"categories": ["simple_python"], "libraries": ["tl_failures"]})
+    labelled = bfcl.load_cases(SuiteContext(shared_data / "bfcl", {"categories": ["simple_python"], "libraries": ["tl_failures"]}))
     case = next(c for c in labelled if "." in c.payload["function"][0]["name"])
     name = case.payload["function"][0]["name"].replace(".", "_")
     verdict = bfcl.score(case, Generation(text="", tool_calls=[{"name": name, "arguments": {"zz_unknown": 1}}]))

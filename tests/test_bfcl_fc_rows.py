@@ -15,7 +15,7 @@ import pytest
 
 from pytest_toolbench.backends import vllm_engine
 from pytest_toolbench.backends.vllm_engine import VllmBackend
-from pytest_toolbench.contract.suite import Case, Generation, Task
+from pytest_toolbench.contract.suite import Case, Generation, Task, SuiteContext
 from shipped import scorer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -257,7 +257,7 @@ def _calls(case: Case, turn: int) -> list[tuple[str, dict]]:
     out = []
     for call in case.payload["ground_truth"][turn]:
         node = python_ast.parse(conversation.keyword_call(call, case.payload["involved_classes"],
-                                                          conversation.data_dirs(case.payload)), mode="eval").body
+                                                          conversation.data_dirs(case)), mode="eval").body
         out.append((python_ast.unparse(node.func), {k.arg: python_ast.literal_eval(k.value) for k in node.keywords}))
     return out
 
@@ -280,7 +280,7 @@ def test_a_real_multi_turn_entry_answered_in_the_rows_format_passes_and_in_anoth
     import dataclasses
 
     case = next(dataclasses.replace(c, suite="bfcl") for c in bfcl.load_cases(
-        shared_data / "bfcl", {"categories": ["multi_turn_base"]}) if c.case_id == "multi_turn_base_0")
+        SuiteContext(shared_data / "bfcl", {"categories": ["multi_turn_base"]})) if c.case_id == "multi_turn_base_0")
     backend = _backend(checkpoint, row)
     write = WRITERS[row]
 

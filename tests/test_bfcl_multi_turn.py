@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from pytest_toolbench.contract.suite import Generation
+from pytest_toolbench.contract.suite import Generation, SuiteContext
 from shipped import scorer
 
 bfcl = scorer("bfcl")
@@ -27,7 +27,7 @@ prompt = scorer("bfcl", "prompt")
 
 @pytest.fixture(scope="module")
 def cases(shared_data):
-    loaded = bfcl.load_cases(shared_data / "bfcl", {"categories": list(multi_turn.MULTI_TURN)})
+    loaded = bfcl.load_cases(SuiteContext(shared_data / "bfcl", {"categories": list(multi_turn.MULTI_TURN)}))
     return {case.case_id: case for case in loaded}
 
 

@@ -25,12 +25,14 @@ from pathlib import Path
 
 import pytest
 
+from pytest_toolbench.contract.suite import SuiteContext
 from shipped import scorer
 
 REPO = Path(__file__).resolve().parents[1]
 checker = scorer("bfcl", "multi_turn.checker")
 executor = scorer("bfcl", "multi_turn.executor")
 simulators = scorer("bfcl", "multi_turn.simulators")
+conversation = scorer("bfcl", "multi_turn.conversation")
 bfcl = scorer("bfcl")
 
 ROWS = [json.loads(line) for line in gzip.decompress((REPO / "tests/data/bfcl_multi_turn_oracle.jsonl.gz").read_bytes())
@@ -43,7 +45,7 @@ DEVIATIONS = re.compile(r"^\s*(__import__|\(\)\.__class__|os\.|dict\(|round\(|le
 @pytest.fixture(scope="module")
 def cases(shared_data):
     categories = sorted({row["category"] for row in ROWS})
-    return {c.case_id: c for c in bfcl.load_cases(shared_data / "bfcl", {"categories": categories})}
+    return {c.case_id: c for c in bfcl.load_cases(SuiteContext(shared_data / "bfcl", {"categories": categories}))}
 
 
 def test_the_oracle_file_covers_every_error_type():
@@ -64,7 +66,8 @@ def test_verdicts_equal_the_official_checker(cases):
     for row in ROWS:
         case = cases[row["id"]]
         decode = executor.decode_fc_step if row["mode"] == "fc" else executor.decode_prompting_step
-        verdict = checker.check_multi_turn(case.payload, row["result"], decode_step=decode, category=case.category)
+        verdict = checker.check_multi_turn(case.payload, row["result"], decode_step=decode, category=case.category,
+                                           wheel_near=conversation.data_dirs(case))
         if (verdict.passed, verdict.error_type) != (row["official_valid"], row["official_error_type"]):
             mismatches.append((row["id"], row["mode"], row["label"], row["official_error_type"], verdict.error_type))
     assert not mismatches, f"{len(mismatches)} of {len(ROWS)} differ: {mismatches[:8]}"
@@ -152,7 +155,7 @@ def test_executor_results_equal_the_official_executor(cases, shared_data):
 
 
 def _load_one(shared_data, row):
-    loaded = bfcl.load_cases(shared_data / "bfcl", {"categories": [row["category"]]})
+    loaded = bfcl.load_cases(SuiteContext(shared_data / "bfcl", {"categories": [row["category"]]}))
     return next(c for c in loaded if c.case_id == row["id"])
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_toolbench.contract.suite import CaseResult, FORMAT_ERROR, Generation
+from pytest_toolbench.contract.suite import CaseResult, FORMAT_ERROR, Generation, SuiteContext
 from conftest import shared_data_dir
 
 from shipped import scorer
@@ -27,7 +27,7 @@ SAMPLES = REPO / "suites" / "bfcl" / "samples"
 
 @pytest.fixture(scope="module")
 def samples():
-    return {case.case_id: case for case in bfcl.load_cases(SAMPLES, {})}
+    return {case.case_id: case for case in bfcl.load_cases(SuiteContext(SAMPLES, {}))}
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def real_cases():
     data = shared_data_dir()
     if data is None or not (data / "bfcl").is_dir():
         pytest.skip("BFCL data not available (set TOOLBENCH_DATA)")
-    return bfcl.load_cases(data / "bfcl", {"categories": list(scorer("bfcl", "categories").CATEGORIES)})
+    return bfcl.load_cases(SuiteContext(data / "bfcl", {"categories": list(scorer("bfcl", "categories").CATEGORIES)}))
 
 
 def run(case, text):

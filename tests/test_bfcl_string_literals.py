@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_toolbench.contract.suite import Generation
+from pytest_toolbench.contract.suite import Generation, SuiteContext
 from conftest import REPO, shared_data_dir
 
 from shipped import scorer
@@ -454,7 +454,7 @@ def _check_verdicts(rows: list[tuple], cases: dict) -> None:
 
 
 def test_verdicts_agree_with_official_on_samples():
-    cases = {case.case_id: case for case in bfcl.load_cases(SAMPLES, {})}
+    cases = {case.case_id: case for case in bfcl.load_cases(SuiteContext(SAMPLES, {}))}
     rows = [row for row in SCORED if row[0] == "samples"]
     assert len(rows) >= 30
     _check_verdicts(rows, cases)
@@ -464,5 +464,5 @@ def test_verdicts_agree_with_official_on_real_data():
     data = shared_data_dir()
     if data is None or not (data / "bfcl").is_dir():
         pytest.skip("BFCL data not available (set TOOLBENCH_DATA)")
-    cases = {case.case_id: case for case in bfcl.load_cases(data / "bfcl", {})}
+    cases = {case.case_id: case for case in bfcl.load_cases(SuiteContext(data / "bfcl", {}))}
     _check_verdicts([row for row in SCORED if row[0] == "data"], cases)

@@ -12,7 +12,7 @@ import pytest
 from conftest import REPO
 from pytest_toolbench.backends.prompt_segments import SegmentedEncoder, qualifies
 from pytest_toolbench.contract.definition import load_definition
-from pytest_toolbench.contract.suite import MODEL_BACKEND, SIMULATED_USER, Generation, Request
+from pytest_toolbench.contract.suite import MODEL_BACKEND, SIMULATED_USER, Generation, Request, SuiteContext
 from pytest_toolbench.run.cache import ConversationKeys, GenerationCache, request_key
 from pytest_toolbench.run.generation import Answerer, pregenerate, run_case
 from shipped import scorer
@@ -172,7 +172,7 @@ class _Stream:
 
 @pytest.fixture(scope="module")
 def conversations(shared_data):
-    loaded = bfcl.load_cases(shared_data / "bfcl", {"categories": list(multi_turn.MULTI_TURN)})
+    loaded = bfcl.load_cases(SuiteContext(shared_data / "bfcl", {"categories": list(multi_turn.MULTI_TURN)}))
     chosen = [case for category in multi_turn.MULTI_TURN for case in
               [c for c in loaded if c.category == category][:3]]
     definition = load_definition(REPO / "suites" / "bfcl" / "suite.yaml")

@@ -22,7 +22,7 @@ import pytest
 
 from pytest_toolbench.run.catalog import import_scorer
 from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.contract.suite import FORMAT_ERROR, CaseResult, Generation, Request
+from pytest_toolbench.contract.suite import FORMAT_ERROR, CaseResult, Generation, Request, SuiteContext
 
 from conftest import REPO, shared_data_dir
 
@@ -47,7 +47,7 @@ def ev(output, target: str = "EvilTool", attacker_tools=None, user_tool: str = U
 
 
 def sample_cases(**options):
-    return scorer.load_cases(SAMPLES, {"name": "injecagent", "options": {**DEFINITION["options"], **options}})
+    return scorer.load_cases(SuiteContext(SAMPLES, {"name": "injecagent", "options": {**DEFINITION["options"], **options}}))
 
 
 def sample(case_id: str, **options):
@@ -349,8 +349,8 @@ def test_a_malformed_cache_fails_loading_naming_the_file(tmp_path):
         (tmp_path / name).write_bytes((SAMPLES / name).read_bytes())
     (tmp_path / "cache.json").write_text('{"(WalletListCards,{})": 5}')
     with pytest.raises(DataError, match="cache.json"):
-        scorer.load_cases(tmp_path, {"options": {"settings": ["base"], "attacks": ["ds"],
-                                                 "attacker_cache": "cache.json"}})
+        scorer.load_cases(SuiteContext(tmp_path, {"options": {"settings": ["base"], "attacks": ["ds"],
+                                                 "attacker_cache": "cache.json"}}))
 
 
 @pytest.mark.parametrize("options", [{"settings": ["hard"]}, {"attacks": ["xx"]}, {"attacker_simulator": "gpt4"},
@@ -507,7 +507,7 @@ def test_replay_run_reports_incomplete_figures_end_to_end(tmp_path):
 @pytest.mark.skipif(shared_data_dir() is None or not (shared_data_dir() / "injecagent").is_dir(),
                     reason="upstream InjecAgent data not available (set TOOLBENCH_DATA)")
 def test_real_data_counts_and_gold():
-    cases = scorer.load_cases(shared_data_dir() / "injecagent", {"name": "injecagent", "options": {}})
+    cases = scorer.load_cases(SuiteContext(shared_data_dir() / "injecagent", {"name": "injecagent", "options": {}}))
     per_category: dict[str, int] = {}
     for case in cases:
         per_category[case.category] = per_category.get(case.category, 0) + 1

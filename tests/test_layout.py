@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "pytest_toolbench"
 
 #: folder -> the package's folders its modules may import (besides their own folder and the standard library).
 MAY_IMPORT = {
-    "contract": {"scorer_lib"},  # definition.py: the names of the scorer libraries a suite.yaml may declare
+    "contract": set(),
     "parsing": set(),
     "scorer_lib": {"contract", "parsing"},
     "data": {"contract"},

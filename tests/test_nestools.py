@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolbench.contract.definition import load_definition
-from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, CaseResult, Generation
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, CaseResult, Generation, SuiteContext
 from conftest import REPO, shared_data_dir
 
 from shipped import scorer
@@ -86,11 +86,12 @@ IDS = [11, 22, 33]
 
 def _case(calls=CALLS, api=API, ids=IDS, task=TASK) -> Case:
     payload = {"test_id": 7, "task": task, "api": api, "api_ids": ids, "call": calls, "field": "Logistics/Parcels",
-               "prompt_source": "rebuilt", "data_dir": str(SAMPLES)}
+               "prompt_source": "rebuilt"}
     chain = gold_calls(payload)
     payload["depth"] = max_depth(chain)
     payload["structure_key"] = structure_key(chain)
-    return Case(suite="nestools", case_id="7", category=depth_bucket(payload["depth"]), payload=payload)
+    return Case(suite="nestools", case_id="7", category=depth_bucket(payload["depth"]), payload=payload,
+                context=SuiteContext(SAMPLES, {"name": "nestools"}))
 
 
 def _call(name, api_id, parameters, responses=None):
@@ -462,7 +463,7 @@ def test_depth1_view_has_no_nest_family_and_no_average_as_upstream():
 
 def test_samples_load_and_pass_under_gold():
     definition = load_definition(SUITE_DIR / "suite.yaml")
-    cases = nestools.load_cases(SAMPLES, definition.raw)
+    cases = nestools.load_cases(SuiteContext(SAMPLES, definition.raw))
     assert {c.category for c in cases} == set(definition.categories)
     assert len({c.case_id for c in cases}) == len(cases)
     for case in cases:
@@ -473,7 +474,7 @@ def test_samples_load_and_pass_under_gold():
 
 
 def test_rebuilt_prompt_layout_and_candidates():
-    cases = nestools.load_cases(SAMPLES, {"name": "nestools"})
+    cases = nestools.load_cases(SuiteContext(SAMPLES, {"name": "nestools"}))
     case = cases[-1]
     assert prompt_source(SAMPLES) == "rebuilt" and case.payload["prompt_source"] == "rebuilt"
     request = nestools.build_request(case)
@@ -500,7 +501,7 @@ def test_official_prompt_file_is_used_verbatim_when_present(tmp_path):
         for row in rows:
             handle.write(json.dumps({"test_id": row["test_id"], "prompt": f"official prompt {row['test_id']} "
                                      "[{'api_name': 'x', 'api_id': 4242}]"}) + "\n")
-    cases = nestools.load_cases(tmp_path, {"name": "nestools"})
+    cases = nestools.load_cases(SuiteContext(tmp_path, {"name": "nestools"}))
     assert prompt_source(tmp_path) == "official"
     assert "prompt_official" in cases[0].keywords
     assert nestools.build_request(cases[0]).messages[0]["content"].startswith("official prompt 1 ")
@@ -529,7 +530,7 @@ def full_cases() -> dict[str, Case]:
     data = _data_dir()
     if data is None:
         pytest.skip("NesTools data not available (set TOOLBENCH_DATA)")
-    return {c.case_id: c for c in nestools.load_cases(data, {"name": "nestools"})}
+    return {c.case_id: c for c in nestools.load_cases(SuiteContext(data, {"name": "nestools"}))}
 
 
 def test_full_data_statistics(full_cases):
@@ -576,7 +577,7 @@ def test_rebuilt_prompt_has_the_official_layout_when_the_official_file_is_availa
     data = _data_dir()
     if data is None or not (data / OFFICIAL_PROMPT_FILE).is_file():
         pytest.skip("the official inference/test_prompt.jsonl is not in the data folder")
-    official = {c.case_id: c for c in nestools.load_cases(data, {"name": "nestools"})}
+    official = {c.case_id: c for c in nestools.load_cases(SuiteContext(data, {"name": "nestools"}))}
     case = official["1"]
     rebuilt = render_prompt(rebuilt_candidates(data, 1), case.payload["task"])
     text = nestools.build_request(case).messages[0]["content"]

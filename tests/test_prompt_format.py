@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolbench.backends import prompt_format as pf
-from pytest_toolbench.contract.suite import Generation
+from pytest_toolbench.contract.suite import Generation, SuiteContext
 from shipped import scorer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -313,7 +313,7 @@ def test_only_the_qwen_handler_post_processes_replies():
 
 
 def test_bfcl_decodes_what_the_handler_recorded():
-    cases = {case.case_id: case for case in scorer("bfcl").load_cases(REPO / "suites" / "bfcl" / "samples", {})}
+    cases = {case.case_id: case for case in scorer("bfcl").load_cases(SuiteContext(REPO / "suites" / "bfcl" / "samples", {}))}
     area = cases["simple_python_0"]
     text = "<think>\nThe user wants an area.\n</think>\n\n[geometry.rectangle_area(width=3, height=4.5)]"
     bfcl = scorer("bfcl")

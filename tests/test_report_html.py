@@ -3,6 +3,7 @@ the page renders in headless Chromium (skipped when no Chromium is installed: De
 
 from __future__ import annotations
 
+from pytest_toolbench.contract.suite import SuiteContext
 import html
 import json
 import re
@@ -173,7 +174,7 @@ def bfcl_record(case_id: str, text: str) -> dict:
     from pytest_toolbench.run import records
 
     bfcl = scorer("bfcl")
-    case = {c.case_id: c for c in bfcl.load_cases(Path(__file__).parents[1] / "suites/bfcl/samples", {})}[case_id]
+    case = {c.case_id: c for c in bfcl.load_cases(SuiteContext(Path(__file__).parents[1] / "suites/bfcl/samples", {}))}[case_id]
     verdict = bfcl.score(case, Generation(text=text))
     return records.made_safe(CaseRecord(suite="bfcl", case_id=case_id, category=case.category,
                                         passed=verdict.passed, error_type=verdict.error_type,

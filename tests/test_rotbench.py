@@ -9,7 +9,7 @@ import pytest
 import yaml
 from pytest_toolbench.contract.definition import load_definition
 
-from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, CaseResult, Generation
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, CaseResult, Generation, SuiteContext
 from conftest import REPO, shared_data_dir
 
 from shipped import scorer
@@ -49,7 +49,8 @@ def _case(gold: list[str], tools: list[dict] = TOOLS) -> Case:
     return Case(suite="rotbench", case_id="first_turn-clean-0", category="first_turn_clean", keywords=("tg",),
                 payload={"turn": "First_Turn", "level": "clean", "index": 0, "id": "Turn 1: q", "scenario": "TG",
                          "history": [{"from": "system", "value": "s"}, {"from": "user", "value": "q\nBegin!\n"}],
-                         "tools": tools, "gold": gold, "tl_failures": True})
+                         "tools": tools, "gold": gold},
+                context=SuiteContext(Path("."), {"name": "rotbench", "libraries": ["tl_failures"]}))
 
 
 def _stages(output: str, gold: list[str], tools: list[dict] = TOOLS) -> tuple[int, int, int]:
@@ -213,7 +214,7 @@ def test_aggregate_official_formulas():
 
 
 def test_samples_load_and_pass_under_gold():
-    cases = rotbench.load_cases(SUITE_DIR / "samples", {})
+    cases = rotbench.load_cases(SuiteContext(SUITE_DIR / "samples", {}))
     assert cases and {c.category for c in cases} <= {f"{t}_{lv}" for t in ("first_turn", "third_turn")
                                                        for lv in LEVELS}
     for case in cases:
@@ -221,7 +222,7 @@ def test_samples_load_and_pass_under_gold():
 
 
 def test_third_turn_request_carries_history_with_function_names():
-    case = next(c for c in rotbench.load_cases(SUITE_DIR / "samples", {}) if c.case_id.startswith("third_turn"))
+    case = next(c for c in rotbench.load_cases(SuiteContext(SUITE_DIR / "samples", {})) if c.case_id.startswith("third_turn"))
     messages = rotbench.build_request(case).messages
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "function", "assistant", "function"]
     assert messages[3]["name"] == "convert_currency"
@@ -233,7 +234,7 @@ def test_third_turn_request_carries_history_with_function_names():
 
 @pytest.fixture(scope="module")
 def all_cases(shared_data):
-    return rotbench.load_cases(shared_data / "rotbench", dict(load_definition(SUITE_DIR / "suite.yaml").raw))
+    return rotbench.load_cases(SuiteContext(shared_data / "rotbench", dict(load_definition(SUITE_DIR / "suite.yaml").raw)))
 
 
 def test_all_cases_loaded(all_cases):

@@ -12,10 +12,10 @@ import pytest
 import yaml
 
 from pytest_toolbench.contract import SCORER_MAY_IMPORT, SCORER_MAY_NOT_IMPORT
-from pytest_toolbench.contract.definition import load_definition
+from pytest_toolbench.contract.definition import LIBRARIES, load_definition
 from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.scorer_lib import LIBRARIES, tl_failures
-from pytest_toolbench.contract.suite import CaseResult, Generation
+from pytest_toolbench.scorer_lib import tl_failures
+from pytest_toolbench.contract.suite import CaseResult, Generation, SuiteContext
 from conftest import REPO
 
 from shipped import scorer
@@ -37,7 +37,7 @@ def _definition(suite: str) -> dict:
 
 def _scored(suite: str, definition: dict) -> list[tuple]:
     scorer = SCORERS[suite]
-    cases = [c for c in scorer.load_cases(REPO / "suites" / suite / "samples", definition)
+    cases = [c for c in scorer.load_cases(SuiteContext(REPO / "suites" / suite / "samples", definition))
              if not c.category.startswith("agent")]
     return [(case, scorer.score(case, Generation(text="no call here"))) for case in cases]
 
@@ -64,6 +64,15 @@ def test_tl_labels_and_metrics_only_when_opted_in(suite):
         assert bool(tl_rows) == wanted, suite
 
 
+def test_each_library_the_contract_names_is_a_scorer_library_declaring_that_name():
+    # The contract declares the names (the suite.yaml schema needs nothing from the libraries); each is the module of
+    # that name here, declaring it as its LIBRARY, which a scorer asks its context about.
+    import importlib
+
+    for name in LIBRARIES:
+        assert importlib.import_module(f"pytest_toolbench.scorer_lib.{name}").LIBRARY == name
+
+
 def test_schema_accepts_only_known_libraries_and_complete_reuses(tmp_path):
     base = _definition("tltraining")
     assert LIBRARIES == ("tl_failures",)
@@ -84,11 +93,11 @@ def test_schema_accepts_only_known_libraries_and_complete_reuses(tmp_path):
 def test_tltraining_reads_other_suites_data_only_where_declared(tmp_path):
     samples = REPO / "suites" / "tltraining" / "samples"
     declared = _definition("tltraining")
-    categories = {c.category for c in tltraining.load_cases(samples, declared)}
+    categories = {c.category for c in tltraining.load_cases(SuiteContext(samples, declared))}
     assert "rot_clean" in categories and any(c.startswith("exec_") for c in categories)
     only_bfcl = copy.deepcopy(declared)
     only_bfcl["data"]["reuses"] = [{"suite": "bfcl", "folder": "bfcl"}]
-    categories = {c.category for c in tltraining.load_cases(samples, only_bfcl)}
+    categories = {c.category for c in tltraining.load_cases(SuiteContext(samples, only_bfcl))}
     assert "rot_clean" not in categories and any(c.startswith("exec_") for c in categories)
     # The declared folder is where the data is looked for.
     moved = tmp_path / "data"
@@ -96,10 +105,10 @@ def test_tltraining_reads_other_suites_data_only_where_declared(tmp_path):
     (moved / "rot" / "First_Turn").symlink_to(samples / "rotbench" / "First_Turn")
     renamed = copy.deepcopy(declared)
     renamed["data"]["reuses"] = [{"suite": "rotbench", "folder": "rot"}]
-    assert {c.category for c in tltraining.load_cases(moved, renamed)} == {"rot_clean"}
+    assert {c.category for c in tltraining.load_cases(SuiteContext(moved, renamed))} == {"rot_clean"}
     del renamed["data"]["reuses"]
     with pytest.raises(DataError, match="toolalpaca/eval_real.json"):
-        tltraining.load_cases(moved, renamed)
+        tltraining.load_cases(SuiteContext(moved, renamed))
 
 
 # ----------------------------------------------------------------------------------------------------------------

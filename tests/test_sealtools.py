@@ -20,7 +20,7 @@ import pytest
 
 from pytest_toolbench.contract.definition import load_definition
 from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, CaseResult, Generation
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, CaseResult, Generation, SuiteContext
 from conftest import REPO, shared_data_dir
 
 from shipped import scorer
@@ -65,11 +65,11 @@ def make_case(gold, protocol: str = TOLEAP, split: str = "dev", tl: bool = True)
     difficulty = "easy" if len(gold) == 1 else "difficult"
     payload = {"split": split, "difficulty": difficulty, "position": 0, "prompt": "p", "gold_text": repr(gold),
                "gold": gold, "signatures": {k: list(v) for k, v in TOOLS.items()},
-               "nested": loading.is_nested(gold), "protocol": protocol}
-    if tl:
-        payload["tl_failures"] = True
+               "nested": loading.is_nested(gold)}
+    context = SuiteContext(SAMPLES, {"name": "sealtools", "libraries": ["tl_failures"] if tl else [],
+                                     "options": {"protocol": protocol}})
     return Case(suite="sealtools", case_id=f"{split}-{difficulty}-0", category=f"{split}_{difficulty}",
-                payload=payload)
+                payload=payload, context=context)
 
 
 def counts_of(gold, text: str, protocol: str = TOLEAP):
@@ -349,12 +349,12 @@ def test_tl_values_compare_as_sealtools_does_and_scope_is_single_call():
 
 def test_samples_load_and_pass_under_gold():
     definition = load_definition(SUITE_DIR / "suite.yaml")
-    cases = sealtools.load_cases(SAMPLES, dict(definition.raw))
+    cases = sealtools.load_cases(SuiteContext(SAMPLES, dict(definition.raw)))
     assert {c.category for c in cases} == set(definition.categories)
     assert len({c.case_id for c in cases}) == len(cases)
     assert any("nested" in c.keywords for c in cases)
     for case in cases:
-        assert case.payload["tl_failures"] is True
+        assert "tl_failures" not in case.payload and case.context.uses("tl_failures")
         assert sealtools.score(case, Generation(text=sealtools.gold_output(case))).passed, case.case_id
         request = sealtools.build_request(case)
         assert request.messages == [{"role": "user", "content": case.payload["prompt"]}] and request.tools is None
@@ -363,8 +363,8 @@ def test_samples_load_and_pass_under_gold():
 def test_options_protocol_and_splits():
     raw = dict(load_definition(SUITE_DIR / "suite.yaml").raw)
     assert raw["options"] == {"protocol": "toleap", "splits": ["dev", "test_in_domain", "test_out_domain"]}
-    upstream = sealtools.load_cases(SAMPLES, {**raw, "options": {"protocol": "upstream", "splits": ["dev"]}})
-    assert {c.payload["protocol"] for c in upstream} == {"upstream"}
+    upstream = sealtools.load_cases(SuiteContext(SAMPLES, {**raw, "options": {"protocol": "upstream", "splits": ["dev"]}}))
+    assert {loading.protocol_of(c) for c in upstream} == {"upstream"} and "protocol" not in upstream[0].payload
     assert {c.payload["split"] for c in upstream} == {"dev"}
     from shipped import option_refusal
 
@@ -380,10 +380,10 @@ def test_malformed_data_fails_once_naming_file_and_field(tmp_path):
     broken = dict(record, conversations=[record["conversations"][0], {"from": "gpt", "value": "[{'api': oops}]"}])
     (folder / "dev.json").write_text(json.dumps([record, broken]))
     with pytest.raises(DataError, match=r"dev.json.*conversations/1/value"):
-        sealtools.load_cases(tmp_path, {"name": "sealtools"})
+        sealtools.load_cases(SuiteContext(tmp_path, {"name": "sealtools"}))
     (folder / "dev.json").write_text(json.dumps([dict(record, id="dev-hard-1")]))
     with pytest.raises(DataError, match="id"):
-        sealtools.load_cases(tmp_path, {"name": "sealtools"})
+        sealtools.load_cases(SuiteContext(tmp_path, {"name": "sealtools"}))
 
 
 def test_gold_text_escapes_what_the_parser_would_break():
@@ -401,7 +401,7 @@ def test_prompt_header_is_the_dataset_template():
               '{"api": "", "parameters": {"": ""}, "responses": ["API_call_2"]}]\n'
               'Responses can be used as parameter value. The number of responses depends on information in '
               'api_list.\n\nInput:\napi_list = [')
-    for case in sealtools.load_cases(SAMPLES, {"name": "sealtools"}):
+    for case in sealtools.load_cases(SuiteContext(SAMPLES, {"name": "sealtools"})):
         assert case.payload["prompt"].startswith(header) and case.payload["prompt"].endswith('"\nOutput:\n')
 
 
@@ -480,7 +480,7 @@ def full_cases() -> dict[str, Case]:
     if data is None:
         pytest.skip("SealTools data not available (set TOOLBENCH_DATA)")
     raw = dict(load_definition(SUITE_DIR / "suite.yaml").raw)
-    return {c.case_id: c for c in sealtools.load_cases(data, raw)}
+    return {c.case_id: c for c in sealtools.load_cases(SuiteContext(data, raw))}
 
 
 def test_full_data_statistics(full_cases):
@@ -512,7 +512,11 @@ def test_every_gold_answer_passes_or_is_a_known_defect(full_cases):
 
 
 def make_variant(case: Case, protocol: str) -> Case:
-    return Case(case.case_id, case.category, {**case.payload, "protocol": protocol}, case.keywords, suite=case.suite)
+    """The case scored under ``protocol`` (its suite's option, in its context)."""
+    definition = case.context.definition
+    context = SuiteContext(case.context.data_dir, {**definition, "options": {**definition["options"],
+                                                                             "protocol": protocol}})
+    return context.bind([case])[0]
 
 
 #: calculate_score_ToolLearning on the verbatim gold text of each split, from running the upstream code (Seal-Tools

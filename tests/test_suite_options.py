@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_toolbench.contract.suite import SuiteContext
+
 from conftest import REPO
 from shipped import scorer
 
@@ -124,8 +126,9 @@ def test_acebench_agent_message_budget_reaches_the_conversation():
     acebench = scorer("acebench")
     samples = REPO / "suites" / "acebench" / "samples"
     definition = {"options": {"agent_max_messages": 3}}
-    agent = [case for case in acebench.load_cases(samples, definition) if case.category.startswith("agent_")]
-    assert agent and all(case.payload["max_messages"] == 3 for case in agent)
+    agent = [case for case in acebench.load_cases(SuiteContext(samples, definition)) if case.category.startswith("agent_")]
+    loop = scorer("acebench", "loop")
+    assert agent and all(loop.max_messages(case) == 3 and "max_messages" not in case.payload for case in agent)
     # at most three agent-side messages, then the conversation stops on the limit
     case = next(case for case in agent if case.category == "agent_multi_step")
     conversation = acebench.conversation(case)

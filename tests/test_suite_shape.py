@@ -74,7 +74,23 @@ def shape_problems(folder: Path) -> list[str]:
             missing = [name for name in SCORER_EXPORTS if name not in bound]
             if missing:
                 problems.append(f"scorer/__init__.py does not provide {', '.join(missing)}")
+        for module in scorer.rglob("*.py"):
+            for name, parameters in _context_functions(module):
+                problems.append(f"scorer/{module.relative_to(scorer)}: {name}({', '.join(parameters)}) is the form "
+                                f"before the suite context: take {name}(context), a SuiteContext")
     return problems
+
+
+def _context_functions(path: Path) -> list[tuple[str, list[str]]]:
+    """The module's top-level ``load_cases`` / ``run_info`` that do not take the suite's context as their one
+    parameter (the core still calls the older forms, but a suite folder is written the current way)."""
+    found = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef) and node.name in ("load_cases", "run_info"):
+            parameters = [argument.arg for argument in node.args.args]
+            if parameters != ["context"]:
+                found.append((node.name, parameters))
+    return found
 
 
 def _bound_names(path: Path) -> set[str]:
@@ -101,7 +117,7 @@ def test_the_shape_check_names_what_is_missing(tmp_path):
     folder = tmp_path / "tiny"
     (folder / "scorer").mkdir(parents=True)
     (folder / "scorer" / "__init__.py").write_text("from .loading import load_cases\ndef score(case, g): ...\n")
-    (folder / "scorer" / "loading.py").write_text("")
+    (folder / "scorer" / "loading.py").write_text("def load_cases(data_dir, definition): ...\n")
     (folder / "scorer" / "checker").mkdir()
     (folder / "scorer" / "checker" / "__init__.py").write_text("")  # a subpackage stands for the module
     (folder / "notes.txt").write_text("x")
@@ -117,6 +133,8 @@ def test_the_shape_check_names_what_is_missing(tmp_path):
         "missing scorer/aggregation.py (or the package scorer/aggregation/)",
         "missing scorer/replay.py (or the package scorer/replay/)",
         "scorer/__init__.py does not provide build_request, gold_output, aggregate, replay_outputs",
+        "scorer/loading.py: load_cases(data_dir, definition) is the form before the suite context: take "
+        "load_cases(context), a SuiteContext",
     ]
 
 

@@ -27,7 +27,7 @@ import pytest
 from pytest_toolbench.run.catalog import import_scorer
 from pytest_toolbench.contract.definition import SUITE_SCHEMA
 from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.contract.suite import FORMAT_ERROR, CaseResult, Generation
+from pytest_toolbench.contract.suite import FORMAT_ERROR, CaseResult, Generation, SuiteContext
 
 from conftest import REPO, shared_data_dir
 
@@ -53,7 +53,7 @@ def definition(**options) -> dict:
 
 
 def sample_cases(**options):
-    return scorer.load_cases(SAMPLES, definition(**options))
+    return scorer.load_cases(SuiteContext(SAMPLES, definition(**options)))
 
 
 def case(case_id: str, **options):
@@ -118,9 +118,9 @@ def test_samples_one_item_per_data_line_with_dataset_ids():
     assert {c.category for c in cases} == set(DOMAINS)
     assert {c.keywords for c in cases} == {("single",), ("chain",), ("dag",)}
     assert [c.payload["superseded"] for c in cases[:6]] == [True, False, False, False, False, False]
-    assert all(c.payload["tl_failures"] for c in cases)
+    assert all(c.context.uses("tl_failures") and "tl_failures" not in c.payload for c in cases)
     assert cases[1].payload["tools"] is cases[2].payload["tools"]  # one shared object per domain
-    only = scorer.load_cases(SAMPLES, {"name": "taskbench", "options": {"domains": ["multimedia"]}})
+    only = scorer.load_cases(SuiteContext(SAMPLES, {"name": "taskbench", "options": {"domains": ["multimedia"]}}))
     assert [c.category for c in only] == ["multimedia"] * 3 and "tl_failures" not in only[0].payload
 
 
@@ -140,8 +140,8 @@ def test_both_label_layouts_give_the_same_label(tmp_path):
         lines.append(json.dumps(converted))
     (folder / "data.json").write_text("\n".join(lines) + "\n")
     options = {"name": "taskbench", "options": {"domains": ["multimedia"]}}
-    converted = scorer.load_cases(tmp_path, options)
-    original = scorer.load_cases(SAMPLES, options)
+    converted = scorer.load_cases(SuiteContext(tmp_path, options))
+    original = scorer.load_cases(SuiteContext(SAMPLES, options))
     assert [(c.case_id, c.payload["label"], c.payload["request"]) for c in converted] == \
         [(c.case_id, c.payload["label"], c.payload["request"]) for c in original]
 
@@ -157,19 +157,19 @@ def test_malformed_labels_fail_once_naming_file_line_and_field(tmp_path):
     broken["tool_nodes"] = "[{\"task\": "
     (folder / "data.json").write_text("\n".join([lines[0], json.dumps(broken), lines[2]]) + "\n")
     with pytest.raises(DataError) as error:
-        scorer.load_cases(tmp_path, options)
+        scorer.load_cases(SuiteContext(tmp_path, options))
     assert error.value.line == 2 and error.value.field == "tool_nodes" and "not JSON text" in error.value.message
     broken = json.loads(lines[2])
     broken["type"] = "tree"
     (folder / "data.json").write_text("\n".join([lines[0], lines[1], json.dumps(broken)]) + "\n")
     with pytest.raises(DataError) as error:
-        scorer.load_cases(tmp_path, options)
+        scorer.load_cases(SuiteContext(tmp_path, options))
     assert error.value.line == 3 and error.value.field == "type"
     broken = json.loads(lines[0])
     broken["tool_steps"] = json.dumps(["Step 1", 2])  # ToLeaP joins the label steps: they must be strings
     (folder / "data.json").write_text(json.dumps(broken) + "\n")
     with pytest.raises(DataError) as error:
-        scorer.load_cases(tmp_path, options)
+        scorer.load_cases(SuiteContext(tmp_path, options))
     assert error.value.line == 1 and error.value.field == "task_steps/1"
 
 
@@ -179,12 +179,12 @@ def test_missing_labels_name_the_download(tmp_path):
     for name in ("tool_desc.json", "user_requests.json"):
         (folder / name).write_bytes((SAMPLES / "data_huggingface" / name).read_bytes())
     with pytest.raises(DataError) as error:
-        scorer.load_cases(tmp_path, {"name": "taskbench", "options": {"domains": ["huggingface"]}})
+        scorer.load_cases(SuiteContext(tmp_path, {"name": "taskbench", "options": {"domains": ["huggingface"]}}))
     assert error.value.path.endswith("data_huggingface/data.json")
     assert "4c545595480bf029328ef7453ce114f78a6539ff" in error.value.message
     assert ("raw.githubusercontent.com/microsoft/JARVIS/c62e0faac76c4a2907cabe2cfe4bbe5f2e613400/taskbench/"
             "data_huggingface/data.json") in error.value.message
-    assert scorer.run_info(tmp_path) == {"labels": "data.json present for no domain; missing for huggingface, "
+    assert scorer.run_info(SuiteContext(tmp_path)) == {"labels": "data.json present for no domain; missing for huggingface, "
                                                    "multimedia, dailylifeapis"}
 
 
@@ -231,7 +231,7 @@ def test_real_request_files_counts_prompts_and_gold(tmp_path):
     real = shared_data_dir() / "taskbench"
     counts = _write_labels_for_real_requests(tmp_path, real)
     assert counts == {"huggingface": 7546, "multimedia": 5584, "dailylifeapis": 4320}
-    cases = scorer.load_cases(tmp_path, definition())
+    cases = scorer.load_cases(SuiteContext(tmp_path, definition()))
     per_domain = {d: sum(1 for c in cases if c.category == d) for d in DOMAINS}
     assert per_domain == counts
     ids = [c.case_id for c in cases]
@@ -242,7 +242,7 @@ def test_real_request_files_counts_prompts_and_gold(tmp_path):
     text = scorer.build_request(by_id["dailylifeapis-13590101"]).messages[0]["content"]
     assert text.startswith("# TASK LIST #:\n" + json.dumps(tools[0]) + "\n")
     assert text.count("\n{\"id\": ") == len(tools)  # one line per tool, the first after the header
-    upstream_cases = scorer.load_cases(tmp_path, definition(protocol="upstream", domains=["dailylifeapis"]))
+    upstream_cases = scorer.load_cases(SuiteContext(tmp_path, definition(protocol="upstream", domains=["dailylifeapis"])))
     reduced = scorer.build_request(upstream_cases[0]).messages[0]["content"]
     assert '"parameters": ["location", "date"]}' in reduced and len(reduced) < len(text)
     rng = random.Random(0)

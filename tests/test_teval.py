@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolbench.scorer_lib import embedding_models
-from pytest_toolbench.contract.suite import FORMAT_ERROR, NOT_SCORED, Case, CaseResult, Generation
+from pytest_toolbench.contract.suite import FORMAT_ERROR, NOT_SCORED, Case, CaseResult, Generation, SuiteContext
 from shipped import scorer
 
 teval = scorer("teval")
@@ -75,7 +75,7 @@ def fake_encoder():
 
 @pytest.fixture(scope="module")
 def sample_cases():
-    return teval.load_cases(SAMPLES, {})
+    return teval.load_cases(SuiteContext(SAMPLES, {}))
 
 
 def _verified_copy_installed(name: str) -> bool:
@@ -412,7 +412,7 @@ def test_differential_against_upstream_evaluators(sample_cases, model_unavailabl
 @pytest.mark.slow  # runs the real sentence-transformers model over every sample (about 30 s on two CPU cores)
 def test_differential_similarity_figures(sample_cases, real_model):
     records = _differential()
-    cases = teval.load_cases(SAMPLES, {"options": {"embedding_model": real_model}})
+    cases = teval.load_cases(SuiteContext(SAMPLES, {"options": {"embedding_model": real_model}}))
     by_id = {c.case_id: c for c in cases}
     bad = [(r["case"], r["output"][:60], diff) for r in records if (diff := _compare(by_id[r["case"]], r, True))]
     assert not bad, bad[:5]
@@ -483,7 +483,7 @@ def test_replay_reproduces_upstream_figures_that_need_no_model(sample_cases, mod
 
 
 def test_replay_reproduces_every_upstream_figure_with_the_model(real_model):
-    cases = teval.load_cases(SAMPLES, {"options": {"embedding_model": real_model}})
+    cases = teval.load_cases(SuiteContext(SAMPLES, {"options": {"embedding_model": real_model}}))
     metrics = _replay_metrics(cases)
     for name, expected in {**REPLAY_TABLE7, **REPLAY_UPSTREAM}.items():
         decimals = 1 if name in REPLAY_UPSTREAM else 2
@@ -528,7 +528,7 @@ def test_gold_passes_every_sample(sample_cases, fake_encoder):
 
 
 def test_gold_passes_with_the_real_model(real_model):
-    for case in teval.load_cases(SAMPLES, {"options": {"embedding_model": real_model}}):
+    for case in teval.load_cases(SuiteContext(SAMPLES, {"options": {"embedding_model": real_model}})):
         verdict = _score(case, teval.gold_output(case))
         assert verdict.passed and not verdict.labels, (case.case_id, verdict.explanation)
 
@@ -538,12 +538,12 @@ def test_request_is_the_stored_messages_with_the_function_role_option(sample_cas
     messages = teval.build_request(case).messages
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "function", "user"]
     assert messages == case.payload["messages"]
-    mapped = teval.load_cases(SAMPLES, {"options": {"function_role": "user"}})
+    mapped = teval.load_cases(SuiteContext(SAMPLES, {"options": {"function_role": "user"}}))
     assert [m["role"] for m in teval.build_request(_case("reason_str/1", mapped)).messages][3] == "user"
 
 
 def test_postprocess_option_applies_upstream_split(sample_cases):
-    cases = teval.load_cases(SAMPLES, {"options": {"postprocess": "split_special_tokens"}})
+    cases = teval.load_cases(SuiteContext(SAMPLES, {"options": {"postprocess": "split_special_tokens"}}))
     case = _case("review_str/0", cases)
     assert not _score(case, "<eoa>Answer: A").passed  # split at <eoa>: nothing left
     assert _score(_case("review_str/0", sample_cases), "<eoa>Answer: A").passed  # raw text (ToLeaP)
@@ -559,11 +559,11 @@ def test_loader_rejects_malformed_files(tmp_path):
     entry["meta_data"]["response_format"] = "yaml"
     (tmp_path / "data" / "instruct_v2.json").write_text(json.dumps({"q": entry}))
     with pytest.raises(DataError, match="entry 'q'"):
-        teval.load_cases(tmp_path, {"options": {"files": ["instruct_v2.json"]}})
+        teval.load_cases(SuiteContext(tmp_path, {"options": {"files": ["instruct_v2.json"]}}))
     with pytest.raises(DataError, match="two variants"):
-        teval.load_cases(SAMPLES, {"options": {"files": ["plan_str_v2.json", "plan_str_v2_zh.json"]}})
+        teval.load_cases(SuiteContext(SAMPLES, {"options": {"files": ["plan_str_v2.json", "plan_str_v2_zh.json"]}}))
     with pytest.raises(DataError, match="not a T-Eval v2 data file"):
-        teval.load_cases(SAMPLES, {"options": {"files": ["plan_v1.json"]}})
+        teval.load_cases(SuiteContext(SAMPLES, {"options": {"files": ["plan_v1.json"]}}))
     from shipped import option_refusal
 
     assert "teval.files=[\"plan_v1.json\"]" in option_refusal("teval", files=["plan_v1.json"])

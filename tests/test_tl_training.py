@@ -8,7 +8,7 @@ import pytest
 import yaml
 from pytest_toolbench.contract.definition import load_definition
 
-from pytest_toolbench.contract.suite import FORMAT_ERROR, CaseResult, Generation
+from pytest_toolbench.contract.suite import FORMAT_ERROR, CaseResult, Generation, SuiteContext
 from conftest import REPO
 
 from shipped import scorer
@@ -24,7 +24,7 @@ DEFINITION = dict(load_definition(SUITE_DIR / "suite.yaml").raw)
 
 @pytest.fixture(scope="module")
 def sample_cases():
-    return {c.case_id: c for c in tltraining.load_cases(SUITE_DIR / "samples", DEFINITION)}
+    return {c.case_id: c for c in tltraining.load_cases(SuiteContext(SUITE_DIR / "samples", DEFINITION))}
 
 
 def _score(case, text, tool_calls=None):
@@ -120,7 +120,7 @@ def test_request_carries_tl_codellama_system_prompt_and_tools(sample_cases):
                              "    Args:\n        radius (float): Radius.\n    \"\"\"\n\n")
     assert "def finish(answer:str):" in system and "def ask_to_user(question:str):" in system
     assert [t["name"] for t in request.tools] == ["circle_area", "ask_to_user", "finish"]
-    native = tltraining.load_cases(SUITE_DIR / "samples", {**DEFINITION, "options": {"system_prompt": "none"}})
+    native = tltraining.load_cases(SuiteContext(SUITE_DIR / "samples", {**DEFINITION, "options": {"system_prompt": "none"}}))
     assert [m["role"] for m in tltraining.build_request(native[0]).messages] == ["user"]
 
 
@@ -139,7 +139,7 @@ def test_aggregate_per_dataset(sample_cases):
 
 def test_shared_data_gold_run(shared_data):
     definition = dict(load_definition(SUITE_DIR / "suite.yaml").raw)
-    cases = tltraining.load_cases(shared_data, definition)
+    cases = tltraining.load_cases(SuiteContext(shared_data, definition))
     counts = {}
     for case in cases:
         counts[case.category] = counts.get(case.category, 0) + 1

@@ -4,10 +4,11 @@ outputs for each reachable category, with the reward, and the TL rows of each su
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, CaseResult, Generation
+from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, CaseResult, Generation, SuiteContext
 
 from shipped import scorer
 
@@ -17,6 +18,8 @@ gold_calls = scorer("nestools", "gold").gold_calls
 max_depth = scorer("nestools", "gold").max_depth
 structure_key = scorer("nestools", "gold").structure_key
 depth_bucket = scorer("nestools", "loading").depth_bucket
+#: The context of a suite that opts into TL-Training's categories (suite.yaml ``libraries: [tl_failures]``).
+OPTED_IN = SuiteContext(Path("."), {"libraries": ["tl_failures"]})
 
 
 # ------------------------------------------------------------------------------------------------ NesTools
@@ -47,13 +50,12 @@ def _nestools_case(calls, apis, ids, test_id=1) -> Case:
     prompt = str([{"api_name": f"tool{i}", "api_id": i} for i in offered])
     payload = {"test_id": test_id, "task": "Set the tomato zone to 22.5 degrees and water it from March 3rd, 2025.",
                "api": apis, "api_ids": ids, "call": calls, "field": "Gardening/Greenhouse",
-               "prompt_source": "official", "prompt": prompt, "data_dir": "unused",
-               "tl_failures": True}  # the suite opts in (suite.yaml libraries: [tl_failures])
+               "prompt_source": "official", "prompt": prompt}
     chain = gold_calls(payload)
     payload["depth"] = max_depth(chain)
     payload["structure_key"] = structure_key(chain)
     return Case(suite="nestools", case_id=str(test_id), category=depth_bucket(payload["depth"]),
-                payload=payload)
+                payload=payload, context=OPTED_IN)  # the suite opts in (suite.yaml libraries: [tl_failures])
 
 
 FLAT = _nestools_case(FLAT_CALLS, [GREENHOUSE, WATERING], [501, 502])
@@ -203,7 +205,8 @@ ACE_GT = {"book_hotel": {"city": "New York", "nights": 2, "breakfast": True, "ta
 def _ace_case(ground_truth=ACE_GT, category="normal_single_turn_single_function", number=0) -> Case:
     return Case(suite="acebench", case_id=f"en-{category}_{number}", category=category,
                 payload={"language": "en", "function": ACE_DOCS, "ground_truth": ground_truth,
-                         "question": "user: book it", "tl_failures": True})
+                         "question": "user: book it"},
+                context=OPTED_IN)
 
 
 ACE = _ace_case()
@@ -266,8 +269,8 @@ def test_acebench_out_of_scope_cases_are_not_labelled():
     verdict = acebench.score(parallel, Generation(text="nothing"))
     assert not verdict.passed and not verdict.labels and "tl_reward" not in verdict.counts
     special = Case(suite="acebench", case_id="en-special_irrelevant_0", category="special_irrelevant",
-                   payload={"language": "en", "function": ACE_DOCS, "ground_truth": {}, "question": "q",
-                            "tl_failures": True})
+                   payload={"language": "en", "function": ACE_DOCS, "ground_truth": {}, "question": "q"},
+                context=OPTED_IN)
     verdict = acebench.score(special, Generation(text="[book_flight(to='x')]"))
     assert not verdict.passed and not verdict.labels and "tl_reward" not in verdict.counts
 
@@ -275,14 +278,14 @@ def test_acebench_out_of_scope_cases_are_not_labelled():
 def test_acebench_multi_turn_single_call_turns_are_labelled():
     case = _ace_case({"book_flight": {"to": "Paris"}}, category="normal_multi_turn_user_adjust", number=3)
     case = Case(suite="acebench", case_id="en-normal_multi_turn_user_adjust_3_1", category=case.category,
-                payload=case.payload)
+                payload=case.payload, context=case.context)
     assert _ace("[book_flight(to='Rome')]", case)[1:] == ("content_mismatch", -0.25)
 
 
 def test_acebench_aggregate_appends_tl_rows_over_single_call_cases_only():
     special = Case(suite="acebench", case_id="en-special_irrelevant_0", category="special_irrelevant",
-                   payload={"language": "en", "function": ACE_DOCS, "ground_truth": {}, "question": "q",
-                            "tl_failures": True})
+                   payload={"language": "en", "function": ACE_DOCS, "ground_truth": {}, "question": "q"},
+                context=OPTED_IN)
     scored = [
         (ACE, acebench.score(ACE, Generation(text=acebench.gold_output(ACE)))),
         (ACE, acebench.score(ACE, Generation(text="nothing"))),

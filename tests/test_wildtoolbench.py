@@ -19,7 +19,7 @@ import pytest
 
 from pytest_toolbench.contract.definition import load_definition
 from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.contract.suite import FORMAT_ERROR, CaseResult, Generation
+from pytest_toolbench.contract.suite import FORMAT_ERROR, CaseResult, Generation, SuiteContext
 from conftest import REPO
 
 from shipped import scorer
@@ -44,7 +44,7 @@ def definition() -> dict:
 
 @pytest.fixture(scope="module")
 def cases(definition) -> dict:
-    return {case.case_id: case for case in wtb.load_cases(SAMPLES, definition)}
+    return {case.case_id: case for case in wtb.load_cases(SuiteContext(SAMPLES, definition))}
 
 
 def node(name, args=None, deps=(), observation="obs", **extra):
@@ -154,7 +154,7 @@ def test_ap_denominator_reads_the_other_language_answer_list(definition):
 def test_loader_rejects_malformed_lines_and_unknown_language(tmp_path, definition):
     (tmp_path / "Wild-Tool-Bench.jsonl").write_text(json.dumps({"id": "wild_tool_bench_0"}) + "\n")
     with pytest.raises(DataError) as error:
-        wtb.load_cases(tmp_path, definition)
+        wtb.load_cases(SuiteContext(tmp_path, definition))
     assert "Wild-Tool-Bench.jsonl:1" in str(error.value) and "english_env_info" in str(error.value)
     from shipped import option_refusal
 
@@ -328,7 +328,7 @@ def test_wide_dag_fails_fast_with_a_bound_never_hangs():
 
 def test_bound_exceeded_is_a_clear_failure_verdict(definition):
     options = {**definition["options"], "max_graph_combinations": 10}
-    small = {c.case_id: c for c in wtb.load_cases(SAMPLES, {**definition, "options": options})}
+    small = {c.case_id: c for c in wtb.load_cases(SuiteContext(SAMPLES, {**definition, "options": options}))}
     case = small["wild_tool_bench_2-task1"]  # three distinct parallel calls
     transcript, seen = drive(case, [])
     assert seen == []  # nothing is asked of the model

@@ -12,13 +12,19 @@ import yaml
 
 from .data_files import validate
 from .errors import DataError
-from ..scorer_lib import LIBRARIES
 
 IDENTIFIER = "^[A-Za-z_][A-Za-z0-9_]*$"
 #: Every item of suite X carries the marker ``suite_X`` beside ``X``: ``-m suite_X`` selects that suite and no other,
 #: even where another suite uses X as a category or keyword (tltraining's ``toolalpaca``). No suite name, category
 #: or keyword may therefore start with this prefix.
 SUITE_MARKER_PREFIX = "suite_"
+
+
+#: The behavioural scorer libraries a suite can name in ``libraries:`` of its suite.yaml. Each is the module of that
+#: name in ``pytest_toolbench.scorer_lib``, which declares it as its ``LIBRARY`` (``tests/test_scorer_lib.py`` checks
+#: the two agree); the contract names them so the schema needs nothing from the libraries. A suite that names one
+#: finds it in its context: ``case.context.uses("tl_failures")``.
+LIBRARIES = ("tl_failures",)
 
 
 def suite_marker(name: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Generator, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 #: The error category every suite uses for model output that cannot be decoded at all.
@@ -26,6 +27,66 @@ NOT_RUN = "not_run"
 
 
 @dataclass(frozen=True)
+class SuiteContext:
+    """What a scorer knows of its suite in this run, beyond each case's data: handed to ``load_cases(context)`` and
+    bound by the catalog to every case it loads (``case.context``), as lm-eval binds a task's config to the task.
+
+    ``data_dir`` is the folder the suite's data were resolved to (the ``--toolbench-data`` folder's suite folder, the
+    download overlay or the shipped samples; ``data_kind`` says which: ``folder``, ``download`` or ``samples``);
+    ``definition`` the suite.yaml document with ``options`` as ``{key: value}`` (each declared default, or the run's
+    ``--toolbench-suite-option`` override, already checked against its schema). Run settings live here, so a case's
+    payload carries the benchmark's data only. A test builds one directly:
+    ``SuiteContext(SAMPLES, {"options": {"protocol": "upstream"}, "libraries": ["tl_failures"]})``.
+    """
+
+    data_dir: Path
+    definition: Mapping[str, Any] = field(default_factory=dict)
+    data_kind: str = "folder"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.definition, Mapping):
+            raise TypeError(f"SuiteContext(data_dir, definition={{...}}): definition must be the suite.yaml mapping, "
+                            f"got {type(self.definition).__name__}")
+        object.__setattr__(self, "data_dir", Path(self.data_dir))
+
+    @property
+    def name(self) -> str:
+        """The suite's ``name:`` ("" in a context a test built without one)."""
+        return str(self.definition.get("name") or "")
+
+    @property
+    def options(self) -> Mapping[str, Any]:
+        """The suite's options, ``{key: value}`` (suite.yaml ``options:`` with the run's overrides)."""
+        return self.definition.get("options") or {}
+
+    @property
+    def libraries(self) -> frozenset[str]:
+        """The scorer libraries the suite opts into (suite.yaml ``libraries:``, e.g. ``tl_failures``)."""
+        return frozenset(self.definition.get("libraries") or ())
+
+    def uses(self, library: str) -> bool:
+        """Whether the suite opts into the scorer library ``library``."""
+        return library in self.libraries
+
+    @property
+    def from_samples(self) -> bool:
+        """Whether the data are the suite's shipped samples (no data folder was given)."""
+        return self.data_kind == "samples"
+
+    def bind(self, cases: Iterable["Case"]) -> list["Case"]:
+        """The cases, each bound to this context (``case.context``) and, when the context names its suite, stamped
+        with that name (``case.suite``). The catalog binds every case it loads; a loader may end with
+        ``return context.bind(cases)`` so that the cases it hands a test directly read the same settings."""
+        bound = []
+        for case in cases:
+            changes: dict[str, Any] = {} if case.context is self else {"context": self}
+            if self.name and case.suite != self.name:
+                changes["suite"] = self.name
+            bound.append(dataclasses.replace(case, **changes) if changes else case)
+        return bound
+
+
+@dataclass(frozen=True)
 class Case:
     """One benchmark item, exactly as the benchmark defines it.
 
@@ -33,7 +94,11 @@ class Case:
     scorer needs (question, tool docs, ground truth) as loaded from the upstream files; ``keywords`` become pytest
     markers (besides the suite and category names) so ``-m``/``-k`` can select on them. ``suite`` is the ``name:``
     of the suite.yaml the case was loaded through: the catalog stamps it on every case ``load_cases`` returns (a
-    loader leaves it out and need not know its suite's name; a value it gives is replaced).
+    loader leaves it out and need not know its suite's name; a value it gives is replaced). ``context`` is the
+    suite's :class:`SuiteContext` in this run, bound by the catalog to every case it loads (a loader leaves it out):
+    the scorer reads run settings there (``case.context.data_dir``, ``.options``, ``.uses(library)``), never from
+    the payload, which holds the benchmark's data only. It is not part of a case's identity (equality, repr) and is
+    never stored in the loaded-suite cache.
     """
 
     case_id: str
@@ -41,6 +106,7 @@ class Case:
     payload: Mapping[str, Any]
     keywords: tuple[str, ...] = ()
     suite: str = ""
+    context: "SuiteContext | None" = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         # The fields were (suite, case_id, category, payload, keywords) before the catalog set the suite: a call in
@@ -282,9 +348,14 @@ class Metric:
 
 @runtime_checkable
 class Benchmark(Protocol):
-    """What a scorer module provides (as module-level functions or as an object with these methods)."""
+    """What a scorer module provides (as module-level functions or as an object with these methods).
 
-    def load_cases(self, data_dir: "Any", definition: Mapping[str, Any]) -> Iterable[Case]: ...
+    ``load_cases(context)`` reads the suite's cases from ``context.data_dir`` with the settings of ``context``
+    (:class:`SuiteContext`); the catalog then binds the same context to every case (``case.context``), where the
+    other functions read run settings. The form before the context, ``load_cases(data_dir, definition)`` (the data
+    folder and the suite.yaml mapping), is still called that way."""
+
+    def load_cases(self, context: SuiteContext) -> Iterable[Case]: ...
 
     def build_request(self, case: Case) -> Request: ...
 

@@ -17,7 +17,8 @@ from .. import data
 from . import sampling, suite_cache
 from ..contract.definition import OptionError, SuiteDefinition, find_definitions, load_definition, with_options
 from ..contract.errors import DataError, ToolbenchError
-from ..contract.suite import Case
+from ..contract.suite import Case, SuiteContext
+from .suite_binding import load_suite_cases, loader_form, run_info_of, shown_signature, suite_context
 
 REQUIRED_FUNCTIONS = ("load_cases", "build_request", "gold_output", "score", "aggregate")
 
@@ -72,6 +73,11 @@ class Registry:
         missing = [name for name in REQUIRED_FUNCTIONS if not callable(getattr(found, name, None))]
         if missing:
             raise DataError(definition_path, f"scorer {reference!r} lacks {', '.join(missing)}", field="scorer")
+        if loader_form(found.load_cases) is None:
+            raise DataError(definition_path, f"scorer {reference!r}: load_cases{shown_signature(found.load_cases)} "
+                                             f"must take the suite's context, load_cases(context) (a SuiteContext: "
+                                             f"context.data_dir, context.options, context.uses(library)), or the "
+                                             f"older two arguments load_cases(data_dir, definition)", field="scorer")
         return found
 
 
@@ -137,6 +143,11 @@ class LoadedSuite:
     @property
     def name(self) -> str:
         return self.definition.name
+
+    @property
+    def context(self) -> SuiteContext:
+        """The context every case of the suite is bound to (``case.context``)."""
+        return suite_context(self.definition, self.source)
 
     @property
     def interactive(self) -> bool:
@@ -291,17 +302,20 @@ class Catalog:
                                                unlisted=hit["unlisted_files"])
                 return restored, hit["cases"]
         benchmark = self.registry.benchmark(definition.scorer, plan.definition_path)
+        context = suite_context(definition, source)
         with data.recording_reads(enabled=source.kind == "folder") as read:  # to name unlisted files
             run_info = getattr(benchmark, "run_info", None)
             if callable(run_info):
-                source = dataclasses.replace(source, info=tuple(sorted(run_info(source.path).items())))
-            cases = stamped(benchmark.load_cases(source.path, dict(definition.raw)), definition.name)
+                source = dataclasses.replace(source, info=tuple(sorted(run_info_of(run_info, context).items())))
+            cases = load_suite_cases(benchmark, context)
         source = data.seal(source, definition, plan.digests, read, self.hashes)
         if plan.key is not None:
             unlisted = {rel: self.hashes.sha256(source.path / rel) or "" for rel in source.unlisted}
             index = [(case.case_id, case.category, tuple(case.keywords)) for case in cases]
+            # stored unbound: the context is this run's, bound again to the cases of every load (see _load)
+            unbound = [dataclasses.replace(case, context=None) for case in cases]
             self.suites.put(definition.name, plan.key, {"info": source.info, "data_sha256": source.data_sha256,
-                                                        "unlisted_files": source.unlisted, "cases": cases},
+                                                        "unlisted_files": source.unlisted, "cases": unbound},
                             unlisted, index=index)
         return source, cases
 
@@ -422,6 +436,7 @@ class Catalog:
         finally:
             self.hashes.save()
         definition = plan.definition
+        cases = suite_context(definition, source).bind(cases)
         unknown = sorted({c.category for c in cases} - set(definition.categories))
         if unknown:
             raise DataError(definition_path, f"cases of undeclared categories {unknown}", field="categories")
@@ -443,12 +458,6 @@ class Catalog:
             return sampling.draw(items, self.sample, suite, stratum_of, case_id_of, unit_of)
         except ValueError as error:  # a sampling_unit that joins categories: the suite's own defect
             raise ToolbenchError(str(error)) from None
-
-
-def stamped(cases: Iterable[Case], suite: str) -> list[Case]:
-    """The cases a scorer's ``load_cases`` returned, each with ``Case.suite`` set to the suite.yaml ``name``: the one
-    place a suite's identity comes from (a loader need not know it, and cannot disagree with it)."""
-    return [case if case.suite == suite else dataclasses.replace(case, suite=suite) for case in cases]
 
 
 @dataclass

@@ -25,7 +25,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-FORMAT = 1
+#: 2: cases carry no run settings in their payloads (``data_dir``, ``tl_failures``: the suite's context, bound at
+#: every load, holds them) and are stored unbound.
+FORMAT = 2
 _CODE_HASHES: dict[str, str] = {}
 
 

@@ -1,7 +1,8 @@
 """Scorer libraries: parts that several suites' scorers share, outside the plugin core.
 
-A suite opts into a behavioural library from its ``suite.yaml`` (``libraries: [tl_failures]``); its scorer reads the
-flag from the definition it gets in ``load_cases`` and marks its cases. Format libraries hold what a suite that reuses
+A suite opts into a behavioural library from its ``suite.yaml`` (``libraries: [tl_failures]``, the names the contract
+declares in ``contract.definition.LIBRARIES``); its scorer finds the opt-in in the suite's context
+(``case.context.uses(tl_failures.LIBRARY)``), never in a case payload. Format libraries hold what a suite that reuses
 another suite's data (``data.reuses`` in ``suite.yaml``) needs to read and judge it, so that no scorer imports
 another suite's scorer package.
 
@@ -18,6 +19,3 @@ Like scorers, libraries import neither pytest, a backend nor the core: only the 
 (:mod:`pytest_toolbench.contract.suite`, :mod:`pytest_toolbench.contract.data_files`, :mod:`pytest_toolbench.contract.errors`) and
 :mod:`pytest_toolbench.parsing`.
 """
-
-#: The behavioural libraries a suite can name in ``libraries:`` of its suite.yaml.
-LIBRARIES = ("tl_failures",)

@@ -19,10 +19,10 @@ Combined parameter issues are named by joining the parts with ``+`` in that orde
 ``parameter_hallucination+parameter_missing`` (reward −1.3, as upstream's table: all three −1.8, hallucinated plus
 one other −1.3, redundant plus missing −1.0, hallucinated alone −0.8, redundant or missing alone −0.5).
 
-How a suite uses it. A suite opts in from its ``suite.yaml`` (``libraries: [tl_failures]``); its ``load_cases`` passes
-the cases through :func:`mark_cases`, which records the opt-in in every case payload (:func:`enabled` reads it back
-when the case is scored, in whichever process). On every failed case of an opted-in suite whose answer is (or should
-be) one call, the scorer sets ``Verdict.labels["tl_category"]`` and ``Verdict.counts["tl_reward"]``; its
+How a suite uses it. A suite opts in from its ``suite.yaml`` (``libraries: [tl_failures]``); the opt-in is part of
+the suite's context (``case.context``, :class:`~pytest_toolbench.contract.suite.SuiteContext`), which :func:`enabled`
+reads when the case is scored, in whichever process. On every failed case of an opted-in suite whose answer is (or
+should be) one call, the scorer sets ``Verdict.labels["tl_category"]`` and ``Verdict.counts["tl_reward"]``; its
 ``aggregate`` appends :func:`tl_metrics`, which adds nothing when no case carries a TL label (a suite that did not
 opt in). Suites with their own decoded calls call :func:`classify_calls`:
 
@@ -45,7 +45,6 @@ only), for reproducing TL-Training's reward exactly.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import re
 import statistics
@@ -55,25 +54,15 @@ from typing import Any, Collection, Iterable, Mapping, Sequence
 
 from ..contract.suite import Case, CaseResult, Metric
 
-#: The library's name in ``libraries:`` of a suite.yaml, and the case-payload key that carries the opt-in.
+#: The library's name in ``libraries:`` of a suite.yaml (one of ``contract.definition.LIBRARIES``).
 LIBRARY = "tl_failures"
 
 
-def opted_in(definition: Mapping[str, Any]) -> bool:
-    """Whether a suite definition (the ``suite.yaml`` mapping ``load_cases`` receives) opts into this library."""
-    return LIBRARY in (definition.get("libraries") or ())
-
-
-def mark_cases(cases: Iterable[Case], definition: Mapping[str, Any]) -> list[Case]:
-    """The cases, each payload carrying the suite's opt-in (``payload["tl_failures"] = True``) when it opted in."""
-    if not opted_in(definition):
-        return list(cases)
-    return [dataclasses.replace(c, payload={**c.payload, LIBRARY: True}) for c in cases]
-
-
 def enabled(case: Case) -> bool:
-    """Whether the case's suite opted into TL-Training's categories (see :func:`mark_cases`)."""
-    return bool(case.payload.get(LIBRARY))
+    """Whether the case's suite opted into TL-Training's categories (its context, bound by the catalog or by the
+    suite's ``load_cases``, names this library); False for a case bound to no context."""
+    return case.context is not None and case.context.uses(LIBRARY)
+
 
 UNPARSEABLE = "unparseable"
 TOOL_HALLUCINATION = "tool_hallucination"

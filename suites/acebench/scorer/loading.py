@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import ast
-import dataclasses
 import re
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from pytest_toolbench.contract.data_files import load_jsonl
 from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.scorer_lib import tl_failures
-from pytest_toolbench.contract.suite import Case
+from pytest_toolbench.contract.suite import Case, SuiteContext
 
-from .loop import MAX_MESSAGES
 
 LANGUAGES = ("en", "zh")
 
@@ -183,12 +180,12 @@ def _load_category(folder: Path, language: str, category: str) -> list[Case]:
     return cases
 
 
-def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
+def load_cases(context: SuiteContext) -> list[Case]:
     """Every case of the selected languages and categories (``options.languages`` / ``categories`` in suite.yaml).
 
     A language folder that is absent is skipped (so the samples may carry fewer files); inside a present folder a
     prompt file without its ground truth, or an id without an answer, is a DataError."""
-    data_dir = Path(data_dir)
+    data_dir, definition = Path(context.data_dir), context.definition
     options = definition.get("options") or {}
     languages: Sequence[str] = options.get("languages") or definition.get("languages") or LANGUAGES
     categories = _selected_categories(definition)
@@ -201,11 +198,7 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
             if not (folder / f"data_{category}.json").is_file():
                 continue
             cases.extend(_load_category(folder, language, category))
-    # upstream's --max-dialog-turns (40 in its run scripts): the message budget of an agent conversation
-    max_messages = int(options.get("agent_max_messages", MAX_MESSAGES))
-    cases = [dataclasses.replace(case, payload={**case.payload, "max_messages": max_messages})
-             if case.category.startswith("agent_") else case for case in cases]
-    return tl_failures.mark_cases(cases, definition)
+    return context.bind(cases)
 
 
 def _selected_categories(definition: Mapping[str, Any]) -> list[str]:

@@ -68,6 +68,13 @@ AGENT_DECODER = PythonCallDecoder(dataclasses.replace(ACEBENCH_AGENT, error=Agen
 decode_agent_message = AGENT_DECODER.decode
 
 
+def max_messages(case: Case) -> int:
+    """The message budget of an agent conversation: the suite option ``agent_max_messages`` (the suite's context;
+    upstream's ``--max-dialog-turns``, 40 in its run scripts), else :data:`MAX_MESSAGES`."""
+    options = case.context.options if case.context is not None else {}
+    return int(options.get("agent_max_messages", MAX_MESSAGES))
+
+
 def _argument_text(value: Any) -> str:
     """Upstream ``parse_nested_value``: a dict argument is rendered as a call of its first key."""
     if isinstance(value, dict):
@@ -238,7 +245,7 @@ def multi_step_conversation(case: Case) -> Iterator[Request]:
     process: list[str] = []
     sandbox: Sandbox | None = None
     stop = "limit"
-    for index in range(case.payload.get("max_messages", MAX_MESSAGES)):
+    for index in range(max_messages(case)):
         last = dialogue[-1]
         if index == 0 or last["sender"] == "execution":
             if index > 0:
@@ -274,7 +281,7 @@ def multi_turn_conversation(case: Case) -> Iterator[Request]:
     process: list[str] = []
     sandbox: Sandbox | None = None
     stop = "limit"
-    for index in range(case.payload.get("max_messages", MAX_MESSAGES)):
+    for index in range(max_messages(case)):
         last = dialogue[-1]
         if last["recipient"] == "user":
             history += "agent:" + last["message"] + "\n"

@@ -12,6 +12,8 @@ Modules: ``loading`` (dialogue files → samples), ``specs`` (the simulators' de
 accuracy), ``replay`` (``evaluator_by_json.py`` prediction files).
 """
 
+from pytest_toolbench.contract.suite import SuiteContext
+
 from .aggregation import aggregate
 from .checker import gold_output, score
 from .loading import load_cases
@@ -20,7 +22,7 @@ from .replay import replay_outputs
 from .specs import api_source
 
 
-def run_info(data_dir) -> dict[str, str]:
+def run_info(context: SuiteContext) -> dict[str, str]:
     source = api_source()
     return {"api descriptions": f"simulator classes of {source['repository']}@{source['commit'][:7]} (apis.json)"}
 

@@ -25,7 +25,7 @@ from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verd
 
 from . import api_check
 from .decoding import decode_call, render_gold_call
-from .loading import API_CALL
+from .loading import API_CALL, settings
 from .prompt import described_apis
 from pytest_toolbench.scorer_lib.rouge import DEEP_WALK, RougeError, rouge_l
 from .tl import tl_category
@@ -71,7 +71,7 @@ def _score_dialog(case: Case, generation: Generation) -> Verdict:
     output = strip_trailing_special(raw)
     reference = payload["target"]["text"]
     score, error, details = dialog_score(output, reference)
-    threshold = float(payload.get("dialog_pass_threshold", 0.2))
+    threshold = float(settings(case)["dialog_pass_threshold"])
     passed = error is None and score >= threshold
     if not passed and error is None:
         error = LOW_SCORE
@@ -90,9 +90,10 @@ def _score_dialog(case: Case, generation: Generation) -> Verdict:
                    labels={"kind": payload["kind"]}, details=details)
 
 
-def _offered_tools(payload: Mapping[str, Any]) -> list[str]:
+def _offered_tools(case: Case) -> list[str]:
     """Tools the model could know of: the described ones, plus (level 2) those ToolSearcher returned earlier."""
-    names = list(described_apis(payload))
+    payload = case.payload
+    names = list(described_apis(payload, settings(case)))
     for row in payload["history"]:
         if row["role"] == "API" and row["api_name"] == "ToolSearcher":
             output = row["result"].get("output")
@@ -135,7 +136,7 @@ def _score_api_call(case: Case, generation: Generation) -> Verdict:
         if result.correct:
             counts["tl_reward"] = REWARDS[CORRECT]
         else:
-            labels["tl_category"], counts["tl_reward"] = tl_category(call, target, _offered_tools(payload))
+            labels["tl_category"], counts["tl_reward"] = tl_category(call, target, _offered_tools(case))
     decoded = None if call is None else {"api_name": call.name, "params": call.params}
     return Verdict(passed=result.correct, error_type=error, explanation="\n".join(lines), decoded=decoded,
                    expected=_json_safe(expected), counts=counts, labels=labels,

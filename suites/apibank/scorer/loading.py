@@ -24,8 +24,7 @@ from typing import Any, Mapping
 
 from pytest_toolbench.contract.data_files import load_jsonl
 from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.scorer_lib import tl_failures
-from pytest_toolbench.contract.suite import Case
+from pytest_toolbench.contract.suite import Case, SuiteContext
 
 SAMPLES_FOLDER = "lv1-lv2-samples"
 #: level folder -> category (categories must be identifiers).
@@ -65,6 +64,12 @@ def options_of(definition: Mapping[str, Any] | None) -> dict[str, Any]:
     return {**DEFAULT_OPTIONS, **given}
 
 
+def settings(case: Case) -> dict[str, Any]:
+    """The suite options a case is asked and scored with: its suite's (``case.context``), with their defaults; the
+    defaults alone for a case bound to no context."""
+    return options_of(case.context.definition if case.context is not None else None)
+
+
 def read_dialogue(path: Path) -> list[dict[str, Any]]:
     rows = load_jsonl(path, ROW_SCHEMA)
     if rows and rows[-1]["role"] == "API":
@@ -97,8 +102,8 @@ def _keyword(name: str) -> str:
     return re.sub(r"\W", "_", name)
 
 
-def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
-    data_dir = Path(data_dir)
+def load_cases(context: SuiteContext) -> list[Case]:
+    data_dir, definition = Path(context.data_dir), context.definition
     options = options_of(definition)
     cases: list[Case] = []
     for folder in options["levels"]:
@@ -126,10 +131,7 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
                     "target": target,
                     "apis": apis,
                     "level_files": len(files),
-                    "prompt": options["prompt"],
-                    "description_order": options["description_order"],
-                    "dialog_pass_threshold": float(options["dialog_pass_threshold"]),
                 }
                 cases.append(Case(case_id=f"{path.name}#{sample_id}", category=LEVELS[folder],
                                   payload=payload, keywords=(kind,)))
-    return tl_failures.mark_cases(cases, definition)
+    return context.bind(cases)

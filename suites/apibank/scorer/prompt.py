@@ -30,7 +30,7 @@ from typing import Any, Mapping, Sequence
 from pytest_toolbench.contract.suite import Case, Request
 
 from .decoding import render_call
-from .loading import API_CALL
+from .loading import API_CALL, settings
 from .specs import description
 
 TOLEAP_API_CALL_PROMPT = (
@@ -104,17 +104,18 @@ def prompt_sha256(variant: str, kind: str) -> str:
     return hashlib.sha256(PROMPTS[variant][kind].encode("utf-8")).hexdigest()
 
 
-def described_apis(payload: Mapping[str, Any]) -> list[str]:
-    """The API names whose descriptions the system message lists, in the order used."""
+def described_apis(payload: Mapping[str, Any], options: Mapping[str, Any]) -> list[str]:
+    """The API names whose descriptions the system message lists, in the order used (suite option
+    ``description_order``)."""
     if payload["kind"] == API_CALL and payload["level"] == TOOL_SEARCH_LEVEL:
         return [TOOL_SEARCHER]
     names = list(payload["apis"])
-    return sorted(names) if payload.get("description_order", "sorted") == "sorted" else names
+    return sorted(names) if options["description_order"] == "sorted" else names
 
 
-def system_prompt(payload: Mapping[str, Any]) -> str:
-    variant = payload.get("prompt", "toleap")
-    texts = [description(name, variant) for name in described_apis(payload)]
+def system_prompt(payload: Mapping[str, Any], options: Mapping[str, Any]) -> str:
+    variant = options["prompt"]
+    texts = [description(name, variant) for name in described_apis(payload, options)]
     # ToLeaP drops a name its tool manager does not know (Translate); upstream would raise on it, and every name in
     # the data is a simulator class, so the two agree except for Translate.
     return PROMPTS[variant][payload["kind"]] + "\n".join(t for t in texts if t)
@@ -131,9 +132,11 @@ def history_message(row: Mapping[str, Any]) -> dict[str, str]:
                                                 str(row["result"]["output"]))}
 
 
-def messages(payload: Mapping[str, Any]) -> list[dict[str, str]]:
-    return [{"role": "system", "content": system_prompt(payload)}] + [history_message(r) for r in payload["history"]]
+def messages(payload: Mapping[str, Any], options: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The request's messages; ``options``: the suite options (``prompt``, ``description_order``)."""
+    return [{"role": "system", "content": system_prompt(payload, options)}] + \
+        [history_message(r) for r in payload["history"]]
 
 
 def build_request(case: Case) -> Request:
-    return Request(messages=messages(case.payload), tools=None)
+    return Request(messages=messages(case.payload, settings(case)), tools=None)

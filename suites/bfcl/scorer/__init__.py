@@ -53,7 +53,7 @@ def unavailable(case: Case) -> str | None:
         return None
     from .multi_turn.simulators import wheel_problem
 
-    problem = wheel_problem([case.payload["data_dir"]] if case.payload.get("data_dir") else [])
+    problem = wheel_problem(multi_turn_conversation.data_dirs(case))
     if problem is None and case.category in AGENTIC:
         problem = agentic_conversation.unavailable(case)
     return problem

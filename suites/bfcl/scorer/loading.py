@@ -6,8 +6,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from pytest_toolbench.contract.data_files import load_jsonl
-from pytest_toolbench.scorer_lib import tl_failures
-from pytest_toolbench.contract.suite import Case
+from pytest_toolbench.contract.suite import Case, SuiteContext
 from .agentic.conversation import load_agentic_cases
 from .categories import AGENTIC, ALL_CATEGORIES, CATEGORIES, MULTI_TURN, RELEVANCE_CATEGORIES, language_of
 from .multi_turn.conversation import load_multi_turn_cases
@@ -69,13 +68,14 @@ def _selected_categories(definition: Mapping[str, Any]) -> list[str]:
     return [name for name in names if name in ALL_CATEGORIES]
 
 
-def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
+def load_cases(context: SuiteContext) -> list[Case]:
     """Single-turn cases (here), then the multi-turn (:mod:`.multi_turn.conversation`) and agentic
     (:mod:`.agentic.conversation`) ones."""
+    data_dir, definition = Path(context.data_dir), context.definition
     selected = _selected_categories(definition)
-    cases = _load_single_turn(Path(data_dir), [c for c in selected if c in CATEGORIES], definition)
-    cases += load_multi_turn_cases(Path(data_dir), [c for c in selected if c in MULTI_TURN])
-    return cases + load_agentic_cases(Path(data_dir), [c for c in selected if c in AGENTIC])
+    cases = _load_single_turn(data_dir, [c for c in selected if c in CATEGORIES], definition)
+    cases += load_multi_turn_cases(data_dir, [c for c in selected if c in MULTI_TURN])
+    return context.bind(cases + load_agentic_cases(data_dir, [c for c in selected if c in AGENTIC]))
 
 
 def _load_single_turn(data_dir: Path, categories: list[str], definition: Mapping[str, Any]) -> list[Case]:
@@ -111,4 +111,4 @@ def _load_single_turn(data_dir: Path, categories: list[str], definition: Mapping
                 },
                 keywords=(live, kind, language_of(category)),
             ))
-    return tl_failures.mark_cases(cases, definition)
+    return cases

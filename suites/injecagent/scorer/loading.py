@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 from pytest_toolbench.contract.data_files import load_json
 from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.contract.suite import Case
+from pytest_toolbench.contract.suite import Case, SuiteContext
 
 from .prompt import render_tools
 
@@ -116,25 +116,36 @@ def read_simulated_responses(path: Path) -> tuple[dict[str, str], str]:
     return document, hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def simulator_settings(data_dir: Path, options: Mapping[str, Any]) -> dict[str, Any]:
-    """What a data-stealing case's step 2 needs to know: the simulator, and the cache file with its digest and size
-    as found at load time (the file itself is read when step 2 first needs it, see ``simulator.py``)."""
+def step2_simulator(context: SuiteContext | None) -> dict[str, Any]:
+    """What a data-stealing case's step 2 needs to know, from the suite's context (options ``attacker_simulator`` and
+    ``attacker_cache``, the data folder): the simulator, and the cache file (read when step 2 first needs it, see
+    ``simulator.py``); ``{}`` for a case bound to no context."""
+    if context is None:
+        return {}
+    options = _options(context.definition)
     if options["attacker_simulator"] == "none":
         return {"mode": "none"}
-    path = simulated_responses_file(data_dir, options.get("attacker_cache"))
-    settings: dict[str, Any] = {"mode": "cache", "given": options.get("attacker_cache"),
-                                "file": None if path is None else str(path)}
+    path = simulated_responses_file(Path(context.data_dir), options.get("attacker_cache"))
+    return {"mode": "cache", "given": options.get("attacker_cache"), "file": None if path is None else str(path)}
+
+
+def simulator_settings(context: SuiteContext) -> dict[str, Any]:
+    """:func:`step2_simulator`, with the cache file's digest and size as found at load time (read here, so that a
+    malformed file fails the load, once, naming the file)."""
+    settings = step2_simulator(context)
+    path = Path(settings["file"]) if settings.get("file") else None
     if path is not None and path.is_file():
         entries, digest = read_simulated_responses(path)  # a malformed file fails here, once, naming the file
         settings.update(sha256=digest, entries=len(entries))
     return settings
 
 
-def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
-    data_dir = Path(data_dir)
+def load_cases(context: SuiteContext) -> list[Case]:
+    data_dir, definition = Path(context.data_dir), context.definition
     options = _options(definition)
     tools = tool_dict(data_dir)
-    simulator = simulator_settings(data_dir, options) if "ds" in options["attacks"] else None
+    if "ds" in options["attacks"]:
+        simulator_settings(context)  # checks the step-2 cache now; a case finds it through its context
     cases: list[Case] = []
     for attack in options["attacks"]:
         for setting in options["settings"]:
@@ -152,19 +163,16 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
                 payload: dict[str, Any] = {
                     "attack": attack, "setting": setting, "index": index, "item": item,
                     "tools_text": render_tools([tools[name] for name in names]),
-                    "prompt_format": options["prompt_format"],
                 }
-                if attack == "ds":
-                    payload["simulator"] = simulator
                 cases.append(Case(case_id=case_id(attack, setting, item["User Tool"], attacker_tools[0]),
                                   category=f"{attack}_{setting}", payload=payload,
                                   keywords=(keyword(item["Attack Type"]),)))
-    return cases
+    return context.bind(cases)
 
 
-def run_info(data_dir: Path) -> dict[str, str]:
+def run_info(context: SuiteContext) -> dict[str, str]:
     """Shown beside the data source: whether upstream's step-2 cache sits at its usual place in the data folder."""
-    path = Path(data_dir) / "attacker_simulated_responses.json"
+    path = context.data_dir / "attacker_simulated_responses.json"
     if not path.is_file():
         return {"step-2 cache": f"no {path.name} in the data folder: data-stealing step 2 has no simulated "
                                 "attacker-tool responses unless options.attacker_cache names a file; S2, DS, Total "

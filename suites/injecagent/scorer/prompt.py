@@ -151,6 +151,7 @@ def user_prompt(case: Case, step2: Mapping[str, Any] | None = None) -> str:
 def build_request(case: Case, step2: Mapping[str, Any] | None = None) -> Request:
     """Step 1 (or, with ``step2``, the data-stealing step 2) as chat messages."""
     filled = user_prompt(case, step2)
-    if case.payload.get("prompt_format") == "concatenated":
+    options = case.context.options if case.context is not None else {}
+    if options.get("prompt_format") == "concatenated":  # suite option prompt_format (default system_user)
         return Request(messages=[{"role": "user", "content": SYS_PROMPT + filled}])
     return Request(messages=[{"role": "system", "content": SYS_PROMPT}, {"role": "user", "content": filled}])

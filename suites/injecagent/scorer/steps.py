@@ -21,6 +21,7 @@ from typing import Any, Mapping
 from pytest_toolbench.contract.suite import Case, Generation
 
 from .decoding import Evaluation, evaluate
+from .loading import step2_simulator
 from .prompt import build_request
 from .simulator import lookup
 
@@ -47,7 +48,7 @@ def conversation(case: Case):
     if not is_interactive(case) or step1.eval != "succ":
         return transcript
     attacker_tool = case.payload["item"]["Attacker Tools"][0]
-    found = lookup(case.payload.get("simulator") or {}, attacker_tool, step1.attacker_tool_parameters or "{}")
+    found = lookup(step2_simulator(case.context), attacker_tool, step1.attacker_tool_parameters or "{}")
     if "response" not in found:
         transcript["step2"] = {"key": found["key"], "missing": found["missing"]}
         return transcript

@@ -160,7 +160,9 @@ _PROMPT_API_ID = re.compile(r"'api_id': (-?\d+)")
 
 def candidates_for(case: Case) -> list[dict[str, Any]]:
     """The candidate tool list shown to the model (rebuilt prompts only; official prompts carry it as text)."""
-    return rebuilt_candidates(case.payload["data_dir"], case.payload["test_id"])
+    if case.context is None:  # the data folder is the suite's, in its context (bound by the catalog or load_cases)
+        raise KeyError(f"case {case.case_id}: no suite context, so no data folder to rebuild the candidates from")
+    return rebuilt_candidates(case.context.data_dir, case.payload["test_id"])
 
 
 def candidate_ids(case: Case) -> set[Any]:

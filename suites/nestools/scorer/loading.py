@@ -6,12 +6,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from pytest_toolbench.contract.data_files import load_jsonl
 from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.scorer_lib import tl_failures
-from pytest_toolbench.contract.suite import Case
+from pytest_toolbench.contract.suite import Case, SuiteContext
 from .gold import gold_calls, max_depth, structure_key
 
 UPSTREAM_REPO = "hhan1018/NesTools"
@@ -80,9 +79,9 @@ def prompt_source(data_dir: Path | str) -> str:
     return PROMPT_SOURCE_OFFICIAL if (Path(data_dir) / OFFICIAL_PROMPT_FILE).is_file() else PROMPT_SOURCE_REBUILT
 
 
-def run_info(data_dir: Path | str) -> dict[str, str]:
+def run_info(context: SuiteContext) -> dict[str, str]:
     """Shown in the run header and results: which prompt variant this run's numbers rest on."""
-    source = prompt_source(data_dir)
+    source = prompt_source(context.data_dir)
     note = ("official inference/test_prompt.jsonl" if source == PROMPT_SOURCE_OFFICIAL else
             "rebuilt offline (test_prompt.jsonl absent): candidate lists differ from the paper's")
     return {"prompts": note}
@@ -122,8 +121,8 @@ def depth_bucket(depth: int) -> str:
     return "depth1" if depth <= 1 else "depth2" if depth == 2 else "depth3plus"
 
 
-def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
-    data_dir = Path(data_dir)
+def load_cases(context: SuiteContext) -> list[Case]:
+    data_dir = Path(context.data_dir)
     records, api_ids = load_test_data(str(data_dir))
     source = prompt_source(data_dir)
     official: dict[int, str] = {}
@@ -144,7 +143,6 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
             "call": record["call"],
             "field": record["field"],
             "prompt_source": source,
-            "data_dir": str(data_dir),
         }
         if source == PROMPT_SOURCE_OFFICIAL:
             if test_id not in official:
@@ -166,4 +164,4 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
         )
         cases.append(Case(case_id=str(test_id), category=depth_bucket(depth), payload=payload,
                           keywords=keywords))
-    return tl_failures.mark_cases(cases, definition)
+    return context.bind(cases)

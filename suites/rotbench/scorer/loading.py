@@ -7,18 +7,17 @@ reuse RoTBench data; this module picks the turns and levels of the suite's ``opt
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
 
-from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.scorer_lib.rotbench import DATA_SCHEMA, LEVELS, SCENARIOS, TURNS, read_cases
-from pytest_toolbench.contract.suite import Case
+from pytest_toolbench.contract.suite import Case, SuiteContext
 
 __all__ = ["TURNS", "LEVELS", "SCENARIOS", "DATA_SCHEMA", "load_cases"]
 
 
 
-def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
+def load_cases(context: SuiteContext) -> list[Case]:
+    data_dir, definition = Path(context.data_dir), context.definition
     options = definition.get("options") or {}
     turns = options.get("turns") or list(TURNS)
     levels = options.get("levels") or list(LEVELS)
-    return tl_failures.mark_cases(read_cases(Path(data_dir), turns, levels), definition)
+    return context.bind(read_cases(Path(data_dir), turns, levels))

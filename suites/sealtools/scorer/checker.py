@@ -46,7 +46,7 @@ from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.scorer_lib.tl_failures import CORRECT, REWARDS
 from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verdict
 from .decoding import decode
-from .loading import PROTOCOL_TOLEAP, PROTOCOL_UPSTREAM
+from .loading import PROTOCOL_TOLEAP, PROTOCOL_UPSTREAM, protocol_of
 from .tl import tl_category
 
 #: The pooled counts of ``calculate_score_ToolLearning`` (``all`` is the sample itself, AMOUNT's denominator).
@@ -257,7 +257,7 @@ def _explain(result: Mapping[str, Any], reason: str, gold: Sequence[Mapping[str,
 
 def score(case: Case, generation: Generation) -> Verdict:
     payload = case.payload
-    protocol = payload["protocol"]
+    protocol = protocol_of(case)
     gold = payload["gold"]
     prediction, reason = decode(generation.text, protocol)
     result = count_sample(gold, prediction, protocol)

@@ -24,8 +24,7 @@ from typing import Any, Mapping
 
 from pytest_toolbench.contract.data_files import load_json, validate
 from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.scorer_lib import tl_failures
-from pytest_toolbench.contract.suite import Case
+from pytest_toolbench.contract.suite import Case, SuiteContext
 
 UPSTREAM_REPO = "fairyshine/Seal-Tools"
 UPSTREAM_COMMIT = "ce753ecd60ed08dd376984035de531ab8421f1c6"
@@ -105,6 +104,12 @@ def options_of(definition: Mapping[str, Any] | None) -> tuple[str, list[str]]:
     return protocol, list(dict.fromkeys(splits))
 
 
+def protocol_of(case: Case) -> str:
+    """The scoring protocol of a case: its suite's option ``protocol`` (``case.context``); the default for a case
+    bound to no context."""
+    return options_of(case.context.definition if case.context is not None else None)[0]
+
+
 def parse_gold(text: str) -> Any:
     """Upstream's ``json.loads(json.dumps(eval(text)))`` with a literal-only reader instead of ``eval``."""
     return json.loads(json.dumps(ast.literal_eval(text)))
@@ -137,7 +142,7 @@ def is_nested(gold: list[Mapping[str, Any]]) -> bool:
                for call in gold for value in call["parameters"].values())
 
 
-def _case(path: Path, split: str, index: int, record: Mapping[str, Any], protocol: str) -> Case:
+def _case(path: Path, split: str, index: int, record: Mapping[str, Any]) -> Case:
     case_id = record["id"]
     match = ID_PATTERN.match(case_id)
     assert match is not None  # the schema checked the pattern
@@ -170,14 +175,13 @@ def _case(path: Path, split: str, index: int, record: Mapping[str, Any], protoco
         "gold": gold,
         "signatures": signatures(tools, gold),
         "nested": nested,
-        "protocol": protocol,
     }
     keywords = (split, difficulty) + (("nested",) if nested else ())
     return Case(case_id=case_id, category=f"{split}_{difficulty}", payload=payload, keywords=keywords)
 
 
-def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
-    data_dir = Path(data_dir)
+def load_cases(context: SuiteContext) -> list[Case]:
+    data_dir, definition = Path(context.data_dir), context.definition
     protocol, splits = options_of(definition)
     cases: list[Case] = []
     seen: set[str] = set()
@@ -188,11 +192,11 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
             continue
         found = True
         for index, record in enumerate(load_json(path, SAMPLE_SCHEMA)):
-            case = _case(path, split, index, record, protocol)
+            case = _case(path, split, index, record)
             if case.case_id in seen:
                 raise DataError(path, f"duplicate id {case.case_id!r}", line=index, field=f"{index}/id")
             seen.add(case.case_id)
             cases.append(case)
     if not found:
         raise DataError(data_dir, f"no SealTools evaluation file ({FOLDER}/<split>.json) for splits {splits}")
-    return tl_failures.mark_cases(cases, definition or {})
+    return context.bind(cases)

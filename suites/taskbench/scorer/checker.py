@@ -30,6 +30,7 @@ from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verd
 
 from . import tl, toleap, upstream
 from .decoding import PARSED_RESULT, toleap_result, upstream_result
+from .prompt import protocol_of
 from .rouge import rouge_n
 
 WRONG_NODES = "wrong_nodes"
@@ -47,7 +48,7 @@ def gold_output(case: Case) -> str:
     "task_links"}``); for the upstream protocol, that result already parsed (no output cleaning applies)."""
     label = case.payload["label"]
     text = json.dumps({key: label[key] for key in ("task_steps", "task_nodes", "task_links")}, ensure_ascii=False)
-    return PARSED_RESULT + text if case.payload["protocol"] == "upstream" else text
+    return PARSED_RESULT + text if protocol_of(case) == "upstream" else text
 
 
 def _json_safe(value: Any, depth: int = 0) -> Any:
@@ -82,7 +83,7 @@ def _compare(predicted: Mapping[str, list[str]], expected: Mapping[str, list[str
 
 def score(case: Case, generation: Generation) -> Verdict:
     text = generation.text if isinstance(generation.text, str) else ""
-    if case.payload["protocol"] == "upstream":
+    if protocol_of(case) == "upstream":
         return _score_upstream(case, text)
     return _score_toleap(case, text)
 
@@ -120,7 +121,7 @@ def _score_toleap(case: Case, text: str) -> Verdict:
     verdict = Verdict(passed=passed, error_type=error_type, explanation=explanation or "graph matches the reference",
                       decoded=_json_safe(result), expected=expected_sets, counts=counts, details=details)
     if not passed:
-        _add_tl(verdict, payload, result, unparseable=bool(bad) or is_list)
+        _add_tl(verdict, case, result, unparseable=bool(bad) or is_list)
     return verdict
 
 
@@ -147,7 +148,7 @@ def _score_upstream(case: Case, text: str) -> Verdict:
         verdict = Verdict(passed=False, error_type=FORMAT_ERROR,
                           explanation=f"{not_written}; the case is in no upstream figure", counts=counts,
                           details=details)
-        _add_tl(verdict, payload, None, unparseable=True)
+        _add_tl(verdict, case, None, unparseable=True)
         return verdict
     counts["written"] = 1.0
     sample = upstream.sample(result, payload["label"], temporal, tools["output_types"])
@@ -161,7 +162,7 @@ def _score_upstream(case: Case, text: str) -> Verdict:
         verdict = Verdict(passed=False, error_type=FORMAT_ERROR, decoded=_json_safe(result),
                           explanation=f"evaluate.py skips this sample (Parsing Error: {sample['skipped']})",
                           counts=counts, details=details)
-        _add_tl(verdict, payload, result, unparseable=False)
+        _add_tl(verdict, case, result, unparseable=False)
         return verdict
     counts["supported"] = 1.0
     counts.update(_pool_counts(graph, tools["names"]))
@@ -178,7 +179,7 @@ def _score_upstream(case: Case, text: str) -> Verdict:
                       explanation=explanation or "graph matches the reference", decoded=_json_safe(result),
                       expected=expected_sets, counts=counts, details=details)
     if error_type is not None:
-        _add_tl(verdict, payload, result, unparseable=False)
+        _add_tl(verdict, case, result, unparseable=False)
     return verdict
 
 
@@ -219,8 +220,8 @@ def _pool_counts(graph: Mapping[str, Any], tool_names: list[str]) -> dict[str, f
     return counts
 
 
-def _add_tl(verdict: Verdict, payload: Mapping[str, Any], result: Any, unparseable: bool) -> None:
-    outcome = tl.classify(payload, result, unparseable)
+def _add_tl(verdict: Verdict, case: Case, result: Any, unparseable: bool) -> None:
+    outcome = tl.classify(case, result, unparseable)
     if outcome is not None:
         verdict.labels["tl_category"] = outcome[0]
         verdict.counts["tl_reward"] = outcome[1]

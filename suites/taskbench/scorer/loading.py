@@ -32,8 +32,7 @@ from typing import Any, Mapping
 
 from pytest_toolbench.contract.data_files import iter_jsonl, load_json, load_jsonl, validate
 from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.scorer_lib import tl_failures
-from pytest_toolbench.contract.suite import Case
+from pytest_toolbench.contract.suite import Case, SuiteContext
 
 from .prompt import RESOURCE, TEMPORAL, tool_text
 
@@ -165,8 +164,8 @@ def read_labels(path: Path) -> list[tuple[int, dict[str, Any]]]:
     return records
 
 
-def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
-    data_dir = Path(data_dir)
+def load_cases(context: SuiteContext) -> list[Case]:
+    data_dir, definition = Path(context.data_dir), context.definition
     options = options_of(definition)
     protocol = options["protocol"]
     cases: list[Case] = []
@@ -200,19 +199,19 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
                                                  "'user_request')", line=number, field="instruction")
             payload = {
                 "domain": domain, "id": item_id, "occurrence": occurrence, "line": number,
-                "type": record["type"], "n_tools": record.get("n_tools"), "protocol": protocol,
+                "type": record["type"], "n_tools": record.get("n_tools"),
                 "request": request, "label": record["label"], "tools": tools,
                 # evaluate.py keys labels and predictions by id: a later line with the same id replaces this one
                 "superseded": occurrence < total[item_id],
             }
             cases.append(Case(case_id=case_id(domain, item_id, occurrence), category=domain,
                               payload=payload, keywords=(record["type"],)))
-    return tl_failures.mark_cases(cases, definition)
+    return context.bind(cases)
 
 
-def run_info(data_dir: Path) -> dict[str, str]:
+def run_info(context: SuiteContext) -> dict[str, str]:
     """Shown beside the data source: which domains have their labels (data.json) in the data folder."""
-    present = [d for d in DOMAINS if (Path(data_dir) / f"data_{d}" / "data.json").is_file()]
+    present = [d for d in DOMAINS if (context.data_dir / f"data_{d}" / "data.json").is_file()]
     missing = [d for d in DOMAINS if d not in present]
     text = "data.json present for " + (", ".join(present) or "no domain")
     if missing:

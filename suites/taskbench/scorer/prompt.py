@@ -95,10 +95,17 @@ def render(tools_block: str, dependency_type: str, request: str) -> str:
     return tools_block + (body + REQUEST_TEMPLATE).replace("{{user_request}}", request)
 
 
+def protocol_of(case: Case) -> str:
+    """The suite option ``protocol`` of the case's suite (its context): ``toleap`` (the default, also for a case
+    bound to no context) or ``upstream``."""
+    options = case.context.options if case.context is not None else {}
+    return options.get("protocol", "toleap")
+
+
 def build_request(case: Case) -> Request:
     payload = case.payload
     tools = payload["tools"]
     text = render(tools["text"], tools["dependency_type"], payload["request"])
-    upstream = payload["protocol"] == "upstream"
+    upstream = protocol_of(case) == "upstream"
     return Request(messages=[{"role": "user", "content": text}],
                    max_tokens=UPSTREAM_MAX_TOKENS if upstream else None)

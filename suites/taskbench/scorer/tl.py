@@ -12,10 +12,12 @@ calls are all right and the case failed on its links, no category applies and no
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
 
+from pytest_toolbench.contract.suite import Case
 from pytest_toolbench.scorer_lib import tl_failures
 
+from .prompt import protocol_of
 from .toleap import NODE_NAME_KEYS
 
 
@@ -38,17 +40,18 @@ def _calls(nodes: Any, name_keys: tuple[str, ...]) -> list[dict[str, Any]] | Non
     return calls
 
 
-def classify(payload: Mapping[str, Any], result: Any, unparseable: bool) -> tuple[str, float] | None:
-    """``(category, reward)`` of a failed case, or None when no TL category applies."""
-    if not payload.get(tl_failures.LIBRARY):  # the suite's opt-in, as tl_failures.mark_cases records it
+def classify(case: Case, result: Any, unparseable: bool) -> tuple[str, float] | None:
+    """``(category, reward)`` of a failed case, or None when no TL category applies (its suite did not opt in)."""
+    if not tl_failures.enabled(case):
         return None
+    payload = case.payload
     if payload["tools"]["dependency_type"] != "temporal":
         return None
     gold = _calls(payload["label"]["task_nodes"], ("task",))
     if unparseable or not isinstance(result, dict):
         outcome = tl_failures.TLOutcome(tl_failures.UNPARSEABLE, tl_failures.REWARDS[tl_failures.UNPARSEABLE])
     else:
-        keys = NODE_NAME_KEYS if payload["protocol"] == "toleap" else ("task",)
+        keys = NODE_NAME_KEYS if protocol_of(case) == "toleap" else ("task",)
         predicted = _calls(result.get("task_nodes"), keys)
         outcome = tl_failures.classify_call_lists(predicted, gold or [], payload["tools"]["parameters"],
                                                   acceptable_values=False)

@@ -13,6 +13,8 @@ parse_string, the literal reader that replaces ``ast.literal_eval``), ``similari
 (the prediction files of T-Eval's and ToLeaP's inference).
 """
 
+from pytest_toolbench.contract.suite import SuiteContext
+
 from .aggregation import aggregate
 from .checker import gold_output, score
 from .loading import load_cases
@@ -20,7 +22,7 @@ from .prompt import build_request
 from .replay import replay_outputs
 
 
-def run_info(data_dir):  # noqa: ANN001 - the contract's signature
+def run_info(context: SuiteContext) -> dict[str, str]:
     """Static notes for the run header (cached with the cases, so nothing here depends on what is installed)."""
     return {"similarity": "Plan and Reason (thought) use sentence-transformers all-mpnet-base-v2 (teval extra); "
                           "without it they are reported NOT COMPUTED"}

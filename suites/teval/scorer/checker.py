@@ -35,6 +35,7 @@ from typing import Any, Mapping, Sequence
 from pytest_toolbench.contract.suite import FORMAT_ERROR, NOT_SCORED, Case, Generation, Verdict
 from . import similarity
 from .decoding import FormatLoadError, format_load, jsonable, literal_eval, parse_string, split_special_tokens
+from .loading import settings
 
 #: A cosine this close to 1 counts as full marks for an item's pass (identical texts give 1 +- float32 noise).
 SIMILARITY_TOLERANCE = 1e-4
@@ -96,7 +97,7 @@ def args_em(gt_action: Any, pred_action: Any, gt_args: Mapping[str, Any], pred_a
     return count / num_args
 
 
-def score_instruct(payload: Mapping[str, Any], text: str) -> Verdict:
+def score_instruct(payload: Mapping[str, Any], text: str, options: Mapping[str, Any]) -> Verdict:
     fmt = payload["format"]  # "json" or "string"
     template = payload["template"]
     gt = payload["ground_truth"]
@@ -224,7 +225,7 @@ def plan_encoder(model: str) -> tuple[similarity.Encoder | None, str | None]:
     return similarity.get_encoder(model)
 
 
-def score_plan(payload: Mapping[str, Any], text: str) -> Verdict:
+def score_plan(payload: Mapping[str, Any], text: str, options: Mapping[str, Any]) -> Verdict:
     fmt = payload["format"]
     gt_plan = plan_format_load(payload["ground_truth"])
     if fmt == "json":
@@ -243,7 +244,7 @@ def score_plan(payload: Mapping[str, Any], text: str) -> Verdict:
         counts.update(precision=0.0, recall=0.0, f1=0.0)
         what = "a JSON list of {name, id, args} steps" if fmt == "json" else "a line naming an API of API_list"
         return Verdict(False, FORMAT_ERROR, f"no plan found: expected {what}", expected=expected, counts=counts)
-    encoder, reason = plan_encoder(payload["embedding_model"])
+    encoder, reason = plan_encoder(options["embedding_model"])
     if encoder is None:
         return Verdict(False, NOT_SCORED, f"plan similarity not computed ({reason}); the output parses as a plan of "
                                           f"{len(pred_plan)} steps", decoded=decoded, expected=expected,
@@ -329,7 +330,7 @@ def json_args_scores(pred_args: Mapping[str, Any], gt_args: Mapping[str, Any]) -
             "args_f1": float(f1)}
 
 
-def score_rru(payload: Mapping[str, Any], text: str) -> Verdict:
+def score_rru(payload: Mapping[str, Any], text: str, options: Mapping[str, Any]) -> Verdict:
     evaluator, default_prompt_type, fmt = payload["evaluator"], payload["default_prompt_type"], payload["format"]
     gt = rru_format_load(payload["ground_truth"], default_prompt_type)
     if fmt == "json":
@@ -355,7 +356,7 @@ def score_rru(payload: Mapping[str, Any], text: str) -> Verdict:
     details: dict[str, Any] = {}
     problems: list[tuple[str, str]] = []
     if "thought" in pred and "thought" in gt:
-        encoder, reason = similarity.get_encoder(payload["embedding_model"])
+        encoder, reason = similarity.get_encoder(options["embedding_model"])
         if encoder is None:
             counts.pop("thought", None)
             labels["similarity"] = NOT_COMPUTED
@@ -427,7 +428,7 @@ def review_parse(text: str, fmt: str) -> Any:
     return None
 
 
-def score_review(payload: Mapping[str, Any], text: str) -> Verdict:
+def score_review(payload: Mapping[str, Any], text: str, options: Mapping[str, Any]) -> Verdict:
     answer = payload["ground_truth"]["answer"]
     pred = review_parse(text, payload["format"])
     if pred is None:
@@ -449,17 +450,18 @@ _SCORERS = {"instruct": score_instruct, "plan": score_plan, "reason": score_rru,
             "understand": score_rru, "rru": score_rru, "review": score_review}
 
 
-def output_text(case: Case, generation: Generation) -> str:
+def output_text(case: Case, generation: Generation, options: Mapping[str, Any]) -> str:
     text = generation.text if isinstance(generation.text, str) else ""
-    if case.payload.get("postprocess") == "split_special_tokens":
+    if options["postprocess"] == "split_special_tokens":
         text = split_special_tokens(text)
     return text
 
 
 def score(case: Case, generation: Generation) -> Verdict:
     payload = case.payload
-    text = output_text(case, generation)
-    verdict = _SCORERS[payload["evaluator"]](payload, text)
+    options = settings(case)  # the suite options (postprocess, embedding_model), from the suite's context
+    text = output_text(case, generation, options)
+    verdict = _SCORERS[payload["evaluator"]](payload, text, options)
     if generation.truncated:
         verdict.labels["truncated"] = "yes"
     return verdict

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 from pytest_toolbench.contract.data_files import load_json, validate
 from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.contract.suite import Case
+from pytest_toolbench.contract.suite import Case, SuiteContext
 
 DATA_FOLDER = "data"
 
@@ -119,6 +119,12 @@ def options_of(definition: Mapping[str, Any] | None) -> dict[str, Any]:
     return options
 
 
+def settings(case: Case) -> dict[str, Any]:
+    """The suite options a case is scored with: its suite's (``case.context``), with their defaults; the defaults
+    alone for a case bound to no context."""
+    return options_of(case.context.definition if case.context is not None else None)
+
+
 def file_kind(name: str) -> tuple[str, str, str, tuple[str, ...]]:
     """(case-id key, evaluator, evaluator prompt type, extra keywords) of a data file name like ``plan_str_v2.json``.
 
@@ -181,8 +187,8 @@ def read_file(path: Path, evaluator: str) -> dict[str, dict[str, Any]]:
     return document
 
 
-def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
-    data_dir = Path(data_dir)
+def load_cases(context: SuiteContext) -> list[Case]:
+    data_dir, definition = Path(context.data_dir), context.definition
     options = options_of(definition)
     cases: list[Case] = []
     keys: dict[str, str] = {}
@@ -210,11 +216,8 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
                 "ground_truth": entry["ground_truth"],
                 "template": entry.get("template"),
                 "api_list": meta.get("API_list"),
-                "postprocess": options["postprocess"],
-                "function_role": options["function_role"],
-                "embedding_model": options["embedding_model"],
             }
             keywords = (*DIMENSIONS[evaluator], "json" if fmt == "json" else "str", *extra)
             cases.append(Case(case_id=f"{key}/{entry_id}", category=category, payload=payload,
                               keywords=keywords))
-    return cases
+    return context.bind(cases)

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from pytest_toolbench.contract.suite import Case, Request
 
+from .loading import settings
+
 
 def build_request(case: Case) -> Request:
-    role = case.payload.get("function_role", "function")
+    role = settings(case)["function_role"]
     messages = []
     for message in case.payload["messages"]:
         message = dict(message)

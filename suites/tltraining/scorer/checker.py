@@ -11,6 +11,7 @@ from pytest_toolbench.scorer_lib.rotbench import official_stages
 from pytest_toolbench.scorer_lib.tl_failures import tool_signatures
 from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verdict
 from .decoding import decode
+from .loading import settings
 from .prompt import offered_tools
 from .tl import tl_category
 
@@ -46,7 +47,7 @@ def multiset_stages(predicted: Sequence[Mapping[str, Any]], gold: Sequence[Mappi
 
 
 def score(case: Case, generation: Generation) -> Verdict:
-    empty_input_fails = case.payload.get("empty_input_fails", True)
+    empty_input_fails = settings(case)["empty_input_fails"]
     text = generation.text if isinstance(generation.text, str) else ""
     dataset = case.payload["dataset"]
     expected = case.payload["gold"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from pathlib import Path
@@ -10,10 +9,9 @@ from typing import Any, Mapping
 
 from pytest_toolbench.contract.data_files import load_json, load_jsonl
 from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.scorer_lib.rotbench import gold_alternatives, read_cases
 from pytest_toolbench.scorer_lib.tl_failures import tool_signatures
-from pytest_toolbench.contract.suite import Case
+from pytest_toolbench.contract.suite import Case, SuiteContext
 from .decoding import parse_python_calls
 
 BFCL_CATEGORIES = ("simple", "multiple", "parallel", "parallel_multiple")
@@ -53,8 +51,16 @@ def reused_folders(definition: Mapping[str, Any]) -> dict[str, str]:
     return {entry["suite"]: entry["folder"] for entry in (definition.get("data") or {}).get("reuses") or ()}
 
 
-def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
-    data_dir = Path(data_dir)
+def settings(case: Case) -> dict[str, Any]:
+    """The suite options a case is asked and scored with (``system_prompt``, ``empty_input_fails``): its suite's
+    (``case.context``), with their defaults; the defaults alone for a case bound to no context."""
+    options = case.context.options if case.context is not None else {}
+    return {"system_prompt": options.get("system_prompt", "tl_codellama"),
+            "empty_input_fails": bool(options.get("empty_input_fails", True))}
+
+
+def load_cases(context: SuiteContext) -> list[Case]:
+    data_dir, definition = Path(context.data_dir), context.definition
     reused = reused_folders(definition)
     cases: list[Case] = []
     # RoTBench's data is read and judged with RoTBench's format library (pytest_toolbench.scorer_lib.rotbench),
@@ -68,15 +74,11 @@ def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
                 cases += _bfcl_cases(data_dir / reused["bfcl"] / "unused_datasets", category)
     if (data_dir / "toolalpaca" / "eval_real.json").is_file():
         cases += _toolalpaca_cases(data_dir / "toolalpaca" / "eval_real.json")
-    options = definition.get("options") or {}
-    settings = {"system_prompt": options.get("system_prompt", "tl_codellama"),
-                "empty_input_fails": bool(options.get("empty_input_fails", True))}
-    cases = [dataclasses.replace(c, payload={**c.payload, **settings}) for c in cases]
     if not cases:
         expected = [f"{reused['rotbench']}/First_Turn/clean.json"] if "rotbench" in reused else []
         expected += [f"{reused['bfcl']}/unused_datasets/question/BFCL_v4_exec_*.json"] if "bfcl" in reused else []
         raise DataError(data_dir, f"none of {', '.join(expected + ['toolalpaca/eval_real.json'])} found")
-    return tl_failures.mark_cases(cases, definition)
+    return context.bind(cases)
 
 
 def _rotbench_cases(folder: Path) -> list[Case]:

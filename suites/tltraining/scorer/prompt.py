@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from pytest_toolbench.contract.suite import Case, Request
+from .loading import settings
 
 # TL-CodeLLaMA-2's pseudo-tools, as its README lists them; the RoTBench tool lists already end with them.
 PSEUDO_TOOLS = [
@@ -47,7 +48,7 @@ def offered_tools(case: Case) -> list[dict[str, Any]]:
 
 
 def build_request(case: Case) -> Request:
-    system_prompt = case.payload.get("system_prompt", "tl_codellama")
+    system_prompt = settings(case)["system_prompt"]
     tools = offered_tools(case)
     messages = [dict(m) for m in case.payload["messages"]]
     if system_prompt == "tl_codellama" and not any(m.get("role") == "system" for m in messages):

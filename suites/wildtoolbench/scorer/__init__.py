@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 
-from pytest_toolbench.contract.suite import Case, Request
+from pytest_toolbench.contract.suite import Case, Request, SuiteContext
 from .aggregation import aggregate
 from .checker import score
 from .loading import load_cases
@@ -35,7 +35,7 @@ def gold_output(case: Case) -> str:
     return json.dumps(gold_transcript(case), ensure_ascii=False)
 
 
-def run_info(data_dir) -> dict[str, str]:
+def run_info(context: SuiteContext) -> dict[str, str]:
     try:
         import jieba  # type: ignore[import-not-found]  # noqa: F401
         segmenter = "jieba (as upstream)"

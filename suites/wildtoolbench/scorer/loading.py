@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 from pytest_toolbench.contract.data_files import load_jsonl
 from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.contract.suite import Case
+from pytest_toolbench.contract.suite import Case, SuiteContext
 from .graph import DEFAULT_MAX_COMBINATIONS, GraphError, PathLimitExceeded, ToolCallGraph
 from .prompt import HistoryError, convert_tools, opening_messages, task_trajectory
 
@@ -91,14 +91,21 @@ def _options(definition: Mapping[str, Any]) -> dict[str, Any]:
             "max_graph_combinations": options.get("max_graph_combinations", DEFAULT_MAX_COMBINATIONS)}
 
 
-def load_cases(data_dir: Path | str, definition: Mapping[str, Any]) -> list[Case]:
+def settings(case: Case) -> dict[str, Any]:
+    """The suite options a case runs with: its suite's (``case.context``), with their defaults; the defaults alone
+    for a case bound to no context."""
+    return _options(case.context.definition if case.context is not None else {})
+
+
+def load_cases(context: SuiteContext) -> list[Case]:
+    data_dir, definition = Path(context.data_dir), context.definition
     options = _options(definition)
     path = Path(data_dir) / DATA_FILE
     records = load_jsonl(path, RECORD_SCHEMA)
     cases: list[Case] = []
     for line, record in enumerate(records, start=1):
         cases.extend(dialogue_cases(record, options, path, line))
-    return cases
+    return context.bind(cases)
 
 
 def dialogue_cases(record: Mapping[str, Any], options: Mapping[str, Any], path: Path | str = DATA_FILE,
@@ -141,7 +148,6 @@ def dialogue_cases(record: Mapping[str, Any], options: Mapping[str, Any], path: 
         payload = {
             "dialogue": dialogue,
             "task_idx": task_idx,
-            "language": options["language"],
             "tools": tools,
             "task": task,
             "nodes": nodes,
@@ -150,7 +156,6 @@ def dialogue_cases(record: Mapping[str, Any], options: Mapping[str, Any], path: 
             "graph_error": graph_error,
             "min_length": min_length,
             "gold_path": path_steps,
-            "max_graph_combinations": budget,
             "task_type": task_type,
             "turn_subtype": turn_subtype,
             "ap_total": ap_total,

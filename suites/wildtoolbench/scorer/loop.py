@@ -35,6 +35,7 @@ from typing import Any, Iterator, Mapping, Sequence
 from pytest_toolbench.contract.suite import Case, Generation, Request
 from .decoding import decode_turn
 from .graph import ASK_USER, PREPARE, GraphError, PathLimitExceeded, PathTracker, ToolCallGraph
+from .loading import settings
 from .prompt import call_id
 
 CORRECT = "correct"
@@ -90,7 +91,7 @@ def conversation(case: Case) -> Iterator[Request]:
     if payload.get("opening_error"):
         return failed_before_start(case, payload["opening_error"])
     try:
-        graph = ToolCallGraph(payload["nodes"], payload["max_graph_combinations"])
+        graph = ToolCallGraph(payload["nodes"], settings(case)["max_graph_combinations"])
         min_length = graph.min_length
         tracker = graph.tracker()
     except (GraphError, PathLimitExceeded) as error:

@@ -38,7 +38,8 @@ from typing import Any, Iterator
 from pytest_toolbench.contract.data_files import load_jsonl
 from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Request, Verdict
 from ..categories import MEMORY, WEB_SEARCH
-from ..multi_turn.conversation import Dialogue, load_class_docs, transcript, transcript_handler, transcript_of
+from ..multi_turn.conversation import (Dialogue, data_dirs, load_class_docs, transcript, transcript_handler,
+                                       transcript_of)
 from ..prompt import hinted_functions, native_tools, system_prompt
 from .memory import (
     memory_instance, memory_instruction, memory_snapshot, vector_backend_problem, with_memory_instruction,
@@ -102,7 +103,7 @@ def load_agentic_cases(data_dir: Path, categories: list[str]) -> list[Case]:
                     "id": case_id, "index": index, "question": _with_answer_format(entry["question"]),
                     "involved_classes": ["WebSearchAPI"], "function": docs,
                     "initial_config": {"WebSearchAPI": {"show_snippet": "no_snippet" not in case_id}},
-                    "ground_truth": answer["ground_truth"], "data_dir": str(data_dir),
+                    "ground_truth": answer["ground_truth"],
                 }, keywords=("agentic", "web_search")))
     memory = [c for c in MEMORY if c in categories]
     if memory and (data_dir / "BFCL_v4_memory.json").is_file():
@@ -121,7 +122,6 @@ def load_agentic_cases(data_dir: Path, categories: list[str]) -> list[Case]:
                     "id": case_id, "index": index, "question": _with_answer_format(entry["question"]),
                     "involved_classes": [class_name], "function": docs, "scenario": entry["scenario"],
                     "prerequisites": chains[entry["scenario"]], "ground_truth": answer["ground_truth"],
-                    "data_dir": str(data_dir),
                 }, keywords=("agentic", "memory")))
     return cases
 
@@ -157,7 +157,7 @@ def unavailable(case: Case) -> str | None:
     if missing:
         return f"{case.category} needs the official backend's dependencies: install pytest-toolbench[{missing[0]}]"
     if case.category == "memory_vector":
-        return vector_backend_problem([case.payload["data_dir"]] if case.payload.get("data_dir") else [])
+        return vector_backend_problem(data_dirs(case))
     return None
 
 
@@ -191,7 +191,7 @@ def conversation(case: Case) -> Iterator[Request]:
     payload = case.payload
     native: bool | None = None
     docs = payload["function"]
-    near = [payload["data_dir"]] if payload.get("data_dir") else []
+    near = data_dirs(case)
     if case.category in WEB_SEARCH:
         from ..multi_turn.simulators import official_module
 

@@ -61,7 +61,9 @@ def decode_steps(result: list, decode_step: Callable[[Any], list[str]]) -> list[
 
 
 def check_multi_turn(payload: Mapping[str, Any], result: Any, *, decode_step: Callable[[Any], list[str]],
-                     category: str) -> Verdict:
+                     category: str, wheel_near: list[str]) -> Verdict:
+    """The official multi-turn check of one entry (``payload``) against the model's ``result``; ``wheel_near``: the
+    folders beside which the simulator wheel is looked for first (the suite's data folder)."""
     ground_truth: list[list[str]] = payload["ground_truth"]
     if type(result) is not list:
         return _fail("multi_turn:inference_error",
@@ -77,7 +79,6 @@ def check_multi_turn(payload: Mapping[str, Any], result: Any, *, decode_step: Ca
     except TypeError as error:  # a turn that is not iterable: upstream raises here
         return _fail(CHECKER_CRASH, f"the official checker raises here ({error})", FORMAT_ERROR)
     outcome = "wrong" if any(decoded) else FORMAT_ERROR
-    wheel_near = [payload["data_dir"]] if payload.get("data_dir") else []
     model = new_instances(payload["involved_classes"], payload["initial_config"], category, wheel_near)
     reference = new_instances(payload["involved_classes"], payload["initial_config"], category, wheel_near)
     entry_id = payload["id"]

@@ -129,8 +129,6 @@ def load_multi_turn_cases(data_dir: Path, categories: list[str]) -> list[Case]:
                     "function": offered,
                     "holdout": holdout,
                     "ground_truth": answer["ground_truth"],
-                    # where the simulator wheel is looked for first (<data root>/bfcl-eval/, see simulators.py)
-                    "data_dir": str(data_dir),
                 },
                 keywords=("multi_turn", "python"),
             ))
@@ -341,12 +339,13 @@ def transcript(mode: str, result: Any, handler: str | None) -> dict[str, Any]:
 def new_instances(case: Case) -> dict[str, Any]:
     from .simulators import new_instances as make
     payload = case.payload
-    return make(payload["involved_classes"], payload["initial_config"], case.category, data_dirs(payload))
+    return make(payload["involved_classes"], payload["initial_config"], case.category, data_dirs(case))
 
 
-def data_dirs(payload: Mapping[str, Any]) -> list[str]:
-    """The case's data folder, beside which the simulator wheel is looked for first."""
-    return [payload["data_dir"]] if payload.get("data_dir") else []
+def data_dirs(case: Case) -> list[str]:
+    """The suite's data folder in this run (its context), beside which the simulator wheel is looked for first
+    (``<data root>/bfcl-eval/``, see simulators.py); none for a case bound to no context."""
+    return [str(case.context.data_dir)] if case.context is not None else []
 
 
 # -- gold -------------------------------------------------------------------------------------------------------------
@@ -368,7 +367,7 @@ def gold_reply(case: Case, step: int, request: Request) -> str:
     calls = case.payload["ground_truth"][turn]
     if not calls:
         return "I need more information to do that."
-    return "[" + ", ".join(keyword_call(call, case.payload["involved_classes"], data_dirs(case.payload))
+    return "[" + ", ".join(keyword_call(call, case.payload["involved_classes"], data_dirs(case))
                            for call in calls) + "]"
 
 
@@ -397,7 +396,7 @@ def gold_transcript(case: Case) -> str:
     result = []
     for turn, calls in enumerate(case.payload["ground_truth"]):
         if calls:
-            result.append(["[" + ", ".join(keyword_call(c, case.payload["involved_classes"], data_dirs(case.payload))
+            result.append(["[" + ", ".join(keyword_call(c, case.payload["involved_classes"], data_dirs(case))
                                            for c in calls) + "]",
                            ""])
         else:
@@ -455,7 +454,8 @@ def score(case: Case, generation: Generation) -> Verdict:
     decode = (step_decoder(handler) if handler else
               executor.decode_fc_step if mode == "fc" else executor.decode_prompting_step)
     try:
-        verdict = check_multi_turn(case.payload, result, decode_step=decode, category=case.category)
+        verdict = check_multi_turn(case.payload, result, decode_step=decode, category=case.category,
+                                   wheel_near=data_dirs(case))
     except ToolbenchError as error:  # the simulator classes cannot be had (no wheel, no network)
         return Verdict(passed=False, error_type=NOT_SCORED, explanation=str(error),
                        counts={"correct": 0.0}, labels={"outcome": NOT_SCORED, "mode": mode})

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Mapping
-
 from pytest_toolbench.contract.data_files import load_jsonl
-from pytest_toolbench.contract.suite import Case
+from pytest_toolbench.contract.suite import Case, SuiteContext
 
 #: Every line is validated when loaded: a bad one stops the run with one error naming the file, the line and the field.
 CASE_SCHEMA = {
@@ -16,7 +13,7 @@ CASE_SCHEMA = {
 }
 
 
-def load_cases(data_dir: Path, definition: Mapping[str, Any]) -> list[Case]:
-    # No suite name here: the catalog stamps every case with suite.yaml's ``name``.
+def load_cases(context: SuiteContext) -> list[Case]:
+    # No suite name here: the catalog stamps every case with suite.yaml's ``name`` and binds it to ``context``.
     return [Case(case_id=row["id"], category=row.get("kind", "short"), payload=row)
-            for row in load_jsonl(Path(data_dir) / "cases.jsonl", CASE_SCHEMA)]
+            for row in load_jsonl(context.data_dir / "cases.jsonl", CASE_SCHEMA)]
