@@ -124,10 +124,12 @@ def test_the_json_message_is_the_text_the_test_failed_with(tiny):
 
 
 def test_known_defects_of_a_gold_run_are_counted_as_pytest_counts_them_xfailed():
+    from pytest_toolbench.contract.suite import CaseRecord
     from pytest_toolbench.report import failures
 
-    records = [{"suite": "s", "case_id": f"c{i}", "passed": False, "error_type": "wrong", "explanation": "no",
-                "known_defect": "upstream answer is wrong" if i < 3 else None} for i in range(5)]
+    records = [CaseRecord(suite="s", case_id=f"c{i}", category="a", passed=False, error_type="wrong",
+                          explanation="no", known_defect="upstream answer is wrong" if i < 3 else None)
+               for i in range(5)]
     gold = failures.lines(records, defects_expected=True)
     assert gold[0].startswith("2 failing benchmark cases and 3 expected failures (xfailed: known upstream defects"), gold
     only_defects = failures.lines(records[:3], defects_expected=True)

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from pytest_toolbench.report import results_file
 from pytest_toolbench.report import html, markdown, terminal
 from pytest_toolbench.report.compare import compare, evaluate_gates
 from pytest_toolbench.report.json_results import document
@@ -33,11 +34,15 @@ def accuracy(value: float) -> Metric:
     return Metric("accuracy", value, group="aggregate")
 
 
-def baseline_document(*metrics: Metric) -> dict:
+def baseline_json(*metrics: Metric) -> dict:
     return json.loads(json.dumps(document(build(summary_of(*metrics)))))
 
 
-def gates(summary: RunSummary, *given: str, baseline: dict | None = None, max_drop: float | None = None):
+def baseline_document(*metrics: Metric) -> results_file.ResultsFile:
+    return results_file.read(baseline_json(*metrics))
+
+
+def gates(summary: RunSummary, *given: str, baseline: results_file.ResultsFile | None = None, max_drop: float | None = None):
     comparison = compare(summary, [], baseline, "base.json") if baseline is not None else None
     settings = ReportSettings(thresholds=tuple(parse_threshold(g) for g in given), max_drop=max_drop)
     return evaluate_gates(summary, comparison, settings), comparison
@@ -133,8 +138,8 @@ def test_json_records_the_direction_of_metrics_and_deltas():
 
 
 def test_a_baseline_file_without_the_field_reads_as_higher_is_better():
-    baseline = baseline_document(accuracy(0.80))
+    baseline = baseline_json(accuracy(0.80))
     for metric in baseline["suites"]["attack"]["metrics"]:
         del metric["better"]
-    results, _ = gates(summary_of(accuracy(0.70)), baseline=baseline, max_drop=5)
+    results, _ = gates(summary_of(accuracy(0.70)), baseline=results_file.read(baseline), max_drop=5)
     assert [r.passed for r in results] == [False]

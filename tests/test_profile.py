@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
+from pytest_toolbench.report import results_file
 from pytest_toolbench.contract.suite import Metric
 from pytest_toolbench.report import markdown, terminal
 from pytest_toolbench.report.outcome import RunOutcome
@@ -80,7 +81,7 @@ def test_the_baseline_is_compared_over_the_same_figures():
     baseline = {"suites": {
         "alpha": {"metrics": [{"name": "pick", "group": "category", "value": 0.7, "correct": 70, "total": 100}]},
         "beta": {"metrics": [{"name": "choose", "group": "aggregate", "value": 0.1, "correct": 5, "total": 50}]}}}
-    profile = build_profile(summary, baseline, mapping=MAPPING)
+    profile = build_profile(summary, results_file.read(baseline), mapping=MAPPING)
     selection, params, _ = profile.areas
     # the baseline also ran beta, but this run's area is alpha.pick alone: the baseline's area is too
     assert selection.baseline.value == pytest.approx(0.7) and selection.delta == pytest.approx(0.1)
@@ -133,7 +134,7 @@ def test_reports_show_the_profile_and_the_radar_is_svg():
                                 labels={"tl_category": {"wrong_tool": 3}}))
     baseline = {"suites": {"alpha": {"metrics": [{"name": "pick", "value": 0.7, "correct": 70, "total": 100},
                                                  {"name": "fill", "value": 0.6, "correct": 60, "total": 100}]}}}
-    profile = build_profile(summary, baseline, mapping=MAPPING)
+    profile = build_profile(summary, results_file.read(baseline), mapping=MAPPING)
     outcome = RunOutcome(profile=profile)
     lines = "\n".join(terminal.render(build(summary, (), outcome)))
     row = next(line for line in lines.splitlines() if line.strip().startswith("Tool selection"))
@@ -243,7 +244,7 @@ def test_an_area_change_gets_the_cluster_sign_flip_test():
     after = noisy_records([True, False, False, True, True], [True, False, False, True, True] * 2)
     baseline = {"suites": {"noisy": {"metrics": [m.__dict__ for m in count_aggregate(before)]}},
                 "cases": [r.to_json() for r in before]}
-    profile = build_profile(noisy_summary(after), baseline, mapping=UNITS_MAPPING, records=after)
+    profile = build_profile(noisy_summary(after), results_file.read(baseline), mapping=UNITS_MAPPING, records=after)
     change = profile.areas[0].change
     # two queries differ: exact over the 2^2 flips, and never below 2 / 2^2
     assert change.test == "cluster sign-flip" and change.differing == 2 and change.p_value == pytest.approx(0.5)

@@ -9,6 +9,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from conftest import REPO
+from pytest_toolbench.report import results_file
 from pytest_toolbench.contract.suite import CaseRecord, Metric
 from pytest_toolbench.report import leaderboard, markdown, terminal
 from pytest_toolbench.report.compare import compare
@@ -120,7 +121,7 @@ def test_a_comparison_names_the_settings_that_differ_and_na_in_both_runs_is_not_
     baseline = {"header": model_header(24), "suites": {"s": {"metrics": [
         {"group": "aggregate", "name": "overall", "value": 0.5, "correct": 1, "total": 2},
         {"group": "aggregate", "name": "f1", "value": None}]}}}
-    comparison = compare(summary, [], baseline, "base.json")
+    comparison = compare(summary, [], results_file.read(baseline), "base.json")
     assert comparison.settings_differ == ["max_tokens 256 vs 24"]
     assert comparison.to_json()["settings_differ"] == ["max_tokens 256 vs 24"]
     report = build(summary, outcome=RunOutcome(comparison=comparison))

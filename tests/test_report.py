@@ -10,6 +10,7 @@ import pytest
 
 from conftest import EXAMPLE_SUITE
 from pytest_toolbench.plugin.report_options import parse_threshold
+from pytest_toolbench.report.results_file import metric_from_json
 from pytest_toolbench.report.stats import count_interval, wilson_interval
 from pytest_toolbench.contract.suite import Metric
 
@@ -52,7 +53,9 @@ def test_wilson_interval_matches_published_values():
 
 def test_intervals_only_for_rates_of_whole_counts():
     assert count_interval(Metric("acc", 0.5, 5, 10)) == wilson_interval(5, 10)
-    assert count_interval({"name": "acc", "value": 0.5, "correct": 5, "total": 10}) == wilson_interval(5, 10)
+    # a results file's figure (a baseline) reads back as a Metric with the same interval
+    assert count_interval(metric_from_json({"name": "acc", "value": 0.5, "correct": 5, "total": 10})) == \
+        wilson_interval(5, 10)
     assert count_interval(Metric("f1", 0.8)) is None  # no counts
     assert count_interval(Metric("mean", 0.55, 11, 20, group="aggregate")) == wilson_interval(11, 20)
     assert count_interval(Metric("avg", 0.6, 5, 10)) is None  # a value that is not correct/total

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLE_SUITE
+from pytest_toolbench.report import results_file
 from pytest_toolbench.contract.suite import Metric
 from pytest_toolbench.report import history, markdown, terminal
 from pytest_toolbench.report.html import summary_html
@@ -32,9 +33,9 @@ def summary_of(overall: Metric, extra: Metric | None = None) -> RunSummary:
     return RunSummary(header={"backend": "gold"}, suites=[suite])
 
 
-def baseline(overall: float, correct: int) -> dict:
+def baseline(overall: float, correct: int) -> results_file.ResultsFile:
     summary = summary_of(Metric("overall", overall, correct, 10, group="aggregate"))
-    return json.loads(json.dumps(document(build(summary))))
+    return results_file.read(json.loads(json.dumps(document(build(summary)))))
 
 
 def test_the_history_follows_each_headline_figure_across_the_baselines_and_this_run():

@@ -28,7 +28,7 @@ from pytest_toolbench.report import terminal
 from pytest_toolbench.report.run_report import build
 from pytest_toolbench.plugin.report_options import parse_threshold
 from pytest_toolbench.contract.suite import NOT_RUN, NOT_SCORED, CaseResult, Metric
-from pytest_toolbench.run.summary import summarize
+from pytest_toolbench.run.summary import SuiteInput, summarize
 from shipped import scorer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -88,9 +88,9 @@ def test_bfcl_category_with_a_not_run_case_makes_the_overall_incomplete_and_its_
     assert not stopped["simple_python"].incomplete and not stopped["non_live_ast"].incomplete
     assert "multi_turn" not in stopped["overall_over_categories_ran"].formula.split("(", 1)[1]
 
-    summary = summarize([{"suite": "bfcl", "case_id": r.case_id, "category": r.category, "passed": r.passed,
-                          "error_type": r.error_type} for r in _bfcl_results("multi_turn_base")],
-                        {"bfcl": (Aggregates(aggregate), "BFCL", {"kind": "folder"})}, {})
+    summary = summarize([CaseResult(**{"suite": "bfcl", "case_id": r.case_id, "category": r.category, "passed": r.passed,
+                          "error_type": r.error_type}) for r in _bfcl_results("multi_turn_base")],
+                        {"bfcl": SuiteInput(Aggregates(aggregate), "BFCL", {"kind": "folder"})}, {})
     gates = evaluate_gates(summary, None, settings("bfcl.overall_official=0", "bfcl.simple_python=0",
                                                    "bfcl.multi_turn_base=0"))
     assert [gate.passed for gate in gates] == [False, True, False]
@@ -129,9 +129,8 @@ def test_not_run_cases_make_any_suites_figures_incomplete():
         return [Metric("a", 1.0, 1, 1, group="category"), Metric("b", 0.0, 0, 1, group="category"),
                 Metric("overall", 0.5, 1, 2, group="aggregate")]
 
-    records = [{"suite": "s", "case_id": "1", "category": "a", "passed": True},
-               {"suite": "s", "case_id": "2", "category": "b", "passed": False, "error_type": NOT_RUN}]
-    summary = summarize(records, {"s": (Aggregates(aggregate), "S", {})}, {})
+    records = [CaseResult("s", "1", "a", True), CaseResult("s", "2", "b", False, NOT_RUN)]
+    summary = summarize(records, {"s": SuiteInput(Aggregates(aggregate), "S", {})}, {})
     metrics = {m.name: m for m in summary.suites[0].metrics}
     assert not metrics["a"].incomplete
     assert metrics["b"].incomplete == "INCOMPLETE: 1 of 1 cases have no verdict (not_run, counted as failed)"
@@ -165,8 +164,8 @@ def test_samples_are_marked_everywhere_and_a_gate_on_them_is_missed(tmp_path):
 
 
 def test_real_data_suite_gate_still_passes():
-    summary = summarize([{"suite": "s", "case_id": "1", "category": "a", "passed": True}],
-                        {"s": (Aggregates(lambda r: [Metric("acc", 1.0, 1, 1, group="aggregate")]), "S",
+    summary = summarize([CaseResult("s", "1", "a", True)],
+                        {"s": SuiteInput(Aggregates(lambda r: [Metric("acc", 1.0, 1, 1, group="aggregate")]), "S",
                                {"kind": "folder"})}, {})
     assert [gate.passed for gate in evaluate_gates(summary, None, settings("s.acc=0.5"))] == [True]
     summary.suites[0].data_source = {"kind": "samples", "description": "samples"}
@@ -209,9 +208,9 @@ def test_teval_skipped_items_are_na_not_zero():
     skipped = [CaseResult("teval", f"plan_str/{n}", "plan_str", False, NOT_SCORED, {}) for n in range(2)]
     scored = [CaseResult("teval", "review_str/0", "review_str", True, None, {"review_quality": 1.0,
                                                                             "parse_rate": 1.0})]
-    summary = summarize([{"suite": "teval", "case_id": r.case_id, "category": r.category, "passed": r.passed,
-                          "error_type": r.error_type, "counts": r.counts} for r in skipped + scored],
-                        {"teval": (Aggregates(aggregate), "T-Eval", {})}, {})
+    summary = summarize([CaseResult(**{"suite": "teval", "case_id": r.case_id, "category": r.category, "passed": r.passed,
+                          "error_type": r.error_type, "counts": r.counts}) for r in skipped + scored],
+                        {"teval": SuiteInput(Aggregates(aggregate), "T-Eval", {})}, {})
     category = {m.name: m for m in summary.suites[0].metrics if m.group == "category"}
     assert category["plan_str"].value is None and "2 of 2 items skipped" in category["plan_str"].formula
     assert category["review_str"].value == 1.0
@@ -256,8 +255,8 @@ def test_a_zero_over_zero_figure_is_na_everywhere():
     def aggregate(results):
         return [Metric("Selection P", 0.0, 0, 0, group="P/R/F1"), Metric("Selection R", None, 0, 0, group="P/R/F1")]
 
-    summary = summarize([{"suite": "s", "case_id": "1", "category": "a", "passed": False}],
-                        {"s": (Aggregates(aggregate), "S", {})}, {})
+    summary = summarize([CaseResult("s", "1", "a", False)],
+                        {"s": SuiteInput(Aggregates(aggregate), "S", {})}, {})
     assert [m.value for m in summary.suites[0].metrics] == [None, None]
     rows = [line for line in terminal.render(build(summary)) if "Selection" in line]
     assert all("N/A" in row and "0.00%" not in row for row in rows), rows

@@ -176,10 +176,10 @@ def bfcl_record(case_id: str, text: str) -> dict:
     bfcl = scorer("bfcl")
     case = {c.case_id: c for c in bfcl.load_cases(SuiteContext(Path(__file__).parents[1] / "suites/bfcl/samples", {}))}[case_id]
     verdict = bfcl.score(case, Generation(text=text))
-    return records.made_safe(CaseRecord(suite="bfcl", case_id=case_id, category=case.category,
-                                        passed=verdict.passed, error_type=verdict.error_type,
-                                        decoded=verdict.decoded, expected=verdict.expected, output=text,
-                                        comparison=verdict.comparison)).to_json()
+    return records.build_record(dict(suite="bfcl", case_id=case_id, category=case.category,
+                                     passed=verdict.passed, error_type=verdict.error_type,
+                                     decoded=verdict.decoded, expected=verdict.expected, output=text,
+                                     comparison=verdict.comparison))
 
 
 def compared_rows(details: str) -> list[tuple[str, str]]:
@@ -210,7 +210,7 @@ def test_bfcl_details_mark_only_the_parameter_that_failed():
         ("geometry.rectangle_area.width", "pass"), ("geometry.rectangle_area.height", "fail"),
         ("geometry.rectangle_area.unit", "pass"), ("geometry.rectangle_area.depth", "fail")]
     assert bfcl_record("simple_python_1", "[library.search_books(author='Ursula Le Guin', year=1969, "
-                                          "tags=['science fiction'])]")["passed"]
+                                          "tags=['science fiction'])]").passed
 
 
 # -- the page at 1280x800: fits, answers first (issue 35 item 16) ------------------------------------------------

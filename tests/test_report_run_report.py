@@ -70,7 +70,7 @@ def test_each_rows_request_is_rendered_by_the_run_from_the_catalog():
     benchmark = SimpleNamespace(build_request=lambda case: request)
     loaded = SimpleNamespace(benchmark=benchmark, case=lambda case_id: case_id)
     catalog = SimpleNamespace(load=lambda path: loaded)
-    requests = run_report.CaseRequests(catalog, lambda suite: {"definition": "suites/demo/suite.yaml"})
+    requests = run_report.CaseRequests(catalog, lambda suite: SimpleNamespace(definition="suites/demo/suite.yaml"))
     report = SimpleNamespace(when="call", toolbench=CaseRecord("demo", "b", "c", False, "wrong"))
     requests.pytest_runtest_logreport(report)
     assert report.toolbench_request == {"messages": list(request.messages), "tools": list(request.tools)}

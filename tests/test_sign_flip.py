@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_toolbench.report import results_file
+from pytest_toolbench.run.summary import SuiteInput
 from pytest_toolbench.contract.aggregates import AggregatesError, load as load_design, parse
 from pytest_toolbench.report.compare import compare
 from pytest_toolbench.report.json_results import document
@@ -156,10 +158,10 @@ class _Suite:
 
 def _compare(aggregate, design, before, now):
     def summary_of(records):
-        return summarize([r.to_json() for r in records], {"s": (_Suite(aggregate), "S", {}, None, design)},
+        return summarize(records, {"s": SuiteInput(_Suite(aggregate), "S", {}, None, design)},
                          header={"backend": "test"})
 
-    baseline = json.loads(json.dumps(document(build(summary_of(before), before))))
+    baseline = results_file.read(json.loads(json.dumps(document(build(summary_of(before), before)))))
     return compare(summary_of(now), now, baseline, "base.json")
 
 

@@ -3,11 +3,14 @@ get which test, the gate with ``--toolbench-significance``, and what the reports
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 
 import pytest
 
+from pytest_toolbench.report import results_file
+from pytest_toolbench.run.summary import SuiteInput
 from pytest_toolbench.contract.suite import Metric
 from pytest_toolbench.report import html, markdown, terminal
 from pytest_toolbench.report.compare import compare, evaluate_gates
@@ -135,12 +138,12 @@ def toy_records(outcomes: list[bool], scores: list[float] | None = None) -> list
 
 
 def toy_summary(records):
-    return summarize([record.to_json() for record in records], {"toy": (ToySuite, "a toy suite", {})},
+    return summarize(records, {"toy": SuiteInput(ToySuite, "a toy suite", {})},
                      header={"backend": "test"})
 
 
-def toy_baseline(records) -> dict:
-    return json.loads(json.dumps(document(build(toy_summary(records), records))))
+def toy_baseline(records) -> results_file.ResultsFile:
+    return results_file.read(json.loads(json.dumps(document(build(toy_summary(records), records)))))
 
 
 def test_counts_means_and_formulas_are_told_apart_by_the_suites_own_aggregation():
@@ -175,8 +178,7 @@ def test_an_aggregation_that_cannot_take_one_case_gives_no_test():
 
 
 def _results(records):
-    from pytest_toolbench.run.summary import to_case_result
-    return [to_case_result(record) for record in records]
+    return list(records)
 
 
 def test_compare_attaches_the_paired_tests_to_each_figure():
@@ -211,7 +213,7 @@ def test_different_cases_in_the_two_runs_give_no_test():
 
 def test_a_baseline_without_case_records_gives_no_test():
     baseline = toy_baseline(toy_records([True] * 10))
-    baseline["cases"] = []
+    baseline = dataclasses.replace(baseline, cases=())
     current = toy_records([True] * 10)
     comparison = compare(toy_summary(current), current, baseline, "base.json")
     paired = comparison.suites["toy"].metrics[("aggregate", "accuracy")].paired

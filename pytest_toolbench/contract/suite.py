@@ -218,14 +218,14 @@ class Verdict:
 
 
 @dataclass(frozen=True)
-class CaseRecord(Mapping):
+class CaseRecord:
     """One scored case, the one shape it has from the core to every report: made once by the core from the scorer's
     :class:`Verdict` (and the case, output and suite facts), then handed unchanged to the suite's ``aggregate``, the
     summary, the writers, and (as JSON) to the xdist controller and a later run's baseline.
 
-    ``to_json``/``from_json`` are its transport and file form. It also reads as a read-only mapping of those JSON
-    fields (``record["passed"]``, ``record.get("labels")``), so the writers and a baseline's raw JSON cases are read
-    the same way. The first fields are those an aggregation reads (and a test may give positionally).
+    A plain value read by attribute (``record.passed``). ``to_json``/``from_json`` are its transport form; a results
+    file's cases are read back into it by ``report.results_file``. The first fields are those an aggregation reads
+    (and a test may give positionally).
     """
 
     suite: str
@@ -268,24 +268,14 @@ class CaseRecord(Mapping):
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "CaseRecord":
-        """From a record's JSON (a worker's report, a results file); unknown keys are ignored (newer files)."""
+        """From a record's JSON (a worker's report, a results file's case); unknown keys are ignored (newer files),
+        missing ones take their defaults (a results file keeps only some fields)."""
         values = {name: data[name] for name in ALL_RECORD_FIELDS if name in data}
         values["keywords"] = tuple(values.get("keywords") or ())
         values["counts"] = dict(values.get("counts") or {})
         values["labels"] = dict(values.get("labels") or {})
         values["passed"] = bool(values.get("passed"))
         return cls(**values)
-
-    def __getitem__(self, key: str) -> Any:
-        if key not in _RECORD_FIELD_SET:
-            raise KeyError(key)
-        return getattr(self, key)
-
-    def __iter__(self):
-        return iter(RECORD_FIELDS + tuple(name for name in OPTIONAL_RECORD_FIELDS if getattr(self, name) is not None))
-
-    def __len__(self) -> int:
-        return len(RECORD_FIELDS) + sum(getattr(self, name) is not None for name in OPTIONAL_RECORD_FIELDS)
 
     __hash__ = None  # type: ignore[assignment]  # a record holds dicts: equal by value, not hashable
 

@@ -301,16 +301,15 @@ class ResultCollector:
 # -- summary ---------------------------------------------------------------------------------------------------
 def build_summary(toolbench: RunContext):
     from ..contract import aggregates
-    from ..run.summary import summarize
+    from ..run.summary import SuiteInput, summarize
 
     benchmarks: dict[str, Any] = {}
     for record in toolbench.ledger.records:
-        if record["suite"] not in benchmarks:
-            facts = toolbench.ledger.suite_facts(record["suite"])
-            benchmark = toolbench.registry.benchmark(facts["scorer"], Path(facts["definition"]))
-            design = aggregates.load_or_problem(Path(facts["definition"]).parent / aggregates.DECLARATION)
-            benchmarks[record["suite"]] = (benchmark, facts["title"], facts["data_source"], facts.get("available"),
-                                           design)
+        if record.suite not in benchmarks:
+            facts = toolbench.ledger.suite_facts(record.suite)
+            benchmark = toolbench.registry.benchmark(facts.scorer, Path(facts.definition))
+            design = aggregates.load_or_problem(Path(facts.definition).parent / aggregates.DECLARATION)
+            benchmarks[record.suite] = SuiteInput(benchmark, facts.title, facts.data_source, facts.available, design)
     return summarize(toolbench.ledger.records, benchmarks, toolbench.header())
 
 

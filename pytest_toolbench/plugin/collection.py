@@ -164,9 +164,9 @@ class CaseItem(pytest.Item):
 
         record = run_context(self.config).score(self.case, self.nodeid, self.sample)
         self.stash[RECORD_KEY] = record
-        if record["error_type"] == NOT_SCORED:
+        if record.error_type == NOT_SCORED:
             pytest.skip(record.message)
-        if not record["passed"]:
+        if not record.passed:
             pytest.fail(record.message, pytrace=False)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:

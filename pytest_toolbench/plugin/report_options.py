@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 from .options import check_writable, report_path
+from ..report import results_file
+from ..report.results_file import ResultsFile
 from ..report.settings import ReportSettings, Threshold
 
 
@@ -41,7 +43,7 @@ def parse_threshold(given: str) -> Threshold:
     return Threshold(suite.strip(), metric.strip(), value, raw, given)
 
 
-def load_baseline(path: Path) -> dict[str, Any]:
+def load_baseline(path: Path) -> ResultsFile:
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
@@ -51,7 +53,7 @@ def load_baseline(path: Path) -> dict[str, Any]:
     if not isinstance(document, dict) or not isinstance(document.get("suites"), dict):
         raise pytest.UsageError(f"--toolbench-baseline {path}: not a --toolbench-json results file "
                                 "(no 'suites' object)")
-    return document
+    return results_file.read(document)
 
 
 def resolve(config: pytest.Config) -> ReportSettings:

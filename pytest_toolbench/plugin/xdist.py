@@ -36,7 +36,7 @@ class WorkerManifest:
         path = Path(worker_input(config)["manifest_dir"]) / f"{worker_id(config)}.json"
         manifest = ledger.manifest(selected_items(self.toolbench, session.items))
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(manifest), encoding="utf-8")
+        tmp.write_text(json.dumps(manifest.to_json()), encoding="utf-8")
         tmp.replace(path)
 
 
@@ -60,23 +60,24 @@ class XdistHooks:
             return
         self.generated = True
         path = self.manifest_dir / f"{node.workerinput['workerid']}.json"
-        manifest = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"suites": {}, "cases": []}
+        manifest = (ledger.Manifest.from_json(json.loads(path.read_text(encoding="utf-8"))) if path.exists()
+                    else ledger.Manifest())
         toolbench = self.toolbench
         toolbench.ledger.expect(manifest)
         from . import report_unmatched_keywords
 
         report_unmatched_keywords(toolbench.config, toolbench, ids)
         check_backend(toolbench)
-        one_line_failures(toolbench.config, only_cases=bool(ids) and len(manifest["cases"]) == len(ids))
+        one_line_failures(toolbench.config, only_cases=bool(ids) and len(manifest.cases) == len(ids))
         toolbench.report_selection(terminal_writer(toolbench.config))
         if not toolbench.uses_engine:
             return
         entries = []
-        suites = {name: toolbench.catalog.load(Path(facts["definition"]))
-                  for name, facts in manifest["suites"].items()}
-        for _, suite_name, case_id, _, _, _, *sample in manifest["cases"]:
-            suite = suites[suite_name]
-            entries.append((suite, suite.case(case_id), sample[0] if sample else 0))
+        suites = {name: toolbench.catalog.load(Path(facts.definition))
+                  for name, facts in manifest.suites.items()}
+        for row in manifest.cases:
+            suite = suites[row.suite]
+            entries.append((suite, suite.case(row.case_id), row.sample or 0))
         run_pregeneration(toolbench, entries, terminal_writer(toolbench.config))
         # Workers read the cache from here on; the controller needs neither the engine nor a writer any more.
         toolbench.close()

@@ -6,17 +6,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..run.summary import RunSummary, SuiteSummary, to_case_result
-from ..run.records import CaseRecord
+from ..contract.suite import CaseRecord, Metric
+from ..run.summary import RunSummary, SuiteSummary
 from ..contract.aggregates import NO_DECLARATION
 from .estimates import drop_on_estimate, limit_refusal, paired_on_sample, threshold_on_estimate
 from .significance import CaseFigures, PairedResult, case_figures, declared_result, p_text, paired_result
 from .protocol import setting_differences
+from .results_file import ResultsFile
 from .settings import ReportSettings, Threshold
 from .sign_flip import DEFAULT_MULTIPLE, adjust, level_for_power, mde_counts, mde_sign_flip, westfall_young
 from . import swap_test
 from .swap_test import SWAP, swap_tests
-from .stats import format_counts, format_value, is_percentage, lower_is_better, metric_field, worsening
+from .stats import format_counts, format_value, is_percentage, lower_is_better, worsening
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class SuiteComparison:
     compared_cases: int = 0
 
     def delta(self, metric: Any) -> MetricDelta | None:
-        return self.metrics.get((metric_field(metric, "group", ""), metric_field(metric, "name")))
+        return self.metrics.get((metric.group, metric.name))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -93,51 +94,38 @@ def baseline_label(header: Mapping[str, Any]) -> str:
     return f"backend {backend}"
 
 
-def baseline_cases(baseline: Mapping[str, Any]) -> list[CaseRecord]:
-    """A results file's cases as records (the same type this run's cases have); malformed entries are skipped."""
-    cases = []
-    for entry in baseline.get("cases") or []:
-        if isinstance(entry, Mapping) and isinstance(entry.get("suite"), str) and isinstance(entry.get("case_id"), str):
-            try:
-                cases.append(CaseRecord.from_json(entry))
-            except (TypeError, ValueError):
-                continue
-    return cases
-
-
-def _case_outcomes(records: list[Mapping[str, Any]]) -> list[tuple[str, bool]]:
+def _case_outcomes(records: list[CaseRecord]) -> list[tuple[str, bool]]:
     """(case id, passed) per case in the suite's order; a case's ``--toolbench-repeat`` samples make one outcome,
     passed when every sample passed."""
     outcomes: dict[str, bool] = {}
-    for record in sorted(records, key=lambda r: r.get("order", 0)):
-        outcomes[record["case_id"]] = outcomes.get(record["case_id"], True) and bool(record["passed"])
+    for record in sorted(records, key=lambda r: r.order):
+        outcomes[record.case_id] = outcomes.get(record.case_id, True) and bool(record.passed)
     return list(outcomes.items())
 
 
-def compare(summary: RunSummary, records: Iterable[Mapping[str, Any]], baseline: Mapping[str, Any],
+def compare(summary: RunSummary, records: Iterable[CaseRecord], baseline: ResultsFile,
             path: Path | str, multiple: str = DEFAULT_MULTIPLE, alpha: float | None = None) -> Comparison:
     """Deltas, newly failing/passing cases and each figure's paired test; then the gated family's adjusted
     p-values (``multiple``: holm, bonferroni or none) and each gated figure's minimum detectable effect at the
     family's per-figure level (``alpha``: the gate's level, 0.05 when there is none)."""
-    baseline_suites: Mapping[str, Any] = baseline.get("suites") or {}
     # A case with --toolbench-repeat samples counts as passed when all of them pass (its pass^k outcome).
     baseline_passed: dict[tuple[str, str], bool] = {}
-    for case in baseline_cases(baseline):
+    for case in baseline.cases:
         key = (case.suite, case.case_id)
         baseline_passed[key] = baseline_passed.get(key, True) and case.passed
-    by_suite: dict[str, list[Mapping[str, Any]]] = {}
+    by_suite: dict[str, list[CaseRecord]] = {}
     for record in records:
-        by_suite.setdefault(record["suite"], []).append(record)
+        by_suite.setdefault(record.suite, []).append(record)
     suites: dict[str, SuiteComparison] = {}
     for suite in summary.suites:
-        old = baseline_suites.get(suite.name)
+        old = baseline.suites.get(suite.name)
         comparison = SuiteComparison(suite.name, in_baseline=old is not None)
-        old_metrics = {(m.get("group", ""), m.get("name")): m for m in (old or {}).get("metrics", [])}
+        old_metrics = {(m.group, m.name): m for m in (old.metrics if old is not None else ())}
         for metric in suite.metrics:
             key = (metric.group, metric.name)
             if key in old_metrics:
                 comparison.metrics[key] = MetricDelta(metric.group, metric.name, getattr(metric, "unit", "%"),
-                                                      metric.value, old_metrics[key].get("value"),
+                                                      metric.value, old_metrics[key].value,
                                                       getattr(metric, "better", "higher"))
         for case_id, passed in _case_outcomes(by_suite.get(suite.name, [])):
             before = baseline_passed.get((suite.name, case_id))
@@ -150,17 +138,17 @@ def compare(summary: RunSummary, records: Iterable[Mapping[str, Any]], baseline:
                 comparison.newly_passing.append(case_id)
         if comparison.metrics and suite.aggregate is not None:
             _attach_paired_tests(comparison, suite, by_suite.get(suite.name, []),
-                                 [c for c in baseline_cases(baseline) if c.suite == suite.name], old_metrics)
+                                 baseline.suite_cases(suite.name), old_metrics)
         suites[suite.name] = comparison
-    old_header = baseline.get("header") or {}
+    old_header = baseline.header
     result = Comparison(str(path), old_header, suites,
                         settings_differ=setting_differences(summary.header, old_header, [s.name for s in summary.suites]))
     adjust_family(result, multiple, 0.05 if alpha is None else alpha)
     return result
 
 
-def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, records: list[Mapping[str, Any]],
-                         old_records: list[CaseRecord], old_metrics: Mapping[tuple[str, Any], Any]) -> None:
+def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, records: list[CaseRecord],
+                         old_records: list[CaseRecord], old_metrics: Mapping[tuple[str, Any], Metric]) -> None:
     """Each compared figure's paired test (exact McNemar, sign-flip, the stratified sign-flip of a declared
     aggregate, or n/a with the reason)."""
     if not old_records:
@@ -171,8 +159,7 @@ def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, recor
     design = suite.design if suite.design is not None else NO_DECLARATION
     current_metrics = list(suite.metrics)
     baseline_metrics = list(old_metrics.values())
-    now_results = [to_case_result(r) for r in records]
-    before_results = [to_case_result(r) for r in old_records]
+    now_results, before_results = list(records), list(old_records)
     now = case_figures(suite.aggregate, now_results, current_metrics)
     before: CaseFigures = case_figures(suite.aggregate, before_results, baseline_metrics)
     for key, found in comparison.metrics.items():
@@ -210,7 +197,7 @@ def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, recor
 def gated(metric: MetricDelta) -> bool:
     """Whether ``--toolbench-max-drop`` watches this figure: a headline percentage (an aggregate or a category)
     with a value in both runs."""
-    return metric.delta is not None and metric.group in DROP_GROUPS and is_percentage({"unit": metric.unit})
+    return metric.delta is not None and metric.group in DROP_GROUPS and is_percentage(metric)
 
 
 def adjust_family(comparison: Comparison, method: str, alpha: float) -> None:

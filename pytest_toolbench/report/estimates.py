@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
+from ..contract.suite import CaseRecord
 from ..run.estimation import Estimate, paired_difference
-from .stats import format_value, lower_is_better, metric_field
+from .stats import format_value, lower_is_better
 
 #: The name paired results of a sampled run carry as their test.
 STRATIFIED_PAIRED = "stratified paired difference"
@@ -41,7 +42,7 @@ def limit_refusal(header: Mapping[str, Any]) -> str | None:
 def threshold_on_estimate(metric: Any, label: str, bound: float, unit: str) -> tuple[bool, str] | None:
     """The threshold gate's verdict on an estimated figure (None when ``metric`` is no estimate): (passed,
     message)."""
-    estimate = metric_field(metric, "estimate")
+    estimate = metric.estimate
     if not estimate:
         return None
     value, interval = estimate.get("value"), estimate.get("interval95")
@@ -71,7 +72,7 @@ def threshold_on_estimate(metric: Any, label: str, bound: float, unit: str) -> t
                    "(a larger sample or a full run decides)")
 
 
-def paired_on_sample(suite: Any, records: Sequence[Mapping[str, Any]], old_records: Sequence[Any],
+def paired_on_sample(suite: Any, records: Sequence[CaseRecord], old_records: Sequence[CaseRecord],
                      keys: Sequence[tuple[str, str]], make_result: Callable[..., Any]) -> dict[tuple[str, str], Any]:
     """For a sampled ``suite`` (``SuiteSummary`` with a ``sampling_design``) against a baseline's records: each
     figure's paired result built by ``make_result(test, note, pairs, p_value, interval, worse, better)`` (the
@@ -79,15 +80,13 @@ def paired_on_sample(suite: Any, records: Sequence[Mapping[str, Any]], old_recor
     design = getattr(suite, "sampling_design", None)
     if design is None:
         return {}
-    from ..run.summary import to_case_result
-
-    current = [to_case_result(r) for r in records]
-    baseline = {getattr(r, "case_id", None) or r["case_id"]: r for r in old_records}
+    current = list(records)
+    baseline = {r.case_id: r for r in old_records}
     metrics = {(m.group or "", m.name): m for m in suite.metrics}
     results = {}
     for key in keys:
         metric = metrics.get(key)
-        data = metric_field(metric, "estimate") if metric is not None else None
+        data = metric.estimate if metric is not None else None
         if not data:
             continue
         estimate = Estimate(data.get("value"), None, 0, 0, 0, "", coefficients=data.get("coefficients"))

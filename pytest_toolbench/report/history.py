@@ -11,10 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from ..run.summary import RunSummary
-from .stats import count_interval, format_value, metric_field
+from .compare import baseline_label
+from .results_file import ResultsFile
+from .stats import count_interval, format_value
 
 HEADLINE_GROUP = "aggregate"
 THIS_RUN = "this run"
@@ -86,26 +88,24 @@ def _point(metric: Any) -> Point:
     if metric is None:
         return Point(None)
     interval = count_interval(metric)
-    return Point(metric_field(metric, "value"), interval)
+    return Point(metric.value, interval)
 
 
-def build(summary: RunSummary, baselines: Sequence[tuple[Path, Mapping[str, Any]]]) -> History | None:
-    """The history of ``summary``'s headline figures across ``baselines`` (path, document), oldest first; None
+def build(summary: RunSummary, baselines: Sequence[tuple[Path, ResultsFile]]) -> History | None:
+    """The history of ``summary``'s headline figures across ``baselines`` (path, results file), oldest first; None
     with fewer than two baselines (one baseline is the comparison itself)."""
     if len(baselines) < 2:
         return None
-    from .compare import baseline_label
-
     names = labels([path for path, _ in baselines])
-    runs = [Run(name, str(path), baseline_label(document.get("header") or {}))
+    runs = [Run(name, str(path), baseline_label(document.header))
             for name, (path, document) in zip(names, baselines)]
     runs.append(Run(THIS_RUN))
     trends = []
     for suite in summary.suites:
         olds = []
         for _, document in baselines:
-            old = ((document.get("suites") or {}).get(suite.name) or {}).get("metrics") or []
-            olds.append({(m.get("group", ""), m.get("name")): m for m in old if isinstance(m, Mapping)})
+            old = document.suites.get(suite.name)
+            olds.append({(m.group, m.name): m for m in (old.metrics if old is not None else ())})
         for metric in suite.metrics:
             if metric.group != HEADLINE_GROUP:
                 continue

@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 import pytest
 
+from ..contract.suite import CaseRecord
 from ..run.records import from_report as case_record
 from ..run.summary import SuiteSummary
 from .charts import CHART_CSS, Bar, bar_chart
@@ -110,28 +111,28 @@ def request_text(request: Mapping[str, Any], passed: bool) -> tuple[str, str]:
     return title, "\n\n".join(parts)
 
 
-def case_details(record: Mapping[str, Any], request: Mapping[str, Any] | None = None) -> str:
+def case_details(record: CaseRecord, request: Mapping[str, Any] | None = None) -> str:
     """One case's details: the scorer's explanation, the request (closed) and the raw output; for a failed case
     also the parsed calls, the expected answer and their diff. Passed rows are kept to short excerpts, which is
     what keeps a 10,000-row page small."""
-    passed = bool(record.get("passed"))
+    passed = bool(record.passed)
     limit = PASSED_LIMIT if passed else FAILED_LIMIT
-    output = record.get("output") or ""
-    verdict = "passed" if passed else text(record.get("error_type") or "failed")
+    output = record.output or ""
+    verdict = "passed" if passed else text(record.error_type or "failed")
     parts = ["<div class=tb-case>"]
     if passed:
-        parts.append(f"<p class=tb-why><b class=tb-ok>{verdict}</b> {clip(record.get('explanation') or '', limit)}</p>")
+        parts.append(f"<p class=tb-why><b class=tb-ok>{verdict}</b> {clip(record.explanation or '', limit)}</p>")
     else:  # the text the test failed with (the record's message), as the terminal and the JSON give it
-        message = record.get("message") or record.get("explanation") or ""
+        message = record.message or record.explanation or ""
         parts.append(f"<p class=tb-why><b class=tb-ko>{verdict}</b></p><pre class=tb-message>{clip(message, limit)}</pre>")
     if request is not None:
         title, body = request_text(request, passed)
         parts.append(_block(title, body, False))
-    finish = record.get("finish_reason")
+    finish = record.finish_reason
     parts.append(_block(f"Raw model output ({len(output):,} characters"
                         + (f", finish: {finish})" if finish else ")"), clip(output, limit), not passed))
-    decoded, expected = record.get("decoded"), record.get("expected")
-    comparison = None if passed else comparison_html(record.get("comparison"))
+    decoded, expected = record.decoded, record.expected
+    comparison = None if passed else comparison_html(record.comparison)
     if decoded is not None and not passed:
         parts.append(_block("Parsed calls", clip(pretty(decoded), limit), True))
     if comparison:  # the scorer's own part-by-part judgement: a diff against lists of accepted values would
@@ -478,9 +479,9 @@ class HtmlReport:
                       '<th class="sortable" data-column-type="errortype">Error category</th>']
 
     def pytest_html_results_table_row(self, report: Any, cells: list[str]) -> None:
-        record = case_record(report) or {}
-        values = [record.get("suite") or "", record.get("category") or "",
-                  "" if record.get("passed", True) else record.get("error_type") or "failed"]
+        record = case_record(report)
+        values = ["", "", ""] if record is None else [
+            record.suite or "", record.category or "", "" if record.passed else record.error_type or "failed"]
         cells[2:2] = [f'<td class="col-suite">{escape(values[0])}</td>',
                       f'<td class="col-category">{escape(values[1])}</td>',
                       f'<td class="col-errortype">{escape(values[2])}</td>']

@@ -4,8 +4,9 @@ file ``--toolbench-baseline`` reads back)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable
 
+from ..contract.suite import CaseRecord
 from ..run.records import dump_document, safe_value
 from .stats import count_interval
 
@@ -17,25 +18,24 @@ CASE_FIELDS = ("suite", "case_id", "category", "keywords", "passed", "error_type
                "labels", "counts", "nodeid", "known_defect")
 
 
-def _case(record: Mapping[str, Any]) -> dict[str, Any]:
+def _case(record: CaseRecord) -> dict[str, Any]:
     """A case's JSON: its fields and, when it did not pass, ``message``, the text its test failed with."""
-    case = {key: record.get(key) for key in CASE_FIELDS}
-    if record.get("sample") is not None:  # --toolbench-repeat: which of the case's samples
-        case["sample"] = record["sample"]
-    if not record.get("passed"):
-        case["message"] = record.get("message") or record.get("explanation") or ""
+    case = {key: getattr(record, key) for key in CASE_FIELDS}
+    if record.sample is not None:  # --toolbench-repeat: which of the case's samples
+        case["sample"] = record.sample
+    if not record.passed:
+        case["message"] = record.message or record.explanation or ""
     return case
 
 
 def document(report: "RunReport") -> dict[str, Any]:
     run = report.outcome
-    cases = [_case(record) for record in sorted(report.records, key=lambda r: (r["suite"], r.get("order", 0),
-                                                                         r.get("sample") or 0))]
+    cases = [_case(record) for record in sorted(report.records, key=lambda r: (r.suite, r.order, r.sample or 0))]
     body = report.summary.to_json()
-    for suite in body["suites"].values():
-        for metric in suite["metrics"]:
+    for suite, written in zip(report.summary.suites, body["suites"].values()):
+        for metric, figure in zip(suite.metrics, written["metrics"]):
             interval = count_interval(metric)
-            metric["interval95"] = list(interval) if interval else None
+            figure["interval95"] = list(interval) if interval else None
     # Cases are safe records already; the header and figures pass through the same policy (paths, NaN figures).
     for name, ranks in report.leaderboards.items():
         body["suites"][name]["leaderboard"] = ranks.to_json()

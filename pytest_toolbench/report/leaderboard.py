@@ -34,10 +34,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import yaml
 
-from ..run.summary import to_case_result
+from .profile import load_mapping
 from .profile_stats import RESAMPLES, SEED, AreaFigures, cluster_bootstrap_interval
 from .protocol import protocol_differences
-from .stats import count_interval, metric_field, wilson_interval
+from .stats import count_interval, wilson_interval
 
 DECLARATION = "leaderboard.yaml"
 #: entries shown on each side of this run
@@ -324,7 +324,7 @@ def figure_interval(metric: Any, suite: Any, spec: FigureSpec, records: Sequence
                     unit_of: Callable[[str], str] | None = None) -> tuple[tuple[float, float] | None, str]:
     """The ranked figure's 95% interval and its method (or why there is none): Wilson for a count of cases, else a
     stratified cluster bootstrap when the figure is a fixed linear combination of its categories' accuracies."""
-    estimate = metric_field(metric, "estimate")
+    estimate = metric.estimate
     if estimate:  # --toolbench-sample: the estimate's own design-based interval (run.estimation)
         interval = estimate.get("interval95")
         return ((float(interval[0]), float(interval[1])), f"design-based interval of the sample estimate "
@@ -338,7 +338,7 @@ def figure_interval(metric: Any, suite: Any, spec: FigureSpec, records: Sequence
         tuple(m.name for m in suite.metrics if m.group == "category" and m.total)
     if aggregate is None or not records or not categories:
         return None, "no per-case records to resample"
-    cases = [r for r in (to_case_result(r) for r in records) if r.category in set(categories)]
+    cases = [r for r in records if r.category in set(categories)]
     if any(r.sample is not None for r in cases):
         return None, "--toolbench-repeat samples: the figure is a mean over samples, not resampled here"
     form = linear_form(aggregate, cases, _key(metric), categories)
@@ -425,12 +425,9 @@ def rank_run(sources: Mapping[str, Source], summary: Any, records: Iterable[Any]
     are resampled together."""
     by_suite: dict[str, list[Any]] = {}
     for record in records:
-        suite_name = record.get("suite") if isinstance(record, Mapping) else getattr(record, "suite", None)
-        by_suite.setdefault(suite_name, []).append(record)
+        by_suite.setdefault(record.suite, []).append(record)
     mapping = None
     if any(suite.name in sources for suite in summary.suites):
-        from .profile import load_mapping  # the units of shared queries and conversations
-
         try:
             mapping = load_mapping()
         except (OSError, ValueError):

@@ -28,7 +28,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import yaml
 
-from ..run.summary import to_case_result
+import pytest_toolbench.suites as shipped  # the suites folder, in a checkout and in the wheel alike
+
+from ..contract.suite import CaseRecord
+from .results_file import ResultsFile
 from .profile_stats import AreaChange, AreaFigures, FigureParts, RESAMPLES, SEED, cluster_bootstrap_interval, \
     paired_area_test
 from .stats import Z95, wilson_interval
@@ -36,12 +39,6 @@ from .stats import Z95, wilson_interval
 #: The file name of the mapping, beside the shipped suites.
 PROFILE_FILE = "profile.yaml"
 TL_LABEL = "tl_category"
-
-
-def _get(metric: Any, name: str, default: Any = None) -> Any:
-    if isinstance(metric, Mapping):
-        return metric.get(name, default)
-    return getattr(metric, name, default)
 
 
 @dataclass(frozen=True)
@@ -81,8 +78,6 @@ class ProfileMapping:
 
 
 def default_mapping_path() -> Path:
-    import pytest_toolbench.suites as shipped  # the suites folder, in a checkout and in the wheel alike
-
     return Path(shipped.__file__).resolve().parent / PROFILE_FILE
 
 
@@ -247,10 +242,10 @@ class Profile:
 
 def _find(metrics: Sequence[Any], name: str) -> Any:
     """The figure named ``name``: the "aggregate" row when several groups share the name, else the first."""
-    matches = [m for m in metrics if _get(m, "name") == name]
+    matches = [m for m in metrics if m.name == name]
     if not matches:
         return None
-    return next((m for m in matches if _get(m, "group") == "aggregate"), matches[0])
+    return next((m for m in matches if m.group == "aggregate"), matches[0])
 
 
 def _number(value: Any) -> float | None:
@@ -315,7 +310,7 @@ class CaseSplit:
     def alone(self, index: int) -> dict[tuple[str, Any], Any]:
         if index not in self._alone:
             figures = self.aggregate([self.records[index]])
-            self._alone[index] = {((_get(m, "group", "") or ""), _get(m, "name")): m for m in figures}
+            self._alone[index] = {((m.group or ""), m.name): m for m in figures}
         return self._alone[index]
 
 
@@ -324,8 +319,8 @@ def figure_parts(split: CaseSplit, metric: Any, unit_of: Callable[[str], str]) -
     ``--toolbench-repeat``) aggregated alone with the suite's own ``aggregate`` gives its numerator and denominator
     (a count: correct and total; a mean over cases: its value over 1). None when those do not add up to the
     figure (a formula that is not a sum over cases, say) or the aggregation cannot take one case alone."""
-    group, name = _get(metric, "group", "") or "", _get(metric, "name")
-    value = _number(_get(metric, "value"))
+    group, name = metric.group or "", metric.name
+    value = _number(metric.value)
     if value is None:
         return None
     indexes = range(len(split.records))
@@ -340,7 +335,7 @@ def figure_parts(split: CaseSplit, metric: Any, unit_of: Callable[[str], str]) -
             alone = split.alone(index).get((group, name))
             if alone is None:
                 continue
-            correct, total, case_value = (_number(_get(alone, k)) for k in ("correct", "total", "value"))
+            correct, total, case_value = (_number(alone.correct), _number(alone.total), _number(alone.value))
             if correct is not None and total is not None:
                 num, den = correct, total
             elif case_value is not None and total == 1:
@@ -372,7 +367,7 @@ def _by_outcome(split: CaseSplit, indexes: Sequence[int], metric: Any, group: st
     all of them), split by the cases' outcomes without aggregating each case alone (thousands of calls for BFCL):
     confirmed on :data:`SPOT_CHECKS` passed and failed cases aggregated alone (1/1 and 0/1), else None (the
     general split then runs)."""
-    correct, total = _number(_get(metric, "correct")), _number(_get(metric, "total"))
+    correct, total = _number(metric.correct), _number(metric.total)
     records = [split.records[i] for i in indexes]
     if correct is None or total != len(records) or correct != sum(r.passed for r in records):
         return None
@@ -381,7 +376,7 @@ def _by_outcome(split: CaseSplit, indexes: Sequence[int], metric: Any, group: st
     try:
         for index, expected in [(i, 1.0) for i in passed] + [(i, 0.0) for i in failed]:
             alone = split.alone(index).get((group, name))
-            if alone is None or _number(_get(alone, "total")) != 1 or _number(_get(alone, "correct")) != expected:
+            if alone is None or _number(alone.total) != 1 or _number(alone.correct) != expected:
                 return None
     except Exception:  # noqa: BLE001 - as in figure_parts: the general split decides
         return None
@@ -403,23 +398,25 @@ class _Suite:
     split: CaseSplit | None = None
 
 
-def _suites(summary: Any, records: Iterable[Any] = (), aggregates: Mapping[str, Any] | None = None
-            ) -> list[_Suite]:
-    """Each suite of a RunSummary or a results file's ``suites`` object, with its records (``records``: case
-    records or their JSON form) and its aggregation (the summary's own, or ``aggregates`` for a results file)."""
-    by_suite: dict[str, list[Any]] = {}
+def _by_suite(records: Iterable[CaseRecord]) -> dict[str, list[CaseRecord]]:
+    by_suite: dict[str, list[CaseRecord]] = {}
     for record in records:
-        try:
-            record = to_case_result(record)
-        except (TypeError, ValueError, KeyError):
-            continue
         by_suite.setdefault(record.suite, []).append(record)
-    if isinstance(summary, Mapping):
-        return [_Suite(name, body.get("metrics") or [], body.get("labels") or {}, bool(body.get("samples")),
-                       _split((aggregates or {}).get(name), by_suite.get(name, ())))
-                for name, body in summary.items() if isinstance(body, Mapping)]
+    return by_suite
+
+
+def _suites(summary: Any, records: Iterable[CaseRecord] = ()) -> list[_Suite]:
+    """Each suite of a RunSummary, with its records and its aggregation."""
+    by_suite = _by_suite(records)
     return [_Suite(s.name, s.metrics, s.labels, s.is_sample, _split(s.aggregate, by_suite.get(s.name, ())))
             for s in summary.suites]
+
+
+def _baseline_suites(baseline: ResultsFile, aggregates: Mapping[str, Any]) -> list[_Suite]:
+    """Each suite of a results file, with its cases, aggregated by this run's aggregation of the same suite."""
+    by_suite = _by_suite(baseline.cases)
+    return [_Suite(name, s.metrics, s.labels, s.samples, _split(aggregates.get(name), by_suite.get(name, ())))
+            for name, s in baseline.suites.items()]
 
 
 def _split(aggregate: Any, records: Sequence[Any]) -> CaseSplit | None:
@@ -439,21 +436,21 @@ def build_areas(suites: Iterable[_Suite], mapping: ProfileMapping, only: set[tup
                 if only is not None and (suite.name, figure) not in only:
                     continue
                 metric = _find(suite.metrics, figure)
-                if metric is not None and _get(metric, "incomplete", ""):
-                    left_out[area].append(LeftOut(suite.name, figure, _get(metric, "incomplete")))
+                if metric is not None and metric.incomplete:
+                    left_out[area].append(LeftOut(suite.name, figure, metric.incomplete))
                     continue
-                value = _number(_get(metric, "value")) if metric is not None else None
-                if value is None or (_get(metric, "unit", "%") or "%") != "%":
+                value = _number(metric.value) if metric is not None else None
+                if value is None or (metric.unit or "%") != "%":
                     continue
                 value = min(1.0, max(0.0, value))  # a rounded figure may print 1.0000000108 (API-Bank's x100 / 100)
-                inverted = _get(metric, "better", "higher") == "lower"
+                inverted = metric.better == "lower"
                 parts = None
                 if suite.split is not None:
                     parts = figure_parts(suite.split, metric,
                                          lambda case_id, name=suite.name: mapping.unit_of(name, case_id))
                 contributions[area].append(Contribution(
-                    suite.name, figure, _get(metric, "group", "") or "", 1 - value if inverted else value,
-                    _number(_get(metric, "total")), inverted, _get(metric, "scope", "") or "", parts))
+                    suite.name, figure, metric.group or "", 1 - value if inverted else value,
+                    _number(metric.total), inverted, metric.scope or "", parts))
     areas = []
     for area, title in mapping.areas.items():
         parts = contributions[area]
@@ -503,10 +500,10 @@ def area_change(area: AreaFigure) -> AreaChange | None:
     return paired_area_test(_area_figures(area.contributing), _area_figures(old.contributing))
 
 
-def build_profile(summary: Any, baseline: Mapping[str, Any] | None = None, mapping: ProfileMapping | None = None,
-                  records: Iterable[Any] = ()) -> Profile:
+def build_profile(summary: Any, baseline: ResultsFile | None = None, mapping: ProfileMapping | None = None,
+                  records: Iterable[CaseRecord] = ()) -> Profile:
     """The run's profile (``summary``: a RunSummary; ``records``: its case records, for the intervals), compared
-    with ``baseline`` (a results file's document) when given: each baseline area is rebuilt from the baseline's
+    with ``baseline`` (a results file) when given: each baseline area is rebuilt from the baseline's
     suites and cases over the same figures as this run's area, or is missing (N/A) when the baseline lacks one of
     them; the change then gets the paired cluster test."""
     mapping = mapping or load_mapping()
@@ -517,7 +514,7 @@ def build_profile(summary: Any, baseline: Mapping[str, Any] | None = None, mappi
     baseline_tl = None
     if baseline is not None:
         aggregates = {s.name: s.split.aggregate for s in suites if s.split is not None}
-        old_suites = _suites(baseline.get("suites") or {}, baseline.get("cases") or (), aggregates)
+        old_suites = _baseline_suites(baseline, aggregates)
         used = {(c.suite, c.metric) for a in areas for c in a.contributing}
         old_areas = {a.area: a for a in build_areas(old_suites, mapping, only=used)}
         compared = []

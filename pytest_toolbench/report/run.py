@@ -56,7 +56,7 @@ class ReportRun:
         if not report.failed:
             return
         record = case_record(report)
-        if report.when == "call" and record is not None and not record.get("passed"):
+        if report.when == "call" and record is not None and not record.passed:
             self.case_failures += 1
         else:
             self.other_failures += 1
@@ -77,8 +77,8 @@ class ReportRun:
         from . import json_results, markdown
 
         settings = self.settings
-        self.not_run = [record.get("nodeid") or record["case_id"] for record in records
-                        if record.get("error_type") == "not_run"]
+        self.not_run = [record.nodeid or record.case_id for record in records
+                        if record.error_type == "not_run"]
         if summary is not None and settings.baseline is not None:
             self.comparison = compare(summary, records, settings.baseline, settings.baseline_path or "",
                                       settings.multiple, settings.significance)
@@ -105,7 +105,7 @@ class ReportRun:
             summary, records, self.outcome, tool_parser=tool_parser,
             leaderboards=rank_run(settings.leaderboards, summary, records),
             history=build_history(summary, settings.baselines))
-        if summary.header.get("interrupted") and all(record.get("error_type") == "not_run" for record in records):
+        if summary.header.get("interrupted") and all(record.error_type == "not_run" for record in records):
             # Ctrl-C before any verdict: a report of nothing but not_run records would replace the last real one
             for what, path in (("results", settings.json_path), ("Markdown summary", settings.markdown_path)):
                 if path:

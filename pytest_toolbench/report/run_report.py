@@ -116,7 +116,7 @@ class CaseRequests:
     """Controller-side plugin (registered only with ``--html``): as each case's test report arrives, render its
     request from the catalog and attach it to the report as ``toolbench_request`` for the HTML writer."""
 
-    def __init__(self, catalog: Any, suite_facts: Callable[[str], Mapping[str, Any]]):
+    def __init__(self, catalog: Any, suite_facts: Callable[[str], Any]):
         self.catalog = catalog
         self.suite_facts = suite_facts
 
@@ -125,5 +125,6 @@ class CaseRequests:
         record = from_report(report)
         if record is None or report.when != "call":
             return
-        definition = self.suite_facts(record.suite).get("definition")
+        facts = self.suite_facts(record.suite)
+        definition = facts.definition if facts is not None else None
         report.toolbench_request = case_request(self.catalog, definition, record.case_id) if definition else None

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from .results_file import ResultsFile
+
 
 @dataclass(frozen=True)
 class Threshold:
@@ -28,7 +30,7 @@ class ReportSettings:
     json_path: Path | None = None
     markdown_path: Path | None = None
     baseline_path: Path | None = None
-    baseline: dict[str, Any] | None = None
+    baseline: ResultsFile | None = None
     thresholds: tuple[Threshold, ...] = ()
     max_drop: float | None = None  # percentage points
     #: --toolbench-significance: a drop beyond max_drop misses the gate only when its paired p-value is below it
@@ -39,7 +41,7 @@ class ReportSettings:
     accept_untested: bool = False
     strict: bool = False
     html_path: Path | None = None
-    #: every --toolbench-baseline given, oldest first, as (path, document); the last is ``baseline``
-    baselines: tuple[tuple[Path, dict[str, Any]], ...] = ()
+    #: every --toolbench-baseline given, oldest first, as (path, results file); the last is ``baseline``
+    baselines: tuple[tuple[Path, ResultsFile], ...] = ()
     #: suite name -> its leaderboard (``report.leaderboard.Source``), for the suites that declare one
     leaderboards: Mapping[str, Any] = field(default_factory=dict)

@@ -213,7 +213,7 @@ def monte_carlo_p_values(rows: Sequence[Sequence[float]], resamples: int = MONTE
 
 
 # -- the interval ----------------------------------------------------------------------------------------------------
-def _t_quantile(probability: float, df: float) -> float:
+def t_quantile(probability: float, df: float) -> float:
     """Student's t quantile (Hill 1970, *Comm. ACM* 13:617, algorithm 396's expansion), refined by Newton steps
     on the incomplete-beta cdf; exact to about 1e-10 for df >= 1."""
     if df > 1e7:
@@ -290,7 +290,7 @@ def stratified_t_interval(strata: Mapping[Any, Sequence[float]], confidence: flo
     if variance <= 0:
         return total, total
     df = variance * variance / satterthwaite
-    half = _t_quantile(0.5 + confidence / 2, df) * math.sqrt(variance)
+    half = t_quantile(0.5 + confidence / 2, df) * math.sqrt(variance)
     return total - half, total + half
 
 

@@ -151,16 +151,6 @@ class CaseFigures:
     repeated: bool = False
 
 
-def _get(metric: Any, name: str, default: Any = None) -> Any:
-    if type(metric) is dict:  # the fast paths first: this runs for every figure of every case alone
-        return metric.get(name, default)
-    if hasattr(type(metric), "__dataclass_fields__"):
-        return getattr(metric, name, default)
-    if isinstance(metric, Mapping):
-        return metric.get(name, default)
-    return getattr(metric, name, default)
-
-
 def _number(value: Any) -> float | None:
     if value is None:
         return None
@@ -175,24 +165,24 @@ def case_figures(aggregate: Callable[[Sequence[Any]], Sequence[Any]], results: S
     run's CaseResults) alone; see the module docstring for when a figure is a count, a mean, or neither.
     Results that carry a ``sample`` (``--toolbench-repeat``) are split per sample index first
     (:func:`repeated_case_figures`)."""
-    if any(getattr(result, "sample", None) is not None for result in results):
+    if any(result.sample is not None for result in results):
         return repeated_case_figures(aggregate, results, figures)
     return _single_case_figures(aggregate, results, figures)
 
 
 def _single_case_figures(aggregate: Callable[[Sequence[Any]], Sequence[Any]], results: Sequence[Any],
                          figures: Sequence[Any]) -> CaseFigures:
-    wanted = {(_get(m, "group", "") or "", _get(m, "name")): m for m in figures}
+    wanted = {(m.group or "", m.name): m for m in figures}
     per_case: dict[MetricKey, list[tuple[str, float | None, float | None, float | None]]] = {k: [] for k in wanted}
     try:
         for result in results:
-            alone = {(_get(m, "group", "") or "", _get(m, "name")): m for m in aggregate([result])}
+            alone = {(m.group or "", m.name): m for m in aggregate([result])}
             for key in wanted:
                 metric = alone.get(key)
                 if metric is None:
                     continue
-                per_case[key].append((result.case_id, _number(_get(metric, "correct")),
-                                      _number(_get(metric, "total")), _number(_get(metric, "value"))))
+                per_case[key].append((result.case_id, _number(metric.correct),
+                                      _number(metric.total), _number(metric.value)))
     except Exception as error:  # an aggregation that cannot take one case alone: no test, and the reason
         reason = f"n/a: the suite's aggregation does not take one case alone ({type(error).__name__})"
         return CaseFigures(untestable={key: reason for key in wanted})
@@ -222,17 +212,17 @@ def repeated_case_figures(aggregate: Callable[[Sequence[Any]], Sequence[Any]], r
     test."""
     by_sample: dict[int, list[Any]] = {}
     for result in results:
-        by_sample.setdefault(getattr(result, "sample", None) or 0, []).append(result)
+        by_sample.setdefault(result.sample or 0, []).append(result)
     try:
         split = [_single_case_figures(aggregate, part, aggregate(part)) for _, part in sorted(by_sample.items())]
     except Exception as error:  # noqa: BLE001 - as in case_figures: no test, and the reason
         reason = f"n/a: the suite's aggregation does not take one sample alone ({type(error).__name__})"
-        return CaseFigures(untestable={(_get(m, "group", "") or "", _get(m, "name")): reason for m in figures},
+        return CaseFigures(untestable={(m.group or "", m.name): reason for m in figures},
                            repeated=True)
     means: dict[MetricKey, dict[str, float]] = {}
     untestable: dict[MetricKey, str] = {}
     for metric in figures:
-        key = (_get(metric, "group", "") or "", _get(metric, "name"))
+        key = (metric.group or "", metric.name)
         if all(key in part.counts for part in split):
             per_case = [{case_id: float(passed) for case_id, passed in part.counts[key].items()} for part in split]
         elif all(key in part.means for part in split):
@@ -259,8 +249,8 @@ def _as_rates(key: MetricKey, figures: CaseFigures) -> CaseFigures:
 
 def _as_count(metric: Any, rows: Sequence[tuple[str, float | None, float | None, float | None]]
               ) -> dict[str, bool] | None:
-    correct, total, value = (_number(_get(metric, k)) for k in ("correct", "total", "value"))
-    if value is None or correct is None or total is None or not total or (_get(metric, "unit", "%") or "") != "%":
+    correct, total, value = (_number(metric.correct), _number(metric.total), _number(metric.value))
+    if value is None or correct is None or total is None or not total or (metric.unit or "") != "%":
         return None
     if abs(value - correct / total) > _TOLERANCE:
         return None
@@ -283,8 +273,8 @@ def _as_mean(metric: Any, rows: Sequence[tuple[str, float | None, float | None, 
     # The figure must say over how many cases it is a mean (``total``, no ``correct``), and each case alone must be
     # a mean over that one case: a value that merely equals the mean (every case perfect) proves nothing.
     # A mean may also carry its sum as ``correct`` (TL-Training's mean reward: sum / n), then each case's too.
-    value, total = _number(_get(metric, "value")), _number(_get(metric, "total"))
-    correct = _get(metric, "correct")
+    value, total = _number(metric.value), _number(metric.total)
+    correct = metric.correct
     if value is None or total is None:
         return None
     if correct is not None and (_number(correct) is None or abs(_number(correct) - value * total) > 1e-6):
@@ -542,11 +532,11 @@ def _leaf_values(name: str, figures: CaseFigures, metrics: Sequence[Any]) -> dic
 
 def _metric_key(name: str, metrics: Sequence[Any]) -> MetricKey | None:
     """(group, name) of the figure called ``name``; several groups: the "aggregate" one, else the first."""
-    matches = [m for m in metrics if _get(m, "name") == name]
+    matches = [m for m in metrics if m.name == name]
     if not matches:
         return None
-    chosen = next((m for m in matches if (_get(m, "group", "") or "") == "aggregate"), matches[0])
-    return (_get(chosen, "group", "") or "", name)
+    chosen = next((m for m in matches if (m.group or "") == "aggregate"), matches[0])
+    return (chosen.group or "", name)
 
 
 def _metric_value(name: str, metrics: Sequence[Any]) -> float | None:
@@ -554,8 +544,8 @@ def _metric_value(name: str, metrics: Sequence[Any]) -> float | None:
     if key is None:
         return None
     for metric in metrics:
-        if ((_get(metric, "group", "") or ""), _get(metric, "name")) == key:
-            return _number(_get(metric, "value"))
+        if ((metric.group or ""), metric.name) == key:
+            return _number(metric.value)
     return None
 
 

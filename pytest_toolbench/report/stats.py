@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from typing import Any
+
+from .sign_flip import t_quantile
 
 #: What every report says of its intervals.
 INTERVALS_NOTE = ("95% intervals by kind: Wilson score for a proportion (correct/total of whole counts of cases or "
@@ -29,25 +31,18 @@ def wilson_interval(correct: float, total: float, z: float = Z95) -> tuple[float
     return low, high
 
 
-def metric_field(metric: Any, name: str, default: Any = None) -> Any:
-    """Metrics arrive as ``Metric`` objects (this run) or dicts (a baseline file)."""
-    if isinstance(metric, Mapping):
-        return metric.get(name, default)
-    return getattr(metric, name, default)
-
-
 def is_percentage(metric: Any) -> bool:
-    return (metric_field(metric, "unit", "%") or "") == "%"
+    return (getattr(metric, "unit", "%") or "") == "%"
 
 
 def lower_is_better(metric: Any) -> bool:
     """``Metric.better == "lower"`` (an attack success rate, say); a baseline file without the field reads as higher."""
-    return metric_field(metric, "better", "higher") == "lower"
+    return getattr(metric, "better", "higher") == "lower"
 
 
 def no_direction(metric: Any) -> bool:
     """``Metric.better == "none"``: neither way is an improvement (a share of the failures)."""
-    return metric_field(metric, "better", "higher") == "none"
+    return getattr(metric, "better", "higher") == "none"
 
 
 def direction_note(metric: Any) -> str:
@@ -87,7 +82,7 @@ def no_delta_text(found: Any) -> str:
     or "now N/A" when in one."""
     if found is None:
         return "new"
-    current, baseline = metric_field(found, "current"), metric_field(found, "baseline")
+    current, baseline = found.current, found.baseline
     if current is None and baseline is None:
         return "N/A"
     return "was N/A" if baseline is None else "now N/A"
@@ -103,19 +98,17 @@ def count_interval(metric: Any) -> tuple[float, float] | None:
     deviation (``Metric.sd``), the t interval ``mean ± t(n-1) sd / sqrt(n)``; for a proportion (exactly
     correct/total of whole-number counts, and no ``sd``) the Wilson score interval; else None (F1 over pooled
     counts, means over categories)."""
-    estimate = metric_field(metric, "estimate")
+    estimate = metric.estimate
     if estimate:  # --toolbench-sample: the design-based interval of the estimate (run.estimation)
         interval = estimate.get("interval95")
         return (float(interval[0]), float(interval[1])) if interval else None
-    value, correct, total, sd = (metric_field(metric, k) for k in ("value", "correct", "total", "sd"))
+    value, correct, total, sd = (metric.value, metric.correct, metric.total, metric.sd)
     if value is None:
         return None
     if sd is not None:
         if not isinstance(total, (int, float)) or total < 2:
             return None
-        from .sign_flip import _t_quantile
-
-        half = _t_quantile(0.975, total - 1) * sd / math.sqrt(total)
+        half = t_quantile(0.975, total - 1) * sd / math.sqrt(total)
         return value - half, value + half
     if not is_percentage(metric) or not (is_whole(correct) and is_whole(total)):
         return None
@@ -148,13 +141,13 @@ def format_count(number: float | None) -> str:
 
 
 def format_counts(metric: Any) -> str:
-    total = metric_field(metric, "total")
+    total = metric.total
     if total is None:
         return ""
-    if (metric_field(metric, "unit") or "%") != "%" or metric_field(metric, "correct") is None:
+    if (metric.unit or "%") != "%" or metric.correct is None:
         # a mean (e.g. TL-Training's reward) has a sample size, not correct/total counts
         return f"n={format_count(total)}"
-    return f"{format_count(metric_field(metric, 'correct'))}/{format_count(total)}"
+    return f"{format_count(metric.correct)}/{format_count(total)}"
 
 
 def format_interval(interval: tuple[float, float] | None, unit: str = "%") -> str:
@@ -177,8 +170,8 @@ def format_delta(delta: float | None, unit: str = "%") -> str:
 def figure_notes(metric: Any) -> list[str]:
     """What reports print beside a figure, most urgent first: why it is incomplete, the part of the suite the
     selection left it over, which way is better, and its formula."""
-    notes = [metric_field(metric, "incomplete", "") or "", metric_field(metric, "scope", "") or "",
-             direction_note(metric), metric_field(metric, "formula", "") or ""]
+    notes = [getattr(metric, "incomplete", "") or "", getattr(metric, "scope", "") or "",
+             direction_note(metric), getattr(metric, "formula", "") or ""]
     first = notes[0]
     if first and first in notes[3]:  # the formula already says it (BFCL's Overall names the missing categories)
         notes[0] = ""
@@ -187,7 +180,7 @@ def figure_notes(metric: Any) -> list[str]:
 
 def warning_notes(metric: Any) -> list[str]:
     """The notes a table shows beside a figure's name: incomplete, and over part of the suite only."""
-    return [note for note in (metric_field(metric, "incomplete", ""), metric_field(metric, "scope", "")) if note]
+    return [note for note in (getattr(metric, "incomplete", ""), getattr(metric, "scope", "")) if note]
 
 
 #: What the 95% column means for a --toolbench-sample suite (every writer's interval note).

@@ -32,12 +32,8 @@ SWAP_BUDGET_S = 60.0
 MetricKey = tuple[str, str]
 
 
-def _field(metric: Any, name: str) -> Any:
-    return metric.get(name) if isinstance(metric, Mapping) else getattr(metric, name, None)
-
-
 def _values(metrics: Sequence[Any], keys: Sequence[MetricKey]) -> list[float | None]:
-    found = {(_field(m, "group") or "", _field(m, "name")): _field(m, "value") for m in metrics}
+    found = {(m.group or "", m.name): m.value for m in metrics}
     out: list[float | None] = []
     for key in keys:
         value = found.get(key)

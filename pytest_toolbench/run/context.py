@@ -152,7 +152,7 @@ class RunContext:
             return
         backend = self.backend()
         for facts in self.ledger.selected_suites.values():
-            self.catalog.load(Path(facts["definition"]))
+            self.catalog.load(Path(facts.definition))
         self.selection_facts = self.kind.report_selection(backend, self.ledger.selected_cases(), write_line)
 
     # -- header ------------------------------------------------------------------------------------------------
@@ -180,7 +180,7 @@ class RunContext:
         }
         if self.ledger.expected:
             # what each suite was scored against: the data's hash, and any files that differ from suite.yaml
-            header["data"] = {name: {key: facts["data_source"].get(key) for key in
+            header["data"] = {name: {key: facts.data_source.get(key) for key in
                                      ("kind", "path", "data_sha256", "unverified", "unlisted")}
                               for name, facts in sorted(self.ledger.selected_suites.items())}
             header["data_unverified_allowed"] = data.data_unverified
@@ -216,7 +216,7 @@ class RunContext:
                 header["fingerprint"] = None
                 header["fingerprint_error"] = str(error)
             header["generation"] = self.pregeneration
-            if any("needs_user_model" in record.get("keywords", ()) for record in self.ledger.records):
+            if any("needs_user_model" in record.keywords for record in self.ledger.records):
                 header["user_simulator"] = (
                     f"{generation.user_model} at {generation.user_base_url}" if generation.user_model else
                     "the run's own model: NOT comparable with published numbers (upstream uses GPT-4o)")

@@ -546,7 +546,7 @@ def paired_difference(current: Sequence[Any], baseline: Mapping[str, Any], estim
         before = baseline.get(record.case_id)
         if before is None:
             return None
-        differences.setdefault(record.category, []).append(float(record.passed) - float(bool(before["passed"])))
+        differences.setdefault(record.category, []).append(float(record.passed) - float(bool(before.passed)))
     delta, variance, pairs = 0.0, 0.0, 0
     for name, c in estimate.coefficients.items():
         values = differences.get(name)

@@ -1,21 +1,103 @@
 """The run's ledger: the record of every scored case, the items skipped, and the selection they are measured
 against (a manifest), from which the cases that never reached a verdict get a ``not_run`` record.
 
-Plain data in, plain data out: the manifest is JSON (it crosses from an xdist worker to the controller), the records
-are :class:`~pytest_toolbench.contract.suite.CaseRecord`. Imports the contract and ``run.records`` only.
+Plain data in, plain data out: the manifest is a :class:`Manifest` of :class:`SuiteFacts` and :class:`ManifestRow`
+values, with a JSON form (it crosses from an xdist worker to the controller); the records are
+:class:`~pytest_toolbench.contract.suite.CaseRecord`. Imports the contract, ``run.records`` and ``run.sampling``.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any, Iterable, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Protocol
 
 from ..contract.suite import NOT_RUN, Case, CaseRecord
 from . import records
+from .sampling import Design
 
-#: One row of a manifest: [nodeid, suite, case id, category, keywords, order in the suite], and with
-#: ``--toolbench-repeat`` the sample index as a seventh item.
-ManifestRow = list
+
+@dataclass(frozen=True)
+class Available:
+    """What a suite has in this run's data (after ``--toolbench-limit``): the selection is measured against it."""
+
+    cases: int
+    by_category: Mapping[str, int]
+    #: ``--toolbench-sample``: what was drawn, for the estimates; None without the option
+    design: Design | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"cases": self.cases, "by_category": dict(self.by_category),
+                **({"design": self.design.to_json()} if self.design is not None else {})}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Available":
+        design = data.get("design")
+        return cls(int(data.get("cases") or 0), dict(data.get("by_category") or {}),
+                   Design.from_json(design) if design else None)
+
+
+@dataclass(frozen=True)
+class SuiteFacts:
+    """What a suite's records share, kept once per suite in the manifest instead of on every record: its scorer,
+    the path of its ``suite.yaml``, its title, its data source (``DataSource.to_json()``) and what it has
+    available."""
+
+    scorer: str
+    definition: str
+    title: str
+    data_source: Mapping[str, Any]
+    available: Available
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scorer": self.scorer, "definition": self.definition, "title": self.title,
+                "data_source": dict(self.data_source), "available": self.available.to_json()}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "SuiteFacts":
+        return cls(data["scorer"], data["definition"], data["title"], dict(data["data_source"]),
+                   Available.from_json(data["available"]))
+
+
+@dataclass(frozen=True)
+class ManifestRow:
+    """One selected item: enough to count and name a case that never reaches its verdict. ``sample``: which of the
+    case's ``--toolbench-repeat`` samples (None without the option)."""
+
+    nodeid: str
+    suite: str
+    case_id: str
+    category: str
+    keywords: tuple[str, ...]
+    order: int
+    sample: int | None = None
+
+    def to_json(self) -> list[Any]:
+        """A compact row, ``[nodeid, suite, case id, category, keywords, order]`` and the sample when there is one."""
+        row = [self.nodeid, self.suite, self.case_id, self.category, list(self.keywords), self.order]
+        return row if self.sample is None else [*row, self.sample]
+
+    @classmethod
+    def from_json(cls, row: list[Any]) -> "ManifestRow":
+        nodeid, suite, case_id, category, keywords, order, *sample = row
+        return cls(nodeid, suite, case_id, category, tuple(keywords), order, sample[0] if sample else None)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """The selection: each selected suite's facts once, then one row per selected item. Crosses from an xdist
+    worker to the controller as JSON (``to_json``/``from_json``)."""
+
+    suites: Mapping[str, SuiteFacts] = field(default_factory=dict)
+    cases: tuple[ManifestRow, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"suites": {name: facts.to_json() for name, facts in self.suites.items()},
+                "cases": [row.to_json() for row in self.cases]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Manifest":
+        return cls({name: SuiteFacts.from_json(facts) for name, facts in (data.get("suites") or {}).items()},
+                   tuple(ManifestRow.from_json(row) for row in data.get("cases") or ()))
 
 
 class SelectedSuite(Protocol):
@@ -27,22 +109,18 @@ class SelectedSuite(Protocol):
     cases: list[Case]
 
 
-def manifest(entries: Iterable[tuple]) -> dict[str, Any]:
-    """The selected cases as plain JSON: suite facts once, then one row per item, enough to count and name a case
-    that never reaches its verdict. ``entries``: (nodeid, suite, case) or (nodeid, suite, case, sample), the sample
-    None without ``--toolbench-repeat``."""
-    suites: dict[str, Any] = {}
-    cases = []
+def manifest(entries: Iterable[tuple]) -> Manifest:
+    """The selected cases: suite facts once, then one row per item. ``entries``: (nodeid, suite, case) or
+    (nodeid, suite, case, sample), the sample None without ``--toolbench-repeat``."""
+    suites: dict[str, SuiteFacts] = {}
+    rows = []
     for nodeid, suite, case, *sample in entries:
         if suite.name not in suites:
-            suites[suite.name] = {"scorer": suite.definition.scorer, "definition": str(suite.definition.path),
-                                  "title": suite.definition.title, "data_source": suite.source.to_json(),
-                                  "available": _available(suite)}
-        row = [nodeid, suite.name, case.case_id, case.category, list(case.keywords), case_order(suite, case)]
-        if sample and sample[0] is not None:
-            row.append(sample[0])
-        cases.append(row)
-    return {"suites": suites, "cases": cases}
+            suites[suite.name] = SuiteFacts(suite.definition.scorer, str(suite.definition.path),
+                                            suite.definition.title, suite.source.to_json(), _available(suite))
+        rows.append(ManifestRow(nodeid, suite.name, case.case_id, case.category, tuple(case.keywords),
+                                case_order(suite, case), sample[0] if sample else None))
+    return Manifest(suites, tuple(rows))
 
 
 def case_order(suite: SelectedSuite, case: Case) -> int:
@@ -54,14 +132,15 @@ def case_order(suite: SelectedSuite, case: Case) -> int:
     return index[case.case_id]
 
 
-def _available(suite: SelectedSuite) -> dict[str, Any]:
+def _available(suite: SelectedSuite) -> Available:
     """What the suite has in this run's data (after ``--toolbench-limit``): the selection is measured against it."""
     by_category: dict[str, int] = {}
     for case in suite.cases:
         by_category[case.category] = by_category.get(case.category, 0) + 1
     design = getattr(suite, "design", None)  # --toolbench-sample: what was drawn, for the estimates
-    return {"cases": len(suite.cases), "by_category": by_category,
-            **({"design": design.to_json()} if design is not None else {})}
+    # in the form a worker's manifest brings it, so a serial run and an -n 2 run estimate from the same value
+    return Available(len(suite.cases), by_category,
+                     Design.from_json(design.to_json()) if design is not None else None)
 
 
 class Ledger:
@@ -70,7 +149,7 @@ class Ledger:
     def __init__(self) -> None:
         self.records: list[CaseRecord] = []
         self.skipped: set[str] = set()  # node ids of skipped benchmark items: no verdict expected
-        self.expected: dict[str, Any] | None = None  # the selected cases (a manifest), to find those never scored
+        self.expected: Manifest | None = None  # the selected cases, to find those never scored
 
     def add(self, record: CaseRecord) -> None:
         self.records.append(record)
@@ -78,45 +157,41 @@ class Ledger:
     def skip(self, nodeid: str) -> None:
         self.skipped.add(nodeid)
 
-    def expect(self, selection: dict[str, Any]) -> None:
+    def expect(self, selection: Manifest) -> None:
         self.expected = selection
 
     @property
-    def selected_suites(self) -> dict[str, dict[str, Any]]:
+    def selected_suites(self) -> Mapping[str, SuiteFacts]:
         """Suite name -> its facts (scorer, definition, title, data source, available cases) in the selection."""
-        return (self.expected or {}).get("suites", {})
+        return self.expected.suites if self.expected is not None else {}
 
     def selected_cases(self) -> list[Case]:
         """The selected cases, without their payload (enough to count and name them)."""
-        return [Case(case_id, category, {}, tuple(keywords), suite=suite)
-                for _, suite, case_id, category, keywords, _, *sample in (self.expected or {}).get("cases", [])
-                if not sample or sample[0] == 0]  # a case once, whatever its --toolbench-repeat samples
+        rows = self.expected.cases if self.expected is not None else ()
+        return [Case(row.case_id, row.category, {}, row.keywords, suite=row.suite)
+                for row in rows if not row.sample]  # a case once, whatever its --toolbench-repeat samples
 
     def has_selection(self) -> bool:
-        return bool(self.expected and self.expected["cases"])
+        return bool(self.expected and self.expected.cases)
 
-    def suite_facts(self, name: str) -> dict[str, Any]:
+    def suite_facts(self, name: str) -> SuiteFacts | None:
         """What a suite's records share (scorer, definition, title, data source): kept once per suite, from the
-        selection's manifest, instead of on every case record."""
-        return self.selected_suites.get(name) or {}
+        selection's manifest, instead of on every case record; None for a suite outside the selection."""
+        return self.selected_suites.get(name)
 
     def not_run_records(self) -> list[CaseRecord]:
         """A failed ``not_run`` record for each selected, unskipped case that has no verdict at session end (a
         crashed worker, a setup error, an interrupted run): counted in the figures and named, never left out."""
         if not self.expected:
             return []
-        scored = {record.get("nodeid") for record in self.records}
-        missing = []
-        for nodeid, suite, case_id, category, keywords, order, *sample in self.expected["cases"]:
-            if nodeid in scored or nodeid in self.skipped:
-                continue
-            missing.append(CaseRecord(
-                suite=suite, case_id=case_id, category=category, keywords=tuple(keywords), order=order,
-                passed=False, error_type=NOT_RUN,
-                explanation="no verdict: the test never reached its scorer (a crashed xdist worker, a setup error "
-                            "or an interrupted run)",
-                labels={"outcome": NOT_RUN}, nodeid=nodeid, sample=sample[0] if sample else None))
-        return [dataclasses.replace(record, message=records.fail_message(record)) for record in missing]
+        scored = {record.nodeid for record in self.records}
+        explanation = ("no verdict: the test never reached its scorer (a crashed xdist worker, a setup error or an "
+                       "interrupted run)")
+        return [CaseRecord(suite=row.suite, case_id=row.case_id, category=row.category, keywords=row.keywords,
+                           order=row.order, passed=False, error_type=NOT_RUN, explanation=explanation,
+                           labels={"outcome": NOT_RUN}, nodeid=row.nodeid, sample=row.sample,
+                           message=records.fail_message(NOT_RUN, explanation))
+                for row in self.expected.cases if row.nodeid not in scored and row.nodeid not in self.skipped]
 
     def close(self) -> list[CaseRecord]:
         """At session end: add the ``not_run`` records; returns every record."""

@@ -165,24 +165,27 @@ def encode(record: Mapping[str, Any]) -> str:
     return json.dumps(safe_record(record), ensure_ascii=True, allow_nan=False, separators=(",", ":"))
 
 
-def made_safe(record: CaseRecord) -> CaseRecord:
-    """The record with every field made safe under the policy. A safe record is a fixed point of the JSON
-    transport, so what an xdist worker sends is exactly what a single process keeps."""
-    return CaseRecord.from_json(safe_record(record.fields()))
+def build_record(fields: Mapping[str, Any], nodeid: str | None = None, sample: int | None = None) -> CaseRecord:
+    """The case's record, made once: ``fields`` (a record's JSON fields, without ``nodeid``, ``message`` and
+    ``sample``) made safe under the policy, then the node id, the ``--toolbench-repeat`` sample and, on a record
+    that did not pass, ``message`` (:func:`fail_message`). A safe record is a fixed point of the JSON transport, so
+    what an xdist worker sends is exactly what a single process keeps."""
+    safe = safe_record(fields)
+    if not safe.get("passed"):
+        safe["message"] = fail_message(safe.get("error_type"), safe.get("explanation", ""), safe.get("output") or "")
+    return CaseRecord.from_json({**safe, "nodeid": nodeid, "sample": sample})
 
 
-def fail_message(record: CaseRecord) -> str:
-    """The assertion text, from the safe record (so it can cross to the xdist controller whatever the output); the
-    record's ``message``. A case that is not scored is skipped with ``not scored: <reason>``; a case with no verdict
-    (``not_run``) ran no test, and its message is its error type and explanation."""
-    if record.get("error_type") == NOT_SCORED:
-        return safe_text(f"not scored: {record.get('explanation', '')}", MESSAGE_LIMIT)
-    if record.get("error_type") == NOT_RUN:
-        return safe_text(f"{NOT_RUN}: {record.get('explanation', '')}", MESSAGE_LIMIT)
-    output = record.get("output") or ""
+def fail_message(error_type: str | None, explanation: str, output: str = "") -> str:
+    """The assertion text, from a safe record's fields (so it can cross to the xdist controller whatever the
+    output); the record's ``message``. A case that is not scored is skipped with ``not scored: <reason>``; a case
+    with no verdict (``not_run``) ran no test, and its message is its error type and explanation."""
+    if error_type == NOT_SCORED:
+        return safe_text(f"not scored: {explanation}", MESSAGE_LIMIT)
+    if error_type == NOT_RUN:
+        return safe_text(f"{NOT_RUN}: {explanation}", MESSAGE_LIMIT)
     shown = output if len(output) <= 2000 else output[:2000] + f"... [{len(output)} characters]"
-    lines = [f"{record.get('error_type') or 'failed'}: {record.get('explanation', '')}".rstrip(), "",
-             f"model output: {shown!r}"]
+    lines = [f"{error_type or 'failed'}: {explanation}".rstrip(), "", f"model output: {shown!r}"]
     return safe_text("\n".join(lines), MESSAGE_LIMIT)
 
 

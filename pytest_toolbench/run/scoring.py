@@ -8,7 +8,6 @@ exception are each this case's failure, counted in the figures. The scorer retur
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Callable, Mapping, Protocol
 
 from ..contract.errors import MissingOutput
@@ -36,27 +35,28 @@ def score_case(suite: ScoredSuite, case: Case, answer: Callable[[Task], Generati
     """The case's record: its answer (through ``answer``) scored by the suite's scorer. A record that did not
     pass carries the text its test fails (or is skipped) with as ``message``. ``sample``: which of the case's
     ``--toolbench-repeat`` samples (None without the option)."""
-    record = _score(suite, case, answer, max_tokens, nodeid, sample or 0)
-    return record if sample is None else dataclasses.replace(record, sample=sample)
+    verdict, output, finish_reason = _judge(suite, case, answer, max_tokens, sample or 0)
+    return _record(suite, case, verdict, output, finish_reason, nodeid, sample)
 
 
-def _score(suite: ScoredSuite, case: Case, answer: Callable[[Task], Generation], max_tokens: int | None,
-           nodeid: str | None, sample: int) -> CaseRecord:
+def _judge(suite: ScoredSuite, case: Case, answer: Callable[[Task], Generation], max_tokens: int | None,
+           sample: int) -> tuple[Verdict, str, str | None]:
+    """The scorer's verdict on the case's answer, with the output and its finish reason (no output: "", None)."""
     try:
         generation = run_case(case, suite, answer, max_tokens, sample)
     except MissingOutput as missing:  # no saved line, a line that cannot be read, an offline cache miss
         verdict = Verdict(passed=False, error_type=MISSING_OUTPUT, explanation=str(missing),
                           counts=no_output_counts(suite, case) if missing.in_denominators else {},
                           labels={"outcome": MISSING_OUTPUT})
-        return _record(suite, case, verdict, "", None, nodeid)
+        return verdict, "", None
     except Unavailable as reason:  # skipped with the reason, counted as not passed (like any not_scored case)
         verdict = Verdict(passed=False, error_type=NOT_SCORED, explanation=str(reason),
                           labels={"outcome": NOT_SCORED})
-        return _record(suite, case, verdict, "", None, nodeid)
+        return verdict, "", None
     except Exception as error:  # reading this case's output failed: its failure, not a lost case
         verdict = scorer_error(error, "reading the output")
         verdict.counts = no_output_counts(suite, case)
-        return _record(suite, case, verdict, "", None, nodeid)
+        return verdict, "", None
     try:
         verdict = suite.benchmark.score(case, generation)
     except Exception as error:  # RecursionError on absurd nesting, a scorer bug, ...
@@ -64,30 +64,28 @@ def _score(suite: ScoredSuite, case: Case, answer: Callable[[Task], Generation],
         verdict.counts = no_output_counts(suite, case)
     if generation.truncated:
         verdict.labels.setdefault("truncated", "yes")
-    return _record(suite, case, verdict, generation.text, generation.finish_reason, nodeid)
+    return verdict, generation.text, generation.finish_reason
 
 
 def _record(suite: ScoredSuite, case: Case, verdict: Verdict, output: str, finish_reason: str | None,
-            nodeid: str | None) -> CaseRecord:
+            nodeid: str | None, sample: int | None) -> CaseRecord:
+    """The record, built once (``records.build_record``: made safe, then ``nodeid``, ``sample`` and ``message``).
+    Made safe now: a safe record is a fixed point of the JSON transport, so what a worker sends is exactly what a
+    single process keeps (tests/test_nothing_lost.py compares serial and -n 2 records)."""
+    known_defect = suite.known_defects.get(case.case_id)
     try:
-        # Made safe now: a safe record is a fixed point of the JSON transport, so what a worker sends is exactly
-        # what a single process keeps (tests/test_nothing_lost.py compares serial and -n 2 records).
-        record = records.made_safe(CaseRecord(
+        return records.build_record(dict(
             suite=case.suite, case_id=case.case_id, category=case.category, keywords=tuple(case.keywords),
             order=case_order(suite, case), passed=verdict.passed,
             error_type=None if verdict.passed else verdict.error_type, explanation=verdict.explanation,
             decoded=verdict.decoded, expected=verdict.expected, counts=verdict.counts, labels=verdict.labels,
-            output=output, finish_reason=finish_reason, known_defect=suite.known_defects.get(case.case_id),
-            comparison=None if verdict.passed else verdict.comparison))
+            output=output, finish_reason=finish_reason, known_defect=known_defect,
+            comparison=None if verdict.passed else verdict.comparison), nodeid, sample)
     except Exception as error:  # the policy is total; this guards the case against a bug in it
-        record = records.made_safe(CaseRecord(
+        return records.build_record(dict(
             suite=case.suite, case_id=case.case_id, category=case.category, keywords=tuple(case.keywords),
-            order=case_order(suite, case), known_defect=suite.known_defects.get(case.case_id), passed=False,
-            error_type=SCORER_ERROR, explanation=f"the record could not be serialised: {type(error).__name__}"))
-    record = dataclasses.replace(record, nodeid=nodeid)
-    if not record.passed:  # the record keeps the very text the test fails (or is skipped) with
-        record = dataclasses.replace(record, message=records.fail_message(record))
-    return record
+            order=case_order(suite, case), known_defect=known_defect, passed=False, error_type=SCORER_ERROR,
+            explanation=f"the record could not be serialised: {type(error).__name__}"), nodeid, sample)
 
 
 def no_output_counts(suite: ScoredSuite, case: Case) -> dict[str, float]:

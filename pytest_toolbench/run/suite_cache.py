@@ -28,15 +28,15 @@ from typing import Any, Callable, Mapping
 #: 2: cases carry no run settings in their payloads (``data_dir``, ``tl_failures``: the suite's context, bound at
 #: every load, holds them) and are stored unbound.
 FORMAT = 2
+#: the plugin's package folder (this file is ``<package>/run/suite_cache.py``)
+PACKAGE_ROOT = Path(__file__).parent.parent
 _CODE_HASHES: dict[str, str] = {}
 
 
 def code_sha256(module_file: str | None) -> str | None:
     """The sha256 of the plugin's Python files and the scorer's own files (its package, or its module); None when
     the scorer is not a module with a file (an object registered by a conftest), which is then never cached."""
-    import pytest_toolbench
-
-    roots = [Path(pytest_toolbench.__file__).parent]
+    roots = [PACKAGE_ROOT]
     if not module_file:
         return None
     own = Path(module_file)

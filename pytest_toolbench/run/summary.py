@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from ..contract.suite import NOT_RUN, NOT_SCORED, CaseRecord, Metric
+from .ledger import Available
+from .estimation import NO_INTERVAL, estimate_figures
 from .sampling import Design
 
 
@@ -89,14 +91,6 @@ class RunSummary:
 
     def to_json(self) -> dict[str, Any]:
         return {"header": self.header, "suites": {s.name: s.to_json() for s in self.suites}}
-
-
-def to_case_result(record: Mapping[str, Any]) -> CaseRecord:
-    """A case's record as the suites' ``aggregate`` takes it: a ``CaseRecord`` as it is, a baseline file's JSON
-    record read back into one (the paired tests aggregate each case of both runs alone)."""
-    if isinstance(record, CaseRecord):
-        return record
-    return CaseRecord.from_json(record)
 
 
 def no_value_without_cases(metric: Metric) -> Metric:
@@ -220,8 +214,6 @@ def with_estimates(metrics: list[Metric], results: list[CaseRecord], design: Des
     """``--toolbench-sample``: every figure as the estimate of the full benchmark's (``run.estimation``), its value
     the estimate's, its scope "estimated from n of N cases (seed s)". With ``--toolbench-repeat`` the estimate is
     made for each sample index and the values averaged; the interval is then not given."""
-    from .estimation import NO_INTERVAL, estimate_figures
-
     if repeated:
         by_sample: dict[int, list[CaseRecord]] = defaultdict(list)
         for record in results:
@@ -276,23 +268,35 @@ def repeat_figures(results: list[CaseRecord], samples: int) -> dict[str, Any]:
     }
 
 
-def summarize(records: Iterable[CaseRecord | Mapping[str, Any]], benchmarks: Mapping[str, Any],
-              header: dict[str, Any]) -> RunSummary:
-    """``benchmarks`` maps suite name to (benchmark object, for ``aggregate``; title; data source facts[;
-    ``{"cases": M, "by_category": {category: m}}``, what the suite has in this run's data[; its aggregates
-    declaration]]). Records that carry a
+@dataclass(frozen=True)
+class SuiteInput:
+    """What :func:`summarize` needs of one suite besides its records."""
+
+    #: the suite's benchmark object: its ``aggregate(results)`` makes the figures
+    benchmark: Any
+    title: str
+    #: the data source's facts (``DataSource.to_json()``)
+    data_source: Mapping[str, Any] | None
+    #: what the suite has in this run's data (``run.ledger.Available``); None when unknown
+    available: Available | None = None
+    #: the suite's aggregates declaration (``contract.aggregates``), for the paired tests; None without one
+    design: Any = None
+
+
+def summarize(records: Iterable[CaseRecord], suites: Mapping[str, SuiteInput], header: dict[str, Any]) -> RunSummary:
+    """Each suite's summary from its records, with ``suites[name]``'s ``aggregate``. Records that carry a
     ``sample`` (``--toolbench-repeat``; ``header["repeat"]`` samples per case) are aggregated per sample index and
     the figures averaged (:func:`mean_over_samples`), with :func:`repeat_figures` beside them."""
     by_suite: dict[str, list[CaseRecord]] = defaultdict(list)
-    for record in records:  # a record's JSON form (a results file's case) is read as the record it is
-        if not isinstance(record, CaseRecord):
-            record = CaseRecord.from_json(record)
+    for record in records:
         by_suite[record.suite].append(record)
     summary = RunSummary(header=header)
     for name in sorted(by_suite):
         results = sorted(by_suite[name], key=lambda r: r.order)
-        benchmark, title, data_source = benchmarks[name][:3]
-        available = (benchmarks[name][3] if len(benchmarks[name]) > 3 else None) or {}
+        given = suites[name]
+        benchmark, available = given.benchmark, given.available
+        available_cases = available.cases if available is not None else None
+        available_by_category = available.by_category if available is not None else None
         errors = Counter(r.error_type for r in results if not r.passed and r.error_type)
         per_category: dict[str, Counter] = defaultdict(Counter)
         for r in results:
@@ -305,7 +309,7 @@ def summarize(records: Iterable[CaseRecord | Mapping[str, Any]], benchmarks: Map
         def figures(results: list[CaseRecord]) -> list[Metric]:
             return with_not_scored_reason(
                 with_scope(with_not_run([no_value_without_cases(m) for m in benchmark.aggregate(results)], results),
-                           results, available.get("cases"), available.get("by_category")), results)
+                           results, available_cases, available_by_category), results)
 
         by_sample: dict[int, list[CaseRecord]] = defaultdict(list)
         for r in results:
@@ -317,7 +321,7 @@ def summarize(records: Iterable[CaseRecord | Mapping[str, Any]], benchmarks: Map
             repeat = repeat_figures(results, int(header.get("repeat") or max(by_sample) + 1))
         else:
             metrics = figures(results)
-        design = ran_design(Design.from_json(available["design"]), results) if available.get("design") else None
+        design = ran_design(available.design, results) if available is not None and available.design else None
         if design is not None:
             metrics = with_estimates(metrics, results, design, benchmark.aggregate, bool(by_sample))
         if header.get("limit"):  # --toolbench-limit: say on every figure that it estimates nothing
@@ -325,15 +329,15 @@ def summarize(records: Iterable[CaseRecord | Mapping[str, Any]], benchmarks: Map
                     "benchmark")
             metrics = [dataclasses.replace(m, scope=f"{m.scope}; {note}" if m.scope else note) for m in metrics]
         summary.suites.append(SuiteSummary(
-            name=name, title=title, data_source=data_source or {},
+            name=name, title=given.title, data_source=given.data_source or {},
             total=len(results), passed=sum(r.passed for r in results),
             metrics=metrics,
-            available=available.get("cases"), repeat=repeat,
+            available=available_cases, repeat=repeat,
             error_types=dict(errors.most_common()),
             error_types_by_category={c: dict(v.most_common()) for c, v in sorted(per_category.items())},
             labels={k: dict(v.most_common()) for k, v in sorted(labels.items())},
             known_defects=sum(1 for r in results if r.known_defect and not r.passed),
             aggregate=benchmark.aggregate, sampling_design=design,
-            design=benchmarks[name][4] if len(benchmarks[name]) > 4 else None,
+            design=given.design,
         ))
     return summary
