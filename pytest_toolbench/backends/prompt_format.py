@@ -33,21 +33,17 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
+
+from pytest_toolbench.backends.suite_prompts import SuitePrompts
+from pytest_toolbench.scorer_lib.bfcl_handlers import handlers as bfcl
 
 #: ``--toolbench-prompt-format`` values. ``auto``: the official harness's renderer where the suite has one and the
 #: model's family is recognised, else the chat template; ``handler``: the harness's renderer, an error when the family
 #: is not recognised; ``chat-template``: always the checkpoint's chat template.
 PROMPT_FORMATS = ("auto", "handler", "chat-template")
-
-#: Suites whose official harness renders prompts itself (per model family) instead of using the chat template.
-HANDLER_SUITES = frozenset({"bfcl"})
-
-#: Suites whose upstream tokenizes the chat template's text as a plain text prompt (special tokens added):
-#: ACEBench's ``model_inference/model_infer.py`` calls ``LLM.generate`` on ``apply_chat_template(...)``'s text.
-TEXT_PROMPT_SUITES = frozenset({"acebench"})
 
 CHAT_TEMPLATE = "chat-template"
 UPSTREAM = "bfcl-eval 2026.3.23 (gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8)"
@@ -340,12 +336,14 @@ class PromptFormatError(ValueError):
 @dataclass(frozen=True)
 class PromptFormats:
     """Which renderer each request gets, for one model and mode; :meth:`describe` goes into the fingerprint (so a
-    change of renderer regenerates) and with it into the JSON header."""
+    change of renderer regenerates) and with it into the JSON header. ``suites``: which suites declare an official
+    handler or a text prompt (suite.yaml ``generation.prompt``; default: the shipped suites')."""
 
     option: str
     family: str | None
     native: bool
     chat_template_sha256: str
+    suites: SuitePrompts = field(default_factory=SuitePrompts.shipped)
 
     def __post_init__(self) -> None:
         if self.option not in PROMPT_FORMATS:
@@ -359,7 +357,7 @@ class PromptFormats:
     def handler_for(self, suite: str) -> HandlerFormat | None:
         """The official renderer for a request of ``suite``, or None (chat template). Native mode always uses the
         chat template with ``tools=`` (BFCL's ``-FC`` handlers are another protocol, not reproduced here)."""
-        if self.option == CHAT_TEMPLATE or self.native or suite not in HANDLER_SUITES:
+        if self.option == CHAT_TEMPLATE or self.native or suite not in self.suites.handler_suites:
             return None
         return handler_format(self.family)
 
@@ -372,7 +370,7 @@ class PromptFormats:
         them."""
         if self.native:
             return False
-        if suite in TEXT_PROMPT_SUITES:
+        if suite in self.suites.text_prompt_suites:
             return True
         return self.handler_for(suite) is not None
 
@@ -380,7 +378,7 @@ class PromptFormats:
         chat = {"renderer": CHAT_TEMPLATE, "sha256": self.chat_template_sha256}
         handler = None if self.native or self.option == CHAT_TEMPLATE else handler_format(self.family)
         suites: dict[str, Any] = {}
-        for suite in sorted(HANDLER_SUITES):
+        for suite in sorted(self.suites.handler_suites):
             if handler is not None:
                 suites[suite] = {"renderer": handler.name, "sha256": handler.sha256,
                                  "upstream": f"{UPSTREAM} {handler.upstream_file}"}
@@ -389,7 +387,7 @@ class PromptFormats:
                        "native mode: chat template with tools=" if self.native else
                        "model family not recognised: the chat template is a deviation from the official handler")
                 suites[suite] = {**chat, "note": why}
-        for suite in sorted(HANDLER_SUITES | TEXT_PROMPT_SUITES):
+        for suite in sorted(self.suites.handler_suites | self.suites.text_prompt_suites):
             suites.setdefault(suite, dict(chat))["special_tokens_added"] = self.adds_special_tokens(suite)
         return {"option": self.option, "family": self.family, "default": chat, "suites": suites}
 
@@ -451,8 +449,6 @@ def format_for_handler(handler: str, model_name: str) -> HandlerFormat | None:
 
 
 def _row_format(handler: str, model_name: str) -> HandlerFormat | None:
-    from pytest_toolbench.scorer_lib.bfcl_handlers import handlers as bfcl
-
     try:
         spec = bfcl.handler_spec(handler)
     except bfcl.UnknownHandler:
