@@ -39,8 +39,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from pytest_toolbench.backends.common import parse_engine_args  # noqa: E402
-from pytest_toolbench.backends.vllm_engine import VllmBackend, apply_cpu_environment  # noqa: E402
+from pytest_toolbench.backends.vllm.options import parse_engine_args  # noqa: E402
+from pytest_toolbench.backends.vllm.engine import VllmBackend
+from pytest_toolbench.backends.vllm.shims import apply_cpu_environment  # noqa: E402  # noqa: E402
 from pytest_toolbench.run.cache import GenerationCache  # noqa: E402
 from pytest_toolbench.run.catalog import import_scorer  # noqa: E402
 from pytest_toolbench.run.generation import finalize_request, pregenerate  # noqa: E402

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolbench.backends.prompt_check import check_prompts
-from pytest_toolbench.backends.vllm_engine import VllmBackend
+from pytest_toolbench.backends.vllm.engine import VllmBackend
 
 REPO = Path(__file__).resolve().parents[1]
 TEMPLATES = REPO / "tests/data/chat_templates"

@@ -257,7 +257,7 @@ def test_a_folder_without_tokenizer_or_chat_template_is_one_line_naming_the_real
 
 
 def test_the_engine_names_the_real_option_and_reads_a_template_file(tmp_path):
-    from pytest_toolbench.backends.vllm_engine import VllmBackend
+    from pytest_toolbench.backends.vllm.engine import VllmBackend
     from pytest_toolbench.contract.errors import ToolbenchError
 
     folder = complete_folder(tmp_path / "ckpt")

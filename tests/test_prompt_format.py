@@ -195,7 +195,7 @@ def _task(suite, messages, step=0):
 
 
 def test_engine_renders_bfcl_requests_with_the_handler_without_loading_a_tokenizer(tmp_path):
-    from pytest_toolbench.backends.vllm_engine import VllmBackend
+    from pytest_toolbench.backends.vllm.engine import VllmBackend
 
     scenario = next(s for s in ORACLE["scenarios"] if s["id"] == "live_irrelevance_0-0-0")
     messages = project_requests(scenario)[0]
@@ -208,14 +208,15 @@ def test_engine_renders_bfcl_requests_with_the_handler_without_loading_a_tokeniz
 
 
 def test_bfcl_sampling_defaults_follow_bfcl_generate():
-    from pytest_toolbench.backends.vllm_engine import VllmBackend, answer_budget
+    from pytest_toolbench.backends.vllm.engine import VllmBackend
+    from pytest_toolbench.backends.vllm.batch import answer_budget
     from pytest_toolbench.run.cache import request_key
     from pytest_toolbench.contract.definition import load_definition
     from pytest_toolbench.run.generation import finalize_request
     from pytest_toolbench.contract.suite import Request
 
     generation = load_definition(REPO / "suites/bfcl/suite.yaml").generation
-    assert generation == {"max_tokens": 4096, "temperature": 0.001, "context_reserve": 2}
+    assert generation == {"max_tokens": 4096, "temperature": 0.001, "context_reserve": 2, "prompt": "official_handler"}
     request = finalize_request(Request(messages=[{"role": "user", "content": "q"}]), generation, None)
     assert (request.max_tokens, request.temperature, request.context_reserve) == (4096, 0.001, 2)
     # min(4096, context - prompt - 2), at least one token
@@ -280,7 +281,7 @@ def test_special_tokens_are_added_where_upstream_tokenizes_a_text_prompt():
 def test_engine_tokenizes_a_handler_prompt_with_special_tokens(tmp_path):
     """A tokenizer that adds a BOS (here a stand-in) gets a second one on BFCL's handler text, as vLLM's completions
     endpoint gives it, and none on a chat-template text."""
-    from pytest_toolbench.backends.vllm_engine import VllmBackend
+    from pytest_toolbench.backends.vllm.engine import VllmBackend
 
     class Tokenizer:
         def __call__(self, texts, add_special_tokens):
@@ -346,14 +347,15 @@ def test_multi_turn_steps_hold_the_recorded_answer_and_the_history_the_written_r
 def test_the_engine_stores_the_recorded_answer_with_the_generation():
     from types import SimpleNamespace
 
-    from pytest_toolbench.backends import vllm_engine
+    from pytest_toolbench.backends.vllm.engine import VllmBackend
+    from pytest_toolbench.backends.vllm.stream import _GenerationRun
 
     written = "<think>x</think>\n\n[f(a=1)]"
     output = SimpleNamespace(prompt_token_ids=[1, 2, 3], outputs=[SimpleNamespace(
         text=written, finish_reason="stop", token_ids=[4, 5])])
-    backend = vllm_engine.VllmBackend("unused-model")
+    backend = VllmBackend("unused-model")
     results: list = [None, None]
-    run = vllm_engine._GenerationRun(backend, None, results, 2, None, None, [])
+    run = _GenerationRun(backend, None, results, 2, None, None, [])
     run.recorded_answers = [pf.HANDLER_FORMATS["qwen"], None]
     run._finish(0, output)
     run._finish(1, output)
