@@ -383,3 +383,34 @@ def test_format_for_handler_renders_the_prompting_handlers_as_the_oracle():
     assert deepseek.recorded_answer("<think>a</think>\n[f()]") == "\n[f()]"
     assert pf.format_for_handler("PhiHandler", "microsoft/phi-4").recorded_answer is None
     assert deepseek.name == "bfcl-handler:DeepseekReasoningHandler" and len(deepseek.sha256) == 64
+
+
+def test_a_suite_declares_its_prompt_style_in_suite_yaml(tmp_path):
+    """Which suites get the official handler or a text prompt is each suite's ``generation.prompt``, schema-checked;
+    the core names none. The shipped declarations keep the renderer choice (and the fingerprint) as before."""
+    from pytest_toolbench.backends.suite_prompts import SuitePrompts
+    from pytest_toolbench.contract.definition import load_definition
+    from pytest_toolbench.contract.errors import DataError
+
+    shipped = SuitePrompts.shipped()
+    assert (shipped.handler_suites, shipped.text_prompt_suites) == ({"bfcl"}, {"acebench"})
+    assert pf.PromptFormats("auto", "qwen", False, "x").suites == shipped
+
+    def definition(prompt: str, name: str = "mine"):
+        folder = tmp_path / f"{name}-{prompt}"
+        folder.mkdir()
+        (folder / "suite.yaml").write_text(
+            f"name: {name}\ntitle: Mine\nscorer: scorer\ndata: {{folder: {name}}}\ncategories: [{{name: a}}]\n"
+            f"generation: {{max_tokens: 512, prompt: {prompt}}}\n", encoding="utf-8")
+        return load_definition(folder / "suite.yaml")
+
+    mine = SuitePrompts.declared_by([definition("text"), definition("official_handler", "other")])
+    assert (mine.handler_suites, mine.text_prompt_suites) == ({"other"}, {"mine"})
+    formats = pf.PromptFormats("auto", "qwen", False, "x", mine)
+    assert formats.adds_special_tokens("mine") and formats.handler_for("mine") is None
+    assert formats.handler_for("other") is pf.HANDLER_FORMATS["qwen"] and formats.handler_for("bfcl") is None
+    # a later definition of the same suite wins (the run's own over a shipped one)
+    later = SuitePrompts.declared_by([definition("official_handler", "twice"), definition("text", "twice")])
+    assert (later.handler_suites, later.text_prompt_suites) == (set(), {"twice"})
+    with pytest.raises(DataError, match="prompt"):
+        definition("plain")

@@ -21,6 +21,7 @@ from pytest_toolbench.backends.vllm.shims import completion_fields, is_cpu_build
 from pytest_toolbench.contract.suite import Generation, Task
 from pytest_toolbench.parsing.tool_calls import ParseError, get_parser
 
+
 @dataclasses.dataclass
 class PreparedBatch:
     """One ``generate`` call made ready for an engine (:meth:`VllmBackend.prepare`); lists are by task index."""
@@ -88,14 +89,12 @@ def with_recorded_answer(generation: Generation, handler: Any) -> Generation:
                                answer=recorder(generation.text) if recorder is not None else generation.answer)
 
 
-
 def answer_budget(request: Any, default_max_tokens: int, context: int, prompt_tokens: int) -> int:
     """Output tokens for one request: its limit (the option's, else the suite's), never past the context less the
     prompt and the suite's ``context_reserve``; at least 1. BFCL's OSS handlers ask ``min(4096, context - prompt -
     2)`` (``base_oss_handler.py`` ``_query_prompting``), i.e. ``max_tokens: 4096`` and ``context_reserve: 2``."""
     limit = request.max_tokens or default_max_tokens
     return max(1, min(limit, context - prompt_tokens - (request.context_reserve or 0)))
-
 
 
 class BatchPreparation(PromptPreparation):

@@ -43,7 +43,6 @@ class Replica:
     output_tokens: int = 0
 
 
-
 class RayExecutor:
     """The replicas of a ``ReplicatedVllmBackend`` (``owner``) as a ``generate`` executor: the call is prepared here
     part by part by the one engine's backend (the same prompts, order and sampling as one engine) and dispatched as

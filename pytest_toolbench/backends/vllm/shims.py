@@ -47,7 +47,6 @@ def is_cpu_build() -> bool:
     return True
 
 
-
 class _ProgressBar:
     """A ``tqdm`` stand-in for ``LLM.generate(use_tqdm=callable)``: forwards counts to ``on_progress``, prints nothing.
 
@@ -90,7 +89,6 @@ def progress_factory(on_progress: ProgressCallback, offset: int, grand_total: in
     return factory
 
 
-
 def can_enqueue(llm: Any) -> bool:
     """Whether requests can be added without waiting and the engine stepped here: ``LLM.enqueue`` (recent vLLM), or
     the engine's own ``add_request``/``step`` (every vLLM with ``LLM.llm_engine``)."""
@@ -126,7 +124,6 @@ def abort(engine: Any, request_ids: list[str]) -> None:
         engine.abort_request(request_ids, internal=True)
     else:
         engine.abort_request(request_ids)
-
 
 
 def completion_fields(output: Any) -> tuple[str, Any, int, int]:

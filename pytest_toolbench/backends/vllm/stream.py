@@ -225,7 +225,6 @@ class EngineStream:
         self.backend.generation_stats.add_first_request_wait((self.first_request_at or self.started + seconds) - self.started)
 
 
-
 class InProcessExecutor:
     """The in-process engine as a ``generate`` executor. Without ``on_chunk``: every prompt prepared, then one
     ``LLM.generate`` call over all tasks. With it: the tasks are prepared and enqueued part by part
