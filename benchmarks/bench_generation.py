@@ -35,6 +35,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from pytest_toolbench.backends.vllm.options import parse_engine_args  # noqa: E402
 from pytest_toolbench.backends.vllm.engine import VllmBackend
+from pytest_toolbench.backends.vllm.options import VllmOptions
 from pytest_toolbench.backends.vllm.shims import apply_cpu_environment  # noqa: E402  # noqa: E402
 from pytest_toolbench.contract.suite import Case, Request, Task  # noqa: E402
 
@@ -123,8 +124,9 @@ def main(argv: list[str] | None = None) -> dict:
     engine_start = time.perf_counter() - started
 
     tasks = make_tasks(args.prompts, seed=0)
-    backend = VllmBackend(model, mode=args.mode, max_tokens=args.max_tokens, dtype=args.dtype,
-                          max_model_len=args.max_model_len, llm=llm, chunk_size=args.chunk_size)
+    backend = VllmBackend(model, mode=args.mode, max_tokens=args.max_tokens,
+                          settings=VllmOptions(dtype=args.dtype, max_model_len=args.max_model_len), llm=llm,
+                          chunk_size=args.chunk_size)
     token_ids = backend.tokenizer()([backend.render(t) for t in tasks], add_special_tokens=False)["input_ids"]
     raw_prompts = [{"prompt_token_ids": ids} for ids in token_ids]
     raw_params = SamplingParams(temperature=0.0, max_tokens=args.max_tokens, seed=0, skip_special_tokens=False,

@@ -216,9 +216,11 @@ def bfcl_tasks(args, categories: list[str], limit: int | None) -> tuple[Any, dic
 def tokenizer_backend(args):
     """The plugin's vLLM backend without its engine: renders and tokenizes exactly as the plugin's runs do."""
     from pytest_toolbench.backends.vllm.engine import VllmBackend
+    from pytest_toolbench.backends.vllm.options import VllmOptions
 
     return VllmBackend(args.model, mode="prompt", temperature=0.0, seed=0, max_tokens=args.max_tokens,
-                       dtype=args.dtype, max_model_len=args.max_model_len, engine_args=args.engine_args)
+                       settings=VllmOptions(dtype=args.dtype, max_model_len=args.max_model_len,
+                                            engine_args=args.engine_args))
 
 
 def compile_cache_state() -> str:

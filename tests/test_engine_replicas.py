@@ -200,9 +200,11 @@ def test_a_dead_replica_is_restarted_once_and_rejoins(tiny_model, ray_cluster):
     other with the same answers; the restarted replica comes back and takes requests again."""
     from pytest_toolbench.backends.vllm.replicas import ReplicatedVllmBackend
     from pytest_toolbench.backends.vllm.engine import VllmBackend
+    from pytest_toolbench.backends.vllm.options import VllmOptions
 
-    engine = VllmBackend(str(tiny_model), dtype="float32", max_model_len=512, max_tokens=16, temperature=0.0,
-                         engine_args={"enforce_eager": True, "kv_cache_memory_bytes": 64 << 20})
+    engine = VllmBackend(str(tiny_model), settings=VllmOptions(
+        dtype="float32", max_model_len=512, engine_args={"enforce_eager": True, "kv_cache_memory_bytes": 64 << 20}),
+                         max_tokens=16, temperature=0.0)
     backend = ReplicatedVllmBackend(engine, 2)
     said: list[str] = []
     backend.listen(said.append)
@@ -234,10 +236,11 @@ def test_a_dead_replica_is_restarted_once_and_rejoins(tiny_model, ray_cluster):
 def test_a_replica_that_cannot_start_is_one_error_naming_it(tiny_model, ray_cluster):
     from pytest_toolbench.backends.vllm.replicas import ReplicatedVllmBackend
     from pytest_toolbench.backends.vllm.engine import VllmBackend
+    from pytest_toolbench.backends.vllm.options import VllmOptions
     from pytest_toolbench.contract.errors import ToolbenchError
 
-    engine = VllmBackend(str(tiny_model), dtype="float32", max_model_len=512,
-                         engine_args={"enforce_eager": True, "no_such_engine_argument": 1})
+    engine = VllmBackend(str(tiny_model), settings=VllmOptions(
+        dtype="float32", max_model_len=512, engine_args={"enforce_eager": True, "no_such_engine_argument": 1}))
     backend = ReplicatedVllmBackend(engine, 2)
     try:
         with pytest.raises(ToolbenchError, match=r"^engine replica [12] of 2 could not start on the Ray this process "

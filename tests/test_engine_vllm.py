@@ -21,6 +21,7 @@ import pytest
 
 from pytest_toolbench.backends.openai_endpoint import CPU_SERVE_ENV, OpenAIEndpointBackend, cpu_serve_command
 from pytest_toolbench.backends.vllm.engine import VllmBackend
+from pytest_toolbench.backends.vllm.options import VllmOptions
 from pytest_toolbench.backends.vllm.shims import apply_cpu_environment
 from pytest_toolbench.contract.suite import Case, Request, Task
 
@@ -68,10 +69,9 @@ def engine_owner(vllm_module, tiny_model_dir):
     state: a second engine in the same process, or closing one, breaks the other, hence one per process)."""
     backend = VllmBackend(
         str(tiny_model_dir),
-        dtype="float32",
-        max_model_len=MAX_MODEL_LEN,
+        settings=VllmOptions(dtype="float32", max_model_len=MAX_MODEL_LEN,
+                             engine_args={"enforce_eager": True, "kv_cache_memory_bytes": 64 << 20}),
         max_tokens=16,
-        engine_args={"enforce_eager": True, "kv_cache_memory_bytes": 64 << 20},
     )
     fingerprint = backend.fingerprint()
     assert backend._llm is None, "the fingerprint must not start the engine"
@@ -88,7 +88,8 @@ def tiny_llm(engine_owner):
 
 def make_backend(tiny_model_dir, tiny_llm, **kwargs) -> VllmBackend:
     kwargs.setdefault("max_tokens", 16)
-    return VllmBackend(str(tiny_model_dir), dtype="float32", max_model_len=MAX_MODEL_LEN, llm=tiny_llm, **kwargs)
+    return VllmBackend(str(tiny_model_dir), settings=VllmOptions(dtype="float32", max_model_len=MAX_MODEL_LEN),
+                       llm=tiny_llm, **kwargs)
 
 
 def make_tasks(count: int, *, tools=None, max_tokens=None) -> list[Task]:

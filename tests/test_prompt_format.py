@@ -196,6 +196,7 @@ def _task(suite, messages, step=0):
 
 def test_engine_renders_bfcl_requests_with_the_handler_without_loading_a_tokenizer(tmp_path):
     from pytest_toolbench.backends.vllm.engine import VllmBackend
+    from pytest_toolbench.backends.vllm.options import VllmOptions
 
     scenario = next(s for s in ORACLE["scenarios"] if s["id"] == "live_irrelevance_0-0-0")
     messages = project_requests(scenario)[0]
@@ -204,7 +205,7 @@ def test_engine_renders_bfcl_requests_with_the_handler_without_loading_a_tokeniz
     assert gemma._tokenizer_obj is None
     from pytest_toolbench.contract.errors import ToolbenchError
     with pytest.raises(ToolbenchError, match="no official handler renderer"):
-        VllmBackend(str(_checkpoint(tmp_path, "mistral")), prompt_format_option="handler").fingerprint()
+        VllmBackend(str(_checkpoint(tmp_path, "mistral")), settings=VllmOptions(prompt_format="handler")).fingerprint()
 
 
 def test_bfcl_sampling_defaults_follow_bfcl_generate():

@@ -20,7 +20,7 @@ import hashlib
 import os
 import threading
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from pytest_toolbench.backends.common import (
     MODES,
@@ -62,25 +62,20 @@ class VllmBackend(BatchPreparation, ModelBackend):
         top_p: float = 1.0,
         max_tokens: int = 512,
         seed: int | None = 0,
-        tensor_parallel_size: int = 1,
-        dtype: str = "auto",
-        max_model_len: int | None = None,
-        gpu_memory_utilization: float | None = None,
-        enable_prefix_caching: bool = True,
-        engine_args: Mapping[str, Any] | None = None,
+        settings: VllmOptions | None = None,
         chunk_size: int | None = None,
         commit_seconds: float = 30.0,
         on_progress: ProgressCallback | None = None,
         on_chunk: ChunkCallback | None = None,
         llm: Any = None,
-        prompt_format_option: str = "auto",
-        continuous: bool = True,
         engine_log: Path | str | None = None,
         bfcl_row: str | None = None,
         suite_prompts: SuitePrompts | None = None,
     ):
-        """``chunk_size``: results per ``on_chunk`` hand-over (default 256), or every ``commit_seconds`` of
-        generation, whichever comes first; ``llm``: an already started
+        """``settings``: the vLLM options (``--toolbench-tp``, ``--toolbench-dtype``, ``--toolbench-vllm-arg``, ...,
+        each declared once, in ``options.VllmOptions``; default: every option's default); ``chunk_size``: results
+        per ``on_chunk`` hand-over (default 256), or every ``commit_seconds`` of generation, whichever comes first;
+        ``llm``: an already started
         ``vllm.LLM`` to reuse (tests, benchmarks), in which case the engine arguments here are not applied;
         ``suite_prompts``: which suites declare an official handler or a text prompt (default: the shipped suites'
         declarations)."""
@@ -95,20 +90,15 @@ class VllmBackend(BatchPreparation, ModelBackend):
                          on_chunk=on_chunk)
         self.revision = revision
         self.top_p = top_p
-        self.tensor_parallel_size = tensor_parallel_size
-        self.dtype = dtype
-        self.max_model_len = max_model_len
-        self.gpu_memory_utilization = gpu_memory_utilization
-        self.enable_prefix_caching = enable_prefix_caching
-        self.engine_args = dict(engine_args or {})
+        self.settings = settings if settings is not None else VllmOptions()
+        #: the ``vllm.LLM`` arguments of ``--toolbench-vllm-arg``, with the CPU build's defaults
+        self.engine_args = dict(self.settings.engine_args)
         if llm is None and is_cpu_build() and "compilation_config" not in self.engine_args:
             for key, value in CPU_ENGINE_DEFAULTS.items():
                 self.engine_args.setdefault(key, value)
-        self.prompt_format_option = prompt_format_option
         self.bfcl_row = bfcl_row  # --toolbench-bfcl-model
         self.suite_prompts = suite_prompts if suite_prompts is not None else SuitePrompts.shipped()
         self._init_prompts(tool_parser)
-        self.continuous = continuous
         self._llm: Any = llm
         self._owns_engine = llm is None
         self._fingerprint: dict[str, Any] | None = None
@@ -119,20 +109,13 @@ class VllmBackend(BatchPreparation, ModelBackend):
     def from_options(cls, options: Any, suite_prompts: SuitePrompts | None = None) -> "VllmBackend":
         """From the plugin's resolved ``RunOptions``: the shared model settings (``--model``, ``--toolbench-mode``,
         sampling, commit rhythm) and the vLLM options (``backend_options``, a ``VllmOptions``)."""
-        engine: VllmOptions = options.backend_options
-        settings = cls.settings_from(options)
-        settings["seed"] = 0 if settings["seed"] is None else settings["seed"]  # reproducible by default
+        shared = cls.settings_from(options)
+        shared["seed"] = 0 if shared["seed"] is None else shared["seed"]  # reproducible by default
         return cls(
             options.model,
-            **settings,
+            **shared,
             tool_parser=options.generation.tool_parser,
-            tensor_parallel_size=engine.tensor_parallel_size,
-            dtype=engine.dtype,
-            max_model_len=engine.max_model_len,
-            gpu_memory_utilization=engine.gpu_memory_utilization,
-            engine_args=engine.engine_args,
-            prompt_format_option=engine.prompt_format,
-            continuous=engine.conversations == "continuous",
+            settings=options.backend_options,
             engine_log=engine_log_file(options),
             bfcl_row=options.generation.bfcl_row,
             suite_prompts=suite_prompts,
@@ -164,9 +147,9 @@ class VllmBackend(BatchPreparation, ModelBackend):
                 "mode": self.mode,
                 "tool_parser": self.tool_parser,
                 "sampling": self.sampling(),
-                "dtype": self.dtype,
-                "max_model_len": self.max_model_len,
-                "tensor_parallel_size": self.tensor_parallel_size,
+                "dtype": self.settings.dtype,
+                "max_model_len": self.settings.max_model_len,
+                "tensor_parallel_size": self.settings.tensor_parallel_size,
                 "engine_args": engine,
                 "batch_invariant": os.environ.get("VLLM_BATCH_INVARIANT", "0"),
                 "versions": engine_versions(),
@@ -185,15 +168,15 @@ class VllmBackend(BatchPreparation, ModelBackend):
         kwargs: dict[str, Any] = {
             "model": self.model,
             "revision": self.revision,
-            "tensor_parallel_size": self.tensor_parallel_size,
-            "dtype": self.dtype,
-            "enable_prefix_caching": self.enable_prefix_caching,
+            "tensor_parallel_size": self.settings.tensor_parallel_size,
+            "dtype": self.settings.dtype,
+            "enable_prefix_caching": True,
             "seed": self.seed if self.seed is not None else 0,
         }
-        if self.max_model_len is not None:
-            kwargs["max_model_len"] = self.max_model_len
-        if self.gpu_memory_utilization is not None:
-            kwargs["gpu_memory_utilization"] = self.gpu_memory_utilization
+        if self.settings.max_model_len is not None:
+            kwargs["max_model_len"] = self.settings.max_model_len
+        if self.settings.gpu_memory_utilization is not None:
+            kwargs["gpu_memory_utilization"] = self.settings.gpu_memory_utilization
         kwargs.update({k: v for k, v in self.engine_args.items() if k != "chat_template"})
         return kwargs
 
@@ -242,7 +225,7 @@ class VllmBackend(BatchPreparation, ModelBackend):
         """An :class:`EngineStream` on the started engine (conversations step without rounds), or None where they
         run in rounds: ``--toolbench-conversations=rounds``, or an engine that cannot take requests while it runs."""
         llm = self.engine()
-        if not self.continuous or not can_enqueue(llm):
+        if self.settings.conversations != "continuous" or not can_enqueue(llm):
             return None
         from vllm import SamplingParams
 

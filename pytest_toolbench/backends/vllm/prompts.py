@@ -64,14 +64,14 @@ def template_argument(value: Any) -> Any:
 
 class PromptPreparation:
     """The prompt side of :class:`~pytest_toolbench.backends.vllm.engine.VllmBackend` (a base class of it): needs
-    no engine. Reads the backend's ``model``, ``revision``, ``mode``, ``engine_args``, ``prompt_format_option``,
-    ``bfcl_row`` and ``suite_prompts``."""
+    no engine. Reads the backend's ``model``, ``revision``, ``mode``, ``settings`` (its ``VllmOptions``),
+    ``engine_args``, ``bfcl_row`` and ``suite_prompts``."""
 
     model: str
     revision: str | None
     mode: str
+    settings: Any
     engine_args: dict[str, Any]
-    prompt_format_option: str
     bfcl_row: str | None
     suite_prompts: SuitePrompts
 
@@ -180,7 +180,7 @@ class PromptPreparation:
             template = self.chat_template()
             try:
                 self._prompt_formats = prompt_format.PromptFormats(
-                    self.prompt_format_option, self.row_choice().family, self.mode == "native",
+                    self.settings.prompt_format, self.row_choice().family, self.mode == "native",
                     hashlib.sha256(template.encode()).hexdigest(), self.suite_prompts)
             except prompt_format.PromptFormatError as exc:
                 raise ToolbenchError(f"model {self.model!r}: {exc}") from None

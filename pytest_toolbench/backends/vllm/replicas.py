@@ -202,7 +202,7 @@ class ReplicatedVllmBackend:
         executor, which places its workers itself), else CPU engines of one CPU each. A run that cannot fit is one
         error now rather than actors that wait forever."""
         args = self.engine.engine_args
-        per_engine = self.engine.tensor_parallel_size * int(args.get("pipeline_parallel_size", 1) or 1)
+        per_engine = self.engine.settings.tensor_parallel_size * int(args.get("pipeline_parallel_size", 1) or 1)
         total = ray.cluster_resources()
         gpus, cpus = float(total.get("GPU", 0)), float(total.get("CPU", 0))
         if gpus > 0:
