@@ -33,7 +33,7 @@ from typing import Any, Callable, Mapping, Sequence
 import dataclasses
 import threading
 
-from pytest_toolbench.backends import bfcl_rows, prompt_format, sampling_record
+from pytest_toolbench.backends import bfcl_rows, handler_formats, prompt_format, sampling_record
 from pytest_toolbench.backends.common import (
     MODES,
     ChunkCallback,
@@ -174,12 +174,12 @@ class OpenAIEndpointBackend(ModelBackend):
             self.formats = prompt_format.PromptFormats(
                 prompt_format_option, self._row_choice.family, mode == "native", "",
                 suite_prompts if suite_prompts is not None else SuitePrompts.shipped())
-            template_row = prompt_format.handler_format(self._row_choice.family)
+            template_row = handler_formats.handler_format(self._row_choice.family)
             if template_row is not None and template_row.renders_with_template and not self.formats.native:
-                raise prompt_format.PromptFormatError(
+                raise handler_formats.PromptFormatError(
                     f"BFCL row {self._row_choice.row} ({template_row.handler}) renders with the checkpoint's own chat "
                     "template and tools=, which needs its tokenizer: use the vllm backend")
-        except (prompt_format.PromptFormatError, bfcl_rows.RowError) as exc:
+        except (handler_formats.PromptFormatError, bfcl_rows.RowError) as exc:
             raise ToolbenchError(f"model {model!r} at {base_url}: {exc}") from None
         self._lock = threading.Lock()
         self._answered = 0  # successful responses in this backend's life: a refusal after one means the server died
@@ -323,11 +323,11 @@ class OpenAIEndpointBackend(ModelBackend):
         body.update(self.extra_body)
         return body
 
-    def completion_body(self, task: Task, handler: prompt_format.HandlerFormat) -> tuple[dict[str, Any], str]:
+    def completion_body(self, task: Task, handler: handler_formats.HandlerFormat) -> tuple[dict[str, Any], str]:
         """The ``/completions`` body of a request the official harness renders, as ``bfcl generate`` sends it, and
         the max_tokens rule as applied (for the run header)."""
         request = task.request
-        text = prompt_format.render_request(handler, request, step=task.step)
+        text = handler_formats.render_request(handler, request, step=task.step)
         body: dict[str, Any] = {"model": self.model, "prompt": text}
         body.update(self._request_sampling(request))
         body.update(handler.extras or {})  # the handler's own settings (GLM's, MiniCPM FC's stop_token_ids, ...)

@@ -24,7 +24,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolbench.backends import prompt_format
+from pytest_toolbench.backends import handler_formats, prompt_format
 from pytest_toolbench.backends.suite_prompts import SuitePrompts
 from pytest_toolbench.backends.vllm.prompts import template_messages
 from pytest_toolbench.contract.suite import Request
@@ -117,7 +117,7 @@ def _render_template(backend: Any, messages: list[dict[str, Any]], tools: list[d
     return backend.tokenizer().apply_chat_template(template_messages(messages), **kwargs)
 
 
-def handler_traps(handler: prompt_format.HandlerFormat, rendered: dict[str, str],
+def handler_traps(handler: handler_formats.HandlerFormat, rendered: dict[str, str],
                   template: dict[str, str]) -> list[str]:
     """Traps found on the canonical conversations: ``rendered`` (handler text) and ``template`` (chat template text)
     by conversation name; ``template`` may be empty (no template at hand)."""
@@ -150,16 +150,16 @@ def _without_bfcl_prompt(messages: list[dict[str, Any]]) -> list[dict[str, Any]]
     return [m for m in messages if m.get("content") != _SYSTEM]
 
 
-def _render_handler(handler: prompt_format.HandlerFormat, messages: list[dict[str, Any]], first: bool,
+def _render_handler(handler: handler_formats.HandlerFormat, messages: list[dict[str, Any]], first: bool,
                     apply_template: Any = None) -> str:
     """The handler's text for a canonical conversation: an FC handler (own tools block) gets the question without
     BFCL's prompting system prompt and the function doc, as a BFCL request carries them."""
     if handler.own_tools_block:
         plain = _without_bfcl_prompt(messages)
-        return prompt_format.render_request(handler, Request(messages=messages, native_messages=plain,
+        return handler_formats.render_request(handler, Request(messages=messages, native_messages=plain,
                                                              functions=[_FUNCTION]), step=0 if first else 1,
                                             apply_template=apply_template)
-    return prompt_format.render_with_handler(handler, messages, first_step=first)
+    return handler_formats.render_with_handler(handler, messages, first_step=first)
 
 
 def duplicated_tools(backend: Any) -> str | None:

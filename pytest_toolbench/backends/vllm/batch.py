@@ -81,7 +81,7 @@ def completion_generation(text: str, finish_reason: str | None, prompt_tokens: i
 def with_recorded_answer(generation: Generation, handler: Any) -> Generation:
     """The official renderer's name and its handler's post-processed reply kept beside the text, before the
     hand-over: the cache keeps what the official harness records, and the scorer knows which handler decodes it.
-    ``handler``: the task's ``prompt_format.HandlerFormat`` (None: the chat template)."""
+    ``handler``: the task's ``handler_formats.HandlerFormat`` (None: the chat template)."""
     if handler is None:
         return generation
     recorder = getattr(handler, "recorded_answer", None)

@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from pytest_toolbench.backends import bfcl_rows, prompt_format
+from pytest_toolbench.backends import bfcl_rows, handler_formats, prompt_format
 from pytest_toolbench.backends.suite_prompts import SuitePrompts
 from pytest_toolbench.backends.vllm.prompt_segments import SegmentedEncoder
 from pytest_toolbench.contract.errors import ToolbenchError
@@ -182,7 +182,7 @@ class PromptPreparation:
                 self._prompt_formats = prompt_format.PromptFormats(
                     self.settings.prompt_format, self.row_choice().family, self.mode == "native",
                     hashlib.sha256(template.encode()).hexdigest(), self.suite_prompts)
-            except prompt_format.PromptFormatError as exc:
+            except handler_formats.PromptFormatError as exc:
                 raise ToolbenchError(f"model {self.model!r}: {exc}") from None
         return self._prompt_formats
 
@@ -204,7 +204,7 @@ class PromptPreparation:
         handler = self.prompt_formats().handler_for(task.case.suite)
         if handler is not None:
             try:
-                return prompt_format.render_request(handler, request, step=task.step,
+                return handler_formats.render_request(handler, request, step=task.step,
                                                     apply_template=self.handler_template)
             except Exception as exc:  # noqa: BLE001 - the checkpoint's template (Falcon3FC) failing: a usage error
                 if not handler.renders_with_template:
