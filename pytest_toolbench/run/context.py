@@ -200,8 +200,8 @@ class RunContext:
         if self.model_note:
             header["model_source"] = self.model_note
         row_choice = getattr(self._backend, "row_choice", None)
-        handler_suites = SuitePrompts.of_run(self.catalog).handler_suites  # suite.yaml generation.prompt
-        if callable(row_choice) and handler_suites & set(self.ledger.selected_suites):
+        # which suites use an official handler: their suite.yaml's generation.prompt
+        if callable(row_choice) and SuitePrompts.of_run(self.catalog).handler_suites & set(self.ledger.selected_suites):
             try:
                 choice = row_choice()  # which BFCL row the model was prompted as, and how
             except ToolbenchError:
