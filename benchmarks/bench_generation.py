@@ -16,7 +16,7 @@ Measured (each after clearing the prefix cache, best of ``--repeat``):
 
 Tokens/s count output tokens. The goal is plugin pre-generation >= 0.95x raw. "1st request after": how long the
 engine waited, in the backend's calls, for the first prompt to be rendered and tokenized (raw's prompts are
-tokenized before its clock starts): every prompt with one call, the first part (``vllm_engine.PART_FIRST``) with
+tokenized before its clock starts): every prompt with one call, the first part (``vllm.batch.PART_FIRST``) with
 ``on_chunk``.
 """
 
@@ -33,8 +33,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from pytest_toolbench.backends.common import parse_engine_args  # noqa: E402
-from pytest_toolbench.backends.vllm_engine import VllmBackend, apply_cpu_environment  # noqa: E402
+from pytest_toolbench.backends.vllm.options import parse_engine_args  # noqa: E402
+from pytest_toolbench.backends.vllm.engine import VllmBackend
+from pytest_toolbench.backends.vllm.options import VllmOptions
+from pytest_toolbench.backends.vllm.shims import apply_cpu_environment  # noqa: E402  # noqa: E402
 from pytest_toolbench.contract.suite import Case, Request, Task  # noqa: E402
 
 TOOLS = [
@@ -122,8 +124,9 @@ def main(argv: list[str] | None = None) -> dict:
     engine_start = time.perf_counter() - started
 
     tasks = make_tasks(args.prompts, seed=0)
-    backend = VllmBackend(model, mode=args.mode, max_tokens=args.max_tokens, dtype=args.dtype,
-                          max_model_len=args.max_model_len, llm=llm, chunk_size=args.chunk_size)
+    backend = VllmBackend(model, mode=args.mode, max_tokens=args.max_tokens,
+                          settings=VllmOptions(dtype=args.dtype, max_model_len=args.max_model_len), llm=llm,
+                          chunk_size=args.chunk_size)
     token_ids = backend.tokenizer()([backend.render(t) for t in tasks], add_special_tokens=False)["input_ids"]
     raw_prompts = [{"prompt_token_ids": ids} for ids in token_ids]
     raw_params = SamplingParams(temperature=0.0, max_tokens=args.max_tokens, seed=0, skip_special_tokens=False,

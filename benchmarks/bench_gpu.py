@@ -215,10 +215,12 @@ def bfcl_tasks(args, categories: list[str], limit: int | None) -> tuple[Any, dic
 
 def tokenizer_backend(args):
     """The plugin's vLLM backend without its engine: renders and tokenizes exactly as the plugin's runs do."""
-    from pytest_toolbench.backends.vllm_engine import VllmBackend
+    from pytest_toolbench.backends.vllm.engine import VllmBackend
+    from pytest_toolbench.backends.vllm.options import VllmOptions
 
     return VllmBackend(args.model, mode="prompt", temperature=0.0, seed=0, max_tokens=args.max_tokens,
-                       dtype=args.dtype, max_model_len=args.max_model_len, engine_args=args.engine_args)
+                       settings=VllmOptions(dtype=args.dtype, max_model_len=args.max_model_len,
+                                            engine_args=args.engine_args))
 
 
 def compile_cache_state() -> str:
@@ -234,7 +236,7 @@ def request_sampling(backend, task, prompt_tokens: int, context: int, args) -> d
     """The ``SamplingParams`` keyword arguments the plugin's backend gives this request (the same on both sides)."""
     if hasattr(backend, "request_sampling"):
         return backend.request_sampling(task, prompt_tokens, context)
-    from pytest_toolbench.backends.vllm_engine import answer_budget
+    from pytest_toolbench.backends.vllm.batch import answer_budget
 
     return {"temperature": 0.0, "top_p": 1.0, "seed": 0, "skip_special_tokens": False,
             "spaces_between_special_tokens": False,
@@ -419,7 +421,7 @@ def harness_phase(args, work: Path) -> dict:
     import dataclasses
 
     from pytest_toolbench.backends.common import make_generation
-    from pytest_toolbench.backends.vllm_engine import answer_budget
+    from pytest_toolbench.backends.vllm.batch import answer_budget
     from pytest_toolbench.contract.suite import Task
     from pytest_toolbench.run.generation import finalize_request
 
@@ -628,7 +630,7 @@ def main(argv: list[str] | None = None) -> dict:
     args.data = str(Path(args.data).resolve())
     args.mt_categories = [c for c in args.mt_categories.split(",") if c]
     if args.device == "cpu":
-        from pytest_toolbench.backends.vllm_engine import apply_cpu_environment
+        from pytest_toolbench.backends.vllm.shims import apply_cpu_environment
 
         apply_cpu_environment()
         if not any(item.startswith(("enforce_eager", "kv_cache_memory_bytes")) for item in args.engine_items):
@@ -639,7 +641,7 @@ def main(argv: list[str] | None = None) -> dict:
         args.engine_items.append(f"max_num_batched_tokens={args.max_num_batched_tokens}")
     if args.max_num_seqs and not any(item.startswith("max_num_seqs=") for item in args.engine_items):
         args.engine_items.append(f"max_num_seqs={args.max_num_seqs}")
-    from pytest_toolbench.backends.common import parse_engine_args
+    from pytest_toolbench.backends.vllm.options import parse_engine_args
 
     args.engine_args = parse_engine_args(args.engine_items)
 

@@ -39,8 +39,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from pytest_toolbench.backends.common import parse_engine_args  # noqa: E402
-from pytest_toolbench.backends.vllm_engine import VllmBackend, apply_cpu_environment  # noqa: E402
+from pytest_toolbench.backends.vllm.options import parse_engine_args  # noqa: E402
+from pytest_toolbench.backends.vllm.engine import VllmBackend
+from pytest_toolbench.backends.vllm.options import VllmOptions
+from pytest_toolbench.backends.vllm.shims import apply_cpu_environment  # noqa: E402  # noqa: E402
 from pytest_toolbench.run.cache import GenerationCache  # noqa: E402
 from pytest_toolbench.run.catalog import import_scorer  # noqa: E402
 from pytest_toolbench.run.generation import finalize_request, pregenerate  # noqa: E402
@@ -148,8 +150,8 @@ def main(argv: list[str] | None = None) -> dict:
     llm = LLM(model=model, dtype=args.dtype, max_model_len=args.max_model_len, enable_prefix_caching=True, seed=0,
               **engine_args)
     engine_start = time.perf_counter() - started
-    backend = VllmBackend(model, mode="prompt", max_tokens=args.max_tokens, dtype=args.dtype,
-                          max_model_len=args.max_model_len, llm=llm)
+    backend = VllmBackend(model, mode="prompt", max_tokens=args.max_tokens,
+                          settings=VllmOptions(dtype=args.dtype, max_model_len=args.max_model_len), llm=llm)
     runs: dict[str, dict] = {}
 
     with tempfile.TemporaryDirectory(prefix="toolbench-bench-cache-") as folder:

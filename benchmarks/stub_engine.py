@@ -1,6 +1,6 @@
 """A stand-in for vLLM's offline engine (``vllm.LLM`` and its ``llm_engine``) for measuring the plugin's host work
 without a GPU: ``benchmarks/bench_host_work.py`` puts it on the path of a real pytest run as the module ``vllm``, so
-the plugin's own backend (``backends/vllm_engine.py``) drives it exactly as it drives the real engine: ``LLM(...)``,
+the plugin's own backend (``backends/vllm/``) drives it exactly as it drives the real engine: ``LLM(...)``,
 ``SamplingParams(...)``, ``LLM.enqueue``, ``llm_engine.step`` / ``has_unfinished_requests`` / ``abort_request`` and
 ``LLM.generate``. Everything the plugin does (collection, cache keys, rendering, tokenizing, commits, conversations,
 tools, scoring) is the real code; only the engine is replaced.

@@ -17,7 +17,7 @@ from conftest import EXAMPLE_SUITE
 from pytest_toolbench.backends.gold import GoldKind
 from pytest_toolbench.backends.openai_plugin import OpenAIKind, OpenAIOptions
 from pytest_toolbench.backends.replay import ReplayKind, ReplayOptions
-from pytest_toolbench.backends.vllm_plugin import VllmKind, VllmOptions
+from pytest_toolbench.backends.vllm.plugin import VllmKind, VllmOptions
 from pytest_toolbench.contract.suite import OPTIONAL_RECORD_FIELDS, RECORD_FIELDS, CaseRecord, CaseResult
 from pytest_toolbench.run.options import CacheOptions, DataOptions, GenerationOptions, RunOptions
 from pytest_toolbench.run.role import process_role, worker_input

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolbench.backends import vllm_engine
-from pytest_toolbench.backends.vllm_engine import VllmBackend
-from pytest_toolbench.contract.suite import Case, Generation, Task, SuiteContext
+from pytest_toolbench.backends.vllm import batch as vllm_engine
+from pytest_toolbench.backends.vllm.engine import VllmBackend
+from pytest_toolbench.contract.suite import Case, Generation, Task
 from shipped import scorer
 
 REPO = Path(__file__).resolve().parents[1]

@@ -23,7 +23,8 @@ import pytest
 
 from conftest import EXAMPLE_SUITE, XDIST
 from counting_backend import COUNTING_BACKEND as COUNTING_BACKEND_BASE
-from pytest_toolbench.backends.openai_endpoint import OpenAIEndpointBackend, _decode_body
+from pytest_toolbench.backends.openai_endpoint import OpenAIEndpointBackend
+from pytest_toolbench.backends.openai_wire import decode_body as _decode_body
 from pytest_toolbench.run.cache import CacheError, GenerationCache, request_key
 from pytest_toolbench.run.cache_layout import CacheLayout
 from pytest_toolbench.run.generation import Answerer

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from pytest_toolbench.backends.prompt_check import check_prompts
-from pytest_toolbench.backends.vllm_engine import VllmBackend
+from pytest_toolbench.backends.vllm.engine import VllmBackend
+from pytest_toolbench.backends.vllm.options import VllmOptions
 
 REPO = Path(__file__).resolve().parents[1]
 TEMPLATES = REPO / "tests/data/chat_templates"
@@ -57,7 +58,8 @@ def test_a_qwen_checkpoint_gets_the_handler_and_its_traps_are_named(tmp_path):
     named = check_prompts(VllmBackend(str(folder), bfcl_row="Qwen/Qwen3-8B"), ["bfcl"])
     assert named.row["row"] == "Qwen/Qwen3-8B" and named.row["matched"] == "named"
     # the chat template asked for: BFCL has no official renderer, listed
-    template_only = check_prompts(VllmBackend(str(folder), prompt_format_option="chat-template"), ["bfcl"])
+    template_only = check_prompts(VllmBackend(str(folder), settings=VllmOptions(prompt_format="chat-template")),
+                                  ["bfcl"])
     assert [check.suite for check in template_only.missing] == ["bfcl"]
     assert template_only.lines()[-1].startswith("check-prompts: FAILED: no official renderer for bfcl")
 

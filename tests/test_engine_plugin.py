@@ -40,7 +40,7 @@ def pytest_sessionfinish(session):
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory) -> Path:
-    from pytest_toolbench.backends.vllm_engine import apply_cpu_environment
+    from pytest_toolbench.backends.vllm.shims import apply_cpu_environment
 
     apply_cpu_environment()
     try:
@@ -131,7 +131,7 @@ def test_bfcl_native_mode_on_the_engine_scores_through_the_fc_path(shared_data, 
 @pytest.fixture(scope="module")
 def tiny_long_model(tmp_path_factory) -> Path:
     """The tiny model with a 32k context: BFCL's multi-turn system prompts (every involved class's docs) need it."""
-    from pytest_toolbench.backends.vllm_engine import apply_cpu_environment
+    from pytest_toolbench.backends.vllm.shims import apply_cpu_environment
 
     apply_cpu_environment()
     from tiny_model import build_tiny_model

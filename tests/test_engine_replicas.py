@@ -1,4 +1,4 @@
-"""``--toolbench-replicas``: vLLM engine replicas as Ray actors (pytest_toolbench/backends/replicas.py).
+"""``--toolbench-replicas``: vLLM engine replicas as Ray actors (pytest_toolbench/backends/vllm/replicas.py).
 
 The engine tests (marked slow) run the plugin on the tiny random-weight model with one in-process engine and with two
 replicas on a local Ray, over BFCL single-turn cases and multi-turn conversations (whose rounds are spread across the
@@ -56,7 +56,7 @@ CONTEXT = 32768
 @pytest.fixture(scope="module")
 def tiny_long_model(tmp_path_factory) -> Path:
     """The tiny model with a 32k context (BFCL's multi-turn system prompts need it)."""
-    from pytest_toolbench.backends.vllm_engine import apply_cpu_environment
+    from pytest_toolbench.backends.vllm.shims import apply_cpu_environment
 
     apply_cpu_environment()  # inherited by the runs below, and passed on by them to the replicas (VLLM_*)
     from tiny_model import build_tiny_model
@@ -177,7 +177,7 @@ def test_a_replica_killed_mid_run_moves_its_requests_and_the_run_says_so(shared_
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory) -> Path:
-    from pytest_toolbench.backends.vllm_engine import apply_cpu_environment
+    from pytest_toolbench.backends.vllm.shims import apply_cpu_environment
 
     apply_cpu_environment()
     from tiny_model import build_tiny_model
@@ -198,11 +198,13 @@ def distinct_tasks(count: int) -> list:
 def test_a_dead_replica_is_restarted_once_and_rejoins(tiny_model, ray_cluster):
     """The backend on its own, on the test's Ray: a replica killed between two batches; the next batch goes to the
     other with the same answers; the restarted replica comes back and takes requests again."""
-    from pytest_toolbench.backends.replicas import ReplicatedVllmBackend
-    from pytest_toolbench.backends.vllm_engine import VllmBackend
+    from pytest_toolbench.backends.vllm.replicas import ReplicatedVllmBackend
+    from pytest_toolbench.backends.vllm.engine import VllmBackend
+    from pytest_toolbench.backends.vllm.options import VllmOptions
 
-    engine = VllmBackend(str(tiny_model), dtype="float32", max_model_len=512, max_tokens=16, temperature=0.0,
-                         engine_args={"enforce_eager": True, "kv_cache_memory_bytes": 64 << 20})
+    engine = VllmBackend(str(tiny_model), settings=VllmOptions(
+        dtype="float32", max_model_len=512, engine_args={"enforce_eager": True, "kv_cache_memory_bytes": 64 << 20}),
+                         max_tokens=16, temperature=0.0)
     backend = ReplicatedVllmBackend(engine, 2)
     said: list[str] = []
     backend.listen(said.append)
@@ -232,12 +234,13 @@ def test_a_dead_replica_is_restarted_once_and_rejoins(tiny_model, ray_cluster):
 
 @engine_and_ray
 def test_a_replica_that_cannot_start_is_one_error_naming_it(tiny_model, ray_cluster):
-    from pytest_toolbench.backends.replicas import ReplicatedVllmBackend
-    from pytest_toolbench.backends.vllm_engine import VllmBackend
+    from pytest_toolbench.backends.vllm.replicas import ReplicatedVllmBackend
+    from pytest_toolbench.backends.vllm.engine import VllmBackend
+    from pytest_toolbench.backends.vllm.options import VllmOptions
     from pytest_toolbench.contract.errors import ToolbenchError
 
-    engine = VllmBackend(str(tiny_model), dtype="float32", max_model_len=512,
-                         engine_args={"enforce_eager": True, "no_such_engine_argument": 1})
+    engine = VllmBackend(str(tiny_model), settings=VllmOptions(
+        dtype="float32", max_model_len=512, engine_args={"enforce_eager": True, "no_such_engine_argument": 1}))
     backend = ReplicatedVllmBackend(engine, 2)
     try:
         with pytest.raises(ToolbenchError, match=r"^engine replica [12] of 2 could not start on the Ray this process "
@@ -281,7 +284,7 @@ def test_replicas_below_one_or_without_an_engine_are_usage_errors(echo):
 
 
 def test_one_replica_needs_no_ray_and_ray_address_alone_does_not_start_it(monkeypatch):
-    from pytest_toolbench.backends.replicas import resolve_options
+    from pytest_toolbench.backends.vllm.options import resolve_replicas as resolve_options
 
     monkeypatch.setitem(sys.modules, "ray", None)
     assert resolve_options(1, None, "vllm", environ={"RAY_ADDRESS": "10.0.0.1:6379"}) == (1, None)
@@ -289,21 +292,22 @@ def test_one_replica_needs_no_ray_and_ray_address_alone_does_not_start_it(monkey
 
 
 def test_replica_address_comes_from_the_option_else_ray_address(monkeypatch):
-    from pytest_toolbench.backends import replicas
+    from pytest_toolbench.backends.vllm import options as replicas
 
     monkeypatch.setattr(replicas, "ray_installed", lambda: True)
-    assert replicas.resolve_options(2, None, "vllm", environ={}) == (2, None)  # a local Ray for the run
-    assert replicas.resolve_options(2, None, "vllm", environ={"RAY_ADDRESS": "head:6379"}) == (2, "head:6379")
-    assert replicas.resolve_options(2, "other:6379", "vllm", environ={"RAY_ADDRESS": "head:6379"}) == \
+    assert replicas.resolve_replicas(2, None, "vllm", environ={}) == (2, None)  # a local Ray for the run
+    assert replicas.resolve_replicas(2, None, "vllm", environ={"RAY_ADDRESS": "head:6379"}) == (2, "head:6379")
+    assert replicas.resolve_replicas(2, "other:6379", "vllm", environ={"RAY_ADDRESS": "head:6379"}) == \
         (2, "other:6379")
-    assert replicas.resolve_options(1, "auto", "vllm", environ={}) == (1, "auto")  # one engine, on the cluster
+    assert replicas.resolve_replicas(1, "auto", "vllm", environ={}) == (1, "auto")  # one engine, on the cluster
 
 
 def test_requests_go_longest_first_to_the_least_loaded_replica():
     """The dispatch policy alone (no Ray): every request to the replica with the least outstanding work, longest
     first, identical requests once; a replica's window bounds what it holds."""
-    from pytest_toolbench.backends.replicas import READY, Replica, ReplicatedVllmBackend, _Dispatch
-    from pytest_toolbench.backends.vllm_engine import PreparedBatch
+    from pytest_toolbench.backends.vllm.dispatch import READY, Dispatch as _Dispatch, Replica
+    from pytest_toolbench.backends.vllm.replicas import ReplicatedVllmBackend
+    from pytest_toolbench.backends.vllm.batch import PreparedBatch
 
     prompts = [[1] * 10, [2] * 9, [3] * 8, [4] * 7, [5] * 6, [6] * 5, [2] * 9]  # the last repeats the second
     sampling = {i: {"max_tokens": 0, "temperature": 0.0} for i in range(len(prompts))}
@@ -330,9 +334,9 @@ def test_requests_go_longest_first_to_the_least_loaded_replica():
 
 
 def test_streamed_parts_start_small_and_double_up_to_the_largest():
-    """One engine's streamed ``generate`` prepares its tasks in parts (``vllm_engine.part_bounds``): a small first
+    """One engine's streamed ``generate`` prepares its tasks in parts (``vllm.batch.part_bounds``): a small first
     part so the engine starts on the longest prompts at once, then parts twice as large, up to the largest."""
-    from pytest_toolbench.backends.vllm_engine import PART_FIRST, PART_MAX, part_bounds
+    from pytest_toolbench.backends.vllm.batch import PART_FIRST, PART_MAX, part_bounds
 
     assert list(part_bounds(10, first=2, largest=3)) == [(0, 2), (2, 5), (5, 8), (8, 10)]
     assert list(part_bounds(0)) == [] and list(part_bounds(5)) == [(0, 5)]
@@ -348,8 +352,9 @@ def test_parts_are_dispatched_as_they_come_and_twins_across_parts_are_merged():
     sent again, and is answered at once when its twin has finished already; over-long prompts are answered as their
     part comes."""
     from pytest_toolbench.backends.common import make_generation
-    from pytest_toolbench.backends.replicas import READY, Replica, ReplicatedVllmBackend, _Dispatch
-    from pytest_toolbench.backends.vllm_engine import PreparedBatch
+    from pytest_toolbench.backends.vllm.dispatch import READY, Dispatch as _Dispatch, Replica
+    from pytest_toolbench.backends.vllm.replicas import ReplicatedVllmBackend
+    from pytest_toolbench.backends.vllm.batch import PreparedBatch
 
     prompts = [[1] * 10, [2] * 9, [3] * 8, [2] * 9, [1] * 10, [9] * 50]  # 3 repeats 1, 4 repeats 0; 5 is over-long
     sampling = {i: {"max_tokens": 0, "temperature": 0.0} for i in range(5)}

@@ -20,7 +20,9 @@ from pathlib import Path
 import pytest
 
 from pytest_toolbench.backends.openai_endpoint import CPU_SERVE_ENV, OpenAIEndpointBackend, cpu_serve_command
-from pytest_toolbench.backends.vllm_engine import VllmBackend, apply_cpu_environment
+from pytest_toolbench.backends.vllm.engine import VllmBackend
+from pytest_toolbench.backends.vllm.options import VllmOptions
+from pytest_toolbench.backends.vllm.shims import apply_cpu_environment
 from pytest_toolbench.contract.suite import Case, Request, Task
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -67,10 +69,9 @@ def engine_owner(vllm_module, tiny_model_dir):
     state: a second engine in the same process, or closing one, breaks the other, hence one per process)."""
     backend = VllmBackend(
         str(tiny_model_dir),
-        dtype="float32",
-        max_model_len=MAX_MODEL_LEN,
+        settings=VllmOptions(dtype="float32", max_model_len=MAX_MODEL_LEN,
+                             engine_args={"enforce_eager": True, "kv_cache_memory_bytes": 64 << 20}),
         max_tokens=16,
-        engine_args={"enforce_eager": True, "kv_cache_memory_bytes": 64 << 20},
     )
     fingerprint = backend.fingerprint()
     assert backend._llm is None, "the fingerprint must not start the engine"
@@ -87,7 +88,8 @@ def tiny_llm(engine_owner):
 
 def make_backend(tiny_model_dir, tiny_llm, **kwargs) -> VllmBackend:
     kwargs.setdefault("max_tokens", 16)
-    return VllmBackend(str(tiny_model_dir), dtype="float32", max_model_len=MAX_MODEL_LEN, llm=tiny_llm, **kwargs)
+    return VllmBackend(str(tiny_model_dir), settings=VllmOptions(dtype="float32", max_model_len=MAX_MODEL_LEN),
+                       llm=tiny_llm, **kwargs)
 
 
 def make_tasks(count: int, *, tools=None, max_tokens=None) -> list[Task]:
@@ -218,7 +220,7 @@ def test_parts_are_enqueued_while_the_engine_runs_the_ones_before(tiny_model_dir
     """Streaming prepares the tasks part by part (2, then 3 at most here): each part after the first is rendered
     and tokenized while the engine already holds the requests of the parts before. Results, hand-overs and an
     over-long prompt in a later part come out as with one part."""
-    from pytest_toolbench.backends import vllm_engine
+    from pytest_toolbench.backends.vllm import batch as vllm_engine
 
     over_long = Task(Case("too_long", "unit", {}, suite="engine"), Request([{"role": "user", "content": "Paris " * 600}]))
     tasks = make_tasks(8) + [over_long] + make_tasks(9)[8:]
@@ -246,7 +248,7 @@ def test_parts_are_enqueued_while_the_engine_runs_the_ones_before(tiny_model_dir
 def test_a_part_that_fails_to_render_leaves_the_engine_clean(tiny_model_dir, tiny_llm, monkeypatch):
     """A chat template error in a later part: the requests already enqueued are aborted, the error names the case,
     and what finished before it was handed over (the caller committed it)."""
-    from pytest_toolbench.backends import vllm_engine
+    from pytest_toolbench.backends.vllm import batch as vllm_engine
     from pytest_toolbench.contract.errors import ToolbenchError
 
     monkeypatch.setattr(vllm_engine, "PART_FIRST", 2)
@@ -270,7 +272,7 @@ def test_a_part_that_fails_to_render_leaves_the_engine_clean(tiny_model_dir, tin
 def test_a_replicas_abort_leaves_its_engine_clean(tiny_model_dir, tiny_llm):
     """The replica actor's ``abort`` (run in-process here, without Ray): requests it enqueued and stepped once are
     dropped from the engine, whichever id spelling ``enqueue`` returned."""
-    from pytest_toolbench.backends.ray_actors import EngineReplica
+    from pytest_toolbench.backends.vllm.ray_actor import EngineReplica
 
     backend = make_backend(tiny_model_dir, tiny_llm)
     tasks = make_tasks(4)

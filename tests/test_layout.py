@@ -18,7 +18,8 @@ MAY_IMPORT = {
     "parsing": set(),
     "scorer_lib": {"contract", "parsing"},
     "data": {"contract"},
-    "backends": {"contract", "parsing", "scorer_lib", "run.records"},  # run.records: the one text-safety policy
+    # suites: the shipped folder, whose suite.yaml files declare their prompt style (no scorer)
+    "backends": {"contract", "parsing", "scorer_lib", "suites"},
     "run": {"contract", "data", "backends", "scorer_lib", "parsing"},
     "report": {"contract", "run", "suites"},  # suites: the shipped folder, where profile.yaml lies (no scorer)
     "plugin": {"contract", "data", "backends", "run", "report", "scorer_lib", "parsing"},

@@ -257,14 +257,16 @@ def test_a_folder_without_tokenizer_or_chat_template_is_one_line_naming_the_real
 
 
 def test_the_engine_names_the_real_option_and_reads_a_template_file(tmp_path):
-    from pytest_toolbench.backends.vllm_engine import VllmBackend
+    from pytest_toolbench.backends.vllm.engine import VllmBackend
+    from pytest_toolbench.backends.vllm.options import VllmOptions
     from pytest_toolbench.contract.errors import ToolbenchError
 
     folder = complete_folder(tmp_path / "ckpt")
     (folder / "tokenizer_config.json").write_text("{}")
     template = tmp_path / "t.jinja"
     template.write_text("{% for m in messages %}{{ m.content }}{% endfor %}")
-    assert VllmBackend(str(folder), engine_args={"chat_template": str(template)}).chat_template() == \
+    backend = VllmBackend(str(folder), settings=VllmOptions(engine_args={"chat_template": str(template)}))
+    assert backend.chat_template() == \
         template.read_text()
     backend = VllmBackend(str(folder))
     backend._tokenizer_obj = object()  # loaded, without a template

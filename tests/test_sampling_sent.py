@@ -10,7 +10,7 @@ import pytest
 
 from pytest_toolbench.backends import bfcl_rows
 from pytest_toolbench.backends.sampling_record import SamplingRecord, official_sampling
-from pytest_toolbench.backends.vllm_engine import VllmBackend
+from pytest_toolbench.backends.vllm.engine import VllmBackend
 from pytest_toolbench.contract.suite import Case, Request, Task
 from pytest_toolbench.report.facts import sent_line
 from pytest_toolbench.run.generation import finalize_request

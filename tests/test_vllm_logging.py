@@ -12,7 +12,7 @@ import shutil
 import pytest
 
 from conftest import EXAMPLE_SUITE
-from pytest_toolbench.backends import vllm_logging
+from pytest_toolbench.backends.vllm import engine_log as vllm_logging
 
 
 @pytest.fixture

@@ -14,11 +14,13 @@ kinds too (``kind.registered_kind``).
 
 **A backend owns its options.** To add an option to a backend (say ``--toolbench-replicas`` for vLLM):
 
-1. declare it in the kind's ``add_options(parser)`` (``vllm_plugin.VllmKind``), in the group the kind uses;
-2. add a field to the kind's frozen options dataclass (``VllmOptions``: JSON values only, as it travels to xdist
-   workers inside ``RunOptions.backend_options`` and back through ``options_from_json``);
-3. read and validate it in ``from_config(config, model)`` (a bad value: ``pytest.UsageError`` naming the option);
-   ``check_unchosen(config)`` may refuse it when another backend serves the run;
+1. declare it in the kind's ``add_options(parser)`` (``vllm/options.py`` ``add_options``), in the group the kind
+   uses;
+2. add a field to the kind's frozen options dataclass (``vllm/options.py`` ``VllmOptions``: JSON values only, as it
+   travels to xdist workers inside ``RunOptions.backend_options`` and back through ``options_from_json``);
+3. read and validate it in ``from_config(config, model)`` (``vllm/plugin.py`` ``VllmKind``; a bad value:
+   ``pytest.UsageError`` naming the option); ``check_unchosen(config)`` may refuse it when another backend serves
+   the run;
 4. use it where the backend is built (``build(options, suites)`` -> ``VllmBackend.from_options``), from
    ``options.backend_options``; if it changes what is generated, put it in the backend's ``fingerprint()``.
 
@@ -27,24 +29,22 @@ xdist workers never build an engine): ``pregenerates``, ``reports_selection``, `
 ``replayed_path``, ``header_fields``. What the vLLM and OpenAI backends share (model, mode, sampling, commit rhythm,
 statistics) is the base class ``common.ModelBackend``.
 
-Importing this package imports no backend implementation: ``vllm_engine`` and ``openai_endpoint`` are imported by
-their kind's ``build``.
+Importing this package imports no backend implementation; a backend's plugin module imports its implementation
+(``vllm.engine``, ``openai_endpoint``), which imports its heavy packages (vllm, torch, transformers, ray) only inside
+methods, when an engine starts.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..contract.errors import MissingOutput, ToolbenchError
 from ..contract.suite import Backend, BackendCapabilities
 
-if TYPE_CHECKING:
-    from ..run.options import RunOptions
-
 #: The built-in backend plugins (module names in this package), in the order their names are listed.
-BUILTIN_PLUGINS = ("gold", "replay", "vllm_plugin", "openai_plugin")
+BUILTIN_PLUGINS = ("gold", "replay", "vllm.plugin", "openai_plugin")
 
-__all__ = ["BUILTIN_PLUGINS", "MissingOutput", "checked", "with_user_simulator"]
+__all__ = ["BUILTIN_PLUGINS", "MissingOutput", "checked"]
 
 
 def checked(backend: Any, name: str) -> Backend:
@@ -55,17 +55,3 @@ def checked(backend: Any, name: str) -> Backend:
         what = ", ".join(missing) if missing else "capabilities (a pytest_toolbench.contract.suite.BackendCapabilities)"
         raise ToolbenchError(f"backend {name!r} ({type(backend).__name__}) lacks {what}")
     return backend
-
-
-def with_user_simulator(backend: Backend, options: "RunOptions") -> Backend:
-    """Route a simulated user's turns to ``--toolbench-user-model`` when one is given (model backends only)."""
-    generation, cache = options.generation, options.cache
-    if not generation.user_model or not backend.capabilities.cacheable:
-        return backend
-    from .openai_endpoint import OpenAIEndpointBackend
-    from .user_simulator import UserSimulatorRouter
-
-    user = OpenAIEndpointBackend(generation.user_base_url, generation.user_model, mode="prompt",
-                                 api_key_env=generation.api_key_env, temperature=0.0, seed=generation.seed,
-                                 chunk_size=cache.commit_every or 64, commit_seconds=cache.commit_seconds)
-    return UserSimulatorRouter(backend, user)

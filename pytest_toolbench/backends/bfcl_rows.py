@@ -16,7 +16,7 @@ The rows come from ``scorer_lib.bfcl_handlers.registry`` (bfcl-eval 2026.3.23 ``
 local handler is reproduced, FC rows included (Falcon3FCHandler renders with the checkpoint's own chat template and
 ``tools=``: the vllm backend's tokenizer does that; the endpoint backend cannot, one clear error).
 
-Pure; nothing heavy is imported.
+Pure; nothing heavy is imported (the rows and handlers are this package's own ``scorer_lib.bfcl_handlers``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-#: upstream handler class -> the renderer family of ``prompt_format.HANDLER_FORMATS`` that reproduces it
+from pytest_toolbench.backends import handler_formats, prompt_format
+from pytest_toolbench.scorer_lib.bfcl_handlers import handlers, registry
+
+#: upstream handler class -> the renderer family of ``handler_formats.HANDLER_FORMATS`` that reproduces it
 #: (LlamaHandler writes Llama 3's or Llama 4's header tokens by the model name: see :func:`_family_of`)
 RENDERED_HANDLERS = {"QwenHandler": "qwen", "LlamaHandler": "llama3", "GemmaHandler": "gemma3"}
 
@@ -43,7 +46,7 @@ class RowChoice:
     row: str | None  #: registry name, None when no row was named or matched
     handler: str | None  #: the upstream handler class, None: the chat template
     mode: str | None  #: "FC" or "prompting" (the row's flag), None without a row
-    family: str | None  #: the renderer family in ``prompt_format.HANDLER_FORMATS``, None: the chat template
+    family: str | None  #: the renderer family in ``handler_formats.HANDLER_FORMATS``, None: the chat template
     matched: str  #: how: "named", "checkpoint id", "family", "none"
     note: str  #: one sentence for the header
 
@@ -52,31 +55,22 @@ class RowChoice:
                 "note": self.note}
 
 
-def _registry() -> Any:
-    from pytest_toolbench.scorer_lib.bfcl_handlers import registry
-
-    return registry
-
-
 def _family_of(handler: str, model_name: str) -> str | None:
     """The renderer family of a row's handler: the detected-family renderers for QwenHandler, LlamaHandler and
-    GemmaHandler (as before), else the row's own handler renderer (``prompt_format.row_family``: every other local
+    GemmaHandler (as before), else the row's own handler renderer (``handler_formats.row_family``: every other local
     handler, prompting or FC, Falcon3FCHandler's chat-template rendering included)."""
     family = RENDERED_HANDLERS.get(handler)
     if family == "llama3" and any(key in model_name.lower() for key in ("llama-4", "llama4")):
         return "llama4"
     if family is None:
-        from pytest_toolbench.backends import prompt_format
-
-        if prompt_format.format_for_handler(handler, model_name) is not None:
-            return prompt_format.row_family(handler, model_name)
+        if handler_formats.format_for_handler(handler, model_name) is not None:
+            return handler_formats.row_family(handler, model_name)
     return family
 
 
 def check_row(name: str) -> Any:
     """The row of ``--toolbench-bfcl-model``, or :class:`RowError` naming the closest rows, or saying that the row's
     handler is not reproduced here."""
-    registry = _registry()
     try:
         row = registry.bfcl_row(name)
     except registry.UnknownBfclRow as error:
@@ -94,10 +88,7 @@ def check_row(name: str) -> Any:
 def _probe(row: Any) -> None:
     """A row whose handler needs something not installed (MiniCPMFCHandler: datamodel-code-generator) is one clear
     error before any generation, not a failure on every request."""
-    from pytest_toolbench.backends import prompt_format
-    from pytest_toolbench.scorer_lib.bfcl_handlers import handlers
-
-    renderer = prompt_format.format_for_handler(row.handler, row.model_name)
+    renderer = handler_formats.format_for_handler(row.handler, row.model_name)
     if renderer is None or not renderer.own_tools_block or renderer.renders_with_template:
         return
     doc = {"name": "f", "description": "d", "parameters": {"type": "dict", "properties": {}, "required": []}}
@@ -114,7 +105,7 @@ def choose_row(named: str | None, model: str, family: str | None) -> RowChoice:
         return RowChoice(row.name, row.handler, row.mode, _family_of(row.handler, row.model_name), "named",
                          f"prompted and decoded as BFCL row {row.name} ({row.handler}, {row.mode}), named by "
                          "--toolbench-bfcl-model")
-    for row in sorted(_registry().rows_for_checkpoint(model), key=lambda r: r.is_fc_model):
+    for row in sorted(registry.rows_for_checkpoint(model), key=lambda r: r.is_fc_model):
         rendered = _family_of(row.handler, row.model_name)
         if rendered is not None:
             return RowChoice(row.name, row.handler, row.mode, rendered, "checkpoint id",

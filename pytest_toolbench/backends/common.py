@@ -1,4 +1,4 @@
-"""Pieces shared by the model backends: run statistics, callbacks, engine-argument parsing, Generation building.
+"""Pieces shared by the model backends: the modes, run statistics, callbacks, Generation building.
 
 Nothing here imports vllm, torch or transformers.
 """
@@ -24,6 +24,10 @@ ProgressCallback = Callable[..., None]
 ChunkCallback = Callable[[list[tuple[int, Generation]]], None]
 
 _GENERATION_FIELDS = {f.name for f in dataclasses.fields(Generation)}
+
+#: ``--toolbench-mode`` values: ``prompt`` (the tools described in the prompt, calls parsed from the text) or ``native``
+#: (the tools passed to the chat template or API as ``tools=``, calls parsed by the tool parser or the API)
+MODES = ("prompt", "native")
 
 
 def progress_reporter(on_progress: ProgressCallback | None) -> Callable[[int, int, int, int], None] | None:
@@ -110,22 +114,6 @@ class Stopwatch:
         self.seconds = time.perf_counter() - self.start
 
 
-def parse_engine_args(items: Sequence[str]) -> dict[str, Any]:
-    """``["KEY=VALUE", ...]`` (repeated ``--vllm-arg``) to keyword arguments; values are read as JSON when they parse
-    (``4``, ``true``, ``0.5``, ``{"a": 1}``) and kept as strings otherwise; dashes in keys become underscores."""
-    result: dict[str, Any] = {}
-    for item in items:
-        key, sep, raw = item.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or not key.isidentifier():
-            raise ValueError(f"engine argument {item!r} is not KEY=VALUE")
-        try:
-            result[key] = json.loads(raw)
-        except ValueError:
-            result[key] = raw
-    return result
-
-
 def package_version(*distributions: str) -> str | None:
     """Installed version of the first distribution found, read from metadata (the package is not imported)."""
     for name in distributions:
@@ -143,7 +131,7 @@ class ModelBackend:
     """
 
     capabilities = MODEL_BACKEND
-    MODES = ("prompt", "native")
+    MODES = MODES
 
     def __init__(self, model: str, *, mode: str, temperature: float | None, max_tokens: int, seed: int | None,
                  chunk_size: int | None, commit_seconds: float, on_progress: ProgressCallback | None,
@@ -178,6 +166,11 @@ class ModelBackend:
         if self.temperature is not None:
             return self.temperature
         return request.temperature if request.temperature is not None else 0.0
+
+    @property
+    def generation_stats(self) -> GenerationStats:
+        """The statistics ``generate`` calls add to (an engine's conversation stream adds its own calls)."""
+        return self._stats
 
     def stats(self) -> dict[str, Any]:
         data = self._stats.as_dict()

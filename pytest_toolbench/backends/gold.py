@@ -6,15 +6,12 @@ Under gold every case must pass; one that does not is an upstream annotation def
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 import pytest
 
 from ..contract.suite import BackendCapabilities, Generation, Task
-from .kind import BackendKind, SuiteLookup
-
-if TYPE_CHECKING:
-    from ..run.options import RunOptions
+from .kind import BackendKind, RunOptions, SuiteLookup
 
 
 class GoldKind(BackendKind):
@@ -29,11 +26,11 @@ class GoldKind(BackendKind):
         return True  # the last implementation asked (trylast): whatever no other backend claimed
 
     @classmethod
-    def build(cls, options: "RunOptions", suites: SuiteLookup) -> "GoldBackend":
+    def build(cls, options: RunOptions, suites: SuiteLookup) -> "GoldBackend":
         return GoldBackend(suites)
 
     @classmethod
-    def describe(cls, options: "RunOptions") -> str:
+    def describe(cls, options: RunOptions) -> str:
         return "gold (reference answers; no --model given)"
 
 

@@ -12,14 +12,22 @@ run's owner builds the backend.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Protocol
+from typing import Any, Callable, ClassVar, Iterable, Mapping, Protocol
 
 import pytest
 
 from ..contract.suite import Backend, Case
 
-if TYPE_CHECKING:
-    from ..run.options import RunOptions
+
+class RunOptions(Protocol):
+    """What a backend reads of the run's resolved options (``pytest_toolbench.run.options.RunOptions``, which
+    depends on this module for the kind; a protocol here keeps the arrow one way): the model, the generation and
+    cache settings, and the backend's own options (its kind's ``options_type``)."""
+
+    model: str | None
+    generation: Any
+    cache: Any
+    backend_options: Any
 
 
 class Suite(Protocol):
@@ -94,28 +102,28 @@ class BackendKind:
 
     # -- the backend --------------------------------------------------------------------------------------------
     @classmethod
-    def build(cls, options: "RunOptions", suites: SuiteLookup) -> Backend:
+    def build(cls, options: RunOptions, suites: SuiteLookup) -> Backend:
         raise NotImplementedError(f"backend kind {cls.name!r} builds nothing")
 
     @classmethod
-    def check_model(cls, options: "RunOptions") -> str | None:
+    def check_model(cls, options: RunOptions) -> str | None:
         """Before anything starts: raise ``ModelUnavailable`` when the model (or endpoint) cannot be had; returns a
         line for the run header (e.g. a cached copy used offline), or None."""
         return None
 
     # -- what the reports say -----------------------------------------------------------------------------------
     @classmethod
-    def describe(cls, options: "RunOptions") -> str:
+    def describe(cls, options: RunOptions) -> str:
         """The ``toolbench: backend ...`` line of pytest's header."""
         return f"{cls.name}, model {options.model}, mode {options.generation.mode}"
 
     @classmethod
-    def replayed_path(cls, options: "RunOptions") -> str | None:
+    def replayed_path(cls, options: RunOptions) -> str | None:
         """The run header's ``replay`` field: the saved outputs scored, for a backend that replays them."""
         return None
 
     @classmethod
-    def header_fields(cls, options: "RunOptions") -> dict[str, Any]:
+    def header_fields(cls, options: RunOptions) -> dict[str, Any]:
         """Fields of the backend's own for the run header (after the data fields)."""
         return {}
 
@@ -130,7 +138,7 @@ def registered_kind(name: str, factory: Callable[[Any], Backend], engine: bool) 
     """The kind of a backend added with ``registry.add_backend(name, factory, engine=...)``: built by
     ``factory(options)`` with the run's ``RunOptions``."""
 
-    def build(cls, options: "RunOptions", suites: SuiteLookup) -> Backend:
+    def build(cls, options: RunOptions, suites: SuiteLookup) -> Backend:
         return factory(options)
 
     return type(f"Registered_{name}", (BackendKind,), {"name": name, "pregenerates": engine,

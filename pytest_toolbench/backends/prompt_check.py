@@ -24,7 +24,10 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolbench.backends import prompt_format
+from pytest_toolbench.backends import handler_formats, prompt_format
+from pytest_toolbench.backends.suite_prompts import SuitePrompts
+from pytest_toolbench.backends.vllm.prompts import template_messages
+from pytest_toolbench.contract.suite import Request
 
 #: a BFCL-shaped function doc and the conversations every renderer is run on
 _FUNCTION = {"name": "get_weather", "description": "Current weather for a city.",
@@ -107,8 +110,6 @@ def _diff(template_text: str, handler_text: str) -> list[str]:
 
 
 def _render_template(backend: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> str:
-    from pytest_toolbench.backends.vllm_engine import template_messages
-
     kwargs: dict[str, Any] = {"add_generation_prompt": True, "tokenize": False,
                               "chat_template": backend.chat_template()}
     if tools:
@@ -116,7 +117,7 @@ def _render_template(backend: Any, messages: list[dict[str, Any]], tools: list[d
     return backend.tokenizer().apply_chat_template(template_messages(messages), **kwargs)
 
 
-def handler_traps(handler: prompt_format.HandlerFormat, rendered: dict[str, str],
+def handler_traps(handler: handler_formats.HandlerFormat, rendered: dict[str, str],
                   template: dict[str, str]) -> list[str]:
     """Traps found on the canonical conversations: ``rendered`` (handler text) and ``template`` (chat template text)
     by conversation name; ``template`` may be empty (no template at hand)."""
@@ -149,18 +150,16 @@ def _without_bfcl_prompt(messages: list[dict[str, Any]]) -> list[dict[str, Any]]
     return [m for m in messages if m.get("content") != _SYSTEM]
 
 
-def _render_handler(handler: prompt_format.HandlerFormat, messages: list[dict[str, Any]], first: bool,
+def _render_handler(handler: handler_formats.HandlerFormat, messages: list[dict[str, Any]], first: bool,
                     apply_template: Any = None) -> str:
     """The handler's text for a canonical conversation: an FC handler (own tools block) gets the question without
     BFCL's prompting system prompt and the function doc, as a BFCL request carries them."""
     if handler.own_tools_block:
-        from pytest_toolbench.contract.suite import Request
-
         plain = _without_bfcl_prompt(messages)
-        return prompt_format.render_request(handler, Request(messages=messages, native_messages=plain,
+        return handler_formats.render_request(handler, Request(messages=messages, native_messages=plain,
                                                              functions=[_FUNCTION]), step=0 if first else 1,
                                             apply_template=apply_template)
-    return prompt_format.render_with_handler(handler, messages, first_step=first)
+    return handler_formats.render_with_handler(handler, messages, first_step=first)
 
 
 def duplicated_tools(backend: Any) -> str | None:
@@ -184,11 +183,12 @@ def check_prompts(backend: Any, suites: list[str]) -> CheckReport:
     has_template = callable(getattr(backend, "chat_template", None)) and callable(getattr(backend, "tokenizer", None))
     mode = getattr(backend, "mode", "prompt")
     parser = getattr(backend, "tool_parser", None) if mode == "native" else None
+    handler_suites = (formats.suites if formats is not None else SuitePrompts.shipped()).handler_suites
     checks = []
     for suite in sorted(set(suites)):
         handler = formats.handler_for(suite) if formats is not None else None
         decoder = (f"tool parser {parser}" if mode == "native" else "the suite's prompting decoder")
-        if suite not in prompt_format.HANDLER_SUITES:
+        if suite not in handler_suites:
             source = "checkpoint's chat template" if has_template else "server's chat template (/chat/completions)"
             checks.append(SuiteCheck(suite, source, decoder, True))
             continue
@@ -206,7 +206,7 @@ def check_prompts(backend: Any, suites: list[str]) -> CheckReport:
         own_tools = handler is not None and handler.own_tools_block
         rendered: dict[str, str] = {}
         try:
-            rendered = {name: _render_handler(handler, messages, first, getattr(backend, "_handler_template", None))
+            rendered = {name: _render_handler(handler, messages, first, getattr(backend, "handler_template", None))
                         for name, (messages, first) in CONVERSATIONS.items()} if handler is not None else {}
         except Exception as error:  # noqa: BLE001 - e.g. Falcon3FC's template without a tokenizer: a finding
             check.traps.append(f"the handler cannot render here: {type(error).__name__}: {error}")
@@ -231,6 +231,6 @@ def check_prompts(backend: Any, suites: list[str]) -> CheckReport:
                 check.traps.append(duplicate + (" (this run: native mode)" if mode == "native" else
                                                 " (only in native mode; this run does not pass tools=)"))
         checks.append(check)
-    bfcl_like = any(check.suite in prompt_format.HANDLER_SUITES for check in checks)
+    bfcl_like = any(check.suite in handler_suites for check in checks)
     return CheckReport(str(getattr(backend, "model", "?")),
                        row_choice.to_json() if row_choice and bfcl_like else None, checks)

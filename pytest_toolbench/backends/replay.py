@@ -20,17 +20,15 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import pytest
 
 from ..contract.errors import MissingOutput
 from ..contract.replay_files import Problem, ReplayOutputs, plural
+from ..contract.safe_values import safe_text
 from ..contract.suite import Backend, BackendCapabilities, Case, Generation, Task
-from .kind import BackendKind, SuiteLookup
-
-if TYPE_CHECKING:
-    from ..run.options import RunOptions
+from .kind import BackendKind, RunOptions, SuiteLookup
 
 #: Unknown ids shown per file, as examples.
 UNKNOWN_EXAMPLES = 5
@@ -86,19 +84,19 @@ class ReplayKind(BackendKind):
                                     "(--toolbench-replay=PATH)")
 
     @classmethod
-    def build(cls, options: "RunOptions", suites: SuiteLookup) -> "ReplayBackend":
+    def build(cls, options: RunOptions, suites: SuiteLookup) -> "ReplayBackend":
         return ReplayBackend(suites, options.backend_options.path, mode=options.backend_options.mode)
 
     @classmethod
-    def describe(cls, options: "RunOptions") -> str:
+    def describe(cls, options: RunOptions) -> str:
         return f"replay of {options.backend_options.path} (replay mode: {options.backend_options.mode or 'per file'})"
 
     @classmethod
-    def replayed_path(cls, options: "RunOptions") -> str | None:
+    def replayed_path(cls, options: RunOptions) -> str | None:
         return options.backend_options.path
 
     @classmethod
-    def header_fields(cls, options: "RunOptions") -> dict[str, Any]:
+    def header_fields(cls, options: RunOptions) -> dict[str, Any]:
         # --toolbench-replay-mode: how BFCL's reader decodes the files (fc, prompting, or decided per file)
         return {"replay_mode": options.backend_options.mode or "per file"}
 
@@ -107,8 +105,6 @@ class ReplayKind(BackendKind):
         """The replay files' problems (bad lines by file and line, unknown and duplicate ids, files in no known
         layout) and, per category, how many selected cases have no saved output: printed, and kept for the header
         (``replay_problems``, ``replay_coverage``)."""
-        from ..run.records import safe_text
-
         coverage = backend.coverage(cases)  # type: ignore[attr-defined]
         problems = [safe_text(line, 2000) for line in backend.problems()]  # type: ignore[attr-defined]
         without = {suite: {category: {"selected": selected, "without_output": missing}

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..contract.suite import SIMULATED_USER, Generation, Task
+from ..contract.suite import SIMULATED_USER, Backend, Generation, Task
+from .kind import RunOptions
+from .openai_endpoint import OpenAIEndpointBackend
 
 
 class UserSimulatorRouter:
@@ -60,3 +62,14 @@ class UserSimulatorRouter:
     def close(self) -> None:
         self.model.close()
         self.user.close()
+
+
+def with_user_simulator(backend: Backend, options: RunOptions) -> Backend:
+    """Route a simulated user's turns to ``--toolbench-user-model`` when one is given (model backends only)."""
+    generation, cache = options.generation, options.cache
+    if not generation.user_model or not backend.capabilities.cacheable:
+        return backend
+    user = OpenAIEndpointBackend(generation.user_base_url, generation.user_model, mode="prompt",
+                                 api_key_env=generation.api_key_env, temperature=0.0, seed=generation.seed,
+                                 chunk_size=cache.commit_every or 64, commit_seconds=cache.commit_seconds)
+    return UserSimulatorRouter(backend, user)

@@ -26,6 +26,9 @@ SUITE_MARKER_PREFIX = "suite_"
 #: finds it in its context: ``case.context.uses("tl_failures")``.
 LIBRARIES = ("tl_failures",)
 
+#: suite.yaml ``generation.prompt`` values: how the suite's upstream hands a local model its prompt (see the schema)
+PROMPT_STYLES = ("chat", "text", "official_handler")
+
 
 def suite_marker(name: str) -> str:
     """The marker that every item of the suite ``name``, and only those, carries."""
@@ -154,6 +157,13 @@ SUITE_SCHEMA: dict[str, Any] = {
                 "context_reserve": {"type": "integer", "minimum": 0,
                                     "description": "tokens left free of the context: an answer gets at most "
                                                    "context - prompt - context_reserve tokens (default 0)"},
+                "prompt": {"enum": list(PROMPT_STYLES),
+                           "description": "how the suite's upstream hands a local model its prompt: `chat` (default): "
+                                          "the chat template's text, tokenized as a chat API does (no special tokens "
+                                          "added); `text`: the chat template's text sent as a plain text prompt (the "
+                                          "tokenizer's special tokens added); `official_handler`: the official "
+                                          "harness writes the prompt itself per model family (BFCL's handlers; "
+                                          "`--toolbench-prompt-format`) and sends it as a text prompt"},
             },
         },
         "libraries": {
@@ -312,8 +322,13 @@ class SuiteDefinition:
 
     @property
     def generation(self) -> dict[str, Any]:
-        """suite.yaml ``generation:`` (``max_tokens``, optional ``temperature`` and ``context_reserve``)."""
+        """suite.yaml ``generation:`` (``max_tokens``, optional ``temperature``, ``context_reserve`` and ``prompt``)."""
         return dict(self.raw["generation"])
+
+    @property
+    def prompt_style(self) -> str:
+        """suite.yaml ``generation.prompt``: one of :data:`PROMPT_STYLES` (default ``chat``)."""
+        return str(self.raw["generation"].get("prompt", "chat"))
 
     def known_defects(self) -> dict[str, str]:
         path = self.folder / self.raw.get("known_defects", "known_defects.yaml")

@@ -196,6 +196,9 @@ class Catalog:
         self._definitions: dict[Path, SuiteDefinition] = {}  # parsed once for check_data and collection
         self._named: dict[str, Path] = {}  # suite name -> the suite.yaml that declared it first
         self.suite_options = {name: dict(values) for name, values in (suite_options or {}).items()}
+        #: the run's paths (``check_first``): where a model backend reads the suites' prompt declarations
+        check_first = tuple(check_first)
+        self.paths = tuple(str(path) for path in check_first)
         if check_first:
             self.check_data(check_first)
 

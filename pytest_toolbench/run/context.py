@@ -17,6 +17,8 @@ import pytest
 
 from .. import backends as backends_module
 from ..backends.kind import BackendKind
+from ..backends.suite_prompts import SuitePrompts
+from ..backends.user_simulator import with_user_simulator
 from ..contract.errors import ToolbenchError
 from ..contract.suite import Backend, Case, CaseRecord
 from .role import Role, worker_input
@@ -86,7 +88,7 @@ class RunContext:
                                                                    catalog=self.catalog, kind=self.kind)
             if built is None:
                 raise ToolbenchError(f"no implementation of pytest_toolbench_make_backend built backend {name!r}")
-            self._backend = backends_module.with_user_simulator(backends_module.checked(built, name), self.options)
+            self._backend = with_user_simulator(backends_module.checked(built, name), self.options)
         return self._backend
 
     def fingerprint(self) -> dict[str, Any]:
@@ -198,9 +200,8 @@ class RunContext:
         if self.model_note:
             header["model_source"] = self.model_note
         row_choice = getattr(self._backend, "row_choice", None)
-        from ..backends.prompt_format import HANDLER_SUITES
-
-        if callable(row_choice) and HANDLER_SUITES & set(self.ledger.selected_suites):
+        # which suites use an official handler: their suite.yaml's generation.prompt
+        if callable(row_choice) and SuitePrompts.of_run(self.catalog).handler_suites & set(self.ledger.selected_suites):
             try:
                 choice = row_choice()  # which BFCL row the model was prompted as, and how
             except ToolbenchError:

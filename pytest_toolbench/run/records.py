@@ -24,111 +24,18 @@ import json
 import math
 from typing import Any, Mapping
 
+from ..contract.safe_values import (  # noqa: F401 - the policy's limits and functions, used here and re-exported
+    INT64_BOUND,
+    LEAF_LIMIT,
+    MAX_DEPTH,
+    MAX_NODES,
+    MESSAGE_LIMIT,
+    OUTPUT_LIMIT,
+    TEXT_LIMIT,
+    safe_text,
+    safe_value,
+)
 from ..contract.suite import NOT_RUN, NOT_SCORED, CaseRecord
-
-MAX_DEPTH = 40
-MAX_NODES = 20_000
-#: Per-field limits in characters: the raw output is kept whole up to this size (a 5 MB answer is cut, with the cut
-#: shown); explanations and decoded values are for reading.
-OUTPUT_LIMIT = 200_000
-TEXT_LIMIT = 20_000
-LEAF_LIMIT = 10_000
-#: a failed test's message: the explanation and the start of the output (see :func:`fail_message`)
-MESSAGE_LIMIT = 30_000
-
-_INT64 = 1 << 63
-_NOTE_ROOM = 64
-_SAFE_STR_BITS = 12_000  # about 3,600 decimal digits: below Python's 4,300-digit str() limit
-
-
-def safe_text(text: str, limit: int = TEXT_LIMIT) -> str:
-    """``text`` encodable as UTF-8 (lone surrogates as escape text) and at most ``limit`` characters (+ the note)."""
-    if not isinstance(text, str):
-        text = _bounded_str(text)
-    total = len(text)
-    cut = total > limit + _NOTE_ROOM  # the room keeps a cut text (limit + its note) as it is: idempotent
-    if cut:
-        text = text[:limit]
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    if cut:
-        text += f"… [cut: {total:,} characters in all]"
-    return text
-
-
-def _int_value(value: int) -> Any:
-    if -_INT64 <= value < _INT64:
-        return value
-    if value.bit_length() <= _SAFE_STR_BITS:
-        digits = str(value)
-        count = len(digits.lstrip("-"))
-        return digits if len(digits) <= 60 else f"{digits[:30]}…{digits[-10:]} ({count} digits)"
-    approx = int(value.bit_length() * math.log10(2)) + 1
-    return f"{'-' if value < 0 else ''}<an int of about {approx:,} digits>"
-
-
-def _bounded_str(value: Any) -> str:
-    try:
-        text = str(value)
-    except Exception as error:  # a str() that raises (or recurses) says so instead of losing the record
-        text = f"<unprintable {type(value).__name__}: {type(error).__name__}>"
-    return text
-
-
-class _Budget:
-    def __init__(self, nodes: int):
-        self.nodes = nodes
-
-
-def safe_value(value: Any, leaf_limit: int = LEAF_LIMIT, max_depth: int = MAX_DEPTH,
-               max_nodes: int = MAX_NODES) -> Any:
-    """A JSON-safe copy of ``value`` under the rules in the module docstring (never raises, never recurses deeper
-    than ``max_depth``)."""
-    return _safe(value, 0, leaf_limit, max_depth, _Budget(max_nodes))
-
-
-def _safe(value: Any, depth: int, leaf_limit: int, max_depth: int, budget: _Budget) -> Any:
-    budget.nodes -= 1
-    if budget.nodes < 0:
-        return "… [cut: more than %d values]" % MAX_NODES
-    if value is None or isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return _int_value(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return value
-    if isinstance(value, str):
-        return safe_text(value, leaf_limit)
-    if isinstance(value, (bytes, bytearray)):
-        return safe_text(bytes(value).decode("utf-8", "backslashreplace"), leaf_limit)
-    if isinstance(value, Mapping) or isinstance(value, (list, tuple, set, frozenset)):
-        if depth >= max_depth:
-            return f"… [nested deeper than {max_depth} levels]"
-        if isinstance(value, Mapping):
-            out: dict[str, Any] = {}
-            for key, item in value.items():
-                if budget.nodes < 0:
-                    out["…"] = "[cut: more than %d values]" % MAX_NODES
-                    break
-                name = key if isinstance(key, str) else json.dumps(_safe(key, depth + 1, 200, max_depth, budget))
-                out[safe_text(name, 200)] = _safe(item, depth + 1, leaf_limit, max_depth, budget)
-            return out
-        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
-        result = []
-        for item in items:
-            if budget.nodes < 0:
-                result.append("… [cut: more than %d values]" % MAX_NODES)
-                break
-            result.append(_safe(item, depth + 1, leaf_limit, max_depth, budget))
-        return result
-    return safe_text(_bounded_str(value), leaf_limit)
-
 
 #: Record fields and the limit each is held to. Text fields are cut to their limit; structured fields go through
 #: :func:`safe_value`. Fields not listed are set by the core itself from the suite definition and data.
@@ -155,7 +62,7 @@ def _count(value: Any) -> Any:
     """Counts feed the aggregation: keep finite numbers as they are; anything else is shown, not summed."""
     if isinstance(value, bool):
         return float(value)
-    if isinstance(value, (int, float)) and math.isfinite(value) and -_INT64 <= value < _INT64:
+    if isinstance(value, (int, float)) and math.isfinite(value) and -INT64_BOUND <= value < INT64_BOUND:
         return value
     return safe_value(value)
 

