@@ -15,7 +15,7 @@ import pytest
 
 from pytest_toolbench.backends.vllm import batch as vllm_engine
 from pytest_toolbench.backends.vllm.engine import VllmBackend
-from pytest_toolbench.contract.suite import Case, Generation, Task
+from pytest_toolbench.contract.suite import Case, Generation, SuiteContext, Task
 from shipped import scorer
 
 REPO = Path(__file__).resolve().parents[1]

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolbench.backends import handler_formats as hf, prompt_format as pf
-from pytest_toolbench.contract.suite import Generation
+from pytest_toolbench.contract.suite import Generation, SuiteContext
 from shipped import scorer
 
 REPO = Path(__file__).resolve().parents[1]
