@@ -23,9 +23,13 @@ import pytest
 from ..contract.definition import SUITE_MARKER_PREFIX, suite_marker
 from ..contract.errors import ToolbenchError
 from ..contract.suite import NOT_SCORED, Case, CaseRecord
+from .errors import load_error
+from ..run.context import RunContext
 
 DEFINITION_NAME = "suite.yaml"
+#: On a case item, once it ran: its record, and (``--html`` only) the request it was asked with as plain data
 RECORD_KEY = pytest.StashKey[CaseRecord]()
+REQUEST_KEY = pytest.StashKey["dict[str, Any] | None"]()
 MARKERS_KEY = pytest.StashKey[dict]()
 REGISTERED_KEY = pytest.StashKey[set]()
 
@@ -35,12 +39,18 @@ def is_definition(file_path: Path) -> bool:
 
 
 class SuiteFile(pytest.File):
-    """A ``suite.yaml``: collects to one :class:`CaseItem` per case of the suite."""
+    """A ``suite.yaml``: collects to one :class:`CaseItem` per case of the suite. Made by the plugin's session,
+    which hands it the run (``toolbench``), the paths the run collects from, and how its items are scored."""
+
+    def __init__(self, *, toolbench: RunContext, run_paths: list[Path], score: "Callable[[CaseItem], CaseRecord]",
+                 **kwargs: Any):
+        super().__init__(**kwargs)
+        self.toolbench = toolbench
+        self.run_paths = run_paths
+        self.score = score
 
     def collect(self) -> Iterator[pytest.Item]:
-        from ..run.context import load_error, run_context
-
-        toolbench = run_context(self.config)
+        toolbench = self.toolbench
         gold = toolbench.kind.reference_answers
         selectable = _selector(self)
         try:
@@ -68,7 +78,7 @@ class SuiteFile(pytest.File):
                     continue
                 # a later sample's node id is given as text, so that pytest reads "[rK]" as its parameters
                 # (pytest >= 9 keeps node ids structured; --lf compares them with the ids it saved as text)
-                item = CaseItem.from_parent(self, name=name, case=case, sample=sample,
+                item = CaseItem.from_parent(self, name=name, case=case, sample=sample, score=self.score,
                                             **({"nodeid": f"{self.nodeid}::{name}"} if sample else {}))
                 for mark in marks:
                     item.add_marker(mark)
@@ -103,10 +113,8 @@ class SuiteFile(pytest.File):
     def _named_by_run_paths(self) -> bool:
         """Whether the command line names this suite's folder or a file in it (``pytest suites/bfcl -k
         simple_python_0``): the user chose the suite, so its data are resolved to look for the id."""
-        from ..run.context import run_paths
-
         folder = self.path.parent.resolve()
-        for path in run_paths(self.config):
+        for path in self.run_paths:
             path = path.resolve()
             if path == folder or folder in path.parents:
                 return True
@@ -154,15 +162,15 @@ class CaseItem(pytest.Item):
     the suite's own scorer; a failed verdict is a failed test whose message is the scorer's explanation (the full
     record goes to the JSON and HTML reports)."""
 
-    def __init__(self, *, case: Case, sample: int | None = None, **kwargs: Any):
+    def __init__(self, *, case: Case, sample: int | None = None, score: "Callable[[CaseItem], CaseRecord]",
+                 **kwargs: Any):
         super().__init__(**kwargs)
         self.case = case
         self.sample = sample  # None: a run without repeats
+        self.score = score  # the session's scoring of one item
 
     def runtest(self) -> None:
-        from ..run.context import run_context
-
-        record = run_context(self.config).score(self.case, self.nodeid, self.sample)
+        record = self.score(self)
         self.stash[RECORD_KEY] = record
         if record["error_type"] == NOT_SCORED:
             pytest.skip(record.message)
