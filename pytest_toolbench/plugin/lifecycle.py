@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from . import collection
+from .collection import CaseItem
 from ..contract.errors import ToolbenchError
 from .errors import stop_run
 from ..run.context import RunContext
@@ -25,7 +25,7 @@ def selected_items(toolbench: RunContext, items: list[pytest.Item]):
     """(nodeid, loaded suite, case, sample) for every selected benchmark item (sample: None without
     ``--toolbench-repeat``)."""
     return [(item.nodeid, toolbench.catalog.by_name(item.case.suite), item.case, item.sample)
-            for item in items if isinstance(item, collection.CaseItem)]
+            for item in items if isinstance(item, CaseItem)]
 
 
 def selected_cases(toolbench: RunContext, items: list[pytest.Item]):

@@ -26,7 +26,14 @@ from typing import Any, Iterable
 
 import pytest
 
-from . import check_prompts, collection, html as html_hooks, options, report_options, xdist
+from .check_prompts import run_check_prompts
+from .collection import RECORD_KEY, REQUEST_KEY, CaseItem, SuiteFile, is_definition, register_suite_markers, \
+    unknown_mark_names, unmatched_keywords
+from .html import HtmlHooks, case_extras
+from .options import DATA_ENV, anchor_data_env, resolve as resolve_options, rootdir_moved_by
+from .report_options import resolve as resolve_report_settings, resolve_leaderboards
+from .xdist import is_worker, new_manifest_dir, process_role, read_manifest, remove_manifest_dir, worker_id, \
+    worker_input, write_manifest
 from ..backends.kind import BackendKind, kinds_of, registered_kind
 from ..backends.model_source import ModelUnavailable, check_endpoint
 from ..contract.errors import UsageProblem
@@ -41,6 +48,7 @@ from ..run import case_request, ledger, records
 from ..run.catalog import Registry
 from ..run.context import RunContext
 from ..run.ledger import Ledger
+from ..run.options import RunOptions
 from ..run.role import WORKER_INPUT_KEY, Role
 
 HTML_PLUGIN = "toolbench-html"
@@ -56,7 +64,7 @@ class ToolbenchSession:
         self.role: Role = toolbench.role
         self.run_paths = run_paths  # the files and folders the run collects from
         #: (relative, absolute): the relative TOOLBENCH_DATA this run replaced with its absolute form, put back at
-        #: unconfigure (see ``options.anchor_data_env``)
+        #: unconfigure (see ``anchor_data_env``)
         self.data_env = data_env
         self.report_run: ReportRun | None = None  # controller or single process: the run's reporting
         self.keep_requests = False  # --html: each case's request rides to its row
@@ -71,22 +79,22 @@ class ToolbenchSession:
         """Set the run up (options, backend kind, catalog, markers, reporting) and keep it on the config."""
         if config.getoption("help", False) or config.getoption("version", False):
             return
-        role = xdist.process_role(config)
+        role = process_role(config)
         registry = Registry()
         config.hook.pytest_toolbench_register(registry=registry)
         if role == "worker":
-            shipped = xdist.worker_input(config)["options"]
+            shipped = worker_input(config)["options"]
             kind = choose_backend(config, registry, shipped["backend"])
-            run_options = options.RunOptions.from_json(shipped, kind)
+            run_options = RunOptions.from_json(shipped, kind)
         else:
             kind = choose_backend(config, registry, config.getoption("toolbench_backend"))
             others = [other for other in backend_kinds(config.pluginmanager) if other is not kind]
-            run_options = options.resolve(config, kind, others)
+            run_options = resolve_options(config, kind, others)
         # Once, after the options (whose errors quote the value as given) and before xdist starts workers (they
         # inherit the environment): a relative TOOLBENCH_DATA is made absolute against the invocation folder, put
         # back at unconfigure.
-        relative = options.anchor_data_env(config.invocation_params.dir)
-        data_env = (relative, os.environ[options.DATA_ENV]) if relative is not None else None
+        relative = anchor_data_env(config.invocation_params.dir)
+        data_env = (relative, os.environ[DATA_ENV]) if relative is not None else None
         paths = run_paths(config)
         try:
             toolbench = RunContext(
@@ -94,7 +102,7 @@ class ToolbenchSession:
                 make_backend=lambda run_options, catalog, kind: config.hook.pytest_toolbench_make_backend(
                     config=config, options=run_options, catalog=catalog, kind=kind),
                 data_dir_hook=lambda name: config.hook.pytest_toolbench_data_dir(config=config, suite=name),
-                check_first=() if role == "worker" else paths, worker_input=xdist.worker_input(config),
+                check_first=() if role == "worker" else paths, worker_input=worker_input(config),
                 pytest_version=pytest.__version__)
         except BaseException as error:
             restore_data_env(data_env)
@@ -114,16 +122,16 @@ class ToolbenchSession:
         # a worker keeps each case's request when its controller writes the HTML report
         self.keep_requests = bool(toolbench.worker_input.get("keep_requests")) if role == "worker" else html_active
         if role != "worker":
-            settings = report_options.resolve(config)
-            settings = dataclasses.replace(settings, leaderboards=report_options.resolve_leaderboards(
+            settings = resolve_report_settings(config)
+            settings = dataclasses.replace(settings, leaderboards=resolve_leaderboards(
                 config, definitions, toolbench.options.data.data_dir))
             self.report_run = ReportRun(settings)
             config.pluginmanager.register(ReportHandler(self), "toolbench-reports")
             if html_active:  # the HTML writer gets data only: its title now, the run report when it finishes
-                config.pluginmanager.register(html_hooks.HtmlHooks(report_title(None, toolbench.options),
+                config.pluginmanager.register(HtmlHooks(report_title(None, toolbench.options),
                                                                    self.run_report), HTML_PLUGIN)
         if role == "controller":
-            self.manifest_dir = xdist.new_manifest_dir()
+            self.manifest_dir = new_manifest_dir()
         elif role == "worker":
             config.pluginmanager.register(WorkerCollection(self), "toolbench-manifest")
 
@@ -133,11 +141,11 @@ class ToolbenchSession:
         ``-m`` expression naming a marker no suite or plugin knows gets a warning instead of silently selecting
         nothing (once: not on workers)."""
         config = self.config
-        collection.register_suite_markers(config, definitions)
+        register_suite_markers(config, definitions)
         if not warn:
             return
         known = sorted({line.split(":", 1)[0].split("(", 1)[0].strip() for line in config.getini("markers")})
-        for name in collection.unknown_mark_names(config):
+        for name in unknown_mark_names(config):
             close = difflib.get_close_matches(name, known, n=3)
             hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
             config.issue_config_time_warning(pytest.PytestConfigWarning(
@@ -148,7 +156,7 @@ class ToolbenchSession:
     def unconfigure(self) -> None:
         self.toolbench.close()
         if self.manifest_dir is not None:
-            xdist.remove_manifest_dir(self.manifest_dir)
+            remove_manifest_dir(self.manifest_dir)
         restore_data_env(self.data_env)
 
     def report_header(self) -> list[str]:
@@ -163,9 +171,9 @@ class ToolbenchSession:
 
     # -- collection --------------------------------------------------------------------------------------------
     def collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-        if not collection.is_definition(file_path):
+        if not is_definition(file_path):
             return None
-        return collection.SuiteFile.from_parent(parent, path=file_path, toolbench=self.toolbench,
+        return SuiteFile.from_parent(parent, path=file_path, toolbench=self.toolbench,
                                                 run_paths=self.run_paths, score=self.score_item)
 
     def collection_finished(self, session: pytest.Session) -> None:
@@ -188,7 +196,7 @@ class ToolbenchSession:
             one_line_failures(config, only_cases=bool(entries) and len(entries) == len(session.items)
                               and not session.testsfailed)
         if config.getoption("toolbench_check_prompts", False) and self.role != "worker":
-            check_prompts.run_check_prompts(toolbench, selected_cases(toolbench, session.items),
+            run_check_prompts(toolbench, selected_cases(toolbench, session.items),
                                             terminal_writer(config), self.forget_run)  # exits
         if not toolbench.uses_engine:
             return
@@ -203,7 +211,7 @@ class ToolbenchSession:
             return
         definitions = self.toolbench.catalog.definitions_under(self.run_paths)
         reporter = config.pluginmanager.get_plugin("terminalreporter")
-        for line in collection.unmatched_keywords(config, definitions, item_names):
+        for line in unmatched_keywords(config, definitions, item_names):
             if reporter is not None:
                 reporter.write_line(line, yellow=True, bold=True)
 
@@ -225,7 +233,7 @@ class ToolbenchSession:
     def write_worker_manifest(self, session: pytest.Session) -> None:
         """Worker: the selected cases (after -k/-m/--lf), for the controller to generate."""
         config = session.config
-        xdist.write_manifest(xdist.worker_input(config)["manifest_dir"], xdist.worker_id(config),
+        write_manifest(worker_input(config)["manifest_dir"], worker_id(config),
                              ledger.manifest(selected_items(self.toolbench, session.items)))
 
     def node_collection_finished(self, node: Any, ids: list[str]) -> None:
@@ -235,7 +243,7 @@ class ToolbenchSession:
             return
         self.generated = True
         config, toolbench = self.config, self.toolbench
-        manifest = xdist.read_manifest(self.manifest_dir, node.workerinput["workerid"])
+        manifest = read_manifest(self.manifest_dir, node.workerinput["workerid"])
         toolbench.ledger.expect(manifest)
         self.report_unmatched_keywords(ids)
         check_backend(toolbench)
@@ -254,14 +262,14 @@ class ToolbenchSession:
         toolbench.close()
 
     # -- running -----------------------------------------------------------------------------------------------
-    def score_item(self, item: collection.CaseItem) -> CaseRecord:
+    def score_item(self, item: CaseItem) -> CaseRecord:
         """The item's record (kept on the item for its report); with ``--html`` the request it was asked with too."""
         if self.keep_requests:
             record, request = self.toolbench.score_keeping_request(item.case, item.nodeid, item.sample)
-            item.stash[collection.REQUEST_KEY] = request
+            item.stash[REQUEST_KEY] = request
         else:
             record = self.toolbench.score(item.case, item.nodeid, item.sample)
-        item.stash[collection.RECORD_KEY] = record
+        item.stash[RECORD_KEY] = record
         return record
 
     @staticmethod
@@ -269,18 +277,18 @@ class ToolbenchSession:
         """A case's call report carries its record (and with ``--html`` its request): as it is in one process, as
         ASCII JSON text from an xdist worker (pytest serialises ``report.__dict__`` through execnet, which carries
         a str whatever the model wrote, but not every int or string a record could otherwise hold)."""
-        if call.when != "call" or collection.RECORD_KEY not in item.stash:
+        if call.when != "call" or RECORD_KEY not in item.stash:
             return report
-        record = item.stash[collection.RECORD_KEY]
-        keeps_request = collection.REQUEST_KEY in item.stash
-        if xdist.is_worker(item.config):
+        record = item.stash[RECORD_KEY]
+        keeps_request = REQUEST_KEY in item.stash
+        if is_worker(item.config):
             report.toolbench_json = records.transport(record)
             if keeps_request:
-                report.toolbench_request_json = case_request.transport(item.stash[collection.REQUEST_KEY])
+                report.toolbench_request_json = case_request.transport(item.stash[REQUEST_KEY])
         else:
             report.toolbench = record
             if keeps_request:
-                report.toolbench_request = item.stash[collection.REQUEST_KEY]
+                report.toolbench_request = item.stash[REQUEST_KEY]
         return report
 
     def log_report(self, report: pytest.TestReport) -> None:
@@ -298,7 +306,7 @@ class ToolbenchSession:
             text = getattr(report, "toolbench_request_json", None)
             request = case_request.decode(text) if text is not None else getattr(report, "toolbench_request", None)
             report.toolbench_request = request
-            html_hooks.case_extras(report, request)
+            case_extras(report, request)
 
     def collect_report(self, report: pytest.CollectReport) -> None:
         if self.report_run is not None and report.failed:
@@ -429,7 +437,7 @@ def choose_backend(config: pytest.Config, registry: Registry, name: str | None) 
     return kind
 
 
-def check_model(kind: type[BackendKind], run_options: options.RunOptions) -> str | None:
+def check_model(kind: type[BackendKind], run_options: RunOptions) -> str | None:
     """The model (or endpoint) must be there before anything starts: one usage error naming it and the fix, in
     seconds, instead of a traceback after minutes. Returns a line for the header (e.g. cached copy used offline)."""
     try:
@@ -443,7 +451,7 @@ def check_model(kind: type[BackendKind], run_options: options.RunOptions) -> str
 
 
 def reject_moved_rootdir(config: pytest.Config) -> None:
-    moved = options.rootdir_moved_by(config)
+    moved = rootdir_moved_by(config)
     if moved:
         raise pytest.UsageError(moved)
 
@@ -469,5 +477,5 @@ def run_paths(config: pytest.Config) -> list[Path]:
 
 def restore_data_env(data_env: tuple[str, str] | None) -> None:
     # a run inside another process (pytester) leaves the environment as it found it
-    if data_env is not None and os.environ.get(options.DATA_ENV) == data_env[1]:
-        os.environ[options.DATA_ENV] = data_env[0]
+    if data_env is not None and os.environ.get(DATA_ENV) == data_env[1]:
+        os.environ[DATA_ENV] = data_env[0]
