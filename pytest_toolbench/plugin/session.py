@@ -27,8 +27,8 @@ from typing import Any, Iterable
 import pytest
 
 from .check_prompts import run_check_prompts
-from .collection import RECORD_KEY, REQUEST_KEY, CaseItem, SuiteFile, is_definition, register_suite_markers, \
-    unknown_mark_names, unmatched_keywords
+from .collection import RECORD_KEY, REQUEST_KEY, CaseItem, Markers, SuiteFile, is_definition, unknown_mark_names, \
+    unmatched_keywords
 from .html import HtmlHooks, case_extras
 from .options import DATA_ENV, anchor_data_env, resolve as resolve_options, rootdir_moved_by
 from .report_options import resolve as resolve_report_settings, resolve_leaderboards
@@ -63,6 +63,7 @@ class ToolbenchSession:
         self.toolbench = toolbench
         self.role: Role = toolbench.role
         self.run_paths = run_paths  # the files and folders the run collects from
+        self.markers = Markers(config)  # the markers registered with pytest, and one mark per name
         #: (relative, absolute): the relative TOOLBENCH_DATA this run replaced with its absolute form, put back at
         #: unconfigure (see ``anchor_data_env``)
         self.data_env = data_env
@@ -141,7 +142,7 @@ class ToolbenchSession:
         ``-m`` expression naming a marker no suite or plugin knows gets a warning instead of silently selecting
         nothing (once: not on workers)."""
         config = self.config
-        register_suite_markers(config, definitions)
+        self.markers.register_declared(definitions)
         if not warn:
             return
         known = sorted({line.split(":", 1)[0].split("(", 1)[0].strip() for line in config.getini("markers")})
@@ -174,7 +175,8 @@ class ToolbenchSession:
         if not is_definition(file_path):
             return None
         return SuiteFile.from_parent(parent, path=file_path, toolbench=self.toolbench,
-                                                run_paths=self.run_paths, score=self.score_item)
+                                                run_paths=self.run_paths, markers=self.markers,
+                                                score=self.score_item)
 
     def collection_finished(self, session: pytest.Session) -> None:
         """A single process: the selection, a check that the backend can be built, one-line failures and
