@@ -20,7 +20,7 @@ from pytest_toolbench.backends.replay import ReplayKind, ReplayOptions
 from pytest_toolbench.backends.vllm.plugin import VllmKind, VllmOptions
 from pytest_toolbench.contract.suite import OPTIONAL_RECORD_FIELDS, RECORD_FIELDS, CaseRecord, CaseResult
 from pytest_toolbench.run.options import CacheOptions, DataOptions, GenerationOptions, RunOptions
-from pytest_toolbench.run.role import process_role, worker_input
+from pytest_toolbench.plugin.xdist import process_role, worker_input
 
 
 @pytest.fixture

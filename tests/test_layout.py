@@ -1,7 +1,9 @@
 """The package's layers, as README's "Layout" section states them: which folder of ``pytest_toolbench`` may import
 which. Checked on every import statement of every module (imports inside functions included; imports under
 ``if TYPE_CHECKING:`` are annotations only and are left out), so a new module that reaches across a layer fails here
-with the line that does it."""
+with the line that does it. Then: the folder rules themselves have no cycle; the core folders import no pytest,
+``_pytest``, xdist or pytest-html (imports inside functions included); and the module import graph, every import
+counted (inside functions and under ``if TYPE_CHECKING:`` too), has no cycle."""
 
 from __future__ import annotations
 
@@ -23,6 +25,26 @@ MAY_IMPORT = {
     "run": {"contract", "data", "backends", "scorer_lib", "parsing"},
     "report": {"contract", "run", "suites"},  # suites: the shipped folder, where profile.yaml lies (no scorer)
     "plugin": {"contract", "data", "backends", "run", "report", "scorer_lib", "parsing"},
+}
+
+
+#: Folder rules on their way out (issue 32): the branches that remove the imports behind them also remove them here
+#: and from MAY_IMPORT; the lead empties this set after merging them.
+#:   contract -> scorer_lib: definition.py's LIBRARIES (the "context" branch moves it)
+#:   backends -> run.records: safe_text (the "vllm" branch removes the crossing)
+RULES_BEING_REMOVED = {("contract", "scorer_lib"), ("backends", "run.records")}
+
+#: The folders that make the run apart from pytest: none of their modules imports these (see ``plugin/``).
+PYTEST_FREE = ("run", "report", "data", "contract", "parsing", "scorer_lib")
+PYTEST_PACKAGES = ("pytest", "_pytest", "xdist", "pytest_html")
+
+#: Import cycles other branches of issue 32 are removing (the "vllm" branch: backends/); each is one strongly
+#: connected component, as its sorted module names. The lead empties this set after merging those branches.
+CYCLES_BEING_REMOVED = {
+    ("pytest_toolbench.backends.kind", "pytest_toolbench.run.options"),
+    ("pytest_toolbench.backends", "pytest_toolbench.backends.bfcl_rows", "pytest_toolbench.backends.openai_endpoint"),
+    ("pytest_toolbench.backends.ray_actors", "pytest_toolbench.backends.replicas",
+     "pytest_toolbench.backends.vllm_engine", "pytest_toolbench.backends.vllm_plugin"),
 }
 
 
@@ -93,3 +115,136 @@ def test_the_rule_catches_a_crossing(tmp_path):
     imports = _runtime_imports(tree, "pytest_toolbench.run.context")
     assert imports == [(1, "pytest_toolbench.plugin")]
     assert not _allowed("run", "pytest_toolbench.plugin") and _allowed("run", "pytest_toolbench.data.source")
+
+
+def test_the_folder_rules_have_no_cycle():
+    rules = {folder: {rule.split(".")[0] for rule in allowed if (folder, rule) not in RULES_BEING_REMOVED}
+             for folder, allowed in MAY_IMPORT.items()}
+    cycles = strongly_connected(rules)
+    assert not cycles, f"folders that may import each other (round and round): {cycles}"
+
+
+@pytest.mark.parametrize("folder", PYTEST_FREE)
+def test_the_core_imports_no_pytest(folder):
+    found = []
+    for path in sorted((PACKAGE / folder).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            found += [f"{path.relative_to(PACKAGE.parent)}:{node.lineno} imports {name}" for name in names
+                      if name.split(".")[0] in PYTEST_PACKAGES]
+    assert not found, f"{folder}/ is part of the pytest-free core (the plugin hands it plain values):\n" + \
+        "\n".join(found)
+
+
+# -- the module import graph -----------------------------------------------------------------------------------
+def module_graph(package: Path) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports, every import statement counted: at module level, inside
+    functions and under ``if TYPE_CHECKING:``. A package is named without ``__init__``; ``from . import x`` imports
+    the package as well as ``x`` (its ``__init__`` runs first)."""
+    modules: dict[str, Path] = {}
+    for path in sorted(package.rglob("*.py")):
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        is_package = path.name == "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = name.split(".") if is_package else name.split(".")[:-1]
+                    parts = parts[:len(parts) - (node.level - 1)]
+                    base = ".".join(parts + ([node.module] if node.module else []))
+                targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    graph[name].add(target)
+    return graph
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[tuple[str, ...]]:
+    """Tarjan's strongly connected components of more than one node (iterative: no recursion limit), each as its
+    sorted names."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[tuple[str, ...]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.get(root, ()))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, successors = work[-1]
+            for successor in successors:
+                if successor not in index:
+                    index[successor] = low[successor] = len(index)
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(sorted(graph.get(successor, ())))))
+                    break
+                if successor in on_stack:
+                    low[node] = min(low[node], index[successor])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(tuple(sorted(component)))
+    return found
+
+
+def test_the_module_graph_has_no_cycle():
+    cycles = [cycle for cycle in strongly_connected(module_graph(PACKAGE)) if cycle not in CYCLES_BEING_REMOVED]
+    assert not cycles, "modules that import each other, round and round (function-local and TYPE_CHECKING " \
+                       "imports count):\n" + "\n".join(" <-> ".join(cycle) for cycle in cycles)
+
+
+def test_a_planted_cycle_is_found(tmp_path):
+    package = tmp_path / "pkg"
+    (package / "low").mkdir(parents=True)
+    files = {
+        "__init__.py": "",
+        "top.py": "from .low import base\n",
+        "low/__init__.py": "",
+        "low/base.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .helper import Helper\n",
+        "low/helper.py": "def helper():\n    from ..top import x\n",  # function-local: still an arrow
+        "alone.py": "import json\nfrom . import top\n",
+    }
+    for name, text in files.items():
+        (package / name).write_text(text, encoding="utf-8")
+    graph = module_graph(package)
+    assert graph["pkg.top"] == {"pkg.low", "pkg.low.base"} and graph["pkg.alone"] == {"pkg", "pkg.top"}
+    assert strongly_connected(graph) == [("pkg.low.base", "pkg.low.helper", "pkg.top")]
+    (package / "low/helper.py").write_text("def helper():\n    return 1\n", encoding="utf-8")
+    assert strongly_connected(module_graph(package)) == []
+    # a cycle through a package's __init__, and two components at once
+    assert sorted(strongly_connected({"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"e"}, "e": {"c"}, "f": {"a"}})) == \
+        [("a", "b"), ("c", "d", "e")]
+    assert strongly_connected({"x": {"x"}}) == []  # a module is not its own cycle
+
+
+def test_the_allow_lists_hold_only_what_is_still_there():
+    """An entry of CYCLES_BEING_REMOVED or RULES_BEING_REMOVED that no longer matches fails here, so the lists
+    shrink as the branches are merged instead of hiding a new cycle under an old name."""
+    cycles = set(strongly_connected(module_graph(PACKAGE)))
+    assert CYCLES_BEING_REMOVED <= cycles, sorted(CYCLES_BEING_REMOVED - cycles)
+    assert all(rule in MAY_IMPORT[folder] for folder, rule in RULES_BEING_REMOVED)

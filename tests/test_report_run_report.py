@@ -7,11 +7,13 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from pytest_toolbench.contract.suite import Metric, Request
+from pytest_toolbench.contract.suite import Metric, Request, Task
 from pytest_toolbench.report import html, markdown, run_report, terminal
 from pytest_toolbench.report.compare import Comparison, GateResult, SuiteComparison
 from pytest_toolbench.report.json_results import document
 from pytest_toolbench.report.outcome import RunOutcome
+from pytest_toolbench.run import case_request
+from pytest_toolbench.run.generation import UNRENDERED
 from pytest_toolbench.run.records import CaseRecord
 from pytest_toolbench.run.summary import RunSummary, SuiteSummary
 
@@ -60,22 +62,33 @@ def test_no_writer_reaches_into_the_run():
         modules = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
         modules |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
         assert not {m for m in modules if m.endswith(("session", "catalog", "options", "plugin"))}, name
+        assert not {m for m in modules if m.split(".")[0] in ("pytest", "_pytest", "pytest_html")}, name
         assert "build_request" not in (REPORT / name).read_text(), name
-    assert html.HtmlReport("t").report is None  # made from a title; the run report arrives at session finish
 
 
-def test_each_rows_request_is_rendered_by_the_run_from_the_catalog():
+def test_each_rows_request_is_the_one_scoring_built():
     request = Request(messages=[{"role": "system", "content": "S"}, {"role": "user", "content": "Q" * 5000}],
                       tools=[{"type": "function", "function": {"name": "f"}}])
-    benchmark = SimpleNamespace(build_request=lambda case: request)
-    loaded = SimpleNamespace(benchmark=benchmark, case=lambda case_id: case_id)
-    catalog = SimpleNamespace(load=lambda path: loaded)
-    requests = run_report.CaseRequests(catalog, lambda suite: SimpleNamespace(definition="suites/demo/suite.yaml"))
-    report = SimpleNamespace(when="call", toolbench=CaseRecord("demo", "b", "c", False, "wrong"))
-    requests.pytest_runtest_logreport(report)
-    assert report.toolbench_request == {"messages": list(request.messages), "tools": list(request.tools)}
-    details = html.case_details(report.toolbench, report.toolbench_request)
+    built = []
+    benchmark = SimpleNamespace(build_request=lambda case: built.append(case) or request)
+    answered = []
+    keeper = case_request.RequestKeeper(lambda task: answered.append(task) or "answer")
+    assert keeper(Task("b", request, 0)) == "answer" and len(answered) == 1  # handed on to the answerer
+    view = keeper.view(benchmark, "b")
+    assert view == {"messages": list(request.messages), "tools": list(request.tools)}
+    assert built == []  # the request scoring built, not built again for the report
+    record = CaseRecord("demo", "b", "c", False, "wrong")
+    details = html.case_details(record, view)
     assert "Request (2 messages, 1 tools)" in details and "[1,200 of 5,000 characters shown]" in details
-    # a suite whose requests cannot be rebuilt shows no request, and the run goes on
-    broken = SimpleNamespace(load=lambda path: (_ for _ in ()).throw(OSError("gone")))
-    assert run_report.case_request(broken, "x/suite.yaml", "b") is None
+    # from an xdist worker: ASCII JSON text that decodes to the very same view
+    text = case_request.transport(view)
+    assert text.isascii() and case_request.decode(text) == view
+    # gold and replay answer by case (no rendered request), a conversation's turns are not the case's request:
+    # the suite builds it for the row, in the process that scored the case
+    for task in (Task("b", UNRENDERED, 0), Task("b", request, 1, in_conversation=True)):
+        keeper = case_request.RequestKeeper(lambda task: "answer")
+        keeper(task)
+        assert keeper.view(benchmark, "b") == view and built[-1] == "b"
+    # a suite that cannot build it: the row shows no request, and the run goes on
+    broken = SimpleNamespace(build_request=lambda case: (_ for _ in ()).throw(OSError("gone")))
+    assert case_request.RequestKeeper(lambda task: None).view(broken, "b") is None

@@ -9,6 +9,11 @@ class ToolbenchError(Exception):
     """Base class: a problem with the run's set-up (options, data, suite definitions), not with a model answer."""
 
 
+class UsageProblem(ToolbenchError):
+    """A run asked for in a way that cannot work (a data folder one level off, a suite option naming no suite of the
+    run): the plugin stops with this text, as it is, as pytest's usage error (the core itself knows no pytest)."""
+
+
 class DataError(ToolbenchError):
     """A data file or suite definition that does not match its schema; names the file, the line and the field."""
 

@@ -23,11 +23,13 @@ import pytest
 from ..contract.definition import SUITE_MARKER_PREFIX, suite_marker
 from ..contract.errors import ToolbenchError
 from ..contract.suite import NOT_SCORED, Case, CaseRecord
+from .errors import load_error
+from ..run.context import RunContext
 
 DEFINITION_NAME = "suite.yaml"
+#: On a case item, once it ran: its record, and (``--html`` only) the request it was asked with as plain data
 RECORD_KEY = pytest.StashKey[CaseRecord]()
-MARKERS_KEY = pytest.StashKey[dict]()
-REGISTERED_KEY = pytest.StashKey[set]()
+REQUEST_KEY = pytest.StashKey["dict[str, Any] | None"]()
 
 
 def is_definition(file_path: Path) -> bool:
@@ -35,12 +37,19 @@ def is_definition(file_path: Path) -> bool:
 
 
 class SuiteFile(pytest.File):
-    """A ``suite.yaml``: collects to one :class:`CaseItem` per case of the suite."""
+    """A ``suite.yaml``: collects to one :class:`CaseItem` per case of the suite. Made by the plugin's session,
+    which hands it the run (``toolbench``), the paths the run collects from, and how its items are scored."""
+
+    def __init__(self, *, toolbench: RunContext, run_paths: list[Path], markers: "Markers",
+                 score: "Callable[[CaseItem], CaseRecord]", **kwargs: Any):
+        super().__init__(**kwargs)
+        self.toolbench = toolbench
+        self.run_paths = run_paths
+        self.markers = markers
+        self.score = score
 
     def collect(self) -> Iterator[pytest.Item]:
-        from ..run.context import load_error, run_context
-
-        toolbench = run_context(self.config)
+        toolbench = self.toolbench
         gold = toolbench.kind.reference_answers
         selectable = _selector(self)
         try:
@@ -52,7 +61,7 @@ class SuiteFile(pytest.File):
             suite = toolbench.catalog.load(self.path)
         except ToolbenchError as error:
             raise self.CollectError(load_error(error)) from None
-        _register(self.config, {n for case in suite.cases for n in marker_names(case.suite, case.category,
+        self.markers.register({n for case in suite.cases for n in marker_names(case.suite, case.category,
                                                                                   case.keywords)},
                   suite.definition.keyword_description)
         marks_of: dict[tuple, list] = {}  # marks are immutable: cases of one combination share one list
@@ -68,7 +77,7 @@ class SuiteFile(pytest.File):
                     continue
                 # a later sample's node id is given as text, so that pytest reads "[rK]" as its parameters
                 # (pytest >= 9 keeps node ids structured; --lf compares them with the ids it saved as text)
-                item = CaseItem.from_parent(self, name=name, case=case, sample=sample,
+                item = CaseItem.from_parent(self, name=name, case=case, sample=sample, score=self.score,
                                             **({"nodeid": f"{self.nodeid}::{name}"} if sample else {}))
                 for mark in marks:
                     item.add_marker(mark)
@@ -81,7 +90,7 @@ class SuiteFile(pytest.File):
             raise self.CollectError(f"pytest-toolbench: {self.path}: suite {suite}: keyword {reserved[0]!r} of its "
                                     f"cases starts with {SUITE_MARKER_PREFIX!r}, the prefix of the marker that "
                                     f"selects one suite (-m {suite_marker(suite)})")
-        marks = [_mark(self.config, name) for name in marker_names(suite, category, keywords)]
+        marks = [self.markers.mark(name) for name in marker_names(suite, category, keywords)]
         if defect is not None:
             marks.append(pytest.mark.xfail(reason=f"known upstream defect: {defect}", strict=True))
         return marks
@@ -103,10 +112,8 @@ class SuiteFile(pytest.File):
     def _named_by_run_paths(self) -> bool:
         """Whether the command line names this suite's folder or a file in it (``pytest suites/bfcl -k
         simple_python_0``): the user chose the suite, so its data are resolved to look for the id."""
-        from ..run.context import run_paths
-
         folder = self.path.parent.resolve()
-        for path in run_paths(self.config):
+        for path in self.run_paths:
             path = path.resolve()
             if path == folder or folder in path.parents:
                 return True
@@ -129,7 +136,7 @@ class SuiteFile(pytest.File):
                 return False
         name = catalog.definition_name(self.path)
         defects = catalog.known_defects(self.path) if gold else {}
-        _register(self.config, {n for _, category, keywords in index for n in marker_names(name, category, keywords)},
+        self.markers.register({n for _, category, keywords in index for n in marker_names(name, category, keywords)},
                   catalog.definition(self.path).keyword_description)
         marks_of: dict[tuple, list] = {}  # cases share a few (category, keywords, defect) combinations
         for case_id, category, keywords in index:
@@ -154,15 +161,15 @@ class CaseItem(pytest.Item):
     the suite's own scorer; a failed verdict is a failed test whose message is the scorer's explanation (the full
     record goes to the JSON and HTML reports)."""
 
-    def __init__(self, *, case: Case, sample: int | None = None, **kwargs: Any):
+    def __init__(self, *, case: Case, sample: int | None = None, score: "Callable[[CaseItem], CaseRecord]",
+                 **kwargs: Any):
         super().__init__(**kwargs)
         self.case = case
         self.sample = sample  # None: a run without repeats
+        self.score = score  # the session's scoring of one item
 
     def runtest(self) -> None:
-        from ..run.context import run_context
-
-        record = run_context(self.config).score(self.case, self.nodeid, self.sample)
+        record = self.score(self)
         self.stash[RECORD_KEY] = record
         if record.error_type == NOT_SCORED:
             pytest.skip(record.message)
@@ -221,43 +228,46 @@ def marker_names(suite: str, category: str, keywords: tuple[str, ...] | list[str
     return list(dict.fromkeys(n for n in (suite, suite_marker(suite), category, *keywords) if n.isidentifier()))
 
 
-def _mark(config: pytest.Config, name: str) -> pytest.MarkDecorator:
-    registered = config.stash.setdefault(MARKERS_KEY, {})
-    decorator = registered.get(name)
-    if decorator is None:
-        _register(config, [name])
-        decorator = registered[name] = getattr(pytest.mark, name)
-    return decorator
+class Markers:
+    """The run's markers: the lines registered with pytest (``--strict-markers``, ``pytest --markers``) and one mark
+    per name, shared by every item that carries it. Held by the session, handed to each :class:`SuiteFile`."""
 
+    def __init__(self, config: pytest.Config):
+        self.config = config
+        self.registered: set[str] = set()
+        self.marks: dict[str, pytest.MarkDecorator] = {}
 
-def register_suite_markers(config: pytest.Config, definitions: Iterable[Any]) -> None:
-    """At configure time, every marker the run's suites declare (name, categories, ``markers:`` of each suite.yaml),
-    with its description, so that ``pytest --markers`` lists them and ``--strict-markers`` accepts them before
-    anything is collected. A name several suites use gets one line with each description."""
-    described: dict[str, list[str]] = {}
-    for definition in definitions:
-        for name, text in definition.marker_descriptions().items():
-            described.setdefault(name, []).append(text)
-    lines = config.stash.setdefault(REGISTERED_KEY, set())
-    for name, texts in described.items():
-        if name not in lines:
-            config.addinivalue_line("markers", f"{name}: {'; '.join(dict.fromkeys(texts))}")
-            lines.add(name)
+    def mark(self, name: str) -> pytest.MarkDecorator:
+        decorator = self.marks.get(name)
+        if decorator is None:
+            self.register([name])
+            decorator = self.marks[name] = getattr(pytest.mark, name)
+        return decorator
 
+    def register_declared(self, definitions: Iterable[Any]) -> None:
+        """At configure time, every marker the run's suites declare (name, categories, ``markers:`` of each
+        suite.yaml), with its description, so that ``pytest --markers`` lists them and ``--strict-markers`` accepts
+        them before anything is collected. A name several suites use gets one line with each description."""
+        described: dict[str, list[str]] = {}
+        for definition in definitions:
+            for name, text in definition.marker_descriptions().items():
+                described.setdefault(name, []).append(text)
+        for name, texts in described.items():
+            if name not in self.registered:
+                self.config.addinivalue_line("markers", f"{name}: {'; '.join(dict.fromkeys(texts))}")
+                self.registered.add(name)
 
-def _register(config: pytest.Config, names: Iterable[str],
-              describe: Callable[[str], str | None] = lambda name: None) -> None:
-    """Register marker names (for --strict-markers) before any of them is used; those the suites declared are
-    registered at configure time already (``register_suite_markers``), a data-derived one of a declared family here
-    with the family's description. pytest re-reads every registered marker line whenever it meets a mark name it
-    has not seen, so a suite's names are registered together first: the first use then reads them all at once (one
-    line per case, or one read per name, made collection quadratic)."""
-    lines = config.stash.setdefault(REGISTERED_KEY, set())
-    for name in names:
-        if name not in lines:
-            text = describe(name) or "pytest-toolbench keyword marker (not declared in its suite.yaml)"
-            config.addinivalue_line("markers", f"{name}: {text}")
-            lines.add(name)
+    def register(self, names: Iterable[str], describe: Callable[[str], str | None] = lambda name: None) -> None:
+        """Register marker names (for --strict-markers) before any of them is used; those the suites declared are
+        registered at configure time already (:meth:`register_declared`), a data-derived one of a declared family
+        here with the family's description. pytest re-reads every registered marker line whenever it meets a mark
+        name it has not seen, so a suite's names are registered together first: the first use then reads them all
+        at once (one line per case, or one read per name, made collection quadratic)."""
+        for name in names:
+            if name not in self.registered:
+                text = describe(name) or "pytest-toolbench keyword marker (not declared in its suite.yaml)"
+                self.config.addinivalue_line("markers", f"{name}: {text}")
+                self.registered.add(name)
 
 
 def unknown_mark_names(config: pytest.Config) -> list[str]:
@@ -283,7 +293,7 @@ def unmatched_keywords(config: pytest.Config, definitions: Iterable[Any], item_n
     """One line per ``-k`` identifier that matches nothing (pytest's rule: a case-insensitive substring) in any
     collected item's names (``item_names``: node ids, case ids, markers) nor in any suite's name, category or
     declared marker: a typo such as ``-k bfcll`` that would otherwise select nothing, silently. Each line offers the
-    closest names, as ``-m`` gets (``plugin.__init__._register_markers``)."""
+    closest names, as ``-m`` gets (``ToolbenchSession._register_markers`` in ``plugin/session.py``)."""
     import difflib
 
     keyword = (config.option.keyword or "").strip()

@@ -4,14 +4,19 @@ the selection, a check that the backend can be built, one-line failures, and pre
 from __future__ import annotations
 
 import contextlib
+import os
+import shlex
+import shutil
 import signal
 import threading
+from pathlib import Path
 
 import pytest
 
-from . import collection
+from .collection import CaseItem
 from ..contract.errors import ToolbenchError
-from ..run.context import RunContext, load_error
+from .errors import stop_run
+from ..run.context import RunContext
 from ..run.cache_layout import CacheLayout
 from ..run.generation import COMMITTING, STOP_REQUESTED, earlier_generation_runs, pregenerate, remember_generation_run
 
@@ -20,7 +25,7 @@ def selected_items(toolbench: RunContext, items: list[pytest.Item]):
     """(nodeid, loaded suite, case, sample) for every selected benchmark item (sample: None without
     ``--toolbench-repeat``)."""
     return [(item.nodeid, toolbench.catalog.by_name(item.case.suite), item.case, item.sample)
-            for item in items if isinstance(item, collection.CaseItem)]
+            for item in items if isinstance(item, CaseItem)]
 
 
 def selected_cases(toolbench: RunContext, items: list[pytest.Item]):
@@ -36,7 +41,7 @@ def check_backend(toolbench: RunContext) -> None:
     try:
         toolbench.backend()
     except ToolbenchError as error:
-        pytest.exit(load_error(error), returncode=pytest.ExitCode.USAGE_ERROR)
+        stop_run(error)
 
 
 def one_line_failures(config: pytest.Config, only_cases: bool) -> None:
@@ -58,9 +63,6 @@ def one_line_failures(config: pytest.Config, only_cases: bool) -> None:
 
 def _given(config: pytest.Config, prefix: str) -> bool:
     """Whether an option starting with ``prefix`` is on the command line, in addopts or in PYTEST_ADDOPTS."""
-    import os
-    import shlex
-
     words = list(config.invocation_params.args) + list(config.getini("addopts"))
     words += shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
     if prefix == "-r":  # -r CHARS, -rCHARS, --report-chars
@@ -101,8 +103,6 @@ class TerminalLines:
         writer = getattr(self.reporter, "_tw", None)
         width = getattr(writer, "fullwidth", None)
         if not isinstance(width, int) or width <= 0:
-            import shutil
-
             width = shutil.get_terminal_size().columns
         return width
 
@@ -146,20 +146,21 @@ def stop_on_interrupt():
         STOP_REQUESTED.clear()
 
 
-def run_pregeneration(toolbench: RunContext, entries, write_line) -> None:
-    """Generate once; a failure is reported once and stops the run, never as N test errors."""
-    lines = TerminalLines(toolbench.config)
-    if lines.reporter is None or write_line != lines.reporter.write_line:
-        lines.status = None  # a caller's own writer: plain lines only
+def run_pregeneration(toolbench: RunContext, entries, config: pytest.Config, unsaved_dir: Path | None = None) -> None:
+    """Generate once, writing to the terminal of ``config``; a failure is reported once and stops the run, never as
+    N test errors. ``unsaved_dir``: on an xdist controller, the folder where answers the cache file could not take
+    are handed to the workers."""
+    lines = TerminalLines(config)
+    write_line = terminal_writer(config)
     try:
         try:
             with stop_on_interrupt():
                 pregenerate_selection(toolbench, entries, lines.line if lines.status else write_line,
-                                      status=lines.status)
+                                      status=lines.status, unsaved_dir=unsaved_dir)
         finally:
             lines.end()
     except ToolbenchError as error:  # a CacheError too: it names the file and the fix
-        pytest.exit(load_error(error), returncode=pytest.ExitCode.USAGE_ERROR)
+        stop_run(error)
     except Exception as error:  # an engine crash: report once, the cache keeps what was committed
         if type(error).__module__ == "sqlite3":  # not expected past GenerationCache; still, name the file
             where = CacheLayout.at(toolbench.options.cache.cache_dir).generations
@@ -170,7 +171,8 @@ def run_pregeneration(toolbench: RunContext, entries, write_line) -> None:
                     returncode=pytest.ExitCode.INTERNAL_ERROR)
 
 
-def pregenerate_selection(toolbench: RunContext, entries, write_line, status=None) -> None:
+def pregenerate_selection(toolbench: RunContext, entries, write_line, status=None,
+                          unsaved_dir: Path | None = None) -> None:
     """Generate every missing answer once, before any test runs (engine backends only)."""
     if not toolbench.uses_engine or not entries:
         return
@@ -224,10 +226,9 @@ def pregenerate_selection(toolbench: RunContext, entries, write_line, status=Non
     unsaved = len(cache.unsaved)
     if unsaved:
         toolbench.pregeneration["unsaved"] = unsaved
-        xdist = toolbench.config.pluginmanager.get_plugin("toolbench-xdist")
-        if toolbench.role == "controller" and xdist is not None:
+        if toolbench.role == "controller" and unsaved_dir is not None:
             # The workers score, and cannot see this process's memory: hand them a file of their own.
-            cache.save_unsaved(CacheLayout.unsaved(xdist.manifest_dir))
+            cache.save_unsaved(CacheLayout.unsaved(unsaved_dir))
             show_notes()
     rounds = f" in {stats.rounds} rounds" if stats.rounds else ""
     write_line(f"toolbench: {stats.generated} generated, {stats.cached} from cache{rounds}, "

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import pytest
 
+from ..backends.bfcl_rows import RowError, check_row
+from ..run.sampling import DEFAULT_SEED, parse_sample
 from ..run.options import DEFAULT_COMMIT_SECONDS, CacheOptions, DataOptions, GenerationOptions, RunOptions
 
 if TYPE_CHECKING:
@@ -191,8 +193,6 @@ def _parse_suite_options(pairs: list[str]) -> dict[str, dict[str, Any]]:
 
 def _parse_sample(given: Any, seed: Any, limit: int | None) -> dict[str, Any] | None:
     """``--toolbench-sample`` and its seed as the JSON of a ``SampleSpec`` (None without the option)."""
-    from ..run.sampling import DEFAULT_SEED, parse_sample
-
     if given is None:
         if seed is not None:
             raise pytest.UsageError("--toolbench-sample-seed needs --toolbench-sample=N|FRACTION")
@@ -310,8 +310,6 @@ def check_bfcl_row(config: pytest.Config) -> str | None:
     name = config.getoption("toolbench_bfcl_model", None)
     if not name:
         return None
-    from ..backends.bfcl_rows import RowError, check_row
-
     try:
         check_row(name)
     except RowError as error:

@@ -14,6 +14,7 @@ import pytest
 from .options import check_writable, report_path
 from ..report import results_file
 from ..report.results_file import ResultsFile
+from ..report.leaderboard import LeaderboardError, resolve as resolve_sources
 from ..report.settings import ReportSettings, Threshold
 
 
@@ -107,8 +108,6 @@ def resolve(config: pytest.Config) -> ReportSettings:
 def resolve_leaderboards(config: pytest.Config, definitions: Any, data_dir: Any) -> dict[str, Any]:
     """``--toolbench-leaderboard=SUITE=PATH`` and the suites' declared defaults under the data folder, read once
     at configure time; a given file that cannot be used is one usage error naming it."""
-    from ..report.leaderboard import LeaderboardError, resolve as resolve_sources
-
     given = {}
     for text in get_list(config, "toolbench_leaderboard"):
         suite, sep, path = text.partition("=")

@@ -1,6 +1,7 @@
 """pytest-html integration: a benchmark summary at the top, suite/category/error columns, per-case details.
 
-Registered on the controller only, and only when pytest-html is active (``--html``). Everything is built from the
+What the page shows, as functions of plain values; the pytest-html hooks that place it live in ``plugin/html.py``
+(registered on the controller only, and only when pytest-html is active, ``--html``). Everything is built from the
 JSON-safe records that ride on the test reports, so a ``-n 2`` run gives the same page as a serial one. Per-case
 HTML lives in each row's ``extras`` (pytest-html embeds all rows as one JSON blob), so texts are cut to a few
 kilobytes with their full length shown, which keeps a 10,000-row page usable.
@@ -16,10 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import quote
 
-import pytest
-
-from ..contract.suite import CaseRecord
-from ..run.records import from_report as case_record
+from ..run.records import CaseRecord
 from ..run.summary import SuiteSummary
 from .charts import CHART_CSS, Bar, bar_chart
 from . import leaderboard
@@ -459,52 +457,25 @@ def summary_html(report: "RunReport") -> str:
     return "".join(parts)
 
 
-# -- the pytest-html plugin ------------------------------------------------------------------------------------
-class HtmlReport:
-    """pytest-html hooks (only registered when pytest-html is active, so the hook names are known). It holds no
-    run state: the title is given when it is made, each row's record and request ride on its test report, and the
-    summary is rendered from the :class:`~pytest_toolbench.report.run_report.RunReport` handed to it when the
-    session finishes (``report``; None when no case ran)."""
-
-    def __init__(self, title: str):
-        self.title = title  # pytest-html asks for it at session start, before any figure exists
-        self.report: "RunReport | None" = None
-
-    def pytest_html_report_title(self, report: Any) -> None:
-        report.title = self.title
-
-    def pytest_html_results_table_header(self, cells: list[str]) -> None:
-        cells[2:2] = ['<th class="sortable" data-column-type="suite">Suite</th>',
+# -- the results table: three columns, each row's details -----------------------------------------------------
+#: The columns added after pytest-html's "Result" and "Test" ones.
+TABLE_HEADER_CELLS = ('<th class="sortable" data-column-type="suite">Suite</th>',
                       '<th class="sortable" data-column-type="category">Category</th>',
-                      '<th class="sortable" data-column-type="errortype">Error category</th>']
+                      '<th class="sortable" data-column-type="errortype">Error category</th>')
 
-    def pytest_html_results_table_row(self, report: Any, cells: list[str]) -> None:
-        record = case_record(report)
-        values = ["", "", ""] if record is None else [
-            record.suite or "", record.category or "", "" if record.passed else record.error_type or "failed"]
-        cells[2:2] = [f'<td class="col-suite">{escape(values[0])}</td>',
-                      f'<td class="col-category">{escape(values[1])}</td>',
-                      f'<td class="col-errortype">{escape(values[2])}</td>']
 
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        # After the run's tryfirst hooks (the record is decoded, ``toolbench_request`` attached by
-        # ``run_report.CaseRequests``) and before pytest-html's own (trylast) reads the extras.
-        record = case_record(report)
-        if record is None or report.when != "call":
-            return
-        from pytest_html import extras
+def table_row_cells(record: CaseRecord | None) -> list[str]:
+    """A row's three added cells (blank for a test that is not a benchmark case)."""
+    values = ["", "", ""] if record is None else [
+        record.suite or "", record.category or "", "" if record.passed else record.error_type or "failed"]
+    return [f'<td class="col-suite">{escape(values[0])}</td>',
+            f'<td class="col-category">{escape(values[1])}</td>',
+            f'<td class="col-errortype">{escape(values[2])}</td>']
 
-        details = case_details(record, getattr(report, "toolbench_request", None))
-        report.extras = list(getattr(report, "extras", None) or []) + [extras.html(details)]
 
-    def pytest_html_results_table_html(self, report: Any, data: list[str]) -> None:
-        # The details block already shows the scorer's explanation and the output: drop pytest's copy of them.
-        if case_record(report) is not None and report.when == "call":
-            longrepr = escape(report.longreprtext) if report.longreprtext else None
-            data[:] = [entry for entry in data if entry != "No log output captured."
-                       and not (longrepr and entry.startswith(longrepr))]
-
-    def pytest_html_results_summary(self, prefix: list[str], summary: list[str], postfix: list[str],
-                                    session: pytest.Session) -> None:
-        if self.report is not None:
-            prefix.append(summary_html(self.report))
+def without_repeated_log(data: list[str], longreprtext: str) -> list[str]:
+    """A case row's log entries without pytest's copy of the scorer's explanation and output (the details block
+    already shows them) and without the "No log output captured." line."""
+    longrepr = escape(longreprtext) if longreprtext else None
+    return [entry for entry in data if entry != "No log output captured."
+            and not (longrepr and entry.startswith(longrepr))]

@@ -3,28 +3,67 @@
 Failing benchmark cases are the measurement, not a broken run: when every failure of a run is a scored toolbench
 case, the run exits 0 (``--toolbench-strict`` restores pytest's status). Anything else that fails (a collection
 error, a crashed worker, a fixture error, an ordinary test, a known defect that unexpectedly passes) keeps
-pytest's status. Missed gates make the run fail whatever the cases did. The status is changed in
-``pytest_sessionfinish`` through ``session.exitstatus``, the way syrupy does.
+pytest's status. Missed gates make the run fail whatever the cases did. :meth:`ReportRun.finish` decides the
+status; the plugin's session sets it in ``pytest_sessionfinish`` through ``session.exitstatus``, the way syrupy does.
+Nothing here knows pytest: the session hands in pytest's status and the hooks as callables.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from enum import IntEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable
 
-import pytest
-
+from . import json_results, markdown
 from ..run.records import CaseRecord
-from ..run.records import from_report as case_record
 from ..run.summary import RunSummary
 from .compare import Comparison, GateResult, compare, evaluate_gates
+from .history import build as build_history
+from .leaderboard import rank_run
 from .outcome import RunOutcome
 from .profile import build_profile
 from .run_report import RunReport
 from .run_report import build as build_report
 from .settings import ReportSettings
 
-RUN_KEY = pytest.StashKey["ReportRun"]()
+
+class ExitStatus(IntEnum):
+    """The exit statuses the run's reporting reads and sets: pytest's own (``pytest.ExitCode``), by value."""
+
+    OK = 0
+    TESTS_FAILED = 1
+    INTERRUPTED = 2
+    INTERNAL_ERROR = 3
+    USAGE_ERROR = 4
+    NO_TESTS_COLLECTED = 5
+
+
+#: A conftest's own gates: (summary, comparison) -> each implementation's list of ``GateResult`` (or None).
+ExtraGates = Callable[[RunSummary, "Comparison | None"], Iterable["list[GateResult] | None"]]
+
+
+@dataclass(frozen=True)
+class FinishedRun:
+    """What the run ended with, as a value the terminal renders (``report/terminal.py``, ``run_end``): the run
+    report (None when no case ran), the outcome, the files written and those that could not be, the lines on
+    reports left as they were, the interruption, why the exit status differs from pytest's, and that status."""
+
+    report: RunReport | None
+    outcome: RunOutcome
+    records: tuple[CaseRecord, ...] = ()
+    #: the run marks known upstream defects as expected failures (the gold backend): the failures section says so
+    defects_expected: bool = False
+    written: tuple[tuple[str, Path], ...] = ()
+    write_errors: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()  # lines on reports left as they were (an interrupted run that scored nothing)
+    interrupted: str | None = None  # Ctrl-C stopped the run: when
+    status_note: str | None = None
+    exit_status: int = ExitStatus.OK
+
+    @property
+    def not_run(self) -> tuple[str, ...]:
+        return self.outcome.not_run
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -33,7 +72,8 @@ def _write_text(path: Path, text: str) -> None:
 
 
 class ReportRun:
-    """Registered as a plugin on the controller (or the single process); never on xdist workers."""
+    """The run's reporting on the controller (or the single process; never on xdist workers): the plugin's session
+    tallies each failure here as its report arrives, and :meth:`finish` ends the run into a :class:`FinishedRun`."""
 
     def __init__(self, settings: ReportSettings):
         self.settings = settings
@@ -52,17 +92,12 @@ class ReportRun:
         self.report: RunReport | None = None
 
     # -- tally -------------------------------------------------------------------------------------------------
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if not report.failed:
-            return
-        record = case_record(report)
-        if report.when == "call" and record is not None and not record.passed:
+    def count_failure(self, scored_case: bool) -> None:
+        """A failed report: ``scored_case`` when it is a benchmark case's verdict (the measurement), else anything
+        else that failed (a collection error, a crashed worker, a fixture error, an ordinary test, ...)."""
+        if scored_case:
             self.case_failures += 1
         else:
-            self.other_failures += 1
-
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        if report.failed:
             self.other_failures += 1
 
     # -- session finish ----------------------------------------------------------------------------------------
@@ -70,12 +105,14 @@ class ReportRun:
     def missed_gates(self) -> list[GateResult]:
         return [gate for gate in self.gates if not gate.passed]
 
-    def finish(self, session: pytest.Session, summary: RunSummary | None, records: list[CaseRecord],
-               tool_parser: str | None = None) -> RunReport | None:
-        """Compare, gate and set the exit status; then build the run report once and write the JSON and Markdown
-        files from it. ``tool_parser``: the run's ``--toolbench-tool-parser``, for the facts table."""
-        from . import json_results, markdown
-
+    def finish(self, exit_status: int, summary: RunSummary | None, records: list[CaseRecord],
+               tool_parser: str | None = None, extra_gates: ExtraGates | None = None,
+               extend_document: Callable[[dict[str, Any]], None] | None = None,
+               interrupted: str | None = None, defects_expected: bool = False) -> FinishedRun:
+        """Compare, gate and decide the exit status (from pytest's ``exit_status``); then build the run report once
+        and write the JSON and Markdown files from it. ``tool_parser``: the run's ``--toolbench-tool-parser``, for
+        the facts table; ``extra_gates``: a conftest's own gates (``pytest_toolbench_gates``); ``extend_document``:
+        a conftest's additions to the results document (``pytest_toolbench_results_document``)."""
         settings = self.settings
         self.not_run = [record.nodeid or record.case_id for record in records
                         if record.error_type == "not_run"]
@@ -89,19 +126,22 @@ class ReportRun:
                 self.write_errors.append(f"toolbench: no capability profile: {error}")
         if summary is not None or settings.thresholds:
             self.gates = evaluate_gates(summary or RunSummary(header={}), self.comparison, settings)
-        if summary is not None:  # a conftest's own gates (pytest_toolbench_gates), kept with the built-in ones
-            for extra in session.config.hook.pytest_toolbench_gates(config=session.config, summary=summary,
-                                                                      comparison=self.comparison):
+        if summary is not None and extra_gates is not None:  # kept with the built-in ones
+            for extra in extra_gates(summary, self.comparison):
                 self.gates.extend(extra or ())
-        self.original_status = int(session.exitstatus)
-        self.final_status = int(self.exit_status(session.exitstatus))
-        session.exitstatus = self.final_status
-        if summary is None:
-            return None
-        from .history import build as build_history
-        from .leaderboard import rank_run
+        self.original_status = int(exit_status)
+        self.final_status = int(self.exit_status(exit_status))
+        if summary is not None:
+            self.report = self._report(summary, records, tool_parser, extend_document)
+        return FinishedRun(report=self.report, outcome=self.outcome, records=tuple(records),
+                           defects_expected=defects_expected, written=tuple(self.written),
+                           write_errors=tuple(self.write_errors), kept=tuple(self.kept), interrupted=interrupted,
+                           status_note=self.status_note(), exit_status=self.final_status)
 
-        report = self.report = build_report(
+    def _report(self, summary: RunSummary, records: list[CaseRecord], tool_parser: str | None,
+                extend_document: Callable[[dict[str, Any]], None] | None) -> RunReport:
+        settings = self.settings
+        report = build_report(
             summary, records, self.outcome, tool_parser=tool_parser,
             leaderboards=rank_run(settings.leaderboards, summary, records),
             history=build_history(summary, settings.baselines))
@@ -113,16 +153,13 @@ class ReportRun:
                                      f"was not written{' and is left as it was' if Path(path).exists() else ''}")
             return report
         if settings.json_path:
-            def extend(document: dict[str, Any]) -> None:
-                session.config.hook.pytest_toolbench_results_document(config=session.config, document=document)
-
             self._write("results", settings.json_path,
-                        lambda path: json_results.write(path, report, extend))
+                        lambda path: json_results.write(path, report, extend_document or (lambda document: None)))
         if settings.markdown_path:
             self._write("Markdown summary", settings.markdown_path,
                         lambda path: _write_text(path, markdown.render(report)))
-        if self.write_errors and self.final_status == pytest.ExitCode.OK:
-            self.final_status = session.exitstatus = int(pytest.ExitCode.INTERNAL_ERROR)
+        if self.write_errors and self.final_status == ExitStatus.OK:
+            self.final_status = int(ExitStatus.INTERNAL_ERROR)
         return report
 
     def _write(self, what: str, path: Path, writer) -> None:
@@ -136,18 +173,18 @@ class ReportRun:
             self.written.append((what, path))
 
     def exit_status(self, status: int) -> int:
-        if self.not_run and status == pytest.ExitCode.OK:
-            return pytest.ExitCode.TESTS_FAILED
-        if self.missed_gates and status in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-            return pytest.ExitCode.TESTS_FAILED
-        if (status == pytest.ExitCode.TESTS_FAILED and not self.settings.strict and self.case_failures
+        if self.not_run and status == ExitStatus.OK:
+            return ExitStatus.TESTS_FAILED
+        if self.missed_gates and status in (ExitStatus.OK, ExitStatus.TESTS_FAILED):
+            return ExitStatus.TESTS_FAILED
+        if (status == ExitStatus.TESTS_FAILED and not self.settings.strict and self.case_failures
                 and not self.other_failures and not self.not_run):
-            return pytest.ExitCode.OK
+            return ExitStatus.OK
         return status
 
     def status_note(self) -> str | None:
         """Why the exit status differs from pytest's, in one line (None when it does not)."""
-        if self.original_status == pytest.ExitCode.TESTS_FAILED and self.final_status == pytest.ExitCode.OK:
+        if self.original_status == ExitStatus.TESTS_FAILED and self.final_status == ExitStatus.OK:
             return (f"toolbench: {self.case_failures} failing benchmark cases are the measurement, not a broken "
                     "run: exit status 0 (--toolbench-strict restores pytest's status)")
         if self.not_run:

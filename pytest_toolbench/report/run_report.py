@@ -7,21 +7,18 @@ each suite's leaderboard rank and the history across several baselines. Writers 
 the run: no catalog, no scorer, no options.
 
 One thing a writer shows is not known at the end of the run: pytest-html stores each row's details when that test's
-report arrives. The case's request for those details is therefore rendered by the run, on the controller, as the
-report arrives (:class:`CaseRequests`, handed the catalog explicitly), and travels to the HTML writer as plain data
-on the report (``report.toolbench_request``), never as a call from the writer into the catalog.
+report arrives. The case's request for those details is the one its scoring built (``run/case_request.py``); it
+rides to the HTML writer as plain data on the test report (``toolbench_request``), never as a call from the writer
+into the catalog.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
-
-import pytest
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from ..contract.suite import NOT_RUN
-from ..run.records import CaseRecord, from_report, safe_value
+from ..run.records import CaseRecord
 from ..run.summary import RunSummary
 from .facts import report_title, run_facts
 from .outcome import RunOutcome
@@ -92,39 +89,3 @@ class _ToolParser:
     """The one run option the facts read (``run_facts`` reads ``options.tool_parser``)."""
 
     tool_parser: str | None
-
-
-# -- the request each HTML row shows ---------------------------------------------------------------------------
-def request_view(request: Any) -> dict[str, Any]:
-    """A ``Request`` as plain, JSON-safe data: its messages and tools, texts whole (the HTML cuts them itself and
-    states each text's full length)."""
-    return safe_value({"messages": list(request.messages), "tools": list(request.tools or [])},
-                      leaf_limit=1 << 40, max_nodes=1 << 40)
-
-
-def case_request(catalog: Any, definition: str | Path, case_id: str) -> dict[str, Any] | None:
-    """The request of one case, rebuilt from the catalog (records stay small on the wire), as plain data; None when
-    it cannot be had (an interactive suite without ``build_request``, data gone)."""
-    try:
-        suite = catalog.load(Path(definition))
-        return request_view(suite.benchmark.build_request(suite.case(case_id)))
-    except Exception:
-        return None
-
-
-class CaseRequests:
-    """Controller-side plugin (registered only with ``--html``): as each case's test report arrives, render its
-    request from the catalog and attach it to the report as ``toolbench_request`` for the HTML writer."""
-
-    def __init__(self, catalog: Any, suite_facts: Callable[[str], Any]):
-        self.catalog = catalog
-        self.suite_facts = suite_facts
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        record = from_report(report)
-        if record is None or report.when != "call":
-            return
-        facts = self.suite_facts(record.suite)
-        definition = facts.definition if facts is not None else None
-        report.toolbench_request = case_request(self.catalog, definition, record.case_id) if definition else None

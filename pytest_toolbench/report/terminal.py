@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import leaderboard
+from . import failures, leaderboard
 from .compare import baseline_label
 from .facts import generation_figures
 from . import profile_views
@@ -15,6 +16,7 @@ from .stats import ESTIMATE_INTERVALS_NOTE, INTERVALS_NOTE, count_interval, figu
 if TYPE_CHECKING:
     from .leaderboard import SuiteRanks
     from .outcome import RunOutcome
+    from .run import FinishedRun
     from .run_report import RunReport
 
 LISTED_CASES = 10
@@ -178,3 +180,46 @@ def gate_lines(run: "RunOutcome") -> list[str]:
     missed = [f"toolbench gate missed: {gate.message} ({gate.gate})" for gate in run.gates if not gate.passed]
     passed = [f"toolbench gate passed: {gate.message}" for gate in run.gates if gate.passed]
     return missed + passed
+
+
+# -- the end of the run: what pytest's terminal summary shows ---------------------------------------------------
+@dataclass(frozen=True)
+class TerminalLine:
+    """One line of the terminal summary: its text and markup (pytest's names: ``red``, ``yellow``, ``bold``), or
+    the title of a section (``section``)."""
+
+    text: str
+    markup: tuple[str, ...] = ()
+    section: bool = False
+
+
+def run_end(finished: "FinishedRun") -> list[TerminalLine]:
+    """The toolbench part of pytest's terminal summary: the failures section, the summary section, then the files
+    written, the reports left as they were, the interruption, write errors, cases without a verdict, gates, and
+    why the exit status differs from pytest's."""
+    lines: list[TerminalLine] = []
+    failure_lines = failures.lines(finished.records, defects_expected=finished.defects_expected)
+    if failure_lines:
+        lines.append(TerminalLine("toolbench failures", section=True))
+        lines += [TerminalLine(line) for line in failure_lines]
+    report = finished.report
+    if report is not None:
+        lines.append(TerminalLine("toolbench summary", section=True))
+        lines += [TerminalLine(line) for line in render(report)]
+        samples = samples_line(report)
+        if samples:
+            lines.append(TerminalLine(samples, ("yellow", "bold")))
+    lines += [TerminalLine(f"toolbench: {what} written to {path}") for what, path in finished.written]
+    lines += [TerminalLine(line, ("yellow",)) for line in finished.kept]
+    if finished.interrupted:
+        lines.append(TerminalLine(f"toolbench: INTERRUPTED {finished.interrupted}: the figures above cover the "
+                                  "cases scored before that, the others have no verdict (not_run)", ("red", "bold")))
+    lines += [TerminalLine(line, ("red", "bold")) for line in finished.write_errors]
+    if finished.not_run:
+        lines.append(TerminalLine(f"toolbench: no verdict for {len(finished.not_run)} selected cases (not_run): "
+                                  f"{case_list(list(finished.not_run))}", ("red", "bold")))
+    for line in gate_lines(finished.outcome):
+        lines.append(TerminalLine(line, ("red", "bold") if line.startswith("toolbench gate missed") else ("bold",)))
+    if finished.status_note:
+        lines.append(TerminalLine(finished.status_note))
+    return lines

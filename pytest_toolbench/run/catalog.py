@@ -11,12 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-import pytest
-
 from .. import data
 from . import sampling, suite_cache
 from ..contract.definition import OptionError, SuiteDefinition, find_definitions, load_definition, with_options
-from ..contract.errors import DataError, ToolbenchError
+from ..contract.errors import DataError, ToolbenchError, UsageProblem
 from ..contract.suite import Case, SuiteContext
 from .suite_binding import load_suite_cases, loader_form, run_info_of, shown_signature, suite_context
 
@@ -203,7 +201,7 @@ class Catalog:
             self.check_data(check_first)
 
     def check_data(self, paths: Iterable[Path | str]) -> None:
-        """Verify the local data of every suite defined under ``paths`` now; a difference is a ``UsageError``.
+        """Verify the local data of every suite defined under ``paths`` now; a difference is a ``UsageProblem``.
 
         Definitions that do not load, and suites whose data are not a local folder, are left to collection (which
         reports a broken definition, and verifies whatever folder a sub-folder conftest hook then names).
@@ -229,14 +227,14 @@ class Catalog:
                 data.verify(data.DataSource(folder, "folder", str(folder)), definition, self.hashes,
                             self.data_unverified)
         except OptionError as error:
-            raise pytest.UsageError(error.usage_line()) from None
+            raise UsageProblem(error.usage_line()) from None
         except DataError as error:
-            raise pytest.UsageError(f"pytest-toolbench: {error}") from None
+            raise UsageProblem(f"pytest-toolbench: {error}") from None
         finally:
             self.hashes.save()
         unknown = sorted(set(self.suite_options) - named)
         if named and unknown:
-            raise pytest.UsageError(f"--toolbench-suite-option={unknown[0]}.…: no suite named {unknown[0]!r} in this run "
+            raise UsageProblem(f"--toolbench-suite-option={unknown[0]}.…: no suite named {unknown[0]!r} in this run "
                                     f"(suites: {', '.join(sorted(named))})")
 
     def _check_data_dir_level(self, definition_paths: Iterable[Path]) -> None:
@@ -278,7 +276,7 @@ class Catalog:
         else:
             listing = ", ".join(f"{child.name}/" for child in children[:4]) + (", ..." if len(children) > 4 else "")
             hint = f" (it holds {listing or 'no folders'}); point it at the folder that holds one folder per suite"
-        raise pytest.UsageError(f"pytest-toolbench: the data folder {root} (from {self.data_origin}) holds none of "
+        raise UsageProblem(f"pytest-toolbench: the data folder {root} (from {self.data_origin}) holds none of "
                                 f"the suites' data folders: looked for {shown} in {root}{hint}")
 
     @property

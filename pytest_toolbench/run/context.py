@@ -1,7 +1,10 @@
 """The run context: what a run is set up with (options, catalog, backend, generation cache) and what it learns
 on the way that the run header reports (cache notes, pre-generation figures, the selection facts a backend
-reports). One per process, on ``config.stash`` (:func:`run_context`); the records live in its :class:`Ledger`,
-and the scoring of one case is :func:`pytest_toolbench.run.scoring.score_case`.
+reports). One per process, held by the plugin's session (``plugin/session.py``); the records live in its
+:class:`Ledger`, and the scoring of one case is :func:`pytest_toolbench.run.scoring.score_case`.
+
+It knows no pytest: the plugin hands it plain values (the role, the worker input, the paths to check) and callables
+(the hooks that build the backend and name a suite's data folder).
 
 Everywhere in the plugin this object is called ``toolbench`` (``session`` is pytest's).
 """
@@ -11,40 +14,40 @@ from __future__ import annotations
 import platform
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-import pytest
-
+from .. import __version__ as plugin_version
 from .. import backends as backends_module
 from ..backends.kind import BackendKind
 from ..backends.suite_prompts import SuitePrompts
 from ..backends.user_simulator import with_user_simulator
+from ..contract import aggregates
 from ..contract.errors import ToolbenchError
 from ..contract.suite import Backend, Case, CaseRecord
-from .role import Role, worker_input
+from .role import Role
 from .sampling import SampleSpec
 from .cache import GenerationCache
 from .cache_layout import CacheLayout
+from .case_request import RequestKeeper
 from .catalog import Catalog, Registry
 from .generation import Answerer
 from .ledger import Ledger
 from .scoring import score_case
+from .summary import RunSummary, SuiteInput, summarize
 
 if TYPE_CHECKING:
     from .options import RunOptions
 
-RUN_CONTEXT_KEY = pytest.StashKey["RunContext"]()
-
-
-def run_context(config: pytest.Config) -> "RunContext | None":
-    """The run's context, or None where the plugin is not set up (``--help``, ``--version``)."""
-    return config.stash.get(RUN_CONTEXT_KEY, None)
-
 
 class RunContext:
-    def __init__(self, config: pytest.Config, options: "RunOptions", kind: type[BackendKind], role: Role,
-                 registry: Registry):
-        self.config = config
+    def __init__(self, options: "RunOptions", kind: type[BackendKind], role: Role, registry: Registry, *,
+                 make_backend: Callable[["RunOptions", Catalog, type[BackendKind]], Backend | None], data_dir_hook: Callable[[str], Any] | None = None,
+                 check_first: Sequence[Path] = (), worker_input: Mapping[str, Any] | None = None,
+                 pytest_version: str = ""):
+        """``make_backend(options, catalog, kind)``: builds the run's backend (``pytest_toolbench_make_backend``); ``data_dir_hook``:
+        a suite's data folder a conftest names (``pytest_toolbench_data_dir``); ``check_first``: the paths whose local
+        data are verified now (the run's paths; none on a worker); ``worker_input``: what the xdist controller handed
+        this worker; ``pytest_version``: for the run header."""
         self.options = options
         self.kind = kind  # the backend kind: what the core asks instead of testing the backend's name
         self.role = role
@@ -53,14 +56,17 @@ class RunContext:
         self.catalog = Catalog(
             self.registry, data.data_dir, data.data_dir_origin,
             downloads=layout.downloads, allow_download=data.download, limit=data.limit,
-            data_dir_hook=lambda name: config.hook.pytest_toolbench_data_dir(config=config, suite=name),
+            data_dir_hook=data_dir_hook,
             data_unverified=data.data_unverified,
             hash_cache=layout.data_hashes,
             suite_cache_dir=layout.suites,
             suite_options=data.suite_options,
             sample=SampleSpec(**data.sample) if data.sample else None,
             # Check the run's local data before collection (a difference: one usage error); workers need not.
-            check_first=() if role == "worker" else run_paths(config))
+            check_first=check_first)
+        self.make_backend = make_backend
+        self.worker_input = dict(worker_input or {})
+        self.pytest_version = pytest_version
         self.ledger = Ledger()
         #: what the run header reports besides the options: filled as the run goes
         self.selection_facts: dict[str, Any] | None = None  # a backend's report on the selection (replay coverage)
@@ -68,7 +74,6 @@ class RunContext:
         self.pregeneration: dict[str, Any] | None = None
         self.interrupted: str | None = None  # Ctrl-C stopped the run: when ("during generation, ...")
         self.model_note: str | None = None  # how the model was found, when worth saying (plugin.check_model)
-        self.summary: Any = None  # the RunSummary, built once at session finish
         self.started = time.time()
         self._backend: Backend | None = None
         self._cache: GenerationCache | None = None
@@ -84,8 +89,7 @@ class RunContext:
     def backend(self) -> Backend:
         if self._backend is None:
             name = self.options.backend
-            built = self.config.hook.pytest_toolbench_make_backend(config=self.config, options=self.options,
-                                                                   catalog=self.catalog, kind=self.kind)
+            built = self.make_backend(self.options, self.catalog, self.kind)
             if built is None:
                 raise ToolbenchError(f"no implementation of pytest_toolbench_make_backend built backend {name!r}")
             self._backend = with_user_simulator(backends_module.checked(built, name), self.options)
@@ -94,7 +98,7 @@ class RunContext:
     def fingerprint(self) -> dict[str, Any]:
         if self._fingerprint is None:
             if self.role == "worker" and self.uses_engine:
-                self._fingerprint = worker_input(self.config)["fingerprint"]
+                self._fingerprint = self.worker_input["fingerprint"]
             else:
                 fingerprint = dict(self.backend().fingerprint())
                 fingerprint.setdefault("mode", self.options.generation.mode)
@@ -112,7 +116,7 @@ class RunContext:
                                           on_corrupt=on_corrupt)
             if worker and self.uses_engine:
                 # what the controller generated but could not write to the cache file (see pregenerate)
-                folder = worker_input(self.config).get("manifest_dir")
+                folder = self.worker_input.get("manifest_dir")
                 if folder:
                     self._cache.add_overlay(CacheLayout.unsaved(folder))
             # the user-facing lines about the cache; kept here (and across a reopening), as the cache itself is
@@ -146,6 +150,29 @@ class RunContext:
         return score_case(self.catalog.by_name(case.suite), case, self.answerer(), self.options.generation.max_tokens,
                           nodeid, sample)
 
+    def score_keeping_request(self, case: Case, nodeid: str | None = None,
+                              sample: int | None = None) -> tuple[CaseRecord, dict[str, Any] | None]:
+        """The case's record, and the request it was asked with as plain data (for the HTML report's row; see
+        ``run/case_request.py``)."""
+        suite = self.catalog.by_name(case.suite)
+        keeper = RequestKeeper(self.answerer())
+        record = score_case(suite, case, keeper, self.options.generation.max_tokens, nodeid, sample)
+        return record, keeper.view(suite.benchmark, case)
+
+    # -- the summary ---------------------------------------------------------------------------------------------
+    def summary(self) -> RunSummary:
+        """The run's summary from the ledger's records, each suite aggregated by its own benchmark (once, at the end
+        of the session)."""
+        benchmarks: dict[str, Any] = {}
+        for record in self.ledger.records:
+            if record.suite not in benchmarks:
+                facts = self.ledger.suite_facts(record.suite)
+                benchmark = self.registry.benchmark(facts.scorer, Path(facts.definition))
+                design = aggregates.load_or_problem(Path(facts.definition).parent / aggregates.DECLARATION)
+                benchmarks[record.suite] = SuiteInput(benchmark, facts.title, facts.data_source, facts.available,
+                                                      design)
+        return summarize(self.ledger.records, benchmarks, self.header())
+
     # -- the backend's report on the selection -----------------------------------------------------------------
     def report_selection(self, write_line) -> None:
         """Once the selection is known, a backend that reports on it (``kind.reports_selection``: replay's problems
@@ -177,8 +204,8 @@ class RunContext:
             "limit": data.limit, **({"sample": data.sample} if data.sample else {}),
             "sampling": self.sampling_section(),
             **({"repeat": generation.repeat} if generation.repeat > 1 else {}),
-            "python": platform.python_version(), "pytest": pytest.__version__,
-            "plugin": _plugin_version(), "started": self.started, "finished": time.time(),
+            "python": platform.python_version(), "pytest": self.pytest_version,
+            "plugin": plugin_version, "started": self.started, "finished": time.time(),
         }
         if self.ledger.expected:
             # what each suite was scored against: the data's hash, and any files that differ from suite.yaml
@@ -222,34 +249,3 @@ class RunContext:
                     f"{generation.user_model} at {generation.user_base_url}" if generation.user_model else
                     "the run's own model: NOT comparable with published numbers (upstream uses GPT-4o)")
         return header
-
-
-def run_paths(config: pytest.Config) -> list[Path]:
-    """The files and folders the run collects from (``config.args``; a ``--pyargs`` package name as its folder)."""
-    paths = []
-    for arg in config.args:
-        given = arg.split("::", 1)[0]
-        path = config.invocation_params.dir / given
-        if not path.exists() and config.getoption("pyargs", False):
-            import importlib.util
-
-            try:
-                spec = importlib.util.find_spec(given)
-            except (ImportError, ValueError):
-                spec = None
-            if spec is not None and spec.submodule_search_locations:
-                path = Path(list(spec.submodule_search_locations)[0])
-            elif spec is not None and spec.origin:
-                path = Path(spec.origin)
-        paths.append(path)
-    return paths
-
-
-def _plugin_version() -> str:
-    from .. import __version__
-
-    return __version__
-
-
-def load_error(error: ToolbenchError) -> str:
-    return f"pytest-toolbench: {error}"
