@@ -87,7 +87,7 @@ def _block(title: str, body: str, is_open: bool, css: str = "") -> str:
 
 def request_text(request: Mapping[str, Any], passed: bool) -> tuple[str, str]:
     """(title, escaped body) of a request given as plain data (``{"messages": [...], "tools": [...]}``, see
-    ``run_report.request_view``): each message cut on its own, tools listed by name only."""
+    ``run/case_request.py``): each message cut on its own, tools listed by name only."""
     limit = MESSAGE_LIMIT[passed]
     parts = []
     all_messages = list(request.get("messages") or [])
