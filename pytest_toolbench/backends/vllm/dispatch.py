@@ -20,6 +20,9 @@ from pytest_toolbench.contract.suite import Generation, Task
 
 #: Seconds an engine replica steps before handing back what finished (the engine idles a round trip after each).
 STEP_SECONDS = 0.5
+#: Seconds between the lines that say replicas are still starting (waiting for the cluster's resources, say), and
+#: the longest wait for a replica's answer before looking again.
+WAIT_LINE_SECONDS = 60.0
 
 STARTING, READY, DEAD = "starting", "ready", "dead"
 

@@ -221,11 +221,17 @@ class VllmBackend(BatchPreparation, ModelBackend):
         return generate_with(InProcessExecutor(self), self._stats, tasks, on_chunk or self.on_chunk,
                              on_progress or self.on_progress)
 
+    @property
+    def continuous(self) -> bool:
+        """``--toolbench-conversations=continuous``: conversations step through :meth:`open_stream`, without rounds
+        (pre-generation asks this before it asks for a stream)."""
+        return self.settings.conversations == "continuous"
+
     def open_stream(self) -> EngineStream | None:
         """An :class:`EngineStream` on the started engine (conversations step without rounds), or None where they
         run in rounds: ``--toolbench-conversations=rounds``, or an engine that cannot take requests while it runs."""
         llm = self.engine()
-        if self.settings.conversations != "continuous" or not can_enqueue(llm):
+        if not self.continuous or not can_enqueue(llm):
             return None
         from vllm import SamplingParams
 

@@ -40,7 +40,8 @@ import time
 from typing import Any, Callable, Sequence
 
 from pytest_toolbench.backends.common import ChunkCallback, GenerationStats, ProgressCallback
-from pytest_toolbench.backends.vllm.dispatch import DEAD, READY, STARTING, RayExecutor, Replica, reason
+from pytest_toolbench.backends.vllm.dispatch import DEAD, READY, STARTING, WAIT_LINE_SECONDS, RayExecutor, Replica, \
+    reason
 from pytest_toolbench.backends.vllm.executor import generate_with
 from pytest_toolbench.backends.vllm.ray_actor import EngineReplica
 from pytest_toolbench.contract.errors import ToolbenchError
@@ -48,8 +49,6 @@ from pytest_toolbench.contract.suite import MODEL_BACKEND, Generation, Task
 
 #: Restarts of one replica after it died; a second death is final.
 RESTARTS_PER_REPLICA = 1
-#: Seconds between the lines that say replicas are still starting (waiting for the cluster's resources, say).
-WAIT_LINE_SECONDS = 60.0
 #: Environment passed on to the replicas: vLLM's own settings (``VLLM_BATCH_INVARIANT`` is in the fingerprint) and
 #: whether the Hub may be reached.
 FORWARDED_ENVIRONMENT = ("VLLM_", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
