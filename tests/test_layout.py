@@ -1,4 +1,4 @@
-"""The package's layers, as README's "Layout" section states them: which folder of ``pytest_toolbench`` may import
+"""The package's layers, as docs/architecture.md states them: which folder of ``pytest_toolbench`` may import
 which. Checked on every import statement of every module (imports inside functions included; imports under
 ``if TYPE_CHECKING:`` are annotations only and are left out), so a new module that reaches across a layer fails here
 with the line that does it. Then: the folder rules themselves have no cycle; the core folders import no pytest,
@@ -28,24 +28,11 @@ MAY_IMPORT = {
 }
 
 
-#: Folder rules on their way out (issue 32): the branches that remove the imports behind them also remove them here
-#: and from MAY_IMPORT; the lead empties this set after merging them.
-#:   contract -> scorer_lib: definition.py's LIBRARIES (the "context" branch moves it)
-#:   backends -> run.records: safe_text (the "vllm" branch removes the crossing)
-RULES_BEING_REMOVED = {("contract", "scorer_lib"), ("backends", "run.records")}
 
 #: The folders that make the run apart from pytest: none of their modules imports these (see ``plugin/``).
 PYTEST_FREE = ("run", "report", "data", "contract", "parsing", "scorer_lib")
 PYTEST_PACKAGES = ("pytest", "_pytest", "xdist", "pytest_html")
 
-#: Import cycles other branches of issue 32 are removing (the "vllm" branch: backends/); each is one strongly
-#: connected component, as its sorted module names. The lead empties this set after merging those branches.
-CYCLES_BEING_REMOVED = {
-    ("pytest_toolbench.backends.kind", "pytest_toolbench.run.options"),
-    ("pytest_toolbench.backends", "pytest_toolbench.backends.bfcl_rows", "pytest_toolbench.backends.openai_endpoint"),
-    ("pytest_toolbench.backends.ray_actors", "pytest_toolbench.backends.replicas",
-     "pytest_toolbench.backends.vllm_engine", "pytest_toolbench.backends.vllm_plugin"),
-}
 
 
 def _runtime_imports(tree: ast.AST, module: str) -> list[tuple[int, str]]:
@@ -118,7 +105,7 @@ def test_the_rule_catches_a_crossing(tmp_path):
 
 
 def test_the_folder_rules_have_no_cycle():
-    rules = {folder: {rule.split(".")[0] for rule in allowed if (folder, rule) not in RULES_BEING_REMOVED}
+    rules = {folder: {rule.split(".")[0] for rule in allowed}
              for folder, allowed in MAY_IMPORT.items()}
     cycles = strongly_connected(rules)
     assert not cycles, f"folders that may import each other (round and round): {cycles}"
@@ -213,7 +200,7 @@ def strongly_connected(graph: dict[str, set[str]]) -> list[tuple[str, ...]]:
 
 
 def test_the_module_graph_has_no_cycle():
-    cycles = [cycle for cycle in strongly_connected(module_graph(PACKAGE)) if cycle not in CYCLES_BEING_REMOVED]
+    cycles = strongly_connected(module_graph(PACKAGE))
     assert not cycles, "modules that import each other, round and round (function-local and TYPE_CHECKING " \
                        "imports count):\n" + "\n".join(" <-> ".join(cycle) for cycle in cycles)
 
@@ -242,9 +229,35 @@ def test_a_planted_cycle_is_found(tmp_path):
     assert strongly_connected({"x": {"x"}}) == []  # a module is not its own cycle
 
 
-def test_the_allow_lists_hold_only_what_is_still_there():
-    """An entry of CYCLES_BEING_REMOVED or RULES_BEING_REMOVED that no longer matches fails here, so the lists
-    shrink as the branches are merged instead of hiding a new cycle under an old name."""
-    cycles = set(strongly_connected(module_graph(PACKAGE)))
-    assert CYCLES_BEING_REMOVED <= cycles, sorted(CYCLES_BEING_REMOVED - cycles)
-    assert all(rule in MAY_IMPORT[folder] for folder, rule in RULES_BEING_REMOVED)
+#: What a function may import inside its body: heavy third-party packages (and optional extras), loaded only when a
+#: run needs them, so that importing the plugin (and ``pytest --help``) stays cheap. Never the package's own modules:
+#: an arrow between them is written at the top of the module, where a reader sees it.
+def local_package_imports(package: Path) -> list[str]:
+    """``path:line`` of every import of the package's own modules inside a function body."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(function):
+                own = (isinstance(node, ast.ImportFrom) and (node.level > 0 or
+                                                              (node.module or "").split(".")[0] == package.name)) or \
+                      (isinstance(node, ast.Import) and any(a.name.split(".")[0] == package.name for a in node.names))
+                if own:
+                    found.append(f"{path.relative_to(package.parent)}:{node.lineno}")
+    return sorted(set(found))
+
+
+def test_functions_import_no_module_of_the_package():
+    found = local_package_imports(PACKAGE)
+    assert not found, "imports of the package's own modules inside functions (move them to the module's top):\n" + \
+                      "\n".join(found)
+
+
+def test_a_function_local_package_import_is_found(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "a.py").write_text("import json\n\ndef f():\n    import torch\n    from . import b\n", encoding="utf-8")
+    (package / "b.py").write_text("def g():\n    import pkg.a\n    from json import dumps\n", encoding="utf-8")
+    assert local_package_imports(package) == ["pkg/a.py:5", "pkg/b.py:2"]
