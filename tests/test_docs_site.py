@@ -1,0 +1,90 @@
+"""The documentation site (``mkdocs.yml``, ``docs/``, each suite's README as a page) and the README's front door.
+
+- the option reference, ``docs/options.md``, is what ``scripts/make_options_doc.py`` writes from the real option
+  parser (as the ``suite.yaml`` field table is ``schema_table()``): a new or changed option fails here until the page
+  is regenerated;
+- the site builds with ``mkdocs build --strict`` (every page in the nav, every link and anchor resolved; a suite
+  README's ``../../docs/`` links rewritten for the site by ``scripts/mkdocs_hooks.py``);
+- every relative link of README.md resolves to a file, and every file a document names by its repository path
+  (``pytest_toolbench/run/records.py``, ``tests/...``, ``run/cache.py`` inside the package) exists, so a moved module
+  leaves no stale reference behind;
+- every image under ``docs/img/`` is shown by some page.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+#: The package's folders: a document may name a module relative to ``pytest_toolbench/`` (``report/protocol.py``).
+PACKAGE_FOLDERS = ("contract", "parsing", "scorer_lib", "data", "backends", "run", "report", "plugin")
+
+
+def _front_and_docs() -> list[Path]:
+    return [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+
+
+def test_the_option_reference_is_generated_from_the_option_parser():
+    result = subprocess.run([sys.executable, "scripts/make_options_doc.py", "--stdout"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "--toolbench-json" in result.stdout and "--toolbench-replicas" in result.stdout  # core and backend options
+    committed = (DOCS / "options.md").read_text(encoding="utf-8")
+    assert committed == result.stdout, "docs/options.md is stale: run .venv/bin/python scripts/make_options_doc.py"
+
+
+def test_the_site_builds_in_strict_mode(tmp_path):
+    pytest.importorskip("mkdocs", reason="the docs extra (scripts/setup-dev.sh installs it)")
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8").replace("!!python", "#"))
+    assert config["strict"] is True and config["theme"]["name"] == "mkdocs"
+    assert {"omitted_files", "not_found", "unrecognized_links", "anchors"} <= set(config["validation"])
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    for name in (path.parent.name for path in ROOT.glob("suites/*/README.md")):  # each suite's README is a page
+        assert (tmp_path / "site" / "suites" / name / "index.html").is_file(), name
+
+
+def test_every_relative_link_of_the_readme_resolves():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert any(link.startswith("docs/") for link in links) and any(link.startswith("suites/") for link in links)
+    missing = [link for link in links if not re.match(r"^[a-z]+://", link)
+               and not (ROOT / link.split("#")[0]).exists()]
+    assert not missing, missing
+    for suite in sorted(path.name for path in ROOT.glob("suites/*/") if (path / "suite.yaml").is_file()):
+        assert f"(suites/{suite}/README.md)" in text, f"README's suites table does not link suites/{suite}/README.md"
+
+
+def test_every_repository_path_the_documents_name_exists():
+    roots = "pytest_toolbench|suites|tests|benchmarks|scripts|examples|docs|\\.ci"
+    span = re.compile(rf"`((?:{roots}|{'|'.join(PACKAGE_FOLDERS)})/[^`\s]*)`")
+    documents = [(path, span) for path in _front_and_docs()]
+    # a suite's README names upstream files too (ToLeaP's scripts/, T-Eval's docs/): only the package and tests
+    documents += [(path, re.compile(r"`((?:pytest_toolbench|tests)/[^`\s]*)`"))
+                  for path in sorted(ROOT.glob("suites/*/README.md"))]
+    stale = []
+    for path, pattern in documents:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for match in pattern.finditer(line):
+                named = match.group(1).split("::")[0].rstrip("/.,;:")
+                if any(mark in named for mark in "<*…{$"):
+                    continue  # a pattern or a placeholder
+                where = ROOT / "pytest_toolbench" / named if named.split("/")[0] in PACKAGE_FOLDERS else ROOT / named
+                if not where.exists():
+                    stale.append(f"{path.relative_to(ROOT)}:{number}: {named}")
+    assert not stale, "documents name files that do not exist (moved?):\n  " + "\n  ".join(stale)
+
+
+def test_every_image_is_shown():
+    text = "\n".join(path.read_text(encoding="utf-8") for path in _front_and_docs())
+    unused = [image.relative_to(DOCS).as_posix() for image in sorted((DOCS / "img").iterdir())
+              if image.relative_to(DOCS).as_posix() not in text]
+    assert not unused, unused
