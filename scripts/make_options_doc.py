@@ -138,7 +138,8 @@ def render() -> str:
         for option in group.options:
             names = [name for name in option.names() if name.startswith("--")]
             shown = ", ".join(f"`{name}`" for name in names)
-            out.append(f"| {shown} | {_cell(_value(option))} | {_default(option)} | {_cell(option.attrs().get('help') or '')} | "
+            help_text = _cell(option.attrs().get("help") or "")
+            out.append(f"| {shown} | {_cell(_value(option))} | {_default(option)} | {help_text} | "
                        f"{_explained_in(names, pages, titles)} |")
     out += ["", "## ini settings", "", "Set in `pytest.ini`, `pyproject.toml` (`[tool.pytest.ini_options]`) or "
             "`tox.ini`; the command-line option wins.", "", "| setting | default | what it is |", "|---|---|---|"]
@@ -159,7 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         current = PAGE.read_text(encoding="utf-8") if PAGE.is_file() else ""
         if current != page:
-            print(f"{PAGE.relative_to(ROOT)} is stale: run .venv/bin/python scripts/make_options_doc.py", file=sys.stderr)
+            print(f"{PAGE.relative_to(ROOT)} is stale: run .venv/bin/python scripts/make_options_doc.py",
+                  file=sys.stderr)
             return 1
         return 0
     PAGE.write_text(page, encoding="utf-8")

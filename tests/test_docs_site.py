@@ -8,7 +8,8 @@
 - every relative link of README.md resolves to a file, and every file a document names by its repository path
   (``pytest_toolbench/run/records.py``, ``tests/...``, ``run/cache.py`` inside the package) exists, so a moved module
   leaves no stale reference behind;
-- every image under ``docs/img/`` is shown by some page.
+- every image under ``docs/img/`` is shown by some page;
+- docs/architecture.md states the folder rules ``tests/test_layout.py`` enforces (``MAY_IMPORT``).
 """
 
 from __future__ import annotations
@@ -88,3 +89,14 @@ def test_every_image_is_shown():
     unused = [image.relative_to(DOCS).as_posix() for image in sorted((DOCS / "img").iterdir())
               if image.relative_to(DOCS).as_posix() not in text]
     assert not unused, unused
+
+
+def test_the_architecture_page_states_the_folder_rules_the_layout_test_enforces():
+    from test_layout import MAY_IMPORT
+
+    page = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    table = re.findall(r"^\| `(\w+)` \| (.+) \|$", page, re.M)
+    # the names before any ";" (what follows is annotations only), outside parentheses (the reasons)
+    stated = {folder: set(re.findall(r"`([\w.]+)`", re.sub(r"\([^)]*\)", "", allowed).split(";")[0]))
+              for folder, allowed in table}
+    assert stated == MAY_IMPORT, f"docs/architecture.md states {stated}, tests/test_layout.py enforces {MAY_IMPORT}"
