@@ -107,7 +107,8 @@ def _doc_pages() -> dict[str, str]:
     table of contents left out)."""
     pages = {path.relative_to(ROOT / "docs").as_posix(): path.read_text(encoding="utf-8")
              for path in sorted((ROOT / "docs").rglob("*.md")) if path not in (PAGE, ROOT / "docs" / "index.md")}
-    pages.update({f"suites/{path.parent.name}.md": path.read_text(encoding="utf-8")
+    # a suite's README, linked as GitHub reads it (the site's hook makes it the page suites/<name>.md)
+    pages.update({f"../suites/{path.parent.name}/README.md": path.read_text(encoding="utf-8")
                   for path in sorted(ROOT.glob("suites/*/README.md"))})
     return pages
 

@@ -5,7 +5,8 @@
   is regenerated;
 - the site builds with ``mkdocs build --strict`` (every page in the nav, every link and anchor resolved; a suite
   README's ``../../docs/`` links rewritten for the site by ``scripts/mkdocs_hooks.py``);
-- every relative link of README.md resolves to a file, and every file a document names by its repository path
+- every relative link of README.md, docs/ and the suites' READMEs resolves to a file of the repository (as GitHub
+  shows them), and every file a document names by its repository path
   (``pytest_toolbench/run/records.py``, ``tests/...``, ``run/cache.py`` inside the package) exists, so a moved module
   leaves no stale reference behind;
 - every image under ``docs/img/`` is shown by some page;
@@ -53,15 +54,21 @@ def test_the_site_builds_in_strict_mode(tmp_path):
         assert (tmp_path / "site" / "suites" / name / "index.html").is_file(), name
 
 
-def test_every_relative_link_of_the_readme_resolves():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    links = re.findall(r"\]\(([^)\s]+)\)", text)
-    assert any(link.startswith("docs/") for link in links) and any(link.startswith("suites/") for link in links)
-    missing = [link for link in links if not re.match(r"^[a-z]+://", link)
-               and not (ROOT / link.split("#")[0]).exists()]
+def test_every_relative_link_resolves_in_the_repository():
+    """As GitHub shows the files: every relative link of README.md, of docs/ and of a suite's README leads to a file
+    of the repository (the site's hook maps the same links to its pages, where strict mode checks them again)."""
+    documents = [*_front_and_docs(), *sorted(ROOT.glob("suites/*/README.md"))]
+    missing = []
+    for path in documents:
+        for link in re.findall(r"\]\(([^)\s]+)\)", path.read_text(encoding="utf-8")):
+            target = link.split("#")[0]
+            if target and not re.match(r"^[a-z]+:", target) and not (path.parent / target).exists():
+                missing.append(f"{path.relative_to(ROOT)}: {link}")
     assert not missing, missing
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "(docs/index.md)" in readme
     for suite in sorted(path.name for path in ROOT.glob("suites/*/") if (path / "suite.yaml").is_file()):
-        assert f"(suites/{suite}/README.md)" in text, f"README's suites table does not link suites/{suite}/README.md"
+        assert f"(suites/{suite}/README.md)" in readme, f"README's suites table does not link suites/{suite}/README.md"
 
 
 def test_every_repository_path_the_documents_name_exists():
