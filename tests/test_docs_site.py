@@ -27,6 +27,28 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 #: The package's folders: a document may name a module relative to ``pytest_toolbench/`` (``report/protocol.py``).
 PACKAGE_FOLDERS = ("contract", "parsing", "scorer_lib", "data", "backends", "run", "report", "plugin")
+#: Modules the documents already name that the other branches of issue 32 add (the vLLM backend as a package, the
+#: session object, the suite context, the results-file loader). Each must not exist yet: once the branches are
+#: merged, every entry fails ``test_every_repository_path_the_documents_name_exists``, and the set is emptied then,
+#: so it cannot hide a stale reference.
+ARRIVING = {
+    "pytest_toolbench/backends/handler_formats.py",
+    "pytest_toolbench/contract/safe_values.py",
+    "pytest_toolbench/plugin/errors.py",
+    "pytest_toolbench/plugin/html.py",
+    "pytest_toolbench/plugin/session.py",
+    "pytest_toolbench/run/case_request.py",
+    "pytest_toolbench/backends/vllm/dispatch.py",
+    "pytest_toolbench/backends/vllm/engine_log.py",
+    "pytest_toolbench/backends/vllm/prompt_segments.py",
+    "pytest_toolbench/backends/vllm/prompts.py",
+    "pytest_toolbench/backends/vllm/ray_actor.py",
+    "pytest_toolbench/backends/vllm/replicas.py",
+    "pytest_toolbench/report/results_file.py",
+    "tests/data/results_written_before_issue32.json",
+    "tests/test_results_file.py",
+    "tests/test_suite_context.py",
+}
 
 
 def _front_and_docs() -> list[Path]:
@@ -86,9 +108,11 @@ def test_every_repository_path_the_documents_name_exists():
                 if any(mark in named for mark in "<*…{$"):
                     continue  # a pattern or a placeholder
                 where = ROOT / "pytest_toolbench" / named if named.split("/")[0] in PACKAGE_FOLDERS else ROOT / named
-                if not where.exists():
+                if not where.exists() and where.relative_to(ROOT).as_posix() not in ARRIVING:
                     stale.append(f"{path.relative_to(ROOT)}:{number}: {named}")
     assert not stale, "documents name files that do not exist (moved?):\n  " + "\n  ".join(stale)
+    arrived = sorted(name for name in ARRIVING if (ROOT / name).exists())
+    assert not arrived, f"these exist now: remove them from ARRIVING in tests/test_docs_site.py: {arrived}"
 
 
 def test_every_image_is_shown():
@@ -102,7 +126,8 @@ def test_the_architecture_page_states_the_folder_rules_the_layout_test_enforces(
     from test_layout import MAY_IMPORT
 
     page = (DOCS / "architecture.md").read_text(encoding="utf-8")
-    table = re.findall(r"^\| `(\w+)` \| (.+) \|$", page, re.M)
+    rules = page.split("\n| folder | may import |\n", 1)[1].split("\n\n", 1)[0]  # the table of folder rules
+    table = re.findall(r"^\| `(\w+)` \| (.+) \|$", rules, re.M)
     # the names before any ";" (what follows is annotations only), outside parentheses (the reasons)
     stated = {folder: set(re.findall(r"`([\w.]+)`", re.sub(r"\([^)]*\)", "", allowed).split(";")[0]))
               for folder, allowed in table}
