@@ -1,4 +1,4 @@
-"""The package's layers, as docs/architecture.md ("Layers and folder rules") states them: which folder of ``pytest_toolbench`` may import
+"""The package's layers, as README's "Layout" section states them: which folder of ``pytest_toolbench`` may import
 which. Checked on every import statement of every module (imports inside functions included; imports under
 ``if TYPE_CHECKING:`` are annotations only and are left out), so a new module that reaches across a layer fails here
 with the line that does it."""
