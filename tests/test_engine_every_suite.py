@@ -3,7 +3,7 @@ CPU) answers ``--toolbench-limit`` cases of each category of each shipped suite,
 selected case must reach a verdict of its scorer, a rerun must generate nothing and score the same, and the run
 header must say how long generation took and how fast it ran.
 
-Slow (minutes on two cores): marked ``slow``, run by CI after the default test command (README "Tests").
+Slow (minutes on two cores): marked ``slow``, run by CI after the default test command (docs/development.md).
 Skipped when vllm cannot be imported.
 """
 

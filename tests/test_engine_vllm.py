@@ -323,8 +323,8 @@ def _free_port() -> int:
 def vllm_server(tiny_model_dir, tmp_path_factory):
     port = _free_port()
     log_path = tmp_path_factory.mktemp("server") / "server.log"
-    # README's CPU recipe as it stands (openai_endpoint.cpu_serve_command, CPU_SERVE_ENV), plus this test's own
-    # settings (loopback only, float32, the native-mode tool parser)
+    # the CPU recipe of docs/cpu.md as it stands (openai_endpoint.cpu_serve_command, CPU_SERVE_ENV), plus this test's
+    # own settings (loopback only, float32, the native-mode tool parser)
     env = {**os.environ, **CPU_SERVE_ENV}
     command = cpu_serve_command(str(tiny_model_dir), "tiny", port, MAX_MODEL_LEN, python=sys.executable) + [
         "--host", "127.0.0.1", "--dtype", "float32", "--seed", "0",

@@ -1,4 +1,4 @@
-"""The plugin core, exercised end to end on the example ``echo`` suite (the README's "Adding a suite")."""
+"""The plugin core, exercised end to end on the example ``echo`` suite (docs/adding-a-suite.md)."""
 
 from __future__ import annotations
 

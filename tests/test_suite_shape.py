@@ -1,7 +1,7 @@
-"""Every suite folder has the shape README.md's "Adding a suite" promises, and the README promises what is checked here.
+"""Every suite folder has the shape docs/adding-a-suite.md promises, and that page promises what is checked here.
 
 The rule (:data:`REQUIRED`, :data:`OPTIONAL`, :data:`SCORER_MODULES`, :data:`SCORER_EXPORTS`) is written once, here;
-the README's tree of a suite folder lists exactly those names (``test_the_readme_promises_this_shape``), and every
+the page's tree of a suite folder lists exactly those names (``test_the_page_promises_this_shape``), and every
 folder under ``suites/`` and the example ``examples/echo_suite/suites/echo`` has them
 (``test_every_suite_folder_has_the_promised_shape``, whose failure lists what each folder lacks).
 """
@@ -109,7 +109,7 @@ def _bound_names(path: Path) -> set[str]:
 @pytest.mark.parametrize("folder", SUITE_FOLDERS, ids=lambda folder: str(folder.relative_to(REPO)))
 def test_every_suite_folder_has_the_promised_shape(folder):
     problems = shape_problems(folder)
-    assert not problems, f"{folder.relative_to(REPO)} lacks the shape of README 'Adding a suite':\n  " + \
+    assert not problems, f"{folder.relative_to(REPO)} lacks the shape of docs/adding-a-suite.md:\n  " + \
         "\n  ".join(problems)
 
 
@@ -139,15 +139,15 @@ def test_the_shape_check_names_what_is_missing(tmp_path):
 
 
 def _adding_a_suite() -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    return text.split("\n## Adding a suite\n", 1)[1].split("\n## ", 1)[0]
+    """The documentation page "Adding a suite" (docs/adding-a-suite.md; README.md links to it)."""
+    return (REPO / "docs" / "adding-a-suite.md").read_text(encoding="utf-8")
 
 
-def test_the_readme_promises_this_shape():
-    """The README's tree of a suite folder names exactly the entries, modules and re-exports checked above."""
+def test_the_page_promises_this_shape():
+    """The page's tree of a suite folder names exactly the entries, modules and re-exports checked above."""
     section = _adding_a_suite()
     tree = re.search(r"```\n(suites/<name>/.*?)```", section, re.S)
-    assert tree is not None, "README 'Adding a suite' has no tree of suites/<name>/"
+    assert tree is not None, "docs/adding-a-suite.md has no tree of suites/<name>/"
     entries = {line.split()[0].rstrip("/") for line in tree.group(1).splitlines()[1:]
                if line.startswith("  ") and not line.startswith("    ") and line.strip()}
     modules = {line.split()[0].removesuffix(".py") for line in tree.group(1).splitlines()
@@ -158,20 +158,20 @@ def test_the_readme_promises_this_shape():
     assert exports is not None and re.findall(r"`(\w+)`", exports.group(1)) == list(SCORER_EXPORTS)
 
 
-def test_the_readme_lists_what_a_scorer_may_import():
+def test_the_page_lists_what_a_scorer_may_import():
     section = " ".join(_adding_a_suite().split())
     assert ", ".join(f"`{module}`" for module in SCORER_MAY_IMPORT) in section
 
 
-def test_the_readme_table_of_suite_yaml_fields_is_the_schema():
-    """README's table is ``schema_table()`` of the schema the definitions are validated with (regenerate it with
+def test_the_page_table_of_suite_yaml_fields_is_the_schema():
+    """The page's table is ``schema_table()`` of the schema the definitions are validated with (regenerate it with
     ``python -c "from pytest_toolbench.contract.definition import schema_table; print(schema_table())"``)."""
     from pytest_toolbench.contract.definition import schema_table
 
     assert schema_table() in _adding_a_suite()
 
 
-def test_the_readme_example_definition_is_valid(tmp_path):
+def test_the_page_example_definition_is_valid(tmp_path):
     example = re.search(r"```yaml\n(name: .*?)```", _adding_a_suite(), re.S)
     assert example is not None
     (tmp_path / "suite.yaml").write_text(example.group(1))
