@@ -1,5 +1,5 @@
 """Coverage of the capability profile's 95% intervals and the type-I error of its area test, by simulation with a
-fixed seed (README "What can it do? The capability profile").
+fixed seed (docs/statistics.md "What can it do? The capability profile").
 
 Each scenario draws a synthetic area from a population of queries with a difficulty each (a query's noise levels,
 or variants, are answered by the same model on the same query: their outcomes share the query's difficulty z ~ N(0,

@@ -37,8 +37,8 @@ from typing import Any
 
 BLOCK = 16  # vLLM's KV block size: prefix caching reuses whole blocks
 
-#: The latency model fitted to the H100 run of 2026-11-26 (``bench_host_work.py --fit`` derives it; README "Host
-#: work"): seconds per engine step and per token scheduled in it.
+#: The latency model fitted to the H100 run of 2026-11-26 (``bench_host_work.py --fit`` derives it; docs/benchmarks.md
+#: "Host work"): seconds per engine step and per token scheduled in it.
 ALPHA = float(os.environ.get("TOOLBENCH_STUB_ALPHA", "0.00139"))
 BETA = float(os.environ.get("TOOLBENCH_STUB_BETA", "1.311e-5"))
 

@@ -31,24 +31,7 @@ PACKAGE_FOLDERS = ("contract", "parsing", "scorer_lib", "data", "backends", "run
 #: session object, the suite context, the results-file loader). Each must not exist yet: once the branches are
 #: merged, every entry fails ``test_every_repository_path_the_documents_name_exists``, and the set is emptied then,
 #: so it cannot hide a stale reference.
-ARRIVING = {
-    "pytest_toolbench/backends/handler_formats.py",
-    "pytest_toolbench/contract/safe_values.py",
-    "pytest_toolbench/plugin/errors.py",
-    "pytest_toolbench/plugin/html.py",
-    "pytest_toolbench/plugin/session.py",
-    "pytest_toolbench/run/case_request.py",
-    "pytest_toolbench/backends/vllm/dispatch.py",
-    "pytest_toolbench/backends/vllm/engine_log.py",
-    "pytest_toolbench/backends/vllm/prompt_segments.py",
-    "pytest_toolbench/backends/vllm/prompts.py",
-    "pytest_toolbench/backends/vllm/ray_actor.py",
-    "pytest_toolbench/backends/vllm/replicas.py",
-    "pytest_toolbench/report/results_file.py",
-    "tests/data/results_written_before_issue32.json",
-    "tests/test_results_file.py",
-    "tests/test_suite_context.py",
-}
+ARRIVING: set[str] = set()
 
 
 def _front_and_docs() -> list[Path]:

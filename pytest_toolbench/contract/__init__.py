@@ -6,7 +6,7 @@ the package."""
 
 #: The modules of this package that a suite's scorer (and a scorer library) may import, and nothing else of
 #: ``pytest_toolbench``; a scorer imports no other suite's scorer, and none of :data:`SCORER_MAY_NOT_IMPORT`
-#: (``tests/test_scorer_lib.py`` checks every shipped scorer; README "Adding a suite" quotes this list).
+#: (``tests/test_scorer_lib.py`` checks every shipped scorer; docs/adding-a-suite.md quotes this list).
 SCORER_MAY_IMPORT = ("pytest_toolbench.contract.suite", "pytest_toolbench.contract.errors",
                      "pytest_toolbench.contract.data_files", "pytest_toolbench.contract.replay_files",
                      "pytest_toolbench.parsing", "pytest_toolbench.scorer_lib")

@@ -420,7 +420,7 @@ def field_locations(schema: Mapping[str, Any] = SUITE_SCHEMA, at: tuple[str, ...
 
 
 def schema_table(schema: Mapping[str, Any] = SUITE_SCHEMA) -> str:
-    """The suite.yaml reference, as the Markdown table README.md "Adding a suite" shows (a test keeps the two equal):
+    """The suite.yaml reference, as the Markdown table docs/adding-a-suite.md shows (a test keeps the two equal):
     one row per field, written as a path (``data.upstream.commit``; ``[]`` for each entry of a list, ``<name>`` for
     each key of a mapping of free keys), whether it is required where its parent is present, what value it takes,
     and what it is."""

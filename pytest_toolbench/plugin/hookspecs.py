@@ -24,7 +24,7 @@ def pytest_toolbench_register(registry: "Registry") -> None:
     ``registry.add_benchmark(name, obj)`` makes ``scorer: name`` in a ``suite.yaml`` resolve to ``obj`` (any object
     or module with the Benchmark functions); ``registry.add_backend(name, factory, engine=True)`` adds a
     ``--toolbench-backend`` choice, where ``factory(options)`` returns a Backend built from the run's ``RunOptions``
-    (``engine``: its answers are pre-generated into the cache by the process that owns it). See README, "Backends".
+    (``engine``: its answers are pre-generated into the cache by the process that owns it). See docs/backends.md.
     """
 
 

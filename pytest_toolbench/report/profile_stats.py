@@ -28,7 +28,7 @@ import random
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-#: Bootstrap resamples and sign-flip draws per area (documented in the README; changing them changes the figures).
+#: Bootstrap resamples and sign-flip draws per area (documented in docs/statistics.md; changing them changes the figures).
 RESAMPLES = 2000
 SEED = 20261127
 #: At most this many units differing between the two runs: the sign-flip test enumerates all 2**d assignments.

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any, Mapping, Sequence
 
-#: Seed and size of the Monte Carlo sign-flip (documented in the README; changing them changes the p-values).
+#: Seed and size of the Monte Carlo sign-flip (documented in docs/statistics.md; changing them changes the p-values).
 SIGN_FLIP_SEED = 20261127
 MONTE_CARLO_RESAMPLES = 9_999
 #: The largest number of distinct sign patterns (after pooling equal weights) enumerated exactly: 2^20.
@@ -43,7 +43,7 @@ _CHUNK = 500
 POWER = 0.80
 #: --toolbench-multiple: the corrections of the gate's family.
 MULTIPLE_METHODS = ("holm", "westfall-young", "bonferroni", "none")
-#: The default: Holm's step-down over the figures whose test can reach the level (README "Is the change real?":
+#: The default: Holm's step-down over the figures whose test can reach the level (docs/statistics.md "Is the change real?":
 #: westfall-young has more power on nested figures, and a family-wise error at the level rather than below it).
 DEFAULT_MULTIPLE = "holm"
 

@@ -185,7 +185,7 @@ def warning_notes(metric: Any) -> list[str]:
 
 #: What the 95% column means for a --toolbench-sample suite (every writer's interval note).
 ESTIMATE_INTERVALS_NOTE = ("A sampled suite's 95% interval is the design-based interval of the full benchmark's "
-                           "figure (README: Smoke tier).")
+                           "figure (docs/statistics.md: Smoke tier).")
 
 
 def sample_line(design: Any) -> str:

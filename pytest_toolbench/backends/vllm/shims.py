@@ -27,7 +27,7 @@ CPU_ENVIRONMENT = {
 #: model with torch.compile on every start (its compile cache fails to load): on the 2-core machine the start took
 #: 8-10x as long compiled (tiny model 179 s against 19 s; the real 0.5B model 911 s against 113 s), and compiled
 #: generation was faster only for the 0.5B model (1.19x), worth it past some 20,000 generated tokens
-#: (benchmarks/bench_cpu_startup.py; README "Running a real model on a CPU"). In the fingerprint as any engine
+#: (benchmarks/bench_cpu_startup.py; docs/cpu.md "Running a real model on a CPU"). In the fingerprint as any engine
 #: argument: the execution mode can change the numerics.
 CPU_ENGINE_DEFAULTS = {"enforce_eager": True}
 
