@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any, Sequence
 import pytest
 
 from ..backends.bfcl_rows import RowError, check_row
+from ..backends.common import MODES
 from ..run.sampling import DEFAULT_SEED, parse_sample
 from ..run.options import DEFAULT_COMMIT_SECONDS, CacheOptions, DataOptions, GenerationOptions, RunOptions
 
 if TYPE_CHECKING:
     from ..backends.kind import BackendKind
 
-MODES = ("prompt", "native")
 DATA_ENV = "TOOLBENCH_DATA"
 
 
