@@ -205,10 +205,11 @@ def run_pytest(args, k: str, limit: int | None, label: str, work: Path, extra: t
 def bfcl_tasks(args, categories: list[str], limit: int | None) -> tuple[Any, dict, list]:
     """The suite module and its first ``limit`` cases of each category, as the plugin selects them."""
     from pytest_toolbench.contract.definition import load_definition
+    from pytest_toolbench.contract.suite import SuiteContext
     from pytest_toolbench.run.catalog import _first_per_category, import_scorer
 
     benchmark = import_scorer(REPO / "suites" / "bfcl")
-    cases = benchmark.load_cases(Path(args.data) / "bfcl", {"categories": categories})
+    cases = benchmark.load_cases(SuiteContext(Path(args.data) / "bfcl", {"categories": categories}))
     cases = _first_per_category(cases, limit)
     return benchmark, load_definition(REPO / "suites" / "bfcl" / "suite.yaml").generation, cases
 

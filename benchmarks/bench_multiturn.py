@@ -42,11 +42,11 @@ sys.path.insert(0, str(REPO / "tests"))
 from pytest_toolbench.backends.vllm.options import parse_engine_args  # noqa: E402
 from pytest_toolbench.backends.vllm.engine import VllmBackend
 from pytest_toolbench.backends.vllm.options import VllmOptions
-from pytest_toolbench.backends.vllm.shims import apply_cpu_environment  # noqa: E402  # noqa: E402
+from pytest_toolbench.backends.vllm.shims import apply_cpu_environment  # noqa: E402
 from pytest_toolbench.run.cache import GenerationCache  # noqa: E402
 from pytest_toolbench.run.catalog import import_scorer  # noqa: E402
 from pytest_toolbench.run.generation import finalize_request, pregenerate  # noqa: E402
-from pytest_toolbench.contract.suite import Request, Task  # noqa: E402
+from pytest_toolbench.contract.suite import Request, SuiteContext, Task  # noqa: E402
 
 
 class MultiTurnSuite:
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> dict:
 
     benchmark = import_scorer(REPO / "suites" / "bfcl")
     categories = [c for c in args.categories.split(",") if c]
-    every = benchmark.load_cases(Path(args.data) / "bfcl", {"categories": categories})
+    every = benchmark.load_cases(SuiteContext(Path(args.data) / "bfcl", {"categories": categories}))
     per_category = -(-args.conversations // len(categories))
     cases = [c for category in categories for c in [c for c in every if c.category == category][:per_category]]
     cases = cases[: args.conversations]
