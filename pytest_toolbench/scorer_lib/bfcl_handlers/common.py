@@ -134,6 +134,16 @@ def _tool_calls_block(message: Mapping[str, Any], content: str) -> str:
     return out
 
 
+def _grouped_tool_response(messages: Messages, index: int, content: Any, open_turn: str, close_turn: str) -> str:
+    """The Qwen-style templates (Qwen's turns, Granite 4, Arch): a run of consecutive tool results is one user
+    turn, ``open_turn`` before the first, each result in ``<tool_response>`` tags, ``close_turn`` after the last."""
+    text = open_turn if index == 0 or messages[index - 1]["role"] != "tool" else ""
+    text += f"\n<tool_response>\n{content}\n</tool_response>"
+    if index == len(messages) - 1 or messages[index + 1]["role"] != "tool":
+        text += close_turn
+    return text
+
+
 def _tool_result_text(content: Any) -> str:
     """xLAM, BitAgent, Llama 3.1: a result is written as JSON when it is a dict or list, else as it is."""
     return json.dumps(content) if isinstance(content, (dict, list)) else content

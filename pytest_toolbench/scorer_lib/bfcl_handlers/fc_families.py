@@ -27,7 +27,8 @@ import re
 import string
 from typing import Any, Mapping, Sequence
 
-from .common import HandlerDecodeError, Messages, _json_calls_in_tags, _python_value, _tool_calls_block
+from .common import (HandlerDecodeError, Messages, _grouped_tool_response, _json_calls_in_tags, _python_value,
+                     _tool_calls_block)
 from .qwen_llama import _qwen_tools
 
 
@@ -227,11 +228,8 @@ def render_granite_4(messages: Messages, functions: Sequence[Any], model_name: s
             out += f"<|start_of_role|>{role}<|end_of_role|>{content}" + _tool_calls_block(message, content)
             out += "<|end_of_text|>\n"
         elif role == "tool":
-            if index == 0 or stored[index - 1]["role"] != "tool":
-                out += "<|start_of_role|>user<|end_of_role|>"
-            out += f"\n<tool_response>\n{content}\n</tool_response>"
-            if index == len(stored) - 1 or stored[index + 1]["role"] != "tool":
-                out += "<|end_of_text|>\n"
+            out += _grouped_tool_response(stored, index, content, "<|start_of_role|>user<|end_of_role|>",
+                                          "<|end_of_text|>\n")
     return out + "<|start_of_role|>assistant<|end_of_role|>"
 
 
@@ -397,9 +395,5 @@ def render_arch(messages: Messages, functions: Sequence[Any], model_name: str, s
                         f'{json.dumps(call.get("arguments", {}))}}}\n</tool_call>')
             out += "<|im_end|>\n"
         elif role == "tool":
-            if index == 0 or stored[index - 1]["role"] != "tool":
-                out += "<|im_start|>user"
-            out += f"\n<tool_response>\n{content}\n</tool_response>"
-            if index == len(stored) - 1 or stored[index + 1]["role"] != "tool":
-                out += "<|im_end|>\n"
+            out += _grouped_tool_response(stored, index, content, "<|im_start|>user", "<|im_end|>\n")
     return out + "<|im_start|>assistant\n"

@@ -20,7 +20,8 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from .common import Messages, _json_calls_in_tags, _split_think, _tool_calls_block, _tool_result_text
+from .common import (Messages, _grouped_tool_response, _json_calls_in_tags, _split_think, _tool_calls_block,
+                     _tool_result_text)
 
 
 # -- the Qwen-template family (QwenHandler, QwenFCHandler, NanbeigeFCHandler) ---------------------------------------
@@ -57,11 +58,7 @@ def _qwen_turns(messages: Messages, tool_calls: bool) -> str:
                 out += _tool_calls_block(message, content)
             out += "<|im_end|>\n"
         elif role == "tool":
-            if index == 0 or messages[index - 1]["role"] != "tool":
-                out += "<|im_start|>user"
-            out += f"\n<tool_response>\n{content}\n</tool_response>"
-            if index == last or messages[index + 1]["role"] != "tool":
-                out += "<|im_end|>\n"
+            out += _grouped_tool_response(messages, index, content, "<|im_start|>user", "<|im_end|>\n")
     return out + "<|im_start|>assistant\n"
 
 
