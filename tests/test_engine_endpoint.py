@@ -5,6 +5,8 @@ Standard library only, so these always run."""
 from __future__ import annotations
 
 import json
+import socket
+import struct
 import threading
 import time
 from http.server import BaseHTTPRequestHandler
@@ -233,11 +235,13 @@ def test_temperature_is_the_suites_unless_the_run_sets_one():
 class VllmLikeServer(LocalHTTPServer):
     """GET /v1/models (with max_model_len), POST /tokenize (a count: one token per character), POST
     /v1/completions and /v1/chat/completions; records (path, body) of every POST. ``die_after``: after that many
-    completions the server answers one HTTP 500 and then stops listening (a crashed engine)."""
+    completions the server answers one HTTP 500 and is dead from then on, as a crashed engine is: a request that
+    still reaches it before the listener closes has its connection reset, later ones are refused."""
 
     def __init__(self, max_model_len=4200, die_after=None, error_body="CPU Generator does not use offset"):
         self.posts: list[tuple[str, dict]] = []
         self.completions = 0
+        self.dead = False
         self.lock = threading.Lock()
         server = self
 
@@ -266,6 +270,13 @@ class VllmLikeServer(LocalHTTPServer):
                     server.completions += 1
                     number = server.completions
                 if die_after is not None and number > die_after:
+                    with server.lock:
+                        dead, server.dead = server.dead, True
+                    if dead:  # the listener may still accept for a moment after the crash; the process is gone
+                        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                        self.close_connection = True
+                        self.connection.close()  # linger 0: the client sees ECONNRESET, never an answer
+                        return
                     self._send(500, {"error": {"message": error_body}})
                     threading.Thread(target=server.stop_listening).start()
                     return
