@@ -199,13 +199,22 @@ def test_order_kept_and_concurrency_bounded():
     assert progress[-1] == 12
 
 
-def test_finished_results_are_handed_over_when_a_later_request_fails():
+def test_finished_and_in_flight_results_are_handed_over_when_a_later_request_fails():
+    b_arrived = threading.Event()
+
     def answer(body):
         text = body["messages"][0]["content"]
+        b_arrived.set() if text == "b" else None
         return (400, {"error": "no"}, {}) if text == "bad" else (200, completion(text), {})
 
+    def delay(body):
+        text = body["messages"][0]["content"]
+        if text == "bad":  # fails only once "a" is answered and "b" is being worked on: b is in flight then
+            assert b_arrived.wait(30)
+        return 0.3 if text == "b" else 0.0
+
     chunks = []
-    with ScriptedServer(default=answer, delay=lambda body: 0.2 if body["messages"][0]["content"] == "bad" else 0) as server:
+    with ScriptedServer(default=answer, delay=delay) as server:
         with pytest.raises(EndpointError):
             backend(server.url, concurrency=2, chunk_size=100).generate(
                 [task("a"), task("bad"), task("b")], on_chunk=chunks.append

@@ -141,6 +141,7 @@ class OpenAIEndpointBackend(ModelBackend):
         self._answered = 0  # successful responses in this backend's life: a refusal after one means the server died
         self._last_http_error: str | None = None  # "HTTP 500 on <request>: <body>"
         self._gone: ServerGone | None = None
+        self._stopping = False
         self._server_facts: dict[str, Any] | None = None  # /models: max_model_len of the served model
         self._tokenize_missing = False  # the server has no /tokenize (not vLLM): max_tokens is the limit as is
 
@@ -216,25 +217,43 @@ class OpenAIEndpointBackend(ModelBackend):
                     timeout = (max(0.0, self.commit_seconds - (time.perf_counter() - last_commit))
                                if on_chunk and pending_chunk else None)
                     finished, _ = wait(list(futures), timeout=timeout, return_when=FIRST_COMPLETED)
-                    for future in finished:
+                    failure: BaseException | None = None
+                    for future in finished:  # every answer that finished is kept, even beside a failure
                         index = futures.pop(future)
+                        if future.exception() is not None:
+                            failure = failure or future.exception()
+                            continue
                         results[index] = future.result()
                         pending_chunk.append((index, results[index]))
                         done += 1
                         prompt_tokens += results[index].prompt_tokens or 0
                         output_tokens += results[index].output_tokens or 0
-                        submit_next()
+                        if failure is None:
+                            submit_next()
                         if on_chunk and len(pending_chunk) >= self.chunk_size:  # exactly chunk_size a commit
                             on_chunk(pending_chunk)
                             pending_chunk, last_commit = [], time.perf_counter()
+                    if failure is not None:
+                        raise failure
                     if on_chunk and pending_chunk and time.perf_counter() - last_commit >= self.commit_seconds:
                         on_chunk(pending_chunk)
                         pending_chunk, last_commit = [], time.perf_counter()
                     if report and finished:
                         report(done, len(tasks), prompt_tokens, output_tokens)
-            except BaseException:
+            except BaseException as exc:
                 for future in futures:
                     future.cancel()
+                if isinstance(exc, Exception):
+                    # Requests already sent cost the server their work: their answers are kept. They finish the
+                    # attempt under way and retry no more (the pool's exit waits for them either way).
+                    self._stopping = True
+                    try:
+                        for future in wait([f for f in futures if not f.cancelled()]).done:
+                            if future.exception() is None:
+                                results[futures[future]] = future.result()
+                                pending_chunk.append((futures[future], future.result()))
+                    finally:
+                        self._stopping = False
                 raise
             finally:
                 # Results that did finish are handed over even when another request failed, so they are not lost.
@@ -360,6 +379,8 @@ class OpenAIEndpointBackend(ModelBackend):
         for attempt in range(self.max_retries + 1):
             if self._gone is not None:  # another request found the server dead: stop at once, not after retries
                 raise self._gone
+            if self._stopping and attempt:  # another request failed the run: no more retries
+                raise EndpointError(f"{url}: not retried on {label}: the run stopped on another request's error")
             retry_after: float | None = None
             try:
                 http_request = urllib.request.Request(url, data=data, headers=self._headers(), method="POST")
