@@ -60,7 +60,7 @@ def main() -> None:
         before = [_answer(rng, i, g, s) for i, (g, s) in enumerate(zip(golds, skills))]
         now = [_answer(rng, i, g, s) for i, (g, s) in enumerate(zip(golds, skills))]
         result = swap_tests(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult,
-                            budget_s=math.inf, resamples=args.resamples, seed=args.seed * 100_003 + draw)[AVG]
+                            max_records=math.inf, resamples=args.resamples, seed=args.seed * 100_003 + draw)[AVG]
         two += result.p_value <= args.alpha
         worse += result.p_worse <= args.alpha
         if (draw + 1) % 50 == 0:

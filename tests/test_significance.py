@@ -236,7 +236,7 @@ def test_flips_follow_the_figures_direction():
 @pytest.fixture
 def no_swap_test(monkeypatch):
     """A swap test over budget: micro F1 stays without a paired test (the gate's untested path)."""
-    monkeypatch.setattr("pytest_toolbench.report.swap_test.SWAP_BUDGET_S", 0.0)
+    monkeypatch.setattr("pytest_toolbench.report.swap_test.SWAP_MAX_RECORDS", 0)
 
 
 def _gates(now, before, max_drop, significance=None):

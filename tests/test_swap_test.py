@@ -3,7 +3,6 @@ neither counts nor means of cases, checked against a brute-force enumeration on 
 
 from __future__ import annotations
 
-import functools
 import itertools
 import random
 
@@ -18,7 +17,7 @@ from test_sign_flip import _compare
 
 pytest.importorskip("numpy")
 
-_swap = functools.partial(swap_tests, budget_s=float("inf"))  # never timing-dependent, except where said
+_swap = swap_tests
 AVG = ("aggregate", "Avg")  # NesTools: the mean of four micro F1s over pooled calls
 
 
@@ -116,15 +115,16 @@ def test_the_test_does_not_apply_to_different_cases_or_beyond_its_budget():
     before, now = _runs(6, seed=6, shift=0.5)
     other = _swap(aggregate, now[1:], before, {AVG: False}, NO_DECLARATION, PairedResult)[AVG]
     assert other.test is None and "different cases" in other.note
-    costly = _swap(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult, budget_s=0.0)[AVG]
-    assert costly.test is None and costly.note.startswith("n/a: too costly")
+    needed = 2 * 2 ** len(now) * len(now)  # two pseudo-runs per exact pattern, each reading every case
+    costly = _swap(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult, max_records=needed - 1)[AVG]
+    assert costly.test is None and costly.note.startswith("n/a: too costly") and f"{needed:,} records" in costly.note
+    assert _swap(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult, max_records=needed)[AVG].test
     reported = {AVG: (_avg(aggregate, now) + 0.01, _avg(aggregate, before))}  # not what the records give
     other = _swap(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult, reported=reported)[AVG]
     assert other.test is None and "does not give the reported figure" in other.note
 
 
-def test_a_nestools_micro_f1_figure_against_a_baseline_now_carries_a_p_value(monkeypatch):
-    monkeypatch.setattr("pytest_toolbench.report.swap_test.SWAP_BUDGET_S", float("inf"))  # not timing-dependent
+def test_a_nestools_micro_f1_figure_against_a_baseline_now_carries_a_p_value():
     aggregate = _nestools()
     before, now = _runs(24, seed=7, shift=0.6)
     comparison = _compare(aggregate, None, before, now)
@@ -136,8 +136,7 @@ def test_a_nestools_micro_f1_figure_against_a_baseline_now_carries_a_p_value(mon
     assert comparison.suites["s"].metrics[("P/R/F1", "Selection F1")].paired.test is None
 
 
-def test_westfall_young_gives_way_to_holm_when_a_swap_tested_figure_is_in_the_family(monkeypatch):
-    monkeypatch.setattr("pytest_toolbench.report.swap_test.SWAP_BUDGET_S", float("inf"))  # not timing-dependent
+def test_westfall_young_gives_way_to_holm_when_a_swap_tested_figure_is_in_the_family():
     from pytest_toolbench.report.compare import compare, evaluate_gates
     from pytest_toolbench.report.settings import ReportSettings
     from test_significance import toy_baseline, toy_records, toy_summary

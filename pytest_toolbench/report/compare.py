@@ -177,7 +177,7 @@ def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, recor
                 if gated(found) and (found.paired is None or found.paired.test is None)}
     try:
         swapped = swap_tests(suite.aggregate, now_results, before_results, untested, design, PairedResult,
-                             budget_s=swap_test.SWAP_BUDGET_S,
+                             max_records=swap_test.SWAP_MAX_RECORDS,
                              reported={key: (comparison.metrics[key].current, comparison.metrics[key].baseline)
                                        for key in untested})
     except Exception as error:  # noqa: BLE001 - an aggregate that fails on a pseudo-run: the figures stay n/a

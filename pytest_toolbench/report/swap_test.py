@@ -16,7 +16,6 @@ extreme (conservative).
 from __future__ import annotations
 
 import math
-import time
 from typing import Any, Callable, Mapping, Sequence
 
 from ..contract.aggregates import AggregatesDeclaration
@@ -26,8 +25,10 @@ SWAP_RESAMPLES = 1999
 SWAP_SEED = 20100901
 #: enumerate every swap pattern up to this many units (2^12 patterns), draw at random above
 SWAP_EXACT_UNITS = 12
-#: the longest the test may take for one suite (seconds), estimated from one timed aggregate call
-SWAP_BUDGET_S = 60.0
+#: the most records the test may hand to ``aggregate`` for one suite, summed over its pseudo-runs (2 per pattern,
+#: each reading every case's record): 2 x 1,999 x 8,192. A count of the data, never a clock, so whether a figure is
+#: tested does not depend on the machine or its load (the shipped suites' largest, BFCL's 5,106 cases, fits).
+SWAP_MAX_RECORDS = 2 * SWAP_RESAMPLES * 8192
 
 MetricKey = tuple[str, str]
 
@@ -44,14 +45,15 @@ def _values(metrics: Sequence[Any], keys: Sequence[MetricKey]) -> list[float | N
 
 def swap_tests(aggregate: Callable[[Sequence[Any]], Sequence[Any]], current: Sequence[Any], baseline: Sequence[Any],
                figures: Mapping[MetricKey, bool], design: AggregatesDeclaration, make_result: Callable[..., Any],
-               budget_s: float = SWAP_BUDGET_S, resamples: int = SWAP_RESAMPLES, seed: int = SWAP_SEED,
+               max_records: int = SWAP_MAX_RECORDS, resamples: int = SWAP_RESAMPLES, seed: int = SWAP_SEED,
                exact_units: int = SWAP_EXACT_UNITS,
                reported: Mapping[MetricKey, tuple[float | None, float | None]] | None = None) -> dict[MetricKey, Any]:
     """The swap test of each of ``figures`` (key -> lower is better) between the runs' case results ``current``
     and ``baseline``; ``make_result`` builds the result (:class:`.significance.PairedResult`). Returns n/a results
-    with the reason when the test does not apply (different cases, repeated samples, too costly), and nothing for a
-    figure the suite's aggregate does not give a value in both runs. ``reported``: each figure's (current,
-    baseline) value as the reports give it; a figure the aggregate over the records does not reproduce is n/a."""
+    with the reason when the test does not apply (different cases, repeated samples, more than ``max_records``
+    records to read), and nothing for a figure the suite's aggregate does not give a value in both runs.
+    ``reported``: each figure's (current, baseline) value as the reports give it; a figure the aggregate over the
+    records does not reproduce is n/a."""
     keys = list(figures)
     if not keys:
         return {}
@@ -71,16 +73,14 @@ def swap_tests(aggregate: Callable[[Sequence[Any]], Sequence[Any]], current: Seq
     unit_names = sorted(set(unit_of.values()))
     position = {unit: i for i, unit in enumerate(unit_names)}
     unit_index = [position[unit_of[c]] for c in order]
-    started = time.perf_counter()
-    observed_now = _values(aggregate(list(current)), keys)
-    elapsed = time.perf_counter() - started
-    observed_before = _values(aggregate(list(baseline)), keys)
     units = len(unit_names)
     exact = units <= exact_units
     draws = 2 ** units if exact else resamples
-    if elapsed * 2 * draws > budget_s:
-        return untested(f"too costly: the swap test's {2 * draws} aggregate calls at {elapsed:.3g} s each would "
-                        f"exceed {budget_s:g} s")
+    if 2 * draws * len(order) > max_records:
+        return untested(f"too costly: the swap test's {2 * draws} aggregate calls over {len(order)} cases would "
+                        f"read {2 * draws * len(order):,} records, over its limit of {max_records:,}")
+    observed_now = _values(aggregate(list(current)), keys)
+    observed_before = _values(aggregate(list(baseline)), keys)
     observed = [None if a is None or b is None else a - b for a, b in zip(observed_now, observed_before)]
     if exact:
         patterns: Any = ([(p >> u) & 1 for u in range(units)] for p in range(draws))

@@ -13,11 +13,24 @@ from .gold import FIGURE_STRUCTURES
 FAMILY_NAMES = {"api": "Selection", "order": "Order", "param": "Parameter", "nest": "Nested-Param"}
 
 
+SUMMED_KEYS = ("all_num", "correct_format_num", "tree_acc") + COUNT_KEYS + ERROR_KEYS
+
+
 def _sums(results: Iterable[CaseResult]) -> dict[str, float]:
-    totals: dict[str, float] = Counter()
+    totals = dict.fromkeys(SUMMED_KEYS, 0)
     for result in results:
-        for key in ("all_num", "correct_format_num", "tree_acc") + COUNT_KEYS + ERROR_KEYS:
-            totals[key] += result.counts.get(key, 0)
+        counts = result.counts
+        for key in SUMMED_KEYS:
+            totals[key] += counts.get(key, 0)
+    return totals
+
+
+def _added(parts: Iterable[Mapping[str, float]]) -> dict[str, float]:
+    """The sum of totals (the counts are whole numbers, so the order of addition changes nothing)."""
+    totals: dict[str, float] = Counter()
+    for part in parts:
+        for key, value in part.items():
+            totals[key] += value
     return dict(totals)
 
 
@@ -79,7 +92,13 @@ def _structure_of(result: CaseResult) -> str | None:
 
 def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
     results = [r for r in results if r.counts]
-    totals = _sums(results)
+    # Each record's counts are read once (the paired tests call this thousands of times: the swap test makes
+    # 2 x 1,999 pseudo-runs): summed per (depth, structure) cell, every view is a sum of cells.
+    cells: dict[tuple[int | None, str | None], list[CaseResult]] = {}
+    for r in results:
+        cells.setdefault((_depth_of(r), _structure_of(r)), []).append(r)
+    cell_totals = {cell: _sums(members) for cell, members in cells.items()}
+    totals = _added(cell_totals.values())
     metrics = _family_metrics(totals, "", "P/R/F1")
     for category in ("depth1", "depth2", "depth3plus"):
         members = [r for r in results if r.category == category]
@@ -89,14 +108,16 @@ def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
                                   "Tree accuracy within the category"))
     # The upstream depth views (--target_depths 1 / 2 / 3 4 5).
     for label, depths in (("depth 1", {1}), ("depth 2", {2}), ("depth 3-5", {3, 4, 5})):
-        members = [r for r in results if _depth_of(r) in depths]
-        if members:
-            metrics += _family_metrics(_sums(members), f"{label}: ", "depth", with_nest=depths != {1}, f1_only=True)
+        chosen = [cell for cell in cells if cell[0] in depths]
+        if chosen:
+            metrics += _family_metrics(_added(cell_totals[c] for c in chosen), f"{label}: ", "depth",
+                                       with_nest=depths != {1}, f1_only=True)
     # The structure views of the paper's Fig. 5 (--structure_key 0 / 2 / 3 / 7).
     for key in FIGURE_STRUCTURES:
-        members = [r for r in results if _structure_of(r) == str(key)]
-        if members:
-            metrics += _family_metrics(_sums(members), f"structure {key}: ", "structure", f1_only=True)
+        chosen = [cell for cell in cells if cell[1] == str(key)]
+        if chosen:
+            metrics += _family_metrics(_added(cell_totals[c] for c in chosen), f"structure {key}: ", "structure",
+                                       f1_only=True)
     # TL-Training's categories and mean reward over the flat cases (the ones that carry a reward).
     metrics += tl_metrics([r for r in results if "tl_reward" in r.counts])
     return metrics

@@ -44,6 +44,15 @@ def _sums(results: Iterable[CaseResult]) -> dict[str, float]:
     return dict(totals)
 
 
+def _added(parts: Iterable[dict[str, float]]) -> dict[str, float]:
+    """The sum of totals (the counts are whole numbers, so the order of addition changes nothing)."""
+    totals: Counter = Counter()
+    for part in parts:
+        for key, value in part.items():
+            totals[key] += value
+    return dict(totals)
+
+
 def official_figures(totals: dict[str, float]) -> dict[str, float | None]:
     """``calculate_score_ToolLearning``'s result dict from pooled counts; omitted keys map to None."""
     figures: dict[str, float | None] = {}
@@ -90,12 +99,21 @@ def _figure_metrics(totals: dict[str, float], prefix: str, group: str, f1_only: 
 
 def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
     results = [r for r in results if r.counts and "all" in r.counts]
+    # Each record's counts are read once (the paired tests call this thousands of times: the swap test makes
+    # 2 x 1,999 pseudo-runs): a category's totals are summed from its records, a split's from its categories'.
+    by_split: dict[str, list[CaseResult]] = {}
+    by_category: dict[str, list[CaseResult]] = {}
+    for r in results:
+        by_split.setdefault(split_of(r), []).append(r)
+        by_category.setdefault(r.category, []).append(r)
+    category_totals = {category: _sums(members) for category, members in by_category.items()}
+    split_totals = {split: _added(category_totals[c] for c in by_category if split_of(by_category[c][0]) == split)
+                    for split in by_split}
     metrics: list[Metric] = []
-    splits = [s for s in SPLITS if any(split_of(r) == s for r in results)]
+    splits = [s for s in SPLITS if s in by_split]
     f1_param: list[float | None] = []
     for split in splits:
-        members = [r for r in results if split_of(r) == split]
-        totals = _sums(members)
+        totals = split_totals[split]
         metrics += _figure_metrics(totals, f"{split} ", "split")
         f1_param.append(official_figures(totals)["F1_param"])
     if splits:
@@ -105,12 +123,13 @@ def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
                               f"mean of F1_param over {what} (ToLeaP's representative SealTools metric)"))
     for split in splits:
         for difficulty in DIFFICULTIES:
-            members = [r for r in results if r.category == f"{split}_{difficulty}"]
+            members = by_category.get(f"{split}_{difficulty}")
             if members:
-                metrics += _figure_metrics(_sums(members), f"{split} {difficulty}: ", "difficulty", f1_only=True)
+                metrics += _figure_metrics(category_totals[f"{split}_{difficulty}"], f"{split} {difficulty}: ",
+                                           "difficulty", f1_only=True)
     for split in splits:
         for difficulty in DIFFICULTIES:
-            members = [r for r in results if r.category == f"{split}_{difficulty}"]
+            members = by_category.get(f"{split}_{difficulty}")
             if members:
                 passed = sum(1 for r in members if r.passed)
                 metrics.append(Metric(f"{split}_{difficulty}", passed / len(members), passed, len(members),
@@ -121,10 +140,10 @@ def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
                               "aggregate", "samples whose output makes calculate_score_ToolLearning raise (upstream "
                                            "stops the run); scored here as format failures"))
     for split in splits:
-        members = [r for r in results if split_of(r) == split and "toleap_bad_case" in r.counts]
+        members = [r for r in by_split[split] if "toleap_bad_case" in r.counts]
         if not members:
             continue
-        totals = _sums(members)
+        totals = split_totals[split] if len(members) == len(by_split[split]) else _sums(members)
         for key in TOLEAP_ERROR_KEYS:
             metrics.append(Metric(f"{split} ToLeaP {TOLEAP_ERROR_NAMES[key]}", totals.get(key, 0), None, None,
                                   "toleap_errors", "ToLeaP's 错误类型统计 counter (occurrences)", unit=""))
