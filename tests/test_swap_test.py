@@ -17,7 +17,6 @@ from test_sign_flip import _compare
 
 pytest.importorskip("numpy")
 
-_swap = swap_tests
 AVG = ("aggregate", "Avg")  # NesTools: the mean of four micro F1s over pooled calls
 
 
@@ -70,7 +69,7 @@ def _brute_force(aggregate, now, before, units):
 def test_exact_swap_p_values_match_a_brute_force_enumeration_with_and_without_clusters():
     aggregate = _nestools()
     before, now = _runs(7, seed=3, shift=0.5)
-    got = _swap(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult)[AVG]
+    got = swap_tests(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult)[AVG]
     two, worse = _brute_force(aggregate, now, before, [[i] for i in range(7)])
     assert got.test.startswith(SWAP) and "exact, 128 patterns" in got.test
     assert (got.p_value, got.p_worse, got.p_floor) == (pytest.approx(two), pytest.approx(worse), 1 / 128)
@@ -81,7 +80,7 @@ def test_exact_swap_p_values_match_a_brute_force_enumeration_with_and_without_cl
     clusters: dict[str, list[int]] = {}
     for i in range(7):
         clusters.setdefault(design.cluster_of(f"c{i}"), []).append(i)
-    clustered = _swap(aggregate, now, before, {AVG: False}, design, PairedResult)[AVG]
+    clustered = swap_tests(aggregate, now, before, {AVG: False}, design, PairedResult)[AVG]
     two, worse = _brute_force(aggregate, now, before, [clusters[u] for u in sorted(clusters)])
     assert len(clusters) == 4 and "4 clusters" in clustered.test and "16 patterns" in clustered.test
     assert (clustered.p_value, clustered.p_worse) == (pytest.approx(two), pytest.approx(worse))
@@ -90,8 +89,8 @@ def test_exact_swap_p_values_match_a_brute_force_enumeration_with_and_without_cl
 def test_monte_carlo_agrees_with_the_exact_enumeration():
     aggregate = _nestools()
     before, now = _runs(9, seed=4, shift=0.6)
-    exact = _swap(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult)[AVG]
-    drawn = _swap(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult, exact_units=0,
+    exact = swap_tests(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult)[AVG]
+    drawn = swap_tests(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult, exact_units=0,
                        resamples=999)[AVG]
     assert "999 random patterns" in drawn.test and drawn.p_floor == 1 / 1000
     assert drawn.p_value == pytest.approx(exact.p_value, abs=0.05)  # 3.5 standard errors at p = 0.5
@@ -100,27 +99,27 @@ def test_monte_carlo_agrees_with_the_exact_enumeration():
 def test_identical_runs_give_p_one_and_a_clear_regression_a_small_p():
     aggregate = _nestools()
     before, now = _runs(30, seed=5, shift=0.9)
-    same = _swap(aggregate, before, list(before), {AVG: False}, NO_DECLARATION, PairedResult,
+    same = swap_tests(aggregate, before, list(before), {AVG: False}, NO_DECLARATION, PairedResult,
                       resamples=199)[AVG]
     assert same.p_value == 1.0 and same.p_worse == 1.0
-    worse = _swap(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult, resamples=499)[AVG]
+    worse = swap_tests(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult, resamples=499)[AVG]
     assert worse.p_value <= 0.01 and worse.p_worse <= 0.01
     # the same drop read as lower-is-better: not worse at all
-    upside = _swap(aggregate, now, before, {AVG: True}, NO_DECLARATION, PairedResult, resamples=499)[AVG]
+    upside = swap_tests(aggregate, now, before, {AVG: True}, NO_DECLARATION, PairedResult, resamples=499)[AVG]
     assert upside.p_worse > 0.9
 
 
 def test_the_test_does_not_apply_to_different_cases_or_beyond_its_budget():
     aggregate = _nestools()
     before, now = _runs(6, seed=6, shift=0.5)
-    other = _swap(aggregate, now[1:], before, {AVG: False}, NO_DECLARATION, PairedResult)[AVG]
+    other = swap_tests(aggregate, now[1:], before, {AVG: False}, NO_DECLARATION, PairedResult)[AVG]
     assert other.test is None and "different cases" in other.note
     needed = 2 * 2 ** len(now) * len(now)  # two pseudo-runs per exact pattern, each reading every case
-    costly = _swap(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult, max_records=needed - 1)[AVG]
+    costly = swap_tests(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult, max_records=needed - 1)[AVG]
     assert costly.test is None and costly.note.startswith("n/a: too costly") and f"{needed:,} records" in costly.note
-    assert _swap(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult, max_records=needed)[AVG].test
+    assert swap_tests(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult, max_records=needed)[AVG].test
     reported = {AVG: (_avg(aggregate, now) + 0.01, _avg(aggregate, before))}  # not what the records give
-    other = _swap(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult, reported=reported)[AVG]
+    other = swap_tests(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult, reported=reported)[AVG]
     assert other.test is None and "does not give the reported figure" in other.note
 
 
