@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from pytest_toolbench.scorer_lib.tl_failures import tl_metrics
 from pytest_toolbench.contract.suite import CaseResult, Metric
@@ -14,24 +14,8 @@ FAMILY_NAMES = {"api": "Selection", "order": "Order", "param": "Parameter", "nes
 
 
 SUMMED_KEYS = ("all_num", "correct_format_num", "tree_acc") + COUNT_KEYS + ERROR_KEYS
-
-
-def _sums(results: Iterable[CaseResult]) -> dict[str, float]:
-    totals = dict.fromkeys(SUMMED_KEYS, 0)
-    for result in results:
-        counts = result.counts
-        for key in SUMMED_KEYS:
-            totals[key] += counts.get(key, 0)
-    return totals
-
-
-def _added(parts: Iterable[Mapping[str, float]]) -> dict[str, float]:
-    """The sum of totals (the counts are whole numbers, so the order of addition changes nothing)."""
-    totals: dict[str, float] = Counter()
-    for part in parts:
-        for key, value in part.items():
-            totals[key] += value
-    return dict(totals)
+#: the upstream depth views (--target_depths 1 / 2 / 3 4 5)
+DEPTH_VIEWS = (("depth 1", {1}), ("depth 2", {2}), ("depth 3-5", {3, 4, 5}))
 
 
 def _family_metrics(totals: Mapping[str, float], prefix: str, group: str, with_nest: bool = True,
@@ -92,13 +76,29 @@ def _structure_of(result: CaseResult) -> str | None:
 
 def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
     results = [r for r in results if r.counts]
-    # Each record's counts are read once (the paired tests call this thousands of times: the swap test makes
-    # 2 x 1,999 pseudo-runs): summed per (depth, structure) cell, every view is a sum of cells.
-    cells: dict[tuple[int | None, str | None], list[CaseResult]] = {}
+    # One pass over the records for every view (the paired tests call this thousands of times: the swap test makes
+    # 2 x 1,999 pseudo-runs). Each view still adds its records' counts in the records' order, as a sum over its
+    # members would: the counts can be fractions (partial parameter credit), whose sum depends on the order.
+    totals = dict.fromkeys(SUMMED_KEYS, 0)
+    depth_totals = {label: dict.fromkeys(SUMMED_KEYS, 0) for label, _ in DEPTH_VIEWS}
+    structure_totals = {str(key): dict.fromkeys(SUMMED_KEYS, 0) for key in FIGURE_STRUCTURES}
+    seen: set[str] = set()
     for r in results:
-        cells.setdefault((_depth_of(r), _structure_of(r)), []).append(r)
-    cell_totals = {cell: _sums(members) for cell, members in cells.items()}
-    totals = _added(cell_totals.values())
+        views = [totals]
+        depth = _depth_of(r)
+        for label, depths in DEPTH_VIEWS:
+            if depth in depths:
+                views.append(depth_totals[label])
+                seen.add(label)
+        structure = _structure_of(r)
+        if isinstance(structure, str) and structure in structure_totals:
+            views.append(structure_totals[structure])
+            seen.add(f"structure {structure}")
+        counts = r.counts
+        for key in SUMMED_KEYS:
+            value = counts.get(key, 0)
+            for view in views:
+                view[key] += value
     metrics = _family_metrics(totals, "", "P/R/F1")
     for category in ("depth1", "depth2", "depth3plus"):
         members = [r for r in results if r.category == category]
@@ -107,17 +107,14 @@ def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
             metrics.append(Metric(category, passed / len(members), passed, len(members), "category",
                                   "Tree accuracy within the category"))
     # The upstream depth views (--target_depths 1 / 2 / 3 4 5).
-    for label, depths in (("depth 1", {1}), ("depth 2", {2}), ("depth 3-5", {3, 4, 5})):
-        chosen = [cell for cell in cells if cell[0] in depths]
-        if chosen:
-            metrics += _family_metrics(_added(cell_totals[c] for c in chosen), f"{label}: ", "depth",
-                                       with_nest=depths != {1}, f1_only=True)
+    for label, depths in DEPTH_VIEWS:
+        if label in seen:
+            metrics += _family_metrics(depth_totals[label], f"{label}: ", "depth", with_nest=depths != {1},
+                                       f1_only=True)
     # The structure views of the paper's Fig. 5 (--structure_key 0 / 2 / 3 / 7).
     for key in FIGURE_STRUCTURES:
-        chosen = [cell for cell in cells if cell[1] == str(key)]
-        if chosen:
-            metrics += _family_metrics(_added(cell_totals[c] for c in chosen), f"structure {key}: ", "structure",
-                                       f1_only=True)
+        if f"structure {key}" in seen:
+            metrics += _family_metrics(structure_totals[str(key)], f"structure {key}: ", "structure", f1_only=True)
     # TL-Training's categories and mean reward over the flat cases (the ones that carry a reward).
     metrics += tl_metrics([r for r in results if "tl_reward" in r.counts])
     return metrics

@@ -45,7 +45,9 @@ def _sums(results: Iterable[CaseResult]) -> dict[str, float]:
 
 
 def _added(parts: Iterable[dict[str, float]]) -> dict[str, float]:
-    """The sum of totals (the counts are whole numbers, so the order of addition changes nothing)."""
+    """The sum of totals. The figures' counts are whole numbers (the checker's integer counters as floats, as
+    upstream's Python ints are), so the order of addition changes no figure; only ``tl_reward`` can be a fraction,
+    and no figure here reads its total."""
     totals: Counter = Counter()
     for part in parts:
         for key, value in part.items():
