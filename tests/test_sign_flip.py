@@ -156,13 +156,13 @@ class _Suite:
         self.aggregate = aggregate
 
 
-def _compare(aggregate, design, before, now):
+def _compare(aggregate, design, before, now, progress=None):
     def summary_of(records):
         return summarize(records, {"s": SuiteInput(_Suite(aggregate), "S", {}, None, design)},
                          header={"backend": "test"})
 
     baseline = results_file.read(json.loads(json.dumps(document(build(summary_of(before), before)))))
-    return compare(summary_of(now), now, baseline, "base.json")
+    return compare(summary_of(now), now, baseline, "base.json", progress=progress)
 
 
 def _bfcl_records(outcomes: dict[str, list[bool]]) -> list[CaseRecord]:

@@ -126,9 +126,13 @@ def test_the_test_does_not_apply_to_different_cases_or_beyond_its_budget():
 def test_a_nestools_micro_f1_figure_against_a_baseline_now_carries_a_p_value():
     aggregate = _nestools()
     before, now = _runs(24, seed=7, shift=0.6)
-    comparison = _compare(aggregate, None, before, now)
+    lines = []
+    comparison = _compare(aggregate, None, before, now, progress=lines.append)
     paired = comparison.suites["s"].metrics[AVG].paired
     assert paired.test.startswith(SWAP), paired.note
+    # the long part of a comparison says what it does before it starts
+    assert lines == ["toolbench: s: paired permutation (swap) test of 1 gated figure(s) over 24 cases against the "
+                     "baseline"]
     assert paired.p_value is not None and 0 < paired.p_value <= 1 and paired.p_worse is not None
     assert paired.p_adjusted is not None and comparison.family >= 1  # in the gated family (Holm)
     # the P/R/F1 breakdown is not gated: it keeps its n/a

@@ -339,8 +339,17 @@ class ToolbenchSession:
                 config=config, summary=summary, comparison=comparison),
             extend_document=lambda document: config.hook.pytest_toolbench_results_document(
                 config=config, document=document),
-            interrupted=toolbench.interrupted, defects_expected=toolbench.kind.reference_answers)
+            interrupted=toolbench.interrupted, defects_expected=toolbench.kind.reference_answers,
+            progress=self._progress_line)
         session.exitstatus = self.finished.exit_status
+
+    def _progress_line(self, text: str) -> None:
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None:
+            return
+        if getattr(getattr(reporter, "_tw", None), "width_of_current_line", 0):
+            reporter.write("\n")  # after xdist's progress dots, which leave the line open
+        reporter.write_line(text)
 
     def run_report(self):
         """The finished run's report (None before the session finishes, or when no case ran)."""

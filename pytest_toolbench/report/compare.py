@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from ..contract.suite import CaseRecord, Metric
 from ..run.summary import RunSummary, SuiteSummary
@@ -104,10 +104,12 @@ def _case_outcomes(records: list[CaseRecord]) -> list[tuple[str, bool]]:
 
 
 def compare(summary: RunSummary, records: Iterable[CaseRecord], baseline: ResultsFile,
-            path: Path | str, multiple: str = DEFAULT_MULTIPLE, alpha: float | None = None) -> Comparison:
+            path: Path | str, multiple: str = DEFAULT_MULTIPLE, alpha: float | None = None,
+            progress: Callable[[str], None] | None = None) -> Comparison:
     """Deltas, newly failing/passing cases and each figure's paired test; then the gated family's adjusted
     p-values (``multiple``: holm, bonferroni or none) and each gated figure's minimum detectable effect at the
-    family's per-figure level (``alpha``: the gate's level, 0.05 when there is none)."""
+    family's per-figure level (``alpha``: the gate's level, 0.05 when there is none). ``progress`` gets a line
+    before each suite's swap test (thousands of aggregate calls: up to a minute on a large suite)."""
     # A case with --toolbench-repeat samples counts as passed when all of them pass (its pass^k outcome).
     baseline_passed: dict[tuple[str, str], bool] = {}
     for case in baseline.cases:
@@ -138,7 +140,7 @@ def compare(summary: RunSummary, records: Iterable[CaseRecord], baseline: Result
                 comparison.newly_passing.append(case_id)
         if comparison.metrics and suite.aggregate is not None:
             _attach_paired_tests(comparison, suite, by_suite.get(suite.name, []),
-                                 baseline.suite_cases(suite.name), old_metrics)
+                                 baseline.suite_cases(suite.name), old_metrics, progress)
         suites[suite.name] = comparison
     old_header = baseline.header
     result = Comparison(str(path), old_header, suites,
@@ -148,7 +150,8 @@ def compare(summary: RunSummary, records: Iterable[CaseRecord], baseline: Result
 
 
 def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, records: list[CaseRecord],
-                         old_records: list[CaseRecord], old_metrics: Mapping[tuple[str, Any], Metric]) -> None:
+                         old_records: list[CaseRecord], old_metrics: Mapping[tuple[str, Any], Metric],
+                         progress: Callable[[str], None] | None = None) -> None:
     """Each compared figure's paired test (exact McNemar, sign-flip, the stratified sign-flip of a declared
     aggregate, or n/a with the reason)."""
     if not old_records:
@@ -175,6 +178,9 @@ def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, recor
     # records of each case (or declared cluster) at random, one aggregate call per pseudo-run (report/swap_test.py)
     untested = {key: found.better == "lower" for key, found in comparison.metrics.items()
                 if gated(found) and (found.paired is None or found.paired.test is None)}
+    if untested and progress is not None:
+        progress(f"toolbench: {suite.name}: paired permutation (swap) test of {len(untested)} gated figure(s) over "
+                 f"{len(now_results)} cases against the baseline")
     try:
         swapped = swap_tests(suite.aggregate, now_results, before_results, untested, design, PairedResult,
                              max_records=swap_test.SWAP_MAX_RECORDS,

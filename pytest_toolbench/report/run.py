@@ -108,17 +108,19 @@ class ReportRun:
     def finish(self, exit_status: int, summary: RunSummary | None, records: list[CaseRecord],
                tool_parser: str | None = None, extra_gates: ExtraGates | None = None,
                extend_document: Callable[[dict[str, Any]], None] | None = None,
-               interrupted: str | None = None, defects_expected: bool = False) -> FinishedRun:
+               interrupted: str | None = None, defects_expected: bool = False,
+               progress: Callable[[str], None] | None = None) -> FinishedRun:
         """Compare, gate and decide the exit status (from pytest's ``exit_status``); then build the run report once
         and write the JSON and Markdown files from it. ``tool_parser``: the run's ``--toolbench-tool-parser``, for
         the facts table; ``extra_gates``: a conftest's own gates (``pytest_toolbench_gates``); ``extend_document``:
-        a conftest's additions to the results document (``pytest_toolbench_results_document``)."""
+        a conftest's additions to the results document (``pytest_toolbench_results_document``); ``progress``: where
+        the comparison says what takes long (a line each)."""
         settings = self.settings
         self.not_run = [record.nodeid or record.case_id for record in records
                         if record.error_type == "not_run"]
         if summary is not None and settings.baseline is not None:
             self.comparison = compare(summary, records, settings.baseline, settings.baseline_path or "",
-                                      settings.multiple, settings.significance)
+                                      settings.multiple, settings.significance, progress)
         if summary is not None:
             try:
                 self.profile = build_profile(summary, settings.baseline, records=records)
