@@ -28,16 +28,13 @@ import json
 import re
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bfcl_eval.constants.default_prompts import DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING  # noqa: E402
 from bfcl_eval.constants.enums import ReturnFormat  # noqa: E402
 from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING  # noqa: E402
-from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils import is_empty_execute_response  # noqa: E402
 from bfcl_eval.utils import _func_doc_language_specific_pre_processing  # noqa: E402
-from make_prompt_oracle import SCENARIOS as BASE_SCENARIOS  # noqa: E402
+from make_prompt_oracle import SCENARIOS as BASE_SCENARIOS, ScriptedResponse, prompting_loop  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "bfcl_handler_oracle.json.gz"
 
@@ -145,12 +142,6 @@ def scenarios_for(style):
     return out
 
 
-class _Response(SimpleNamespace):
-    def __init__(self, text):
-        super().__init__(choices=[SimpleNamespace(text=text)],
-                         usage=SimpleNamespace(prompt_tokens=0, completion_tokens=0))
-
-
 class RecordingTokenizer:
     """Stands in for a checkpoint tokenizer: keeps what the handler asks its chat template to render."""
 
@@ -173,37 +164,8 @@ def build(row):
 
 
 def run(row, scenario):
-    handler = build(row)
-    functions = _func_doc_language_specific_pre_processing(copy.deepcopy(scenario["function"]),
-                                                           scenario["id"].rsplit("_", 1)[0])
-    entry = {"id": scenario["id"], "function": functions, "question": copy.deepcopy(scenario["question"])}
-    holdout = scenario.get("holdout", {})
-    data = handler._pre_query_processing_prompting(entry)
-    prompts, executed = [], []
-    for turn, messages in enumerate(entry["question"]):
-        if str(turn) in holdout:
-            messages = [{"role": "user", "content": DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING.format(
-                functions=holdout[str(turn)])}]
-        data = (handler.add_first_turn_message_prompting(data, messages) if turn == 0
-                else handler._add_next_turn_user_message_prompting(data, messages))
-        for reply in scenario["replies"][turn]:
-            prompts.append(handler._format_prompt(data["message"], data["function"]))
-            if scenario.get("single_turn"):
-                return prompts, executed
-            parsed = handler._parse_query_response_prompting(_Response(reply["text"]))
-            data = handler._add_assistant_message_prompting(data, parsed)
-            try:
-                decoded = handler.decode_execute(parsed["model_responses"], has_tool_call_tag=False)
-                executes = not is_empty_execute_response(decoded)
-            except Exception:
-                executes = False
-            if not executes:
-                executed.append(None)
-                break
-            executed.append(decoded)
-            parsed["model_responses_decoded"] = decoded
-            data = handler._add_execution_results_prompting(data, results_for(decoded), parsed)
-    return prompts, executed
+    return prompting_loop(build(row), scenario,
+                          lambda reply, decoded: None if decoded is None else results_for(decoded))
 
 
 WEATHER_CALLS = [("get_weather", {"city": "Rome"}), ("get_weather", {"city": "Oslo", "unit": "celsius"})]
@@ -252,10 +214,10 @@ def decode_all(row, style):
     handler = build(row)
     out = []
     for text in corpus(style):
-        record = outcome(lambda: handler._parse_query_response_prompting(_Response(text))["model_responses"])
+        record = outcome(lambda: handler._parse_query_response_prompting(ScriptedResponse(text))["model_responses"])
         entry = {"text": text, "recorded": record}
         if "value" in record:
-            recorded = handler._parse_query_response_prompting(_Response(text))["model_responses"]
+            recorded = handler._parse_query_response_prompting(ScriptedResponse(text))["model_responses"]
             entry["ast"] = outcome(lambda: handler.decode_ast(recorded, ReturnFormat.PYTHON, False))
             entry["execute"] = outcome(lambda: handler.decode_execute(recorded, False))
         out.append(entry)

@@ -94,22 +94,27 @@ SCENARIOS = [
 ]
 
 
-class _Response(SimpleNamespace):
+class ScriptedResponse(SimpleNamespace):
+    """A completion as the handler reads it (``choices[0].text``, token usage)."""
+
     def __init__(self, text):
         super().__init__(choices=[SimpleNamespace(text=text)],
                          usage=SimpleNamespace(prompt_tokens=0, completion_tokens=0))
 
 
-def run(handler_class, model, scenario):
-    handler = handler_class(model, 0.001, model, False)
+def prompting_loop(handler, scenario, results_of):
+    """The official handler's prompting loop over a scenario's scripted replies, as ``inference_multi_turn_prompting``
+    / ``inference_single_turn_prompting`` run it. Returns every request's ``_format_prompt`` text and, per reply
+    past the first request of a single-turn scenario, its decoded calls (None: it does not execute, which ends its
+    turn). ``results_of(reply, decoded)`` gives the execution results fed back (``decoded`` None for a reply that
+    does not execute; what it returns then is not used)."""
     # as bfcl generate loads an entry: the language hint on the offered docs (not on held-out ones)
     functions = _func_doc_language_specific_pre_processing(copy.deepcopy(scenario["function"]),
                                                            scenario["id"].rsplit("_", 1)[0])
-    entry = {"id": scenario["id"], "function": functions,
-             "question": copy.deepcopy(scenario["question"])}
+    entry = {"id": scenario["id"], "function": functions, "question": copy.deepcopy(scenario["question"])}
     holdout = scenario.get("holdout", {})
     data = handler._pre_query_processing_prompting(entry)
-    prompts = []
+    prompts, executed = [], []
     for turn, messages in enumerate(entry["question"]):
         if str(turn) in holdout:
             messages = [{"role": "user", "content": DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING.format(
@@ -119,21 +124,31 @@ def run(handler_class, model, scenario):
         for reply in scenario["replies"][turn]:
             prompts.append(handler._format_prompt(data["message"], data["function"]))
             if scenario.get("single_turn"):  # inference_single_turn_prompting: one request, nothing after it
-                return prompts
-            parsed = handler._parse_query_response_prompting(_Response(reply["text"]))
+                return prompts, executed
+            parsed = handler._parse_query_response_prompting(ScriptedResponse(reply["text"]))
             data = handler._add_assistant_message_prompting(data, parsed)
             try:
                 decoded = handler.decode_execute(parsed["model_responses"], has_tool_call_tag=False)
                 executes = not is_empty_execute_response(decoded)
             except Exception:
                 executes = False
-            if executes != ("results" in reply):
-                sys.exit(f"{scenario['id']} ({handler_class.__name__}): {reply['text']!r} executes={executes}")
+            results = results_of(reply, decoded if executes else None)
             if not executes:
+                executed.append(None)
                 break
+            executed.append(decoded)
             parsed["model_responses_decoded"] = decoded
-            data = handler._add_execution_results_prompting(data, reply["results"], parsed)
-    return prompts
+            data = handler._add_execution_results_prompting(data, results, parsed)
+    return prompts, executed
+
+
+def run(handler_class, model, scenario):
+    def scripted_results(reply, decoded):
+        if (decoded is not None) != ("results" in reply):
+            sys.exit(f"{scenario['id']} ({handler_class.__name__}): {reply['text']!r} executes={decoded is not None}")
+        return reply.get("results")
+
+    return prompting_loop(handler_class(model, 0.001, model, False), scenario, scripted_results)[0]
 
 
 def main():
