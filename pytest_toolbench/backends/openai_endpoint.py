@@ -250,8 +250,9 @@ class OpenAIEndpointBackend(ModelBackend):
                     try:
                         for future in wait([f for f in futures if not f.cancelled()]).done:
                             if future.exception() is None:
-                                results[futures[future]] = future.result()
-                                pending_chunk.append((futures[future], future.result()))
+                                index = futures[future]
+                                results[index] = future.result()
+                                pending_chunk.append((index, results[index]))
                     finally:
                         self._stopping = False
                 raise

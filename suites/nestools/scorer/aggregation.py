@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Mapping, Sequence
 
 from pytest_toolbench.scorer_lib.tl_failures import tl_metrics

@@ -22,7 +22,7 @@ outputs on which the official scorer would have crashed, and TL-Training's categ
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from pytest_toolbench.scorer_lib.tl_failures import tl_metrics
 from pytest_toolbench.contract.suite import CaseResult, Metric
@@ -36,23 +36,19 @@ def split_of(result: CaseResult) -> str:
     return result.category.rsplit("_", 1)[0]
 
 
-def _sums(results: Iterable[CaseResult]) -> dict[str, float]:
-    totals: Counter = Counter()
-    for result in results:
-        for key, value in result.counts.items():
-            totals[key] += value
-    return dict(totals)
-
-
-def _added(parts: Iterable[dict[str, float]]) -> dict[str, float]:
-    """The sum of totals. The figures' counts are whole numbers (the checker's integer counters as floats, as
-    upstream's Python ints are), so the order of addition changes no figure; only ``tl_reward`` can be a fraction,
-    and no figure here reads its total."""
+def _added(parts: Iterable[Mapping[str, float]]) -> dict[str, float]:
+    """The key-wise sum of counts or of totals. The figures' counts are whole numbers (the checker's integer
+    counters as floats, as upstream's Python ints are), so the order of addition changes no figure; only
+    ``tl_reward`` can be a fraction, and no figure here reads its total."""
     totals: Counter = Counter()
     for part in parts:
         for key, value in part.items():
             totals[key] += value
     return dict(totals)
+
+
+def _sums(results: Iterable[CaseResult]) -> dict[str, float]:
+    return _added(result.counts for result in results)
 
 
 def official_figures(totals: dict[str, float]) -> dict[str, float | None]:
