@@ -142,6 +142,6 @@ def test_hostile_json_is_linear():
     assert formats._json_call_list(text) is None
     with pytest.raises(formats.DecodeError):
         formats.decode_format("<TOOLCALL>" * 3, "json", True)
-    assert formats.decode_format("[" * 100000 + "x", "json", False) == []  # does not load: no call, as upstream
+    assert formats.decode_format("[1,,2]", "json", False) == []  # does not load: no call, as upstream
     with pytest.raises(formats.DecodeError):  # json.loads' RecursionError escapes upstream's except: a failure
         formats.decode_format("[" * 100000 + "]" * 100000, "json", False)
