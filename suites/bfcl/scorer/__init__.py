@@ -24,7 +24,7 @@ multi-turn checker) and ``agentic/`` (memory and web search: the conversation, t
 """
 
 from pytest_toolbench.contract.suite import Case, Generation, Request, Verdict
-from . import checker, format_sensitivity, gold, prompt
+from . import checker, format_sensitivity, gold, prompt, unpassable
 from .agentic import conversation as agentic_conversation
 from .aggregation import aggregate
 from .categories import AGENTIC, FORMAT_SENSITIVITY, MULTI_TURN
@@ -91,10 +91,12 @@ def gold_reply(case: Case, step: int, request: Request) -> str:
 
 def score(case: Case, generation: Generation) -> Verdict:
     if case.category in MULTI_TURN:
-        return multi_turn_conversation.score(case, generation)
-    if case.category in AGENTIC:
-        return agentic_conversation.score(case, generation)
-    return checker.score(case, generation)
+        verdict = multi_turn_conversation.score(case, generation)
+    elif case.category in AGENTIC:
+        verdict = agentic_conversation.score(case, generation)
+    else:
+        verdict = checker.score(case, generation)
+    return unpassable.mark(case.case_id, verdict)  # items no model can pass (unpassable.yaml) say so
 
 
 __all__ = [
