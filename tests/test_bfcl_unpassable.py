@@ -1,5 +1,6 @@
-"""BFCL items no model can pass (suites/bfcl/unpassable.yaml): confirmed by running the ground truth through the
-multi-turn environment, marked in the verdict, kept in the official figures, with a passable-only figure beside."""
+"""BFCL items no model can pass (suites/bfcl/scorer/unpassable.yaml): confirmed by running the ground truth through
+the multi-turn environment, marked in the verdict, kept in the official figures, with a passable-only figure
+beside."""
 
 from __future__ import annotations
 

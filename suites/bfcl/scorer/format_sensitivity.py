@@ -96,7 +96,7 @@ def split_id(case_id: str) -> tuple[str, str, str] | None:
 # -- loading ------------------------------------------------------------------------------------------------------
 
 
-def load_cases(data_dir: Path, answer_schema: dict, prompt_schema: dict) -> list[Case]:
+def load_format_cases(data_dir: Path, answer_schema: dict, prompt_schema: dict) -> list[Case]:
     """The 5,200 cases (see the module docstring); none when the id file is absent (the shipped samples)."""
     id_file = data_dir / ID_FILE
     if not id_file.is_file():
@@ -464,5 +464,5 @@ def official_figures(results: Sequence[Any]) -> dict[str, Any]:
     return figures
 
 
-__all__ = ["CATEGORY", "CONFIGS", "Config", "build_request", "decode", "gold_output", "load_cases", "metrics",
+__all__ = ["CATEGORY", "CONFIGS", "Config", "build_request", "decode", "gold_output", "load_format_cases", "metrics",
            "official_figures", "split_id", "system_prompt"]

@@ -79,7 +79,7 @@ def load_cases(context: SuiteContext) -> list[Case]:
     cases += load_multi_turn_cases(data_dir, [c for c in selected if c in MULTI_TURN])
     cases += load_agentic_cases(data_dir, [c for c in selected if c in AGENTIC])
     if FORMAT_SENSITIVITY in selected:
-        cases += format_sensitivity.load_cases(data_dir, ANSWER_SCHEMA, PROMPT_SCHEMA)
+        cases += format_sensitivity.load_format_cases(data_dir, ANSWER_SCHEMA, PROMPT_SCHEMA)
     return context.bind(cases)
 
 

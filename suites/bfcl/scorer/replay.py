@@ -163,7 +163,7 @@ def read_results(path: Path, categories: Collection[str], mode: str | None = Non
     if skipped:
         names = ", ".join(f"{category} ({len(names)} file{'s' if len(names) > 1 else ''})"
                           for category, names in sorted(skipped.items()))
-        outputs.warning(f"result files of categories this suite does not score were skipped: {names}", path)
+        outputs.warning(f"result files of categories this suite does not run were skipped: {names}", path)
     return outputs
 
 

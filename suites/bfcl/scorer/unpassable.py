@@ -1,5 +1,5 @@
-"""Items no model can pass (``suites/bfcl/unpassable.yaml``): the ground truth holds what the environment never
-produces (upstream issues such as ShishirPatil/gorilla#1367).
+"""Items no model can pass (``unpassable.yaml`` beside this module): the ground truth holds what the environment
+never produces (upstream issues such as ShishirPatil/gorilla#1367).
 
 They are never removed from an official figure. A verdict on one carries the label ``unpassable`` (the upstream
 issue) and, when it fails, its explanation starts with "fails for every model: upstream ground truth unreachable";
@@ -19,7 +19,7 @@ import yaml
 
 from pytest_toolbench.contract.suite import NOT_SCORED, Metric, Verdict
 
-LIST_FILE = Path(__file__).resolve().parents[1] / "unpassable.yaml"
+LIST_FILE = Path(__file__).resolve().parent / "unpassable.yaml"
 NOTE = "fails for every model: upstream ground truth unreachable"
 
 
@@ -65,7 +65,7 @@ def metrics(results: Iterable[Any], categories: Iterable[str]) -> list[Metric]:
             f"{category}_passable", correct[category] / total[category], correct=correct[category],
             total=total[category], group="passable",
             formula=f"NOT official: {category} without the {len(dropped[category])} item(s) no model can pass "
-                    f"({', '.join(sorted(dropped[category]))}; {issues}; suites/bfcl/unpassable.yaml); the official "
-                    f"figure counts them as failed",
+                    f"({', '.join(sorted(dropped[category]))}; {issues}; suites/bfcl/scorer/unpassable.yaml); the "
+                    f"official figure counts them as failed",
         ))
     return out
