@@ -145,3 +145,33 @@ def test_hostile_json_is_linear():
     assert formats.decode_format("[1,,2]", "json", False) == []  # does not load: no call, as upstream
     with pytest.raises(formats.DecodeError):  # json.loads' RecursionError escapes upstream's except: a failure
         formats.decode_format("[" * 100000 + "]" * 100000, "json", False)
+
+
+# slow (-m slow): a pytest subprocess replaying 5,200 results, about 16 s of CPU
+@pytest.mark.slow
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_a_replayed_official_result_file_reports_the_official_figures(shared_data, oracle, tmp_path, workers):
+    import subprocess
+    import sys
+
+    folder = tmp_path / "result" / "Qwen_Qwen3-8B" / "format_sensitivity"
+    folder.mkdir(parents=True)
+    (folder / "BFCL_v4_format_sensitivity_result.json").write_text("\n".join(oracle["results"]) + "\n",
+                                                                     encoding="utf-8")
+    args = [sys.executable, "-m", "pytest", str(REPO / "suites" / "bfcl"), "-m", "format_sensitivity", "-q",
+            "-p", "no:cacheprovider", f"--toolbench-data={shared_data}", f"--toolbench-replay={tmp_path / 'result'}",
+            f"--toolbench-json={tmp_path / 'run.json'}", *workers]
+    done = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    run = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))
+    metrics = {m["name"]: m for m in run["suites"]["bfcl"]["metrics"]}
+    header = oracle["header"]
+    assert round(metrics["format_sensitivity_max_delta"]["value"] * 100, 2) == header["accuracy_max_delta"]
+    assert round(metrics["format_sensitivity_std_dev"]["value"] * 100, 2) == header["accuracy_std"]
+    assert round(metrics["format_sensitivity_variance"]["value"] * 100 ** 2, 2) == header["accuracy_variance"]
+    for config in fs.CONFIGS:
+        figure = metrics[f"format_sensitivity:{config}"]
+        assert (figure["correct"], figure["total"]) == (header[config]["correct_count"], header[config]["total_count"])
+    failed = {case["case_id"]: case["error_type"] for case in run["cases"] if not case["passed"]}
+    assert failed == {k: v for k, v in oracle["failed"].items() if v is not None}
+    assert "overall_official" in metrics and "format_sensitivity" not in metrics["overall_official"]["formula"]
