@@ -407,10 +407,13 @@ def metrics(results: Iterable[Any]) -> list[Metric]:
     for result in results:
         if result.category != CATEGORY or result.error_type == NOT_SCORED:
             continue
-        parts = split_id(result.case_id)
-        if parts is None:
-            continue
-        tally = per_config[parts[1]]
+        config = (result.labels or {}).get("config")  # every verdict names it; a record without one: from the id
+        if config is None:
+            parts = split_id(result.case_id)
+            if parts is None:
+                continue
+            config = parts[1]
+        tally = per_config[config]
         tally[1] += 1
         total += 1
         if result.passed:

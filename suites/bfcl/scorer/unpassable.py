@@ -45,17 +45,18 @@ def mark(case_id: str, verdict: Verdict) -> Verdict:
 def metrics(results: Iterable[Any], categories: Iterable[str]) -> list[Metric]:
     """Per category holding a declared item that ran: its accuracy over the passable items only."""
     listed = declared()
+    results = list(results)
+    dropped: dict[str, list[str]] = defaultdict(list)
+    for result in results:  # which categories hold a declared item that ran (one dict lookup a record)
+        if result.case_id in listed and result.category in categories and result.error_type != NOT_SCORED:
+            dropped[result.category].append(result.case_id)
     correct: dict[str, int] = defaultdict(int)
     total: dict[str, int] = defaultdict(int)
-    dropped: dict[str, list[str]] = defaultdict(list)
-    for result in results:
-        if result.category not in categories or result.error_type == NOT_SCORED:
-            continue
-        if result.case_id in listed:
-            dropped[result.category].append(result.case_id)
-            continue
-        total[result.category] += 1
-        correct[result.category] += 1 if result.passed else 0
+    if dropped:
+        for result in results:
+            if result.category in dropped and result.case_id not in listed and result.error_type != NOT_SCORED:
+                total[result.category] += 1
+                correct[result.category] += 1 if result.passed else 0
     out = []
     for category in categories:
         if not dropped[category] or not total[category]:
