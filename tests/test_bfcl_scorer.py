@@ -150,7 +150,8 @@ def test_gold_passes_on_real_data_except_known_defects(real_cases):
     defects = yaml.safe_load((REPO / "suites" / "bfcl" / "known_defects.yaml").read_text())
     failing = {case.case_id for case in real_cases if not run(case, bfcl.gold_output(case)).passed}
     assert len(real_cases) == 3641
-    assert failing == set(defects)
+    # the format-sensitivity defects are tests/test_bfcl_format_sensitivity.py's
+    assert failing == {case_id for case_id in defects if not case_id.startswith("format_sensitivity_")}
 
 
 GOLDEN_PROMPTS = {  # sha256 of json.dumps(messages, ensure_ascii=False, sort_keys=True), rendered by bfcl-eval 2026.3.23

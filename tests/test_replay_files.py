@@ -150,13 +150,18 @@ def test_bfcl_no_known_layout_and_skipped_categories(tmp_path):
     lines_file(tmp_path / "acebench" / "result_en" / "data_normal_atom_bool_result.json", [{"id": "x", "result": ""}])
     outputs = bfcl.replay_outputs(tmp_path / "acebench")
     assert dict(outputs) == {} and one(texts(outputs), f"{tmp_path / 'acebench'}: error: no BFCL result files")
-    lines_file(tmp_path / "r" / "BFCL_v4_format_sensitivity_result.json", [{"id": "format_sensitivity_0", "result": []}])
+    lines_file(tmp_path / "r" / "BFCL_v4_exec_simple_result.json", [{"id": "exec_simple_0", "result": "[f()]"}])
     lines_file(tmp_path / "r" / "BFCL_v4_multi_turn_base_result.json", [{"id": "multi_turn_base_0", "result": [["x"]]}])
     lines_file(tmp_path / "r" / "BFCL_v4_irrelevance_result.json", [{"id": "irrelevance_0", "result": "no"}])
+    fs_id = "format_sensitivity_0:ret_fmt=python&tool_call_tag=True&func_doc_fmt=python&prompt_fmt=plaintext&" \
+            "style=classic:simple_python_19"
+    lines_file(tmp_path / "r" / "BFCL_v4_format_sensitivity_result.json", [{"id": fs_id, "result": "[f()]"}])
     outputs = bfcl.replay_outputs(tmp_path / "r")
-    # a multi-turn record keeps its nested result as JSON text, with its file's mode (all text: prompting)
-    assert dict(outputs) == {"irrelevance_0": "no", "multi_turn_base_0": '{"mode": "prompting", "result": [["x"]]}'}
-    assert one(texts(outputs), "warning: result files of categories this suite does not score", "format_sensitivity")
+    # a multi-turn record keeps its nested result as JSON text, with its file's mode (all text: prompting); format
+    # sensitivity (non-scoring, run since issue 40) is read like any prompting file
+    assert dict(outputs) == {"irrelevance_0": "no", "multi_turn_base_0": '{"mode": "prompting", "result": [["x"]]}',
+                             fs_id: "[f()]"}
+    assert one(texts(outputs), "warning: result files of categories this suite does not run", "exec_simple")
 
 
 def test_bfcl_v3_files_are_mapped_to_v4_names_and_ids(tmp_path):

@@ -29,6 +29,9 @@ LABEL_NOTES = {
     "has_call": "whether the output held at least one tool call",
     "truncated": "the generation stopped at the max-tokens limit",
     "tool_error": "NesTools: the kind of wrong tool use",
+    "config": "BFCL format sensitivity: the system-prompt format the case was asked in",
+    "unpassable": "BFCL: items no model can pass (upstream ground truth unreachable; "
+                  "suites/bfcl/scorer/unpassable.yaml), by upstream issue; they stay in every official figure",
 }
 
 

@@ -24,10 +24,10 @@ multi-turn checker) and ``agentic/`` (memory and web search: the conversation, t
 """
 
 from pytest_toolbench.contract.suite import Case, Generation, Request, Verdict
-from . import checker, gold, prompt
+from . import checker, format_sensitivity, gold, prompt, unpassable
 from .agentic import conversation as agentic_conversation
 from .aggregation import aggregate
-from .categories import AGENTIC, MULTI_TURN
+from .categories import AGENTIC, FORMAT_SENSITIVITY, MULTI_TURN
 from .loading import load_cases
 from .multi_turn import conversation as multi_turn_conversation
 from .replay import replay_outputs
@@ -62,6 +62,8 @@ def unavailable(case: Case) -> str | None:
 def build_request(case: Case) -> Request:
     if is_interactive(case):
         return next(conversation(case))
+    if case.category == FORMAT_SENSITIVITY:
+        return format_sensitivity.build_request(case)
     return prompt.build_request(case)
 
 
@@ -76,6 +78,8 @@ def gold_output(case: Case) -> str:
         return multi_turn_conversation.gold_transcript(case)
     if case.category in AGENTIC:
         return agentic_conversation.gold_transcript(case)
+    if case.category == FORMAT_SENSITIVITY:
+        return format_sensitivity.gold_output(case)
     return gold.gold_output(case)
 
 
@@ -87,10 +91,12 @@ def gold_reply(case: Case, step: int, request: Request) -> str:
 
 def score(case: Case, generation: Generation) -> Verdict:
     if case.category in MULTI_TURN:
-        return multi_turn_conversation.score(case, generation)
-    if case.category in AGENTIC:
-        return agentic_conversation.score(case, generation)
-    return checker.score(case, generation)
+        verdict = multi_turn_conversation.score(case, generation)
+    elif case.category in AGENTIC:
+        verdict = agentic_conversation.score(case, generation)
+    else:
+        verdict = checker.score(case, generation)
+    return unpassable.mark(case.case_id, verdict)  # items no model can pass (unpassable.yaml) say so
 
 
 __all__ = [

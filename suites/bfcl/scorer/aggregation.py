@@ -17,6 +17,7 @@ from typing import Sequence
 from pytest_toolbench.scorer_lib.tl_failures import tl_metrics
 from pytest_toolbench.contract.suite import NOT_RUN, NOT_SCORED, CaseResult, Metric
 from .categories import ALL_CATEGORIES, LIVE_AST, MEMORY, MULTI_TURN, NON_LIVE_AST, WEB_SEARCH
+from . import format_sensitivity, unpassable
 from .tl import SINGLE_CALL_CATEGORIES
 
 #: Entries per category in the pinned data; used as the weight of a live category that did not run.
@@ -148,6 +149,9 @@ def official_metrics(results: Sequence[CaseResult]) -> list[Metric]:
 
 
 def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
-    """BFCL's official figures, then TL-Training's failure categories and mean reward (single-call cases)."""
+    """BFCL's official figures; beside them, each category's accuracy over its passable items where it holds items
+    no model can pass (:mod:`.unpassable`, not official); TL-Training's failure categories and mean reward
+    (single-call cases); the non-scoring format-sensitivity figures (in no aggregate: :mod:`.format_sensitivity`)."""
     single_call = [r for r in results if r.category in SINGLE_CALL_CATEGORIES]
-    return official_metrics(results) + tl_metrics(single_call)
+    return (official_metrics(results) + unpassable.metrics(results, ALL_CATEGORIES) + tl_metrics(single_call)
+            + format_sensitivity.metrics(results))

@@ -19,6 +19,11 @@ MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
 AGENTIC = WEB_SEARCH + MEMORY
 #: Every scored category of BFCL v4, in the leaderboard's order.
 ALL_CATEGORIES = CATEGORIES + MULTI_TURN + AGENTIC
+#: upstream's NON_SCORING_CATEGORY: run and reported (per prompt format), in no aggregate and no Overall
+FORMAT_SENSITIVITY = "format_sensitivity"
+NON_SCORING = (FORMAT_SENSITIVITY,)
+#: every category this suite runs
+RUN_CATEGORIES = ALL_CATEGORIES + NON_SCORING
 
 
 def language_of(category: str) -> str:

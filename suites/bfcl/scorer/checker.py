@@ -14,7 +14,8 @@ from typing import Any
 
 from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verdict
-from .categories import RELEVANCE_CATEGORIES, language_of
+from . import format_sensitivity
+from .categories import FORMAT_SENSITIVITY, RELEVANCE_CATEGORIES, language_of
 from .decoders.common import DecodeError
 from .decoding import decode, is_empty_output, is_function_calling_format
 from .single_turn.ast_checker import CHECKER_CRASH, check_calls, show
@@ -43,6 +44,8 @@ def score(case: Case, generation: Generation) -> Verdict:
     (:mod:`.single_turn.fc`: the handler's ``decode_ast``, ``underscore_to_dot`` on)."""
     handler = handler_of(generation)
     underscore = False
+    if case.category == FORMAT_SENSITIVITY:
+        return _score_format_sensitivity(case, generation, handler)
     if is_fc(generation):
         decoded, decode_error = _attempt(decode_fc, fc_record(generation))
         mode, underscore = "fc", True  # upstream's FC checker runs with underscore_to_dot on
@@ -62,6 +65,31 @@ def score(case: Case, generation: Generation) -> Verdict:
     verdict = _score_ast(case, decoded, decode_error, mode, underscore)
     if not verdict.passed and len(case.payload["ground_truth"]) == 1 and tl_failures.enabled(case):
         label_tl_failure(case, verdict)
+    return verdict
+
+
+def _score_format_sensitivity(case: Case, generation: Generation, handler: str | None) -> Verdict:
+    """``format_sensitivity_runner``: the reply decoded in its config's return format and tag (through the row's
+    ``decode_ast`` when a row's handler wrote the prompt), checked by the AST checker with the original id as the
+    category. Upstream runs the category for prompting models only; a native reply or an FC row's reply, like a
+    non-text result in a result file, is a decoder failure (upstream's ``decode_ast`` strips a string)."""
+    config = format_sensitivity.Config.parse(case.payload["config"])
+    underscore = False
+    if is_fc(generation) or (handler is not None and not sends_bfcl_system_prompt(handler)):
+        decoded, decode_error = None, ("format sensitivity is a prompting category (bfcl generate skips it for FC "
+                                       "models); a reply of tool calls or a non-text result does not decode")
+        mode = "fc"
+    elif handler is not None:
+        decoded, decode_error = _attempt(decode_single, handler, generation.text or "", config.return_format,
+                                         lambda text, _language: format_sensitivity.decode(case, text))
+        mode, underscore = "prompting", underscore_to_dot(handler)
+    else:
+        decoded, decode_error = _attempt(format_sensitivity.decode, case, generation.recorded())
+        mode = "prompting"
+    verdict = _score_ast(case, decoded, decode_error, mode, underscore,
+                         check_category=case.payload["original_id"], language="python")
+    verdict.labels["config"] = case.payload["config"]
+    verdict.explanation = f"[{case.payload['config']}]\n{verdict.explanation}"
     return verdict
 
 
@@ -98,9 +126,11 @@ def _score_relevance(case: Case, decoded: Any, decode_error: str | None, mode: s
     )
 
 
-def _score_ast(case: Case, decoded: Any, decode_error: str | None, mode: str, underscore: bool) -> Verdict:
+def _score_ast(case: Case, decoded: Any, decode_error: str | None, mode: str, underscore: bool,
+               check_category: str | None = None, language: str | None = None) -> Verdict:
+    """``check_category``: what the checker dispatches on (the category; format sensitivity: the original id)."""
     payload = case.payload
-    language = language_of(case.category)
+    language = language or language_of(case.category)
     expected = payload["ground_truth"]
     if decode_error is not None:
         exc = decode_error
@@ -127,7 +157,8 @@ def _score_ast(case: Case, decoded: Any, decode_error: str | None, mode: str, un
             counts={"correct": 0.0},
             labels={"outcome": FORMAT_ERROR, "mode": mode},
         )
-    result = check_calls(payload["function"], decoded, expected, case.category, underscore_to_dot=underscore)
+    result = check_calls(payload["function"], decoded, expected, check_category or case.category,
+                         underscore_to_dot=underscore)
     rule = "all calls match the ground truth" if result.valid else f"{result.error_type}: {' '.join(result.errors)}"
     return Verdict(
         passed=result.valid,

@@ -56,11 +56,13 @@ def recorded(handler: str, text: str) -> Any:
         raise DecodeError(str(error)) from None
 
 
-def decode_single(handler: str, text: str, language: str) -> Any:
-    """The handler's ``decode_ast`` on what it records of ``text``; every failure is a :class:`DecodeError`."""
+def decode_single(handler: str, text: str, language: str, prompting_ast: Any = None) -> Any:
+    """The handler's ``decode_ast`` on what it records of ``text``; every failure is a :class:`DecodeError`.
+    ``prompting_ast``: the prompting decoder the handler falls back on (default: this suite's, by language; format
+    sensitivity: its case's return format and tag, ``language`` then naming the return format)."""
     value = recorded(handler, text)
     try:
-        return bfcl_handlers.decode_ast(handler, value, language, decode)
+        return bfcl_handlers.decode_ast(handler, value, language, prompting_ast or decode)
     except (bfcl_handlers.HandlerDecodeError, DecodeError) as error:
         raise DecodeError(str(error)) from None
 

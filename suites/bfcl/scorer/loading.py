@@ -8,7 +8,9 @@ from typing import Any, Mapping
 from pytest_toolbench.contract.data_files import load_jsonl
 from pytest_toolbench.contract.suite import Case, SuiteContext
 from .agentic.conversation import load_agentic_cases
-from .categories import AGENTIC, ALL_CATEGORIES, CATEGORIES, MULTI_TURN, RELEVANCE_CATEGORIES, language_of
+from . import format_sensitivity
+from .categories import (AGENTIC, CATEGORIES, FORMAT_SENSITIVITY, MULTI_TURN, RELEVANCE_CATEGORIES,
+                         RUN_CATEGORIES, language_of)
 from .multi_turn.conversation import load_multi_turn_cases
 
 
@@ -63,9 +65,9 @@ ANSWER_SCHEMA = {
 def _selected_categories(definition: Mapping[str, Any]) -> list[str]:
     listed = definition.get("categories") if definition else None
     if not listed:
-        return list(ALL_CATEGORIES)
+        return list(RUN_CATEGORIES)
     names = [item["name"] if isinstance(item, Mapping) else str(item) for item in listed]
-    return [name for name in names if name in ALL_CATEGORIES]
+    return [name for name in names if name in RUN_CATEGORIES]
 
 
 def load_cases(context: SuiteContext) -> list[Case]:
@@ -75,7 +77,10 @@ def load_cases(context: SuiteContext) -> list[Case]:
     selected = _selected_categories(definition)
     cases = _load_single_turn(data_dir, [c for c in selected if c in CATEGORIES], definition)
     cases += load_multi_turn_cases(data_dir, [c for c in selected if c in MULTI_TURN])
-    return context.bind(cases + load_agentic_cases(data_dir, [c for c in selected if c in AGENTIC]))
+    cases += load_agentic_cases(data_dir, [c for c in selected if c in AGENTIC])
+    if FORMAT_SENSITIVITY in selected:
+        cases += format_sensitivity.load_format_cases(data_dir, ANSWER_SCHEMA, PROMPT_SCHEMA)
+    return context.bind(cases)
 
 
 def _load_single_turn(data_dir: Path, categories: list[str], definition: Mapping[str, Any]) -> list[Case]:

@@ -10,8 +10,11 @@ Layouts (a single file, or any folder tree holding them, e.g. ``result/<model>/n
 Where several records hold the same case, the first read counts (v4 files are read before v3 ones) and each
 repeat is a warning naming file and line.
 
-Result files of categories this suite does not score (format sensitivity, the retired exec / rest / sql / chatable
-ones) are skipped with one warning listing them.
+Result files of categories this suite does not run (the retired exec / rest / sql / chatable ones) are skipped with
+one warning listing them. ``BFCL_v4_format_sensitivity_result.json`` (ids ``format_sensitivity_<n>:<config>:<id>``)
+is read as a prompting file whatever ``--toolbench-replay-mode`` says: upstream runs the category for prompting
+models only, and its ``decode_ast`` fails on a result that is not a string, so such a result is kept as a reply
+with no text calls, which the format-sensitivity scorer fails as a decoder failure.
 
 **Mode.** Upstream decodes every output of a model with that model's handler: an FC handler's ``decode_ast`` /
 ``decode_execute`` never read text (a text step of an FC model is an empty turn), a prompting handler's never read
@@ -65,7 +68,7 @@ from typing import Any, Callable, Collection
 
 from pytest_toolbench.contract.replay_files import ReplayOutputs, json_lines, leading_id
 from pytest_toolbench.contract.suite import Generation
-from .categories import AGENTIC, ALL_CATEGORIES, MULTI_TURN
+from .categories import AGENTIC, FORMAT_SENSITIVITY, MULTI_TURN, RUN_CATEGORIES
 from .single_turn.fc import replay_generation
 
 RESULT_SCHEMA = {"type": "object", "required": ["id", "result"]}
@@ -153,16 +156,19 @@ def read_results(path: Path, categories: Collection[str], mode: str | None = Non
                 skipped[category].append(file.name)
                 continue
         nested = bool(match) and category in MULTI_TURN + AGENTIC
-        _read_file(outputs, file, version, nested, mode)
+        if match and category == FORMAT_SENSITIVITY:
+            _read_file(outputs, file, version, text_only=True)
+        else:
+            _read_file(outputs, file, version, nested, mode)
     if skipped:
         names = ", ".join(f"{category} ({len(names)} file{'s' if len(names) > 1 else ''})"
                           for category, names in sorted(skipped.items()))
-        outputs.warning(f"result files of categories this suite does not score were skipped: {names}", path)
+        outputs.warning(f"result files of categories this suite does not run were skipped: {names}", path)
     return outputs
 
 
 def _read_file(outputs: ReplayOutputs, file: Path, version: str, nested: bool = False,
-               mode: str | None = None) -> None:
+               mode: str | None = None, text_only: bool = False) -> None:
     to_v4: Callable[[str], str] = v4_id if version == "v3" else (lambda case_id: case_id)
 
     def case_of(_position: int, text: str) -> str | None:
@@ -183,8 +189,13 @@ def _read_file(outputs: ReplayOutputs, file: Path, version: str, nested: bool = 
         if version == "v3" and case_id in V3_EDITED:
             edited.append(record_id)
         try:
-            text = (json.dumps(record["result"], ensure_ascii=False) if nested
-                    else output_text(record["result"], mode))
+            if text_only and not isinstance(record["result"], str):
+                # not a text: upstream's prompting decode_ast raises on it (the scorer fails a reply with calls)
+                text = Generation(text=json.dumps(record["result"], ensure_ascii=False), finish_reason="stop",
+                                  tool_calls=[])
+            else:
+                text = (json.dumps(record["result"], ensure_ascii=False) if nested
+                        else output_text(record["result"], mode))
         except RecursionError:
             outputs.bad_line(file, number, f"the result of {record_id} is nested too deeply to turn into call text",
                              case_id)
@@ -200,7 +211,7 @@ def _read_file(outputs: ReplayOutputs, file: Path, version: str, nested: bool = 
             fc_file = fc_file or (mode is None and has_structured_step(record["result"]))
         elif isinstance(text, str) and isinstance(record["result"], str):
             texts.append(case_id)
-        elif not isinstance(text, str):
+        elif not isinstance(text, str) and not text_only:
             fc_file = True
     if transcripts:
         wrapper = '{"mode": "%s", "result": ' % ("fc" if fc_file else "prompting")
@@ -225,4 +236,4 @@ def replay_outputs(path: Path, mode: str | None = None) -> dict[str, str]:
     :class:`~pytest_toolbench.contract.replay_files.ReplayOutputs` (a dict that also carries the problems found).
     ``mode``: ``--toolbench-replay-mode`` (``fc`` / ``prompting``), or None to decide per file.
     """
-    return read_results(Path(path), ALL_CATEGORIES, mode)
+    return read_results(Path(path), RUN_CATEGORIES, mode)
