@@ -198,7 +198,11 @@ class AreaFigure:
 
     @property
     def selection(self) -> str:
-        return "(selection)" if any(c.note for c in self.contributing) else ""
+        if not any(c.note for c in self.contributing):
+            return ""
+        # a sampled run's figures say "estimated from n of N cases": estimates, not a selection
+        return "(estimated)" if all(c.note.startswith("estimated") for c in self.contributing if c.note) \
+            else "(selection)"
 
     def notes(self) -> list[str]:
         return [note for note in (self.incomplete, self.selection) if note]
