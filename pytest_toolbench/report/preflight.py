@@ -143,7 +143,8 @@ def selection_text(counts: Mapping[str, Counter]) -> str:
     for suite, categories in sorted(counts.items()):
         total = sum(categories.values())
         what = _listed(sorted(categories)) if len(categories) <= 3 else f"{len(categories)} categories"
-        parts.append(f"{suite}: {total:,} cases ({what})" if categories else f"{suite}: no per-case records")
+        parts.append(f"{suite}: {total:,} case{'s' if total != 1 else ''} ({what})" if categories
+                     else f"{suite}: no per-case records")
     return "; ".join(parts) or "nothing"
 
 
