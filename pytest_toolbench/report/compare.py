@@ -57,6 +57,8 @@ class SuiteComparison:
     baseline_cases: int = 0
     #: --toolbench-sample: the sampled cases the deltas are paired on (0 for a full run)
     sampled_cases: int = 0
+    #: the case ids this run scored in the suite (not serialised): what the comparison covers
+    ran_cases: frozenset[str] = field(default_factory=frozenset, repr=False, compare=False)
 
     def delta(self, metric: Any) -> MetricDelta | None:
         return self.metrics.get((metric.group, metric.name))
@@ -170,6 +172,7 @@ def compare(summary: RunSummary, records: Iterable[CaseRecord], baseline: Result
         comparison = SuiteComparison(suite.name, in_baseline=old is not None)
         old_metrics = {(m.group, m.name): m for m in (old.metrics if old is not None else ())}
         ran = {record.case_id for record in by_suite.get(suite.name, [])}
+        comparison.ran_cases = frozenset(ran)
         old_records = baseline.suite_cases(suite.name)
         comparison.baseline_cases = len({record.case_id for record in old_records})
         compared_records = [record for record in old_records if record.case_id in ran]

@@ -101,7 +101,10 @@ def _alternatives(suite: PlannedSuite, figures: Mapping[str, Any], instead_of: s
     complete = [name for name, m in figures.items()
                 if name != instead_of and getattr(m, "group", None) == "aggregate" and m.value is not None
                 and not getattr(m, "incomplete", "")]
-    complete.sort(key=lambda name: (not name.startswith("overall"), name.startswith("overall_over")))
+    # an Overall renormalised over whatever ran (overall_over_categories_ran) changes its formula with the run:
+    # nothing to gate on
+    complete = [name for name in complete if not name.startswith("overall_over")]
+    complete.sort(key=lambda name: not name.startswith("overall"))
     if not complete:  # no headline figure in full: the categories that ran in full
         complete = [name for name, m in figures.items() if getattr(m, "group", None) == "category"
                     and m.value is not None and not getattr(m, "incomplete", "")]
