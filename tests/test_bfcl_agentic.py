@@ -227,3 +227,32 @@ def test_overall_is_labelled_complete_only_when_every_category_ran_in_full():
     assert metrics["overall_official"].value == pytest.approx(0.8)  # 0.4 * Agentic lost half
     assert "INCOMPLETE: 2 of 22" in metrics["overall_official"].formula
     assert metrics["overall_over_categories_ran"].value == pytest.approx(1.0)
+
+
+def test_the_overall_without_web_search_renormalises_the_official_weights():
+    """(10 NonLive + 10 Live + 10 Irrelevance + 30 MultiTurn + 20 Memory) / 80: the official Overall is 0.8 of it plus
+    0.2 web search, and it is complete whenever every category but web search ran in full."""
+    from pytest_toolbench.contract.suite import NOT_SCORED, CaseResult
+
+    def results(skip=(), failing=()):
+        out = []
+        for c in categories.ALL_CATEGORIES:
+            for n in range(4):
+                out.append(CaseResult("bfcl", f"{c}_{n}", c, c not in skip and not (c in failing and n < len(c) % 4 + 1),
+                                      NOT_SCORED if c in skip else None, {}))
+        return out
+
+    failing = ("simple_java", "live_multiple", "irrelevance", "multi_turn_base", "memory_vector", "web_search_base")
+    metrics = {m.name: m for m in bfcl.aggregate(results(failing=failing))}
+    without = metrics["overall_without_web_search"]
+    assert without.value == pytest.approx(
+        (10 * metrics["non_live_ast"].value + 10 * metrics["live_ast"].value + 10 * metrics["irrelevance_detection"].value
+         + 30 * metrics["multi_turn"].value + 20 * metrics["memory"].value) / 80)
+    assert metrics["overall_official"].value == pytest.approx(0.8 * without.value + 0.2 * metrics["web_search"].value)
+    assert not without.incomplete and "NOT the official Overall" in without.formula
+    skipped = {m.name: m for m in bfcl.aggregate(results(skip=categories.WEB_SEARCH, failing=failing))}
+    assert skipped["overall_without_web_search"].value == pytest.approx(without.value)
+    assert not skipped["overall_without_web_search"].incomplete and skipped["overall_official"].incomplete
+    no_memory = {m.name: m for m in bfcl.aggregate(results(skip=categories.WEB_SEARCH + ("memory_kv",)))}
+    assert no_memory["overall_without_web_search"].incomplete == \
+        "INCOMPLETE: memory_kv did not run in full (counted as 0)"

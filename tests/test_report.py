@@ -139,10 +139,15 @@ def test_fail_under_gates(echo):
         "toolbench gate missed: echo.overall = 33.33% (1/3), below the required 50.00% "
         "(--toolbench-fail-under echo.overall=50%)",
         "toolbench gate passed: echo.short = 50.00% (1/2), at least 50.00%"])
-    unknown = run(echo, "--toolbench-fail-under", "echo.nonsense=10", "--toolbench-fail-under", "bfcl.overall=10")
+    unknown = run(echo, "--toolbench-fail-under", "echo.nonsense=10")
     assert unknown.ret == pytest.ExitCode.TESTS_FAILED
-    unknown.stdout.fnmatch_lines(["*echo.nonsense: no such metric in echo (e.g. overall)*",
-                                  "*bfcl.overall: suite 'bfcl' did not run (ran: echo)*"])
+    unknown.stdout.fnmatch_lines(["*echo.nonsense: no such metric in echo (e.g. overall)*"])
+    # a gate on a suite outside the selection cannot pass: refused before anything runs (exit 4), not missed at the end
+    elsewhere = run(echo, "--toolbench-fail-under", "bfcl.overall=10")
+    assert elsewhere.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--toolbench-fail-under bfcl.overall=10: suite 'bfcl' is not in this run's selection (selected: echo)" \
+        in elsewhere.stdout.str() + elsewhere.stderr.str()
+    assert "passed" not in elsewhere.stdout.str().splitlines()[-1]
     assert run(echo, "--toolbench-fail-under", "echo.overall=100").ret == 0
 
 

@@ -111,15 +111,21 @@ def test_bfcl_run_stopped_by_x_reports_incomplete_figures_and_misses_its_gate(tm
     for category, lines in by_category.items():
         (folder / f"BFCL_v4_{category}_result.json").write_text("\n".join(lines) + "\n")
     out = tmp_path / "run.json"
+    # (the shipped samples: a gate on them is refused before the run, so the gate is judged below on the figures)
     result, text = run_pytest(tmp_path, str(SUITES / "bfcl"), "-x", f"--toolbench-replay={folder}",
-                              f"--toolbench-json={out}", "--toolbench-fail-under", "bfcl.overall_official=0")
+                              f"--toolbench-json={out}")
     document = json.loads(out.read_text())
     metrics = {m["name"]: m for m in document["suites"]["bfcl"]["metrics"]}
     assert sum(case["error_type"] == "not_run" for case in document["cases"]) == len(suite.cases) - 1
     assert "INCOMPLETE" in metrics["overall_official"]["formula"] and metrics["overall_official"]["incomplete"]
     assert "complete: every scored category ran" not in text
-    assert result.returncode == 1
-    assert re.search(r"toolbench gate missed: bfcl.overall_official = .* is incomplete", text), text[-3000:]
+    assert result.returncode == 1  # -x: pytest's status is kept
+    overall = Metric("overall_official", metrics["overall_official"]["value"], group="aggregate",
+                     incomplete=metrics["overall_official"]["incomplete"])
+    summary = summarize([CaseResult("bfcl", "1", "simple_python", True)],
+                        {"bfcl": SuiteInput(Aggregates(lambda r: [overall]), "BFCL", {"kind": "folder"})}, {})
+    [gate] = evaluate_gates(summary, None, settings("bfcl.overall_official=0"))
+    assert not gate.passed and re.search(r"bfcl.overall_official = .* is incomplete", gate.message), gate.message
 
 
 def test_not_run_cases_make_any_suites_figures_incomplete():
@@ -157,10 +163,13 @@ def test_samples_are_marked_everywhere_and_a_gate_on_them_is_missed(tmp_path):
     link = next(m for m in document["suites"]["taskbench"]["metrics"] if m["name"] == "huggingface link_f1")
     assert link["value"] < 1 and "empty vs empty scores 0" in link["formula"]
 
+    # a gate on them cannot pass: refused before anything runs (exit 4), with what to do instead
     result, text = run_pytest(tmp_path, str(SUITES / "taskbench"), "--toolbench-no-download",
                               "--toolbench-fail-under", "taskbench.huggingface name_f1=0")
-    assert result.returncode == 1
-    assert "toolbench gate missed: taskbench.huggingface name_f1 = 100.00% (6/6) is over the shipped samples" in text
+    assert result.returncode == 4
+    assert ("--toolbench-fail-under taskbench.huggingface name_f1=0: taskbench runs on its shipped samples, not the "
+            "benchmark's data") in text and "no gate passes on them; give the data folder" in text
+    assert "toolbench summary" not in text  # nothing ran
 
 
 def test_real_data_suite_gate_still_passes():

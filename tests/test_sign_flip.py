@@ -194,6 +194,8 @@ def test_every_bfcl_headline_figure_carries_a_p_value():
         assert paired.p_value is not None and 0 < paired.p_value <= 1, (name, paired.note)
         assert paired.delta_interval95 is not None and paired.p_worse is not None
     assert metrics["overall_official"].test.startswith("stratified sign-flip")
+    # the Overall without web search is declared too (aggregates.yaml): the same test, its own weights
+    assert metrics["overall_without_web_search"].test.startswith("stratified sign-flip")
     assert "clusters" in metrics["multi_turn"].test  # the four variants of a base conversation flip together
     for name in ("overall_official", "non_live_ast", "live_ast"):
         assert metrics[name].p_adjusted is not None  # over enough cases to reach the level: in the family

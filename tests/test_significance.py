@@ -203,9 +203,23 @@ def test_compare_attaches_the_paired_tests_to_each_figure():
     assert next(m for m in toy.to_json()["metrics"] if m["name"] == "micro F1")["p_value"] == formula.p_value
 
 
-def test_different_cases_in_the_two_runs_give_no_test():
-    baseline = toy_baseline(toy_records([True] * 10))
-    current = toy_records([True] * 9)  # one case fewer: the figure covers other cases
+def test_a_run_over_part_of_the_baseline_is_compared_on_the_cases_in_both():
+    baseline = toy_baseline(toy_records([False] + [True] * 9))
+    current = toy_records([True] * 9)[1:]  # cases 1..8 of the baseline's 0..9
+    comparison = compare(toy_summary(current), current, baseline, "base.json")
+    suite = comparison.suites["toy"]
+    found = suite.metrics[("aggregate", "accuracy")]
+    # the baseline's figure over the same 8 cases (all passed there too), not its full 9/10
+    assert found.baseline == 1.0 and found.baseline_full == 0.9 and found.delta == 0
+    assert "same 8 cases" in found.basis
+    assert found.paired.test == MCNEMAR and found.paired.pairs == 8
+    assert suite.compared_cases == 8 and suite.baseline_cases == 10
+    assert suite.coverage_text() == "compared on 8 of the baseline's 10 cases"
+
+
+def test_cases_the_baseline_lacks_give_no_test():
+    baseline = toy_baseline(toy_records([True] * 9))
+    current = toy_records([True] * 10)  # one case more: the figure covers other cases
     comparison = compare(toy_summary(current), current, baseline, "base.json")
     paired = comparison.suites["toy"].metrics[("aggregate", "accuracy")].paired
     assert paired.test is None and "different cases" in paired.note

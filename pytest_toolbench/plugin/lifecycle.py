@@ -18,7 +18,9 @@ from ..contract.errors import ToolbenchError
 from .errors import stop_run
 from ..run.context import RunContext
 from ..run.cache_layout import CacheLayout
-from ..run.generation import COMMITTING, STOP_REQUESTED, earlier_generation_runs, pregenerate, remember_generation_run
+from ..run.generation import COMMITTING, STOP_REQUESTED, earlier_generation_runs, pregenerate, remember_generation_run, \
+    unavailable
+from ..report import preflight
 
 
 def selected_items(toolbench: RunContext, items: list[pytest.Item]):
@@ -42,6 +44,33 @@ def check_backend(toolbench: RunContext) -> None:
         toolbench.backend()
     except ToolbenchError as error:
         stop_run(error)
+
+
+def check_gates(toolbench: RunContext, settings, suite_cases, forget_run=lambda: None) -> None:
+    """Before generation: stop with a usage error (exit 4) when a gate cannot pass whatever the answers are, or the
+    baseline shares no case with the selection (``report/preflight.py``). ``suite_cases``: (loaded suite, case) of
+    every selected case. Needs the backend built for an on-the-spot backend (``check_backend``), to know whether it
+    hands out finished conversations (replay); an engine backend is never built here. ``forget_run``: called before
+    the stop, so that no summary of "not_run" cases is printed and no report file is overwritten."""
+    if settings is None or not (settings.thresholds or settings.baseline is not None):
+        return
+    backend = None if toolbench.uses_engine or not toolbench.ledger.has_selection() else toolbench.backend()
+    planned: dict[str, tuple[object, list]] = {}
+    for suite, case in suite_cases:
+        planned.setdefault(suite.name, (suite, []))[1].append(preflight.PlannedCase(
+            case.case_id, case.category, unavailable(suite, case, backend)))
+    suites = {}
+    for name, (suite, cases) in planned.items():
+        facts = toolbench.ledger.suite_facts(name)
+        source = dict(facts.data_source) if facts is not None else {}
+        suites[name] = preflight.PlannedSuite(
+            name, cases, aggregate=suite.benchmark.aggregate, is_sample=source.get("kind") == "samples",
+            description=str(source.get("description") or ""),
+            available_by_category=dict(facts.available.by_category) if facts is not None else {})
+    found = preflight.problems(settings, suites, {"limit": toolbench.options.data.limit})
+    if found:
+        forget_run()
+        pytest.exit("pytest-toolbench: " + "\npytest-toolbench: ".join(found), returncode=pytest.ExitCode.USAGE_ERROR)
 
 
 def one_line_failures(config: pytest.Config, only_cases: bool) -> None:

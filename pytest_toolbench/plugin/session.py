@@ -39,7 +39,7 @@ from ..backends.model_source import ModelUnavailable, check_endpoint
 from ..contract.errors import UsageProblem
 from ..contract.suite import CaseRecord
 from .errors import usage_error
-from .lifecycle import check_backend, one_line_failures, run_pregeneration, selected_cases, selected_items, \
+from .lifecycle import check_backend, check_gates, one_line_failures, run_pregeneration, selected_cases, selected_items, \
     terminal_writer
 from ..report import terminal
 from ..report.facts import report_title
@@ -200,10 +200,19 @@ class ToolbenchSession:
         if config.getoption("toolbench_check_prompts", False) and self.role != "worker":
             run_check_prompts(toolbench, selected_cases(toolbench, session.items),
                                             terminal_writer(config), self.forget_run)  # exits
+        if self.role == "single":
+            self.check_gates((suite, case) for _, suite, case, sample in selected_items(toolbench, session.items)
+                             if not sample)
         if not toolbench.uses_engine:
             return
         if self.role == "single":
             run_pregeneration(toolbench, selected_cases(toolbench, session.items), config)
+
+    def check_gates(self, suite_cases: Iterable[Any]) -> None:
+        """Before generation: a gate that cannot pass, or a baseline that shares no case with the run, stops the
+        run with a usage error (``lifecycle.check_gates``)."""
+        if self.report_run is not None:
+            check_gates(self.toolbench, self.report_run.settings, suite_cases, self.forget_run)
 
     def report_unmatched_keywords(self, item_names: Iterable[str]) -> None:
         """A ``-k`` word that matches nothing collected: a line with the closest names (a typo otherwise selects
@@ -251,11 +260,13 @@ class ToolbenchSession:
         check_backend(toolbench)
         one_line_failures(config, only_cases=bool(ids) and len(manifest.cases) == len(ids))
         toolbench.report_selection(terminal_writer(config))
+        suites = {name: toolbench.catalog.load(Path(facts.definition))
+                  for name, facts in manifest.suites.items()}
+        self.check_gates((suites[row.suite], suites[row.suite].case(row.case_id)) for row in manifest.cases
+                         if not row.sample)
         if not toolbench.uses_engine:
             return
         entries = []
-        suites = {name: toolbench.catalog.load(Path(facts.definition))
-                  for name, facts in manifest.suites.items()}
         for row in manifest.cases:
             suite = suites[row.suite]
             entries.append((suite, suite.case(row.case_id), row.sample or 0))

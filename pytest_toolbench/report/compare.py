@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from ..contract.suite import CaseRecord, Metric
-from ..run.summary import RunSummary, SuiteSummary
+from ..run.summary import RunSummary, SuiteSummary, no_value_without_cases
 from ..contract.aggregates import NO_DECLARATION
-from .estimates import drop_on_estimate, limit_refusal, paired_on_sample, threshold_on_estimate
+from .estimates import STRATIFIED_PAIRED, drop_on_estimate, limit_refusal, paired_on_sample, threshold_on_estimate
 from .significance import CaseFigures, PairedResult, case_figures, declared_result, p_text, paired_result
 from .protocol import setting_differences
 from .results_file import ResultsFile
@@ -30,10 +30,17 @@ class MetricDelta:
     better: str = "higher"  # the current run's Metric.better
     #: the paired test against the baseline's cases (report/significance.py); None when it was not computed
     paired: PairedResult | None = None
+    #: why the figure is not compared (this run did not compute it in full: "not run here: ..."); "" when it is
+    not_compared: str = ""
+    #: the baseline file's own figure, when ``baseline`` is the baseline on the compared cases instead (a run over
+    #: part of the baseline's cases, a sampled run); None when they are the same
+    baseline_full: float | None = None
+    #: what ``delta`` is, when it is not simply this run's figure minus the baseline file's
+    basis: str = ""
 
     @property
     def delta(self) -> float | None:
-        if self.current is None or self.baseline is None:
+        if self.current is None or self.baseline is None or self.not_compared:
             return None
         return self.current - self.baseline
 
@@ -46,16 +53,57 @@ class SuiteComparison:
     newly_failing: list[str] = field(default_factory=list)
     newly_passing: list[str] = field(default_factory=list)
     compared_cases: int = 0
+    #: the cases the baseline holds of this suite (its per-case records; 0 without them)
+    baseline_cases: int = 0
+    #: --toolbench-sample: the sampled cases the deltas are paired on (0 for a full run)
+    sampled_cases: int = 0
+    #: the case ids this run scored in the suite (not serialised): what the comparison covers
+    ran_cases: frozenset[str] = field(default_factory=frozenset, repr=False, compare=False)
 
     def delta(self, metric: Any) -> MetricDelta | None:
         return self.metrics.get((metric.group, metric.name))
 
+    @property
+    def not_compared(self) -> dict[str, str]:
+        """Figure name -> why it is not compared (this run did not compute it in full)."""
+        return {d.name: d.not_compared for d in self.metrics.values() if d.not_compared}
+
+    def coverage_text(self) -> str:
+        """"compared on 400 of 3,641 cases; 9 figures not run here are not compared" (the part that applies)."""
+        parts = []
+        if self.baseline_cases and self.compared_cases < self.baseline_cases:
+            parts.append(f"compared on {self.compared_cases:,} of the baseline's {self.baseline_cases:,} cases")
+        skipped = {name: why for name, why in self.not_compared.items() if why.startswith("not run")}
+        others = [name for name in self.not_compared if name not in skipped]
+        if skipped:
+            names = list(skipped)
+            listed = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+            parts.append(f"{len(skipped)} figure{'s' if len(skipped) != 1 else ''} not run in full here "
+                         f"{'are' if len(skipped) != 1 else 'is'} not compared, never a drop ({listed})")
+        if others:
+            parts.append(f"not compared, without a paired difference on the same cases: {', '.join(others[:8])}"
+                         + (f" and {len(others) - 8} more" if len(others) > 8 else ""))
+        return "; ".join(parts)
+
+    def delta_note(self) -> str:
+        """What the deltas of a sampled run are (empty for a full run)."""
+        if not self.sampled_cases:
+            return ""
+        return (f"Δ is the paired difference on the {self.sampled_cases:,} sampled cases in both runs (what the "
+                "gate reads); the baseline beside it is the baseline's estimate from those same cases, its full "
+                "figure is in the JSON (baseline_full)")
+
     def to_json(self) -> dict[str, Any]:
         return {
             "in_baseline": self.in_baseline, "compared_cases": self.compared_cases,
+            "baseline_cases": self.baseline_cases, "sampled_cases": self.sampled_cases,
+            "not_compared": self.not_compared,
             "newly_failing": self.newly_failing, "newly_passing": self.newly_passing,
             "metrics": [{"group": d.group, "name": d.name, "current": d.current, "baseline": d.baseline,
                          "delta": d.delta, "better": d.better,
+                         **({"not_compared": d.not_compared} if d.not_compared else {}),
+                         **({"baseline_full": d.baseline_full, "delta_basis": d.basis}
+                            if d.baseline_full is not None or d.basis else {}),
                          **(d.paired or PairedResult(None, "n/a")).to_json()} for d in self.metrics.values()],
         }
 
@@ -123,12 +171,26 @@ def compare(summary: RunSummary, records: Iterable[CaseRecord], baseline: Result
         old = baseline.suites.get(suite.name)
         comparison = SuiteComparison(suite.name, in_baseline=old is not None)
         old_metrics = {(m.group, m.name): m for m in (old.metrics if old is not None else ())}
+        ran = {record.case_id for record in by_suite.get(suite.name, [])}
+        comparison.ran_cases = frozenset(ran)
+        old_records = baseline.suite_cases(suite.name)
+        comparison.baseline_cases = len({record.case_id for record in old_records})
+        compared_records = [record for record in old_records if record.case_id in ran]
+        # a run over part of the baseline's cases: the baseline's figures over the same cases (its own records,
+        # aggregated by the suite), so that each delta compares like with like
+        on_common = _on_common_cases(suite, compared_records, comparison.baseline_cases)
         for metric in suite.metrics:
             key = (metric.group, metric.name)
             if key in old_metrics:
-                comparison.metrics[key] = MetricDelta(metric.group, metric.name, getattr(metric, "unit", "%"),
-                                                      metric.value, old_metrics[key].value,
-                                                      getattr(metric, "better", "higher"))
+                full = old_metrics[key]
+                same = on_common.get(key)
+                comparison.metrics[key] = MetricDelta(
+                    metric.group, metric.name, getattr(metric, "unit", "%"), metric.value,
+                    same.value if same is not None else full.value, getattr(metric, "better", "higher"),
+                    not_compared=_not_run_here(metric, full),
+                    baseline_full=full.value if same is not None and same.value != full.value else None,
+                    basis=(f"this run minus the baseline on the same {len({r.case_id for r in compared_records}):,} "
+                           "cases" if same is not None and same.value != full.value else ""))
         for case_id, passed in _case_outcomes(by_suite.get(suite.name, [])):
             before = baseline_passed.get((suite.name, case_id))
             if before is None:
@@ -140,13 +202,73 @@ def compare(summary: RunSummary, records: Iterable[CaseRecord], baseline: Result
                 comparison.newly_passing.append(case_id)
         if comparison.metrics and suite.aggregate is not None:
             _attach_paired_tests(comparison, suite, by_suite.get(suite.name, []),
-                                 baseline.suite_cases(suite.name), old_metrics, progress)
+                                 compared_records if on_common else old_records,
+                                 {k: (on_common.get(k) or m) for k, m in old_metrics.items()}, progress)
+            _sampled_deltas(comparison, suite)
         suites[suite.name] = comparison
     old_header = baseline.header
     result = Comparison(str(path), old_header, suites,
                         settings_differ=setting_differences(summary.header, old_header, [s.name for s in summary.suites]))
     adjust_family(result, multiple, 0.05 if alpha is None else alpha)
     return result
+
+
+def _not_run_here(metric: Metric, old: Metric) -> str:
+    """Why a figure is not compared: this run did not compute it in full where the baseline did (categories the
+    selection left out or that could not run here), or the other way round; "" when both cover the same."""
+    now, before = getattr(metric, "incomplete", "") or "", getattr(old, "incomplete", "") or ""
+    if metric.value is None and old.value is not None:
+        return "not run here: no value in this run"
+    if now == before:
+        return ""
+    if now:
+        return f"not run here in full ({now})"
+    return f"not complete in the baseline ({before})"
+
+
+def _on_common_cases(suite: SuiteSummary, compared: list[CaseRecord], baseline_cases: int
+                     ) -> dict[tuple[str, str], Metric]:
+    """The baseline's figures over the cases this run shares with it, when those are fewer than the baseline's
+    (a ``-k`` rerun against a full baseline); empty when the run covers all of them, for a sampled run (whose
+    figures estimate the full benchmark: its deltas are paired differences, :func:`_sampled_deltas`), a run with
+    repeated samples, or a suite without its aggregation."""
+    ids = {record.case_id for record in compared}
+    if (not compared or len(ids) >= baseline_cases or suite.aggregate is None or suite.sampling_design is not None
+            or any(record.sample is not None for record in compared)):
+        return {}
+    try:
+        metrics = suite.aggregate(sorted(compared, key=lambda r: r.order))
+    except Exception:  # noqa: BLE001 - records a results file kept too little of: the file's own figures
+        return {}
+    return {(m.group, m.name): no_value_without_cases(m) for m in metrics}
+
+
+def _sampled_deltas(comparison: SuiteComparison, suite: SuiteSummary) -> None:
+    """A sampled run (``--toolbench-sample``) against a baseline: each figure's delta is the paired difference over
+    the sampled cases of both runs (the stratified paired difference, what the max-drop gate reads), so the
+    baseline shown beside it is the baseline's estimate from those same cases (this run's estimate minus the
+    difference); the baseline file's full figure stays in ``baseline_full``. A figure without a paired difference
+    keeps this run's estimate minus the baseline's full figure, and says so."""
+    if suite.sampling_design is None:
+        return
+    pairs = 0
+    for key, found in comparison.metrics.items():
+        paired = found.paired
+        if found.current is None or found.baseline is None or found.not_compared:
+            continue
+        if paired is not None and paired.test == STRATIFIED_PAIRED and paired.delta_interval95:
+            change = (paired.delta_interval95[0] + paired.delta_interval95[1]) / 2
+            pairs = max(pairs, paired.pairs)
+            comparison.metrics[key] = replace(
+                found, baseline=found.current - change, baseline_full=found.baseline,
+                basis=f"paired difference on the {paired.pairs:,} sampled cases of both runs")
+        else:  # the estimate minus the full figure would be a second, noisier difference: not shown, not gated
+            why = (paired.note if paired is not None else "n/a").removeprefix("n/a: ")
+            comparison.metrics[key] = replace(
+                found, not_compared=f"no paired difference on the sampled cases ({why}); this run's estimate minus "
+                                    "the baseline's full figure is not a comparison of the same cases",
+                baseline_full=found.baseline)
+    comparison.sampled_cases = comparison.compared_cases if pairs else 0
 
 
 def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, records: list[CaseRecord],

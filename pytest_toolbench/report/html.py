@@ -220,7 +220,7 @@ def _chart(suite: SuiteSummary, comparison: SuiteComparison | None, baseline_nam
     for metric in picked[:CHART_BARS]:
         interval = count_interval(metric)
         found = comparison.delta(metric) if comparison is not None else None
-        bars.append(Bar(metric.name, metric.value, found.baseline if found else None,
+        bars.append(Bar(metric.name, metric.value, found.baseline if found and found.delta is not None else None,
                         interval[0] if interval else None, interval[1] if interval else None,
                         format_counts(metric)))
     group = picked[0].group or "metrics"
@@ -295,13 +295,15 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
                                    "pass^k: all of k samples pass", with_baseline=False))
     if suite.is_sample:
         parts.append(f'<p class="tb-warn">{escape(samples_note())}</p>')
-    if suite.partial_selection:
+    if suite.partial_selection and suite.sampling_design is None:  # a sampled run's figures are estimates
         parts.append(f"<p>Selection: {suite.selection_text()}; the figures marked (selection) "
                      "cover only them.</p>")
     if suite.sampling_design is not None:
         parts.append(f'<p class="tb-warn">{escape(sample_line(suite.sampling_design))}</p>')
     if comparison is not None and not comparison.in_baseline:
         parts.append("<p>Not in the baseline.</p>")
+    if compared is not None and compared.delta_note():
+        parts.append(f"<p><b>{escape(compared.delta_note())}.</b></p>")
     primary = [m for m in suite.metrics if m.group in PRIMARY_GROUPS] or list(suite.metrics)
     rest = [m for m in suite.metrics if m not in primary]
     parts.append(f'<div class="tb-flex"><div>{_metric_table(suite, primary, compared)}')
@@ -317,6 +319,8 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
         parts.append(f"<p>Against the baseline ({compared.compared_cases} cases in both runs): "
                      f"<b>{len(compared.newly_failing)} newly failing</b>, "
                      f"<b>{len(compared.newly_passing)} newly passing</b>.</p>")
+        if compared.coverage_text():
+            parts.append(f"<p>{escape(compared.coverage_text())}.</p>")
         for label, ids, css in (("Newly failing", compared.newly_failing, "tb-down"),
                                 ("Newly passing", compared.newly_passing, "tb-up")):
             if not ids:
@@ -396,6 +400,13 @@ def _gates_html(run: Any) -> str:
             f'{f"{len(missed)} missed" if missed else "all passed"}</b><ul>{items}</ul></div>')
 
 
+def _note_label(metric: Any, note: str) -> str:
+    """The short label of a figure's warning note: a sampled run's figures are estimates, never "(selection)"."""
+    if note != metric.scope:
+        return "INCOMPLETE"
+    return "(estimated)" if getattr(metric, "estimate", None) else "(selection)"
+
+
 def verdict_html(report: "RunReport") -> str:
     """What the first screen must answer: how many cases passed, the gates, and each suite's headline figures (its
     aggregate rows), before the run's settings, the tables and pytest-html's environment."""
@@ -413,7 +424,7 @@ def verdict_html(report: "RunReport") -> str:
         figures = " · ".join(
             f"{escape(m.name)} <b>{format_value(m.value, getattr(m, 'unit', '%'))}</b>"
             + (f" ({escape(format_counts(m))})" if format_counts(m) else "")
-            + "".join(f' <span class="tb-note" title="{escape(note)}">{"(selection)" if note == m.scope else "INCOMPLETE"}'
+            + "".join(f' <span class="tb-note" title="{escape(note)}">{_note_label(m, note)}'
                       "</span>" for note in warning_notes(m))
             for m in headline[:12])
         more = f" · … {len(headline) - 12} more below" if len(headline) > 12 else ""

@@ -104,12 +104,14 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None, grou
         lines += [f"**Repeat**: {cell(repeat_text(suite.repeat))}", ""]
     if suite.is_sample:
         lines += [f"> **{cell(samples_note())}**", ""]
-    if suite.partial_selection:
+    if suite.partial_selection and suite.sampling_design is None:  # a sampled run's figures are estimates
         lines += [f"_Selection: {suite.selection_text()}; the figures marked (selection) cover "
                   "only them._", ""]
     if suite.sampling_design is not None:
         lines += [f"**Sample**: {cell(sample_line(suite.sampling_design))}", ""]
     with_baseline = comparison is not None and comparison.in_baseline
+    if with_baseline and comparison.delta_note():
+        lines += [f"_{cell(comparison.delta_note())}._", ""]
     headers = ["Group", "Metric", "Value", "Correct/Total", "95% CI"]
     right = [2, 3]
     if with_baseline:
@@ -133,6 +135,8 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None, grou
         lines += ["", f"Against the baseline ({comparison.compared_cases} cases in both runs): "
                       f"**{len(comparison.newly_failing)} newly failing**, "
                       f"**{len(comparison.newly_passing)} newly passing**."]
+        if comparison.coverage_text():
+            lines += ["", f"_{cell(comparison.coverage_text())}._"]
         if comparison.newly_failing:
             lines += ["", f"- Newly failing: {_code_list(comparison.newly_failing)}"]
         if comparison.newly_passing:

@@ -20,6 +20,8 @@ category that did not run) is left out of its area, which then says INCOMPLETE; 
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 import re
 from dataclasses import dataclass, field
@@ -198,7 +200,11 @@ class AreaFigure:
 
     @property
     def selection(self) -> str:
-        return "(selection)" if any(c.note for c in self.contributing) else ""
+        if not any(c.note for c in self.contributing):
+            return ""
+        # a sampled run's figures say "estimated from n of N cases": estimates, not a selection
+        return "(estimated)" if all(c.note.startswith("estimated") for c in self.contributing if c.note) \
+            else "(selection)"
 
     def notes(self) -> list[str]:
         return [note for note in (self.incomplete, self.selection) if note]
@@ -412,11 +418,25 @@ def _suites(summary: Any, records: Iterable[CaseRecord] = ()) -> list[_Suite]:
             for s in summary.suites]
 
 
-def _baseline_suites(baseline: ResultsFile, aggregates: Mapping[str, Any]) -> list[_Suite]:
-    """Each suite of a results file, with its cases, aggregated by this run's aggregation of the same suite."""
+def _baseline_suites(baseline: ResultsFile, aggregates: Mapping[str, Any], comparison: Any = None) -> list[_Suite]:
+    """Each suite of a results file, with its cases, aggregated by this run's aggregation of the same suite. With
+    the run's ``comparison``: a suite compared on part of the baseline's cases (a ``-k`` rerun, a sampled run) keeps
+    only those cases, and its figures are the ones the comparison compared with (the baseline over the same cases;
+    for a sampled run, this run's estimate minus the paired difference), so an area's change is the same difference
+    as its figures'."""
     by_suite = _by_suite(baseline.cases)
-    return [_Suite(name, s.metrics, s.labels, s.samples, _split(aggregates.get(name), by_suite.get(name, ())))
-            for name, s in baseline.suites.items()]
+    suites = []
+    for name, s in baseline.suites.items():
+        records, metrics = by_suite.get(name, ()), s.metrics
+        compared = comparison.suites.get(name) if comparison is not None else None
+        if compared is not None and (compared.sampled_cases or compared.compared_cases < compared.baseline_cases):
+            same = {(d.group, d.name): d for d in compared.metrics.values() if d.baseline_full is not None}
+            metrics = [dataclasses.replace(m, value=same[(m.group, m.name)].baseline) if (m.group, m.name) in same
+                       else m for m in metrics]
+            ran = {d for d in compared.ran_cases}
+            records = [r for r in records if r.case_id in ran]
+        suites.append(_Suite(name, metrics, s.labels, s.samples, _split(aggregates.get(name), records)))
+    return suites
 
 
 def _split(aggregate: Any, records: Sequence[Any]) -> CaseSplit | None:
@@ -501,7 +521,7 @@ def area_change(area: AreaFigure) -> AreaChange | None:
 
 
 def build_profile(summary: Any, baseline: ResultsFile | None = None, mapping: ProfileMapping | None = None,
-                  records: Iterable[CaseRecord] = ()) -> Profile:
+                  records: Iterable[CaseRecord] = (), comparison: Any = None) -> Profile:
     """The run's profile (``summary``: a RunSummary; ``records``: its case records, for the intervals), compared
     with ``baseline`` (a results file) when given: each baseline area is rebuilt from the baseline's
     suites and cases over the same figures as this run's area, or is missing (N/A) when the baseline lacks one of
@@ -514,7 +534,7 @@ def build_profile(summary: Any, baseline: ResultsFile | None = None, mapping: Pr
     baseline_tl = None
     if baseline is not None:
         aggregates = {s.name: s.split.aggregate for s in suites if s.split is not None}
-        old_suites = _baseline_suites(baseline, aggregates)
+        old_suites = _baseline_suites(baseline, aggregates, comparison)
         used = {(c.suite, c.metric) for a in areas for c in a.contributing}
         old_areas = {a.area: a for a in build_areas(old_suites, mapping, only=used)}
         compared = []

@@ -123,7 +123,7 @@ class ReportRun:
                                       settings.multiple, settings.significance, progress)
         if summary is not None:
             try:
-                self.profile = build_profile(summary, settings.baseline, records=records)
+                self.profile = build_profile(summary, settings.baseline, records=records, comparison=self.comparison)
             except (OSError, ValueError) as error:  # the shipped suites/profile.yaml is unreadable or malformed
                 self.write_errors.append(f"toolbench: no capability profile: {error}")
         if summary is not None or settings.thresholds:

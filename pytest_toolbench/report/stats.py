@@ -78,10 +78,13 @@ def format_change(delta: float | None, metric: Any, unit: str = "%") -> str:
 
 def no_delta_text(found: Any) -> str:
     """What a Δ cell says when a figure has no delta (``found``: its ``MetricDelta``, None when the baseline lacks
-    the figure): "new" only for a figure the baseline does not have; "N/A" when it is N/A in both runs, "was N/A"
-    or "now N/A" when in one."""
+    the figure): "new" only for a figure the baseline does not have; "not run" for one this run did not compute in
+    full (it is not compared); "N/A" when it is N/A in both runs, "was N/A" or "now N/A" when in one."""
     if found is None:
         return "new"
+    why = getattr(found, "not_compared", "")
+    if why:
+        return "not run" if why.startswith("not run") else "not compared"
     current, baseline = found.current, found.baseline
     if current is None and baseline is None:
         return "N/A"

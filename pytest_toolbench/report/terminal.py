@@ -83,13 +83,15 @@ def render(report: "RunReport") -> list[str]:
             lines.append(f"  {key}: {value}")
         if suite.is_sample:
             lines.append(f"  !!! {samples_note()} !!!")
-        if suite.partial_selection:
+        if suite.partial_selection and suite.sampling_design is None:  # a sampled run's figures are estimates
             lines.append(f"  selection: {suite.selection_text()}; the figures marked "
                          "'(selection)' cover only them")
         if suite.sampling_design is not None:
             lines.append(f"  {sample_line(suite.sampling_design)}")
         if suite_comparison is not None and not suite_comparison.in_baseline:
             lines.append("  (not in the baseline)")
+        if suite_comparison is not None and suite_comparison.delta_note():
+            lines.append(f"  {suite_comparison.delta_note()}")
         names = [m.name for m in suite.metrics] + list(suite.error_types) + list(suite.error_types_by_category)
         names += [str(value) for tally in suite.labels.values() for value in tally]
         width = min(max([len(n) for n in names] + [6]), 48) + 2
@@ -140,6 +142,8 @@ def render(report: "RunReport") -> list[str]:
             lines.append(f"  vs baseline ({suite_comparison.compared_cases} cases in both): "
                          f"{len(suite_comparison.newly_failing)} newly failing, "
                          f"{len(suite_comparison.newly_passing)} newly passing")
+            if suite_comparison.coverage_text():
+                lines.append(f"    {suite_comparison.coverage_text()}")
             untested = sorted({d.paired.note for d in suite_comparison.metrics.values()
                                if d.paired is not None and d.paired.test is None and d.delta is not None})
             for note in untested:

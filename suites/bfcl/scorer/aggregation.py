@@ -31,6 +31,11 @@ UPSTREAM_COUNTS = {
 }
 SIMPLE = ("simple_python", "simple_java", "simple_javascript")
 OVERALL_WEIGHTS = {"non_live": 10, "live": 10, "irrelevance": 10, "multi_turn": 30, "agentic": 40}
+#: The Overall without the web-search categories (they call the live SerpAPI): what a CI without a key gates on.
+OVERALL_WITHOUT_WEB_SEARCH_FORMULA = (
+    "NOT the official Overall: its weights without web search's half of Agentic, renormalised: (10*NonLive + "
+    "10*Live + 10*Irrelevance + 30*MultiTurn + 20*Memory) / 80; complete when every category but web_search_base "
+    "and web_search_no_snippet ran in full")
 
 
 def official_metrics(results: Sequence[CaseResult]) -> list[Metric]:
@@ -126,6 +131,19 @@ def official_metrics(results: Sequence[CaseResult]) -> list[Metric]:
         Metric("overall_official", overall, group="aggregate", incomplete=completeness if missing else "",
                formula="0.1*NonLive + 0.1*Live + 0.1*Irrelevance + 0.3*MultiTurn + 0.4*Agentic; " + completeness),
     ]
+    # The Overall a run without SerpAPI can have in full: the official weights with web search's share of Agentic
+    # (20 of 100) left out and the rest renormalised, (10 NL + 10 Live + 10 Irrelevance + 30 MultiTurn + 20 Memory)
+    # / 80. A fixed formula (unlike overall_over_categories_ran), so two runs' figures are the same quantity.
+    no_web = [c for c in ALL_CATEGORIES if c not in WEB_SEARCH]
+    weights_without_web = {**{k: v for k, v in OVERALL_WEIGHTS.items() if k != "agentic"},
+                           "memory": OVERALL_WEIGHTS["agentic"] / 2}
+    values_without_web = {**{k: v for k, v in parts.items() if k != "agentic"}, "memory": memory}
+    metrics.append(Metric(
+        "overall_without_web_search",
+        sum(weights_without_web[k] * values_without_web[k] for k in weights_without_web)
+        / sum(weights_without_web.values()),
+        group="aggregate", incomplete=incomplete(no_web),
+        formula=OVERALL_WITHOUT_WEB_SEARCH_FORMULA))
     components = []
     if ran_all(NON_LIVE_AST):
         components.append(("non_live", non_live))
