@@ -54,6 +54,12 @@ class RowChoice:
         return {"row": self.row, "handler": self.handler, "mode": self.mode, "matched": self.matched,
                 "note": self.note}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "RowChoice":
+        """The choice of :meth:`to_json` (the renderer family is not part of it: None)."""
+        return cls(data.get("row"), data.get("handler"), data.get("mode"), None,
+                   data.get("matched", "none"), data.get("note", ""))
+
 
 def _family_of(handler: str, model_name: str) -> str | None:
     """The renderer family of a row's handler: the detected-family renderers for QwenHandler, LlamaHandler and

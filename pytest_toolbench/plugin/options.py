@@ -11,6 +11,7 @@ import pytest
 from ..backends.bfcl_rows import RowError, check_row
 from ..backends.common import MODES
 from ..run.sampling import DEFAULT_SEED, parse_sample
+from .option_scope import refuse_unhonoured
 from ..run.options import DEFAULT_COMMIT_SECONDS, CacheOptions, DataOptions, GenerationOptions, RunOptions
 
 if TYPE_CHECKING:
@@ -245,6 +246,7 @@ def resolve(config: pytest.Config, kind: type[BackendKind], unchosen: Sequence[t
     backend_options = kind.from_config(config, model)
     for other in unchosen:
         other.check_unchosen(config)
+    refuse_unhonoured(config, kind.name)  # no option accepted and ignored (option_scope.OPTION_SCOPE)
     limit = get("toolbench_limit")
     if limit is not None and limit < 1:
         raise pytest.UsageError("--toolbench-limit must be a positive number of cases")
