@@ -129,6 +129,15 @@ def record(handler, text: str):
 
 
 def official(handler, row: str, category: str, entry: dict, answer, result) -> tuple[bool, str | None]:
+    """The official verdict; where the official checker itself raises (a 400-digit integer for a float parameter:
+    ``float(value)`` overflows, and ``bfcl evaluate`` stops), ``checker_crash``, the scorer's name for it."""
+    try:
+        return _official(handler, row, category, entry, answer, result)
+    except Exception:  # noqa: BLE001 - the official evaluator's own crash
+        return False, "checker_crash"
+
+
+def _official(handler, row: str, category: str, entry: dict, answer, result) -> tuple[bool, str | None]:
     if category in MULTI_TURN:
         verdict = eval_runner._evaluate_single_multi_turn_entry(handler, entry["id"], result, answer,
                                                                 copy.deepcopy(entry), row, category)
@@ -183,7 +192,7 @@ def main() -> None:
                                         "valid": valid, "error_type": error_type})
                     continue
                 calls = gold_calls(answer) if answer else []
-                if category == "live_relevance":
+                if "relevance" in category:  # a call of the first function offered (irrelevance: a wrong answer)
                     calls = [(entry["function"][0]["name"], {})]
                 for label, text in replies(calls, style):
                     result = record(handler, text)

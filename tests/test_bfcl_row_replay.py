@@ -8,6 +8,7 @@ rows). Without a row, the per-file rule of before holds."""
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import subprocess
@@ -32,7 +33,7 @@ PUBLISHED = ["Qwen/Qwen3-4B-Instruct-2507-FC", "MadeAgents/Hammer2.1-7b", "micro
 @pytest.fixture(scope="module")
 def cases(shared_data):
     categories = sorted({record["category"] for row in ORACLE.values() for record in row["records"]})
-    return {case.case_id: case for case in
+    return {case.case_id: dataclasses.replace(case, suite="bfcl") for case in  # stamped as the catalog stamps it
             bfcl.load_cases(SuiteContext(shared_data / "bfcl", {"categories": categories}))}
 
 

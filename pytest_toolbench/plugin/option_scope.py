@@ -56,6 +56,7 @@ OPTION_SCOPE: Mapping[str, tuple[frozenset, str]] = {
     "toolbench_temperature": (MODELS, NO_GENERATION),
     "toolbench_seed": (MODELS, NO_GENERATION),
     "toolbench_check_prompts": (MODELS, "it checks the prompts a model is sent, and this backend sends none"),
+    "toolbench_keep_prompts": (MODELS, "it keeps the prompts a model is sent, and this backend sends none"),
     "toolbench_user_model": (MODELS, NO_GENERATION + ", and no simulated user"),
     "toolbench_user_base_url": (MODELS, NO_GENERATION + ", and no simulated user"),
     "toolbench_api_key_env": (MODELS, "it names the key of an endpoint, and this backend calls none"),
