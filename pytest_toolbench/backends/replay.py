@@ -156,10 +156,11 @@ def replay_row(named: str | None, model: str | None, mode: str | None) -> RowCho
                                 "the row's handler decodes every replayed BFCL file; leave the mode out")
     try:
         if named:
-            return choose_row(named, "", None)
+            return choose_row(named, "", None, renders=False)
         if model and not mode:
             return choose_row(None, model,
-                              prompt_format.detect_family(model, prompt_format.read_model_config(model)))
+                              prompt_format.detect_family(model, prompt_format.read_model_config(model)),
+                              renders=False)
     except RowError as error:
         raise pytest.UsageError(str(error)) from None
     why = (f"--toolbench-replay-mode={mode} states how the files were made" if mode else

@@ -25,11 +25,19 @@ from .single_turn.parameters import compare_parameters
 from .tl import label_tl_failure
 
 
-def json_safe(value: Any) -> Any:
+#: nesting kept in a verdict's ``decoded`` (a hostile reply may decode to thousands of levels; the checker has judged
+#: it already, this is only what the record shows)
+SHOWN_DEPTH = 100
+
+
+def json_safe(value: Any, depth: int = 0) -> Any:
+    if isinstance(value, (dict, list, tuple)) and depth >= SHOWN_DEPTH:
+        return f"… [nested deeper than {SHOWN_DEPTH} levels]"
     if isinstance(value, dict):
-        return {(k if isinstance(k, str) else ("null" if k is None else show(k))): json_safe(v) for k, v in value.items()}
+        return {(k if isinstance(k, str) else ("null" if k is None else show(k))): json_safe(v, depth + 1)
+                for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [json_safe(item) for item in value]
+        return [json_safe(item, depth + 1) for item in value]
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
