@@ -160,6 +160,13 @@ def test_the_plugin_replays_with_the_row_and_writes_it_in_the_header(shared_data
     without = _run(shared_data, tmp_path, folder, tmp_path / "none.json", *workers)
     assert without["header"]["bfcl_row"]["matched"] == "none" and without["header"]["bfcl_row"]["handler"] is None
     assert sum(c["passed"] for c in without["cases"]) < sum(c["passed"] for c in with_row["cases"])
+    if not workers:  # the gold backend writes the field too: no row
+        out = tmp_path / "gold.json"
+        subprocess.run([sys.executable, "-m", "pytest", str(REPO / "suites" / "bfcl"), "-q", "-p", "no:cacheprovider",
+                        f"--toolbench-data={shared_data}", f"--toolbench-json={out}", "-k", "simple_python_0"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        header = json.loads(out.read_text())["header"]
+        assert header["backend"] == "gold" and header["bfcl_row"]["matched"] == "none"
 
 
 @pytest.mark.slow
@@ -174,3 +181,20 @@ def test_a_replay_with_the_row_gives_the_same_records_serially_and_under_xdist(s
     serial, parallel = ([{k: v for k, v in c.items() if k not in strip} for c in run["cases"]] for run in runs)
     assert sorted(serial, key=lambda c: c["case_id"]) == sorted(parallel, key=lambda c: c["case_id"])
     assert runs[0]["suites"] == runs[1]["suites"]
+
+
+def test_every_built_in_backend_says_its_row_for_the_header(tmp_path):
+    """gold and replay say it from their options (an xdist controller builds no backend for them); vllm and openai
+    from the backend's own ``row_choice`` (tests/test_bfcl_fc_rows.py, tests/test_engine_endpoint.py)."""
+    from pytest_toolbench.backends.gold import GoldKind
+    from pytest_toolbench.backends.replay import ReplayKind, ReplayOptions
+    from pytest_toolbench.run.options import RunOptions
+
+    gold = GoldKind.row_choice(RunOptions(backend="gold"))
+    assert gold.row is None and gold.matched == "none" and "gold" in gold.note
+    named = replay_row("microsoft/phi-4", None, None).to_json()
+    options = RunOptions(backend="replay", backend_options=ReplayOptions(path=str(tmp_path), row=named))
+    assert ReplayKind.row_choice(options).to_json() == named
+    assert "decoded as BFCL row microsoft/phi-4 (PhiHandler)" in ReplayKind.describe(options)
+    assert ReplayKind.options_from_json(json.loads(json.dumps(options.backend_options.__dict__))) == \
+        options.backend_options  # what an xdist worker gets
