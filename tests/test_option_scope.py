@@ -34,6 +34,7 @@ GIVEN = {
     "toolbench_commit_seconds": "--toolbench-commit-seconds=5", "toolbench_tool_parser": "--toolbench-tool-parser=hermes",
     "toolbench_max_tokens": "--toolbench-max-tokens=64", "toolbench_temperature": "--toolbench-temperature=0.5",
     "toolbench_seed": "--toolbench-seed=3", "toolbench_check_prompts": "--toolbench-check-prompts",
+    "toolbench_keep_prompts": "--toolbench-keep-prompts",
     "toolbench_user_model": None,  # goes with --toolbench-user-base-url: given together below
     "toolbench_user_base_url": None,
     "toolbench_api_key_env": "--toolbench-api-key-env=MY_KEY", "toolbench_prompt_format": "--toolbench-prompt-format=handler",
@@ -100,8 +101,7 @@ def test_every_option_of_the_plugin_is_in_the_table(tmp_path):
         assert why or honours == option_scope.ALL, f"{dest}: say why the other backends refuse it"
 
 
-# slow (-m slow): a pytest configuration per option and backend (about 7 s per backend on a 2-core machine)
-@pytest.mark.slow
+# a pytest configuration per option and backend: about 3 s per backend on a 2-core machine
 @pytest.mark.parametrize("backend", option_scope.BUILTIN)
 def test_every_option_is_honoured_or_refused_in_one_line(backend, tmp_path):
     (tmp_path / "cache").mkdir()
