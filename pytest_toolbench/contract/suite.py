@@ -166,7 +166,9 @@ class Generation:
     answer: str | None = None
     #: the official renderer that wrote the prompt (``prompt_format.HandlerFormat.name``, e.g.
     #: ``bfcl-handler:PhiFCHandler``), for a scorer that records and decodes the reply as that renderer's handler does
-    #: (some record a list of calls, which ``answer`` cannot hold); None: the chat template (or another backend).
+    #: (some record a list of calls, which ``answer`` cannot hold); None: the chat template (or another backend). A
+    #: replayed BFCL record read with a row names its handler as ``bfcl-recorded:<class>`` (the text is the recorded
+    #: answer itself) or ``bfcl-recorded-json:<class>`` (its JSON), decoded without recording it again.
     renderer: str | None = None
     #: ``--toolbench-keep-prompts``: what was sent for this answer, one entry per request (a conversation's final
     #: output: every step's, in order): ``{"text", "token_ids"}`` when the engine took token ids (the in-process
