@@ -157,7 +157,8 @@ def _scope_table(groups: list) -> list[str]:
     out = ["", "## Which backend honours which option", "",
            "No option is accepted and ignored: an option given (a value other than its default) to a backend marked "
            "*refused* stops the run with one line naming the option, the backend and why "
-           "(`pytest_toolbench/plugin/option_scope.py`; see [Backends](backends.md#which-backend-honours-which-option)).",
+           "(`pytest_toolbench/plugin/option_scope.py`; see "
+           "[Backends](backends.md#which-backend-honours-which-option)).",
            "", "| option | " + " | ".join(BUILTIN) + " |", "|---|" + "---|" * len(BUILTIN)]
     for group in groups:
         for option in group.options:

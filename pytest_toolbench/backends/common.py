@@ -161,7 +161,8 @@ class ModelBackend:
         generation, cache = options.generation, options.cache
         return {"mode": generation.mode, "temperature": generation.temperature, "seed": generation.seed,
                 "max_tokens": generation.max_tokens or 512, "chunk_size": cache.commit_every,
-                "commit_seconds": cache.commit_seconds, "keep_prompts": bool(getattr(generation, "keep_prompts", False))}
+                "commit_seconds": cache.commit_seconds,
+                "keep_prompts": bool(getattr(generation, "keep_prompts", False))}
 
     def temperature_for(self, request: Any) -> float:
         """``--toolbench-temperature`` when given, else the suite's (its official harness's), else greedy."""

@@ -152,8 +152,8 @@ def replay_row(named: str | None, model: str | None, mode: str | None) -> RowCho
     the generation path matches), else none (the per-file rule); one usage error for a named row that is not one or
     that contradicts ``--toolbench-replay-mode``."""
     if named and mode:
-        raise pytest.UsageError(f"--toolbench-replay-mode={mode} and --toolbench-bfcl-model={named} exclude each other: "
-                                "the row's handler decodes every replayed BFCL file; leave the mode out")
+        raise pytest.UsageError(f"--toolbench-replay-mode={mode} and --toolbench-bfcl-model={named} exclude each "
+                                "other: the row's handler decodes every replayed BFCL file; leave the mode out")
     try:
         if named:
             return choose_row(named, "", None, renders=False)

@@ -295,7 +295,8 @@ RECORD_FIELDS = ("suite", "case_id", "category", "passed", "error_type", "explan
                  "decoded", "expected", "counts", "labels", "output", "finish_reason", "known_defect", "nodeid",
                  "message")
 #: Fields a record has only when set (then after the others): ``sample``, in a ``--toolbench-repeat`` run;
-#: ``comparison``, when the scorer compared a failed answer part by part; ``prompts``, with ``--toolbench-keep-prompts``.
+#: ``comparison``, when the scorer compared a failed answer part by part; ``prompts``, with
+#: ``--toolbench-keep-prompts``.
 OPTIONAL_RECORD_FIELDS = ("sample", "comparison", "prompts")
 ALL_RECORD_FIELDS = RECORD_FIELDS + OPTIONAL_RECORD_FIELDS
 _RECORD_FIELD_SET = frozenset(ALL_RECORD_FIELDS)
