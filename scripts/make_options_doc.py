@@ -142,11 +142,30 @@ def render() -> str:
             help_text = _cell(option.attrs().get("help") or "")
             out.append(f"| {shown} | {_cell(_value(option))} | {_default(option)} | {help_text} | "
                        f"{_explained_in(names, pages, titles)} |")
+    out += _scope_table(groups)
     out += ["", "## ini settings", "", "Set in `pytest.ini`, `pyproject.toml` (`[tool.pytest.ini_options]`) or "
             "`tox.ini`; the command-line option wins.", "", "| setting | default | what it is |", "|---|---|---|"]
     for name, (help_text, _type, default, *_) in inis.items():
         out.append(f"| `{name}` | {'—' if default is None else f'`{default}`'} | {_cell(help_text)} |")
     return "\n".join(out) + "\n"
+
+
+def _scope_table(groups: list) -> list[str]:
+    """Which built-in backend honours which option (``plugin/option_scope.OPTION_SCOPE``): yes, or refused."""
+    from pytest_toolbench.plugin.option_scope import BUILTIN, OPTION_SCOPE
+
+    out = ["", "## Which backend honours which option", "",
+           "No option is accepted and ignored: an option given (a value other than its default) to a backend marked "
+           "*refused* stops the run with one line naming the option, the backend and why "
+           "(`pytest_toolbench/plugin/option_scope.py`; see "
+           "[Backends](backends.md#which-backend-honours-which-option)).",
+           "", "| option | " + " | ".join(BUILTIN) + " |", "|---|" + "---|" * len(BUILTIN)]
+    for group in groups:
+        for option in group.options:
+            honours, _why = OPTION_SCOPE.get(option.dest, (frozenset(BUILTIN), ""))
+            name = max((n for n in option.names() if n.startswith("--")), key=len)
+            out.append(f"| `{name}` | " + " | ".join("yes" if b in honours else "refused" for b in BUILTIN) + " |")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -433,3 +433,20 @@ def test_model_copy_elsewhere_keeps_its_fingerprint(tiny_model_dir, tmp_path):
     copy = tmp_path / tiny_model_dir.name
     shutil.copytree(tiny_model_dir, copy)
     assert VllmBackend(str(copy)).fingerprint() == VllmBackend(str(tiny_model_dir)).fingerprint()
+
+
+def test_keep_prompts_keeps_the_text_and_the_token_ids_the_engine_took(tiny_model_dir, tiny_llm):
+    """--toolbench-keep-prompts: each answer carries its rendered prompt and the token ids the engine was handed;
+    without it, none."""
+    tasks = make_tasks(3)
+    kept = make_backend(tiny_model_dir, tiny_llm, keep_prompts=True)
+    generations = kept.generate(tasks)
+    tokenizer = kept.tokenizer()
+    for task, generation in zip(tasks, generations):
+        [prompt] = generation.prompts
+        assert prompt["text"] == kept.render(task)
+        assert prompt["token_ids"] == kept.encode([task], [prompt["text"]])[0]
+        assert len(prompt["token_ids"]) == generation.prompt_tokens
+        assert tokenizer.decode(prompt["token_ids"]).endswith(prompt["text"][-20:])
+    assert all(g.prompts is None for g in make_backend(tiny_model_dir, tiny_llm).generate(tasks))
+    assert [g.text for g in generations] == [g.text for g in make_backend(tiny_model_dir, tiny_llm).generate(tasks)]

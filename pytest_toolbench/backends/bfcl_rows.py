@@ -54,6 +54,12 @@ class RowChoice:
         return {"row": self.row, "handler": self.handler, "mode": self.mode, "matched": self.matched,
                 "note": self.note}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "RowChoice":
+        """The choice of :meth:`to_json` (the renderer family is not part of it: None)."""
+        return cls(data.get("row"), data.get("handler"), data.get("mode"), None,
+                   data.get("matched", "none"), data.get("note", ""))
+
 
 def _family_of(handler: str, model_name: str) -> str | None:
     """The renderer family of a row's handler: the detected-family renderers for QwenHandler, LlamaHandler and
@@ -68,9 +74,10 @@ def _family_of(handler: str, model_name: str) -> str | None:
     return family
 
 
-def check_row(name: str) -> Any:
+def check_row(name: str, renders: bool = True) -> Any:
     """The row of ``--toolbench-bfcl-model``, or :class:`RowError` naming the closest rows, or saying that the row's
-    handler is not reproduced here."""
+    handler is not reproduced here; ``renders`` False (a replay, which decodes and renders nothing) skips the check
+    that the row's renderer can run here (MiniCPMFCHandler's datamodel-code-generator)."""
     try:
         row = registry.bfcl_row(name)
     except registry.UnknownBfclRow as error:
@@ -81,7 +88,8 @@ def check_row(name: str) -> Any:
     if _family_of(row.handler, row.model_name) is None:
         raise RowError(f"--toolbench-bfcl-model={name}: its handler {row.handler} has no renderer here; use "
                        "--toolbench-prompt-format=chat-template (not comparable with the board)")
-    _probe(row)
+    if renders:
+        _probe(row)
     return row
 
 
@@ -98,10 +106,10 @@ def _probe(row: Any) -> None:
         raise RowError(f"--toolbench-bfcl-model={row.name}: {error}") from None
 
 
-def choose_row(named: str | None, model: str, family: str | None) -> RowChoice:
-    """The row for a run: see the module docstring for the order."""
+def choose_row(named: str | None, model: str, family: str | None, renders: bool = True) -> RowChoice:
+    """The row for a run: see the module docstring for the order (``renders``: see :func:`check_row`)."""
     if named:
-        row = check_row(named)
+        row = check_row(named, renders)
         return RowChoice(row.name, row.handler, row.mode, _family_of(row.handler, row.model_name), "named",
                          f"prompted and decoded as BFCL row {row.name} ({row.handler}, {row.mode}), named by "
                          "--toolbench-bfcl-model")

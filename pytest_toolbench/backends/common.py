@@ -135,7 +135,7 @@ class ModelBackend:
 
     def __init__(self, model: str, *, mode: str, temperature: float | None, max_tokens: int, seed: int | None,
                  chunk_size: int | None, commit_seconds: float, on_progress: ProgressCallback | None,
-                 on_chunk: ChunkCallback | None):
+                 on_chunk: ChunkCallback | None, keep_prompts: bool = False):
         if mode not in self.MODES:
             raise ValueError(f"mode must be one of {self.MODES}, got {mode!r}")
         self.model = model
@@ -148,6 +148,8 @@ class ModelBackend:
         self.commit_seconds = commit_seconds
         self.on_progress = on_progress
         self.on_chunk = on_chunk
+        #: ``--toolbench-keep-prompts``: each Generation carries what was sent (``Generation.prompts``)
+        self.keep_prompts = keep_prompts
         self._stats = GenerationStats()
         #: what each suite's requests carried (``sampling_record``), for the run header's ``sampling.sent``
         self._sent = SamplingRecord()
@@ -159,7 +161,8 @@ class ModelBackend:
         generation, cache = options.generation, options.cache
         return {"mode": generation.mode, "temperature": generation.temperature, "seed": generation.seed,
                 "max_tokens": generation.max_tokens or 512, "chunk_size": cache.commit_every,
-                "commit_seconds": cache.commit_seconds}
+                "commit_seconds": cache.commit_seconds,
+                "keep_prompts": bool(getattr(generation, "keep_prompts", False))}
 
     def temperature_for(self, request: Any) -> float:
         """``--toolbench-temperature`` when given, else the suite's (its official harness's), else greedy."""

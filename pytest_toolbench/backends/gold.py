@@ -11,6 +11,7 @@ from typing import Any, Sequence
 import pytest
 
 from ..contract.suite import BackendCapabilities, Generation, Task
+from .bfcl_rows import RowChoice
 from .kind import BackendKind, RunOptions, SuiteLookup
 
 
@@ -24,6 +25,20 @@ class GoldKind(BackendKind):
     @classmethod
     def claims(cls, config: pytest.Config) -> bool:
         return True  # the last implementation asked (trylast): whatever no other backend claimed
+
+    @classmethod
+    def from_config(cls, config: pytest.Config, model: str | None) -> Any:
+        row = config.getoption("toolbench_bfcl_model", None)
+        if row:
+            raise pytest.UsageError(f"--toolbench-bfcl-model={row}: the gold backend writes the reference answers, "
+                                    "which no row's handler made; a row applies to --model, --toolbench-backend "
+                                    "openai and --toolbench-replay")
+        return super().from_config(config, model)
+
+    @classmethod
+    def row_choice(cls, options: RunOptions) -> RowChoice:
+        return RowChoice(None, None, None, None, "none", "gold: the reference answers, written as BFCL's prompting "
+                                                         "decoder reads them; no row")
 
     @classmethod
     def build(cls, options: RunOptions, suites: SuiteLookup) -> "GoldBackend":

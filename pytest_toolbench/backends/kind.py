@@ -128,6 +128,12 @@ class BackendKind:
         return {}
 
     @classmethod
+    def row_choice(cls, options: RunOptions) -> Any:
+        """The run header's ``bfcl_row`` for a backend that has no ``row_choice()`` of its own (gold, replay: a
+        ``bfcl_rows.RowChoice``, from the options), or None."""
+        return None
+
+    @classmethod
     def report_selection(cls, backend: Backend, cases: list[Case], write_line: Callable[[str], None]) -> dict:
         """With ``reports_selection``: once the selection is known, print what the user should know about it and
         return the facts for the run header."""

@@ -100,6 +100,7 @@ class OpenAIEndpointBackend(ModelBackend):
         family: str | None = None,
         bfcl_row: str | None = None,
         suite_prompts: SuitePrompts | None = None,
+        keep_prompts: bool = False,
     ):
         """``prompt_format_option`` (``--toolbench-prompt-format``), ``family`` (the handler family, see
         ``prompt_format.detect_family``), ``bfcl_row`` (``--toolbench-bfcl-model``) and ``suite_prompts`` (which
@@ -111,7 +112,7 @@ class OpenAIEndpointBackend(ModelBackend):
             raise ValueError("concurrency and chunk_size must be >= 1, max_retries >= 0, commit_seconds > 0")
         super().__init__(model, mode=mode, temperature=temperature, max_tokens=max_tokens, seed=seed,
                          chunk_size=chunk_size, commit_seconds=commit_seconds, on_progress=on_progress,
-                         on_chunk=on_chunk)
+                         on_chunk=on_chunk, keep_prompts=keep_prompts)
         self.base_url = base_url.rstrip("/")
         self.api_key_env = api_key_env
         self.top_p = top_p
@@ -472,4 +473,8 @@ class OpenAIEndpointBackend(ModelBackend):
             # which handler's decoder the scorer applies
             generation = dataclasses.replace(generation, renderer=handler.name, answer=(
                 handler.recorded_answer(text) if handler.recorded_answer is not None else None))
+        if self.keep_prompts:  # what was sent: the completions text, or the chat messages and tools
+            sent_prompt = ({"text": body["prompt"]} if "prompt" in body else
+                           {"messages": body.get("messages"), "tools": body.get("tools")})
+            generation = dataclasses.replace(generation, prompts=[sent_prompt])
         return generation

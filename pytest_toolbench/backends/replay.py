@@ -13,6 +13,14 @@ file and line, files in no known layout, empty files, duplicate ids, ids that ma
 official scorer decodes a whole model's output one way (BFCL: an FC model's decoder never reads text, a prompting
 model's never reads structured calls). It reaches the readers that take a ``mode`` keyword; without it such a
 reader decides per file. The choice is in the fingerprint and the run header.
+
+**The BFCL row.** ``--toolbench-bfcl-model=<row>`` (or, without it, the row ``--model`` matches by checkpoint id or
+family, exactly as the generation path matches it: ``bfcl_rows.choose_row``) says which leaderboard row's handler
+made the files; it reaches the readers that take a ``row`` keyword (BFCL's), which then decode every record with
+that handler's decoders, as ``bfcl evaluate --model <row>`` does, whatever the per-file rule would say. A run
+without a row (no option, no ``--model``, or ``--model`` matching no row) keeps the per-file rule, and so does one
+given ``--toolbench-replay-mode`` (which states the files' mode itself; with a named row it is refused, as the row
+decides). The row is in the fingerprint and the run header's ``bfcl_row``.
 """
 
 from __future__ import annotations
@@ -28,6 +36,8 @@ from ..contract.errors import MissingOutput
 from ..contract.replay_files import Problem, ReplayOutputs, plural
 from ..contract.safe_values import safe_text
 from ..contract.suite import Backend, BackendCapabilities, Case, Generation, Task
+from . import prompt_format
+from .bfcl_rows import RowChoice, RowError, choose_row
 from .kind import BackendKind, RunOptions, SuiteLookup
 
 #: Unknown ids shown per file, as examples.
@@ -44,6 +54,8 @@ class ReplayOptions:
     path: str
     #: ``--toolbench-replay-mode``: None decides per file
     mode: str | None = None
+    #: the BFCL row the files are decoded as (``bfcl_rows.RowChoice.to_json()``; ``handler`` None: no row)
+    row: dict | None = None
 
 
 class ReplayKind(BackendKind):
@@ -72,7 +84,9 @@ class ReplayKind(BackendKind):
         if not replay:
             raise pytest.UsageError("--toolbench-backend replay needs --toolbench-replay PATH")
         _check_exists(replay)
-        return ReplayOptions(path=str(Path(replay).resolve()), mode=config.getoption("toolbench_replay_mode"))
+        mode = config.getoption("toolbench_replay_mode")
+        return ReplayOptions(path=str(Path(replay).resolve()), mode=mode,
+                             row=replay_row(config.getoption("toolbench_bfcl_model", None), model, mode).to_json())
 
     @classmethod
     def check_unchosen(cls, config: pytest.Config) -> None:
@@ -85,11 +99,20 @@ class ReplayKind(BackendKind):
 
     @classmethod
     def build(cls, options: RunOptions, suites: SuiteLookup) -> "ReplayBackend":
-        return ReplayBackend(suites, options.backend_options.path, mode=options.backend_options.mode)
+        return ReplayBackend(suites, options.backend_options.path, mode=options.backend_options.mode,
+                             row=options.backend_options.row)
 
     @classmethod
     def describe(cls, options: RunOptions) -> str:
-        return f"replay of {options.backend_options.path} (replay mode: {options.backend_options.mode or 'per file'})"
+        row = options.backend_options.row or {}
+        decoded = (f"decoded as BFCL row {row['row'] or row['handler']} ({row['handler']})" if row.get("handler")
+                   else f"replay mode: {options.backend_options.mode or 'per file'}")
+        return f"replay of {options.backend_options.path} ({decoded})"
+
+    @classmethod
+    def row_choice(cls, options: RunOptions) -> RowChoice | None:
+        row = options.backend_options.row
+        return RowChoice.from_json(row) if row else None
 
     @classmethod
     def replayed_path(cls, options: RunOptions) -> str | None:
@@ -124,6 +147,30 @@ class ReplayKind(BackendKind):
         return {"replay_problems": problems, "replay_coverage": without}
 
 
+def replay_row(named: str | None, model: str | None, mode: str | None) -> RowChoice:
+    """The BFCL row replayed files are decoded as: named, else matched by ``--model`` (its id, else its family, as
+    the generation path matches), else none (the per-file rule); one usage error for a named row that is not one or
+    that contradicts ``--toolbench-replay-mode``."""
+    if named and mode:
+        raise pytest.UsageError(f"--toolbench-replay-mode={mode} and --toolbench-bfcl-model={named} exclude each "
+                                "other: the row's handler decodes every replayed BFCL file; leave the mode out")
+    try:
+        if named:
+            return choose_row(named, "", None, renders=False)
+        if model and not mode:
+            return choose_row(None, model,
+                              prompt_format.detect_family(model, prompt_format.read_model_config(model)),
+                              renders=False)
+    except RowError as error:
+        raise pytest.UsageError(str(error)) from None
+    why = (f"--toolbench-replay-mode={mode} states how the files were made" if mode else
+           "no --toolbench-bfcl-model and no --model")
+    return RowChoice(None, None, None, None, "none",
+                     f"no BFCL row ({why}): each replayed file is decoded by the per-file rule, so the figures are "
+                     "comparable with the board only when that rule is the row's decoder (name the row with "
+                     "--toolbench-bfcl-model)")
+
+
 def _check_exists(replay: str) -> None:
     if not Path(replay).exists():
         raise pytest.UsageError(f"--toolbench-replay {replay}: no such file or folder")
@@ -148,15 +195,18 @@ class ReplayBackend:
     # saved outputs are finished answers (agent transcripts included), read by case, never one step
     capabilities = BackendCapabilities(cacheable=False, reads_requests=False, final_outputs=True)
 
-    def __init__(self, suites: SuiteLookup, path: str, mode: str | None = None):
+    def __init__(self, suites: SuiteLookup, path: str, mode: str | None = None, row: dict | None = None):
         self.suites = suites
         self.path = Path(path)
         self.mode = mode
+        #: the BFCL row (``RowChoice.to_json()``) handed to readers that take ``row``; without a handler: no row
+        self.row = row if row and row.get("handler") else None
         self._outputs: dict[str, ReplayOutputs] = {}
         self._problems: dict[str, list[Problem]] = {}
 
     def fingerprint(self) -> dict[str, Any]:
-        return {"backend": "replay", "path": str(self.path), "replay_mode": self.mode or "per file"}
+        return {"backend": "replay", "path": str(self.path), "replay_mode": self.mode or "per file",
+                **({"bfcl_row": self.row} if self.row else {})}
 
     # -- reading -----------------------------------------------------------------------------------------------
     def load(self, suite_name: str) -> ReplayOutputs:
@@ -182,8 +232,13 @@ class ReplayBackend:
             why = "is not loaded" if suite is None else "has no replay reader (no result-file format is known for it)"
             outputs.error(f"suite {suite_name} {why}: none of its cases has a saved output", self.path)
             return outputs
+        keywords: dict[str, Any] = {}
+        if _takes(reader, "mode"):
+            keywords["mode"] = self.mode
+        if self.row is not None and _takes(reader, "row"):
+            keywords["row"] = dict(self.row)
         try:
-            found = reader(self.path, mode=self.mode) if _takes_mode(reader) else reader(self.path)
+            found = reader(self.path, **keywords)
         except Exception as error:  # noqa: BLE001 - a reader that fails costs its suite's outputs, once
             outputs = ReplayOutputs()
             outputs.error(f"reading the saved outputs failed: {type(error).__name__}: {error}", self.path)
@@ -271,11 +326,12 @@ class ReplayBackend:
         pass
 
 
-def _takes_mode(reader: Any) -> bool:
-    """The reader accepts ``mode=`` (``--toolbench-replay-mode``); readers of benchmarks without modes do not."""
+def _takes(reader: Any, keyword: str) -> bool:
+    """The reader accepts ``mode=`` (``--toolbench-replay-mode``) or ``row=`` (the BFCL row); readers of benchmarks
+    without modes or rows do not."""
     import inspect
 
     try:
-        return "mode" in inspect.signature(reader).parameters
+        return keyword in inspect.signature(reader).parameters
     except (TypeError, ValueError):
         return False

@@ -166,8 +166,15 @@ class Generation:
     answer: str | None = None
     #: the official renderer that wrote the prompt (``prompt_format.HandlerFormat.name``, e.g.
     #: ``bfcl-handler:PhiFCHandler``), for a scorer that records and decodes the reply as that renderer's handler does
-    #: (some record a list of calls, which ``answer`` cannot hold); None: the chat template (or another backend).
+    #: (some record a list of calls, which ``answer`` cannot hold); None: the chat template (or another backend). A
+    #: replayed BFCL record read with a row names its handler as ``bfcl-recorded:<class>`` (the text is the recorded
+    #: answer itself) or ``bfcl-recorded-json:<class>`` (its JSON), decoded without recording it again.
     renderer: str | None = None
+    #: ``--toolbench-keep-prompts``: what was sent for this answer, one entry per request (a conversation's final
+    #: output: every step's, in order): ``{"text", "token_ids"}`` when the engine took token ids (the in-process
+    #: vLLM engine), ``{"text"}`` for a completions request, ``{"messages", "tools"}`` for a chat request; None: not
+    #: kept (the option not given, or an answer cached by a run without it)
+    prompts: list[Any] | None = None
 
     def recorded(self) -> str:
         """The text the official harness would have saved and decoded."""
@@ -251,6 +258,9 @@ class CaseRecord:
     sample: int | None = None
     #: the scorer's part-by-part comparison (``Verdict.comparison``); None, and absent from every form, without one
     comparison: Any = None
+    #: ``--toolbench-keep-prompts``: what the model was sent (``Generation.prompts``); None, and absent from every
+    #: form, when not kept
+    prompts: Any = None
 
     def to_json(self) -> dict[str, Any]:
         data = self.fields()
@@ -285,8 +295,9 @@ RECORD_FIELDS = ("suite", "case_id", "category", "passed", "error_type", "explan
                  "decoded", "expected", "counts", "labels", "output", "finish_reason", "known_defect", "nodeid",
                  "message")
 #: Fields a record has only when set (then after the others): ``sample``, in a ``--toolbench-repeat`` run;
-#: ``comparison``, when the scorer compared a failed answer part by part.
-OPTIONAL_RECORD_FIELDS = ("sample", "comparison")
+#: ``comparison``, when the scorer compared a failed answer part by part; ``prompts``, with
+#: ``--toolbench-keep-prompts``.
+OPTIONAL_RECORD_FIELDS = ("sample", "comparison", "prompts")
 ALL_RECORD_FIELDS = RECORD_FIELDS + OPTIONAL_RECORD_FIELDS
 _RECORD_FIELD_SET = frozenset(ALL_RECORD_FIELDS)
 assert _RECORD_FIELD_SET == {f.name for f in dataclasses.fields(CaseRecord)}

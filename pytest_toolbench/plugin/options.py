@@ -11,6 +11,7 @@ import pytest
 from ..backends.bfcl_rows import RowError, check_row
 from ..backends.common import MODES
 from ..run.sampling import DEFAULT_SEED, parse_sample
+from .option_scope import refuse_unhonoured
 from ..run.options import DEFAULT_COMMIT_SECONDS, CacheOptions, DataOptions, GenerationOptions, RunOptions
 
 if TYPE_CHECKING:
@@ -135,11 +136,17 @@ def add_run_options(parser: pytest.Parser, backend_kinds: Sequence[type[BackendK
                   help="Prompt and decode BFCL as this leaderboard row (its registry name in bfcl-eval 2026.3.23, "
                        "e.g. Qwen/Qwen3-8B-FC), e.g. for a fine-tuned checkpoint; the row's mode follows. Default: "
                        "the row whose model is the checkpoint's id, else the family's prompting handler, else the "
-                       "chat template (the header says which).")
+                       "chat template (the header says which). With --toolbench-replay: the replayed BFCL files are "
+                       "decoded by the row's handler, as bfcl evaluate does (default: the row --model matches, else "
+                       "the per-file rule).")
     gen.addoption("--toolbench-check-prompts", dest="toolbench_check_prompts", action="store_true", default=False,
                   help="Pre-flight, no generation: per selected suite, the renderer and decoder the model gets, the "
                        "BFCL row it matches, its chat template against the official handler's text on canonical "
                        "conversations, and known traps; exit 0 when every selected suite has an official renderer.")
+    gen.addoption("--toolbench-keep-prompts", dest="toolbench_keep_prompts", action="store_true", default=False,
+                  help="Keep what the model was sent for each request (the prompt text and, for the vllm backend, "
+                       "its token ids; an endpoint's chat messages and tools) in the generation cache and in each "
+                       "--toolbench-json record (prompts), to diff what the model saw. vllm and openai backends.")
     gen.addoption("--toolbench-repeat", dest="toolbench_repeat", default="1", metavar="K",
                   help="Answer every case K times (sample k with seed --toolbench-seed + k; use a temperature above "
                        "0): the summary gives pass@1 (each figure's mean over the K samples), pass^K (cases whose K "
@@ -245,6 +252,7 @@ def resolve(config: pytest.Config, kind: type[BackendKind], unchosen: Sequence[t
     backend_options = kind.from_config(config, model)
     for other in unchosen:
         other.check_unchosen(config)
+    refuse_unhonoured(config, kind.name)  # no option accepted and ignored (option_scope.OPTION_SCOPE)
     limit = get("toolbench_limit")
     if limit is not None and limit < 1:
         raise pytest.UsageError("--toolbench-limit must be a positive number of cases")
@@ -298,7 +306,8 @@ def resolve(config: pytest.Config, kind: type[BackendKind], unchosen: Sequence[t
                                      max_tokens=max_tokens, temperature=get("toolbench_temperature"),
                                      seed=get("toolbench_seed"), repeat=repeat, user_model=user_model,
                                      user_base_url=user_base_url,
-                                     api_key_env=get("toolbench_api_key_env"), bfcl_row=bfcl_row),
+                                     api_key_env=get("toolbench_api_key_env"), bfcl_row=bfcl_row,
+                                     keep_prompts=bool(get("toolbench_keep_prompts"))),
         cache=CacheOptions(cache_dir=str(cache_path), offline=get("toolbench_offline"), commit_every=commit_every,
                            commit_seconds=commit_seconds),
     )
@@ -311,7 +320,7 @@ def check_bfcl_row(config: pytest.Config) -> str | None:
     if not name:
         return None
     try:
-        check_row(name)
+        check_row(name, renders=not config.getoption("toolbench_replay", None))  # a replay renders nothing
     except RowError as error:
         raise pytest.UsageError(str(error)) from None
     if config.getoption("toolbench_mode") == "native":

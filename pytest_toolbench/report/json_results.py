@@ -25,6 +25,8 @@ def _case(record: CaseRecord) -> dict[str, Any]:
         case["sample"] = record.sample
     if not record.passed:
         case["message"] = record.message or record.explanation or ""
+    if record.prompts is not None:  # --toolbench-keep-prompts: what the model was sent, one entry per request
+        case["prompts"] = record.prompts
     return case
 
 

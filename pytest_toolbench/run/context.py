@@ -11,6 +11,8 @@ Everywhere in the plugin this object is called ``toolbench`` (``session`` is pyt
 
 from __future__ import annotations
 
+import functools
+
 import platform
 import time
 from pathlib import Path
@@ -227,10 +229,12 @@ class RunContext:
         if self.model_note:
             header["model_source"] = self.model_note
         row_choice = getattr(self._backend, "row_choice", None)
+        if not callable(row_choice):  # gold and replay say it from their options (no backend on an xdist controller)
+            row_choice = functools.partial(self.kind.row_choice, options)
         # which suites use an official handler: their suite.yaml's generation.prompt
-        if callable(row_choice) and SuitePrompts.of_run(self.catalog).handler_suites & set(self.ledger.selected_suites):
+        if SuitePrompts.of_run(self.catalog).handler_suites & set(self.ledger.selected_suites):
             try:
-                choice = row_choice()  # which BFCL row the model was prompted as, and how
+                choice = row_choice()  # which BFCL row the model was prompted as (or the files decoded as), and how
             except ToolbenchError:
                 choice = None
             if choice is not None:

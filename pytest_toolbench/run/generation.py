@@ -148,7 +148,8 @@ def run_case(case: Case, suite: Any, answer: Callable[[Task], Generation], max_t
     except StopIteration as done:
         return Generation(text=json.dumps(done.value, ensure_ascii=False, default=str),
                           finish_reason="length" if stats.truncated else "stop",
-                          prompt_tokens=stats.prompt_tokens, output_tokens=stats.output_tokens)
+                          prompt_tokens=stats.prompt_tokens, output_tokens=stats.output_tokens,
+                          prompts=stats.prompts or None)
 
 
 @dataclass
@@ -156,11 +157,14 @@ class _Tally:
     prompt_tokens: int = 0
     output_tokens: int = 0
     truncated: bool = False
+    #: every step's prompts, in order (``--toolbench-keep-prompts``; empty when none was kept)
+    prompts: list = field(default_factory=list)
 
     def add(self, generation: Generation) -> None:
         self.prompt_tokens += generation.prompt_tokens or 0
         self.output_tokens += generation.output_tokens or 0
         self.truncated = self.truncated or generation.truncated
+        self.prompts.extend(generation.prompts or ())
 
 
 @dataclass

@@ -47,6 +47,8 @@ class GenerationOptions:
     api_key_env: str = "OPENAI_API_KEY"
     #: ``--toolbench-bfcl-model``: the BFCL leaderboard row a checkpoint is prompted and decoded as (None: detected)
     bfcl_row: str | None = None
+    #: ``--toolbench-keep-prompts``: keep each rendered prompt in the cache and the records
+    keep_prompts: bool = False
 
     def sampling(self) -> dict[str, Any]:
         return {"temperature": self.temperature, "seed": self.seed, "max_tokens": self.max_tokens}

@@ -40,7 +40,10 @@ from ..contract.suite import NOT_RUN, NOT_SCORED, CaseRecord
 #: Record fields and the limit each is held to. Text fields are cut to their limit; structured fields go through
 #: :func:`safe_value`. Fields not listed are set by the core itself from the suite definition and data.
 TEXT_FIELDS = {"output": OUTPUT_LIMIT, "explanation": TEXT_LIMIT, "message": MESSAGE_LIMIT}
-VALUE_FIELDS = ("decoded", "expected", "counts", "labels", "details", "keywords", "comparison")
+VALUE_FIELDS = ("decoded", "expected", "counts", "labels", "details", "keywords", "comparison", "prompts")
+#: ``prompts`` (``--toolbench-keep-prompts``) is kept whole for a diff: each text up to ``OUTPUT_LIMIT``, and up to
+#: this many values in all (every token id of a long conversation's prompts)
+PROMPT_NODES = 5_000_000
 
 
 def safe_record(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -53,6 +56,9 @@ def safe_record(record: Mapping[str, Any]) -> dict[str, Any]:
             out[key] = {safe_text(str(k), 200): _count(v) for k, v in value.items()}
         elif key == "labels" and isinstance(value, Mapping):
             out[key] = {safe_text(str(k), 200): safe_text(str(v), 200) for k, v in value.items()}
+        elif key == "prompts":
+            # --toolbench-keep-prompts: kept whole for a diff (a prompt's text up to the output limit, every token id)
+            out[key] = safe_value(value, OUTPUT_LIMIT, max_nodes=PROMPT_NODES)
         else:
             out[key] = safe_value(value)
     return out

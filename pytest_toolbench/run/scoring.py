@@ -35,28 +35,29 @@ def score_case(suite: ScoredSuite, case: Case, answer: Callable[[Task], Generati
     """The case's record: its answer (through ``answer``) scored by the suite's scorer. A record that did not
     pass carries the text its test fails (or is skipped) with as ``message``. ``sample``: which of the case's
     ``--toolbench-repeat`` samples (None without the option)."""
-    verdict, output, finish_reason = _judge(suite, case, answer, max_tokens, sample or 0)
-    return _record(suite, case, verdict, output, finish_reason, nodeid, sample)
+    verdict, output, finish_reason, prompts = _judge(suite, case, answer, max_tokens, sample or 0)
+    return _record(suite, case, verdict, output, finish_reason, nodeid, sample, prompts)
 
 
 def _judge(suite: ScoredSuite, case: Case, answer: Callable[[Task], Generation], max_tokens: int | None,
-           sample: int) -> tuple[Verdict, str, str | None]:
-    """The scorer's verdict on the case's answer, with the output and its finish reason (no output: "", None)."""
+           sample: int) -> tuple[Verdict, str, str | None, list | None]:
+    """The scorer's verdict on the case's answer, with the output, its finish reason and the prompts kept
+    (``--toolbench-keep-prompts``; no output: "", None, None)."""
     try:
         generation = run_case(case, suite, answer, max_tokens, sample)
     except MissingOutput as missing:  # no saved line, a line that cannot be read, an offline cache miss
         verdict = Verdict(passed=False, error_type=MISSING_OUTPUT, explanation=str(missing),
                           counts=no_output_counts(suite, case) if missing.in_denominators else {},
                           labels={"outcome": MISSING_OUTPUT})
-        return verdict, "", None
+        return verdict, "", None, None
     except Unavailable as reason:  # skipped with the reason, counted as not passed (like any not_scored case)
         verdict = Verdict(passed=False, error_type=NOT_SCORED, explanation=str(reason),
                           labels={"outcome": NOT_SCORED})
-        return verdict, "", None
+        return verdict, "", None, None
     except Exception as error:  # reading this case's output failed: its failure, not a lost case
         verdict = scorer_error(error, "reading the output")
         verdict.counts = no_output_counts(suite, case)
-        return verdict, "", None
+        return verdict, "", None, None
     try:
         verdict = suite.benchmark.score(case, generation)
     except Exception as error:  # RecursionError on absurd nesting, a scorer bug, ...
@@ -64,11 +65,11 @@ def _judge(suite: ScoredSuite, case: Case, answer: Callable[[Task], Generation],
         verdict.counts = no_output_counts(suite, case)
     if generation.truncated:
         verdict.labels.setdefault("truncated", "yes")
-    return verdict, generation.text, generation.finish_reason
+    return verdict, generation.text, generation.finish_reason, generation.prompts
 
 
 def _record(suite: ScoredSuite, case: Case, verdict: Verdict, output: str, finish_reason: str | None,
-            nodeid: str | None, sample: int | None) -> CaseRecord:
+            nodeid: str | None, sample: int | None, prompts: list | None = None) -> CaseRecord:
     """The record, built once (``records.build_record``: made safe, then ``nodeid``, ``sample`` and ``message``).
     Made safe now: a safe record is a fixed point of the JSON transport, so what a worker sends is exactly what a
     single process keeps (tests/test_nothing_lost.py compares serial and -n 2 records)."""
@@ -80,7 +81,7 @@ def _record(suite: ScoredSuite, case: Case, verdict: Verdict, output: str, finis
             error_type=None if verdict.passed else verdict.error_type, explanation=verdict.explanation,
             decoded=verdict.decoded, expected=verdict.expected, counts=verdict.counts, labels=verdict.labels,
             output=output, finish_reason=finish_reason, known_defect=known_defect,
-            comparison=None if verdict.passed else verdict.comparison), nodeid, sample)
+            comparison=None if verdict.passed else verdict.comparison, prompts=prompts), nodeid, sample)
     except Exception as error:  # the policy is total; this guards the case against a bug in it
         return records.build_record(dict(
             suite=case.suite, case_id=case.case_id, category=case.category, keywords=tuple(case.keywords),

@@ -33,6 +33,8 @@ class PreparedBatch:
     early: list[tuple[int, Generation]]  # those over-long prompts, handed over with the first chunk
     parser: Any  # native mode's tool-call parser, else None
     recorded_answers: list[Any]  # per task: its harness's renderer (HandlerFormat: BFCL's handlers), or None
+    #: per task, with ``--toolbench-keep-prompts``: ``{"text", "token_ids"}`` of its prompt, else None
+    kept_prompts: list[Any] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -78,10 +80,18 @@ def completion_generation(text: str, finish_reason: str | None, prompt_tokens: i
                            output_tokens=output_tokens, tool_calls=tool_calls, parse_error=parse_error)
 
 
-def with_recorded_answer(generation: Generation, handler: Any) -> Generation:
+def kept_prompt(batch: "PreparedBatch", index: int) -> Any:
+    """What task ``index`` was sent (``--toolbench-keep-prompts``), or None."""
+    return batch.kept_prompts[index] if index < len(batch.kept_prompts) else None
+
+
+def with_recorded_answer(generation: Generation, handler: Any, prompt: Any = None) -> Generation:
     """The official renderer's name and its handler's post-processed reply kept beside the text, before the
     hand-over: the cache keeps what the official harness records, and the scorer knows which handler decodes it.
-    ``handler``: the task's ``handler_formats.HandlerFormat`` (None: the chat template)."""
+    ``handler``: the task's ``handler_formats.HandlerFormat`` (None: the chat template); ``prompt``: what was sent
+    (``--toolbench-keep-prompts``: ``PreparedBatch.kept_prompts``), else None."""
+    if prompt is not None:
+        generation = dataclasses.replace(generation, prompts=[prompt])
     if handler is None:
         return generation
     recorder = getattr(handler, "recorded_answer", None)
@@ -170,7 +180,8 @@ class BatchPreparation(PromptPreparation):
         """An empty batch for ``tasks``: what needs neither their prompts nor the engine."""
         parser = get_parser(self.tool_parser) if self.mode == "native" else None
         recorded = [self.prompt_formats().handler_for(task.case.suite) for task in tasks]
-        return PreparedBatch([[] for _ in tasks], {}, [], [None] * len(tasks), [], parser, recorded)
+        return PreparedBatch([[] for _ in tasks], {}, [], [None] * len(tasks), [], parser, recorded,
+                             [None] * len(tasks))
 
     def prepare_part(self, batch: "PreparedBatch", tasks: Sequence[Task], indices: Sequence[int],
                      context: int) -> tuple[list[int], list[tuple[int, Generation]]]:
@@ -180,11 +191,15 @@ class BatchPreparation(PromptPreparation):
         encoded = self.encode([tasks[i] for i in indices], texts)
         runnable: list[int] = []
         early: list[tuple[int, Generation]] = []
-        for index, ids in zip(indices, encoded):
+        for index, text, ids in zip(indices, texts, encoded):
             batch.token_ids[index] = ids
+            if getattr(self, "keep_prompts", False):  # the engine takes the token ids; the text is kept to read
+                batch.kept_prompts[index] = {"text": text, "token_ids": list(ids)}
             if len(ids) >= context:
                 # vLLM rejects the whole batch for one over-long prompt; this case alone is answered "truncated".
-                batch.results[index] = make_generation("", "length", len(ids), 0, [] if batch.parser else None)
+                batch.results[index] = with_recorded_answer(
+                    make_generation("", "length", len(ids), 0, [] if batch.parser else None), None,
+                    kept_prompt(batch, index))
                 early.append((index, batch.results[index]))
                 continue
             runnable.append(index)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
 from pytest_toolbench.backends.common import ChunkCallback, ProgressCallback, progress_reporter
-from pytest_toolbench.backends.vllm.batch import completion_generation, with_recorded_answer
+from pytest_toolbench.backends.vllm.batch import completion_generation, kept_prompt, with_recorded_answer
 from pytest_toolbench.contract.errors import ToolbenchError
 from pytest_toolbench.contract.suite import Generation, Task
 
@@ -120,7 +120,8 @@ class Dispatch:
             if first != index:
                 self.members[first].append(index)
                 if first in self.completions:  # its twin in an earlier part is answered already
-                    self._answer(index, with_recorded_answer(self.completions[first], batch.recorded_answers[index]))
+                    self._answer(index, with_recorded_answer(self.completions[first], batch.recorded_answers[index],
+                                                             kept_prompt(batch, index)))
                 continue
             self.members[index], self.rank[index] = [index], len(self.rank)
             self.cost[index] = len(batch.token_ids[index]) + int(batch.sampling[index]["max_tokens"])
@@ -225,7 +226,8 @@ class Dispatch:
             generation = completion_generation(text, finish_reason, prompt_tokens, output_tokens, batch.parser)
             self.completions[first] = generation
             for index in self.members[first]:
-                self._answer(index, with_recorded_answer(generation, batch.recorded_answers[index]))
+                self._answer(index, with_recorded_answer(generation, batch.recorded_answers[index],
+                                                         kept_prompt(batch, index)))
         if self.report is not None and finished:
             self.report(self.done, self.total, self.prompt_tokens, self.output_tokens)
 

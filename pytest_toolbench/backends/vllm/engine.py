@@ -71,6 +71,7 @@ class VllmBackend(BatchPreparation, ModelBackend):
         engine_log: Path | str | None = None,
         bfcl_row: str | None = None,
         suite_prompts: SuitePrompts | None = None,
+        keep_prompts: bool = False,
     ):
         """``settings``: the vLLM options (``--toolbench-tp``, ``--toolbench-dtype``, ``--toolbench-vllm-arg``, ...,
         each declared once, in ``options.VllmOptions``; default: every option's default); ``chunk_size``: results
@@ -87,7 +88,7 @@ class VllmBackend(BatchPreparation, ModelBackend):
             raise ValueError("chunk_size must be >= 1")
         super().__init__(model, mode=mode, temperature=temperature, max_tokens=max_tokens, seed=seed,
                          chunk_size=chunk_size, commit_seconds=commit_seconds, on_progress=on_progress,
-                         on_chunk=on_chunk)
+                         on_chunk=on_chunk, keep_prompts=keep_prompts)
         self.revision = revision
         self.top_p = top_p
         self.settings = settings if settings is not None else VllmOptions()

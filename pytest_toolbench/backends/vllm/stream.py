@@ -15,6 +15,7 @@ from pytest_toolbench.backends.vllm.batch import (
     PART_MAX,
     STREAM_PART_FIRST,
     PreparedPart,
+    kept_prompt,
     output_generation,
     part_bounds,
     with_recorded_answer,
@@ -43,6 +44,7 @@ class _GenerationRun:
         self.pending: list[tuple[int, Generation]] = []
         self.done = self.prompt_tokens = self.output_tokens = 0
         self.recorded_answers: list[Any] | None = None  # per task: the handler's post-processing of a reply, or None
+        self.kept_prompts: list[Any] | None = None  # per task, with --toolbench-keep-prompts: what was sent
         self.first_request_at: float | None = None  # when the engine got its first request of this call
         self._add_early(early)
 
@@ -55,7 +57,8 @@ class _GenerationRun:
     def _finish(self, index: int, output: Any) -> None:
         generation = output_generation(output, self.parser)
         recorded_answer = self.recorded_answers[index] if self.recorded_answers else None
-        generation = with_recorded_answer(generation, recorded_answer)
+        kept = self.kept_prompts[index] if self.kept_prompts else None
+        generation = with_recorded_answer(generation, recorded_answer, kept)
         self.results[index] = generation
         self.pending.append((index, generation))
         self.prompt_tokens += generation.prompt_tokens or 0
@@ -160,7 +163,8 @@ class EngineStream:
         self.backend, self.llm, self.engine = backend, llm, llm.llm_engine
         self.sampling_params = sampling_params
         self.context = self.engine.model_config.max_model_len
-        self.position: dict[str, tuple[Any, Any]] = {}  # request id -> (tag, the handler's recorded answer)
+        #: request id -> (tag, the handler's recorded answer, the prompt kept or None)
+        self.position: dict[str, tuple[Any, Any, Any]] = {}
         self.internal: dict[str, str] = {}  # external id -> the engine's internal one (vLLM >= 0.11)
         self.ready: list[tuple[Any, Generation]] = []  # answered without the engine (over-long prompts)
         self.generations: list[Generation] = []
@@ -185,7 +189,8 @@ class EngineStream:
             if self.first_request_at is None:
                 self.first_request_at = time.perf_counter()
             for request_id, index in zip(request_ids, runnable):
-                self.position[request_id] = (tags[index], batch.recorded_answers[index])
+                self.position[request_id] = (tags[index], batch.recorded_answers[index],
+                                               kept_prompt(batch, index))
                 if "-" in request_id:
                     self.internal[request_id.rsplit("-", 1)[0]] = request_id
 
@@ -207,9 +212,9 @@ class EngineStream:
             key = request_id if request_id in self.position else self.internal.get(request_id, request_id)
             if key not in self.position:
                 continue  # not one of ours (a request someone else added to a shared engine)
-            tag, recorded_answer = self.position.pop(key)
+            tag, recorded_answer, kept = self.position.pop(key)
             self.internal.pop(key.rsplit("-", 1)[0], None)
-            generation = with_recorded_answer(output_generation(output, self.parser), recorded_answer)
+            generation = with_recorded_answer(output_generation(output, self.parser), recorded_answer, kept)
             self.generations.append(generation)
             done.append((tag, generation))
         if self.position and not self.engine.has_unfinished_requests():
@@ -253,6 +258,7 @@ class InProcessExecutor:
         batch = backend.start_batch(tasks) if streaming else backend.prepare(tasks, context)
         run = _GenerationRun(backend, batch.parser, batch.results, len(tasks), on_chunk, on_progress, batch.early)
         run.recorded_answers = batch.recorded_answers
+        run.kept_prompts = batch.kept_prompts
         if streaming:
             run.stream(llm, backend.prepare_parts(batch, tasks, context, SamplingParams))
         else:

@@ -114,7 +114,7 @@ def _hammer_calls(text: str, execute: bool) -> Any:
     text = text.replace("```", "")
     try:
         calls = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # upstream's bare ``except``
         calls = []
     if not execute:
         return calls
@@ -143,7 +143,7 @@ def _granite_fc_decode(text: str, execute: bool) -> list:
     for chunk in [c.strip() for c in text.split("<function_call>") if len(c.strip()) > 0]:
         try:
             call = json.loads(chunk.strip())
-        except ValueError:
+        except (ValueError, RecursionError):  # upstream's bare ``except``
             out.append(chunk)
             continue
         name = call.get("name", "").strip()

@@ -19,17 +19,26 @@ from .categories import FORMAT_SENSITIVITY, RELEVANCE_CATEGORIES, language_of
 from .decoders.common import DecodeError
 from .decoding import decode, is_empty_output, is_function_calling_format
 from .single_turn.ast_checker import CHECKER_CRASH, check_calls, show
-from .handler_path import decode_single, handler_of, sends_bfcl_system_prompt, underscore_to_dot
+from .handler_path import (decode_recorded, decode_single, handler_of, replayed_record, sends_bfcl_system_prompt,
+                           underscore_to_dot)
 from .single_turn.fc import decode_fc, fc_record, is_fc
 from .single_turn.parameters import compare_parameters
 from .tl import label_tl_failure
 
 
-def json_safe(value: Any) -> Any:
+#: nesting kept in a verdict's ``decoded`` (a hostile reply may decode to thousands of levels; the checker has judged
+#: it already, this is only what the record shows)
+SHOWN_DEPTH = 100
+
+
+def json_safe(value: Any, depth: int = 0) -> Any:
+    if isinstance(value, (dict, list, tuple)) and depth >= SHOWN_DEPTH:
+        return f"… [nested deeper than {SHOWN_DEPTH} levels]"
     if isinstance(value, dict):
-        return {(k if isinstance(k, str) else ("null" if k is None else show(k))): json_safe(v) for k, v in value.items()}
+        return {(k if isinstance(k, str) else ("null" if k is None else show(k))): json_safe(v, depth + 1)
+                for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [json_safe(item) for item in value]
+        return [json_safe(item, depth + 1) for item in value]
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
@@ -52,7 +61,11 @@ def score(case: Case, generation: Generation) -> Verdict:
     elif handler is not None:
         # the row's own handler: its recorded answer and decode_ast, its underscore_to_dot (.handler_path)
         language = "python" if case.category in RELEVANCE_CATEGORIES else language_of(case.category)
-        decoded, decode_error = _attempt(decode_single, handler, generation.text or "", language)
+        replayed = replayed_record(generation)
+        if replayed is not None:  # a replayed result file read with its row: the record as bfcl generate wrote it
+            decoded, decode_error = _attempt(decode_recorded, handler, replayed[1], language)
+        else:
+            decoded, decode_error = _attempt(decode_single, handler, generation.text or "", language)
         mode = "prompting" if sends_bfcl_system_prompt(handler) else "fc"
         underscore = underscore_to_dot(handler)
     else:

@@ -10,11 +10,20 @@ from the reply text (it need not be a string, so ``Generation.answer`` cannot ho
 :mod:`pytest_toolbench.scorer_lib.bfcl_handlers` (checked against the official ones). Handlers that keep
 ``OSSHandler``'s decoders get this suite's prompting decoders (:mod:`.decoding`, :mod:`.multi_turn.executor`).
 
+A replayed result file read with a row (``--toolbench-bfcl-model``, or the row matched by ``--model``) holds what
+the row's handler recorded, not the reply: ``bfcl generate`` writes ``model_responses`` as ``result`` (the text for
+every handler that records the reply, QwenFCHandler's after the last ``</think>``; a list of ``{name: arguments}``
+for PhiFC, Granite 3, Arch, Mistral). The replay reader marks such a generation ``bfcl-recorded:<class>`` (the text
+is the recorded string) or ``bfcl-recorded-json:<class>`` (the text is the JSON of a recorded value that is not a
+string), and it is decoded with the handler's ``decode_ast`` as it stands, never recorded a second time
+(:func:`replayed_record`, :func:`decode_recorded`).
+
 Model output is data: nothing here evaluates it (the handlers read Python literals where upstream calls ``eval``).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pytest_toolbench.contract.suite import Generation
@@ -25,11 +34,46 @@ from .decoding import decode
 
 #: ``prompt_format.HandlerFormat.name`` of a BFCL handler renderer
 RENDERER_PREFIX = "bfcl-handler:"
+#: a replayed record of the handler (``Generation.renderer``): the text is the recorded string
+RECORDED_PREFIX = "bfcl-recorded:"
+#: a replayed record of the handler whose recorded value is not a string: the text is its JSON
+RECORDED_JSON_PREFIX = "bfcl-recorded-json:"
+
+
+def replayed_generation(handler: str, result: Any) -> Generation:
+    """A replayed single-turn ``result`` of a file made by ``handler`` (a row's), as the scorer reads it; may raise
+    what ``json.dumps`` raises on (RecursionError on absurd nesting), for the reader to report."""
+    if isinstance(result, str):
+        return Generation(text=result, finish_reason="stop", renderer=RECORDED_PREFIX + handler)
+    return Generation(text=json.dumps(result, ensure_ascii=False), finish_reason="stop",
+                      renderer=RECORDED_JSON_PREFIX + handler)
+
+
+def replayed_record(generation: Generation | None) -> tuple[str, Any] | None:
+    """(handler, recorded value) of a replayed record read with a row, else None; a JSON text that cannot be read
+    back (it was written by :func:`replayed_generation`, so only absurd nesting) is kept as its text, which the
+    handler then fails to decode."""
+    renderer = getattr(generation, "renderer", None)
+    if not isinstance(renderer, str):
+        return None
+    for prefix in (RECORDED_PREFIX, RECORDED_JSON_PREFIX):
+        if renderer.startswith(prefix) and renderer[len(prefix):] in bfcl_handlers.HANDLERS:
+            text = generation.text or ""
+            if prefix == RECORDED_JSON_PREFIX:
+                try:
+                    return renderer[len(prefix):], json.loads(text)
+                except (ValueError, RecursionError):
+                    return renderer[len(prefix):], text
+            return renderer[len(prefix):], text
+    return None
 
 
 def handler_of(generation: Generation | None) -> str | None:
-    """The handler class that rendered the request this generation answers, or None (chat template, native
-    replies, replays)."""
+    """The handler class that rendered the request this generation answers, or that made the replayed record, or
+    None (chat template, native replies, replays without a row)."""
+    replayed = replayed_record(generation)
+    if replayed is not None:
+        return replayed[0]
     renderer = getattr(generation, "renderer", None)
     if not isinstance(renderer, str) or not renderer.startswith(RENDERER_PREFIX):
         return None
@@ -60,7 +104,12 @@ def decode_single(handler: str, text: str, language: str, prompting_ast: Any = N
     """The handler's ``decode_ast`` on what it records of ``text``; every failure is a :class:`DecodeError`.
     ``prompting_ast``: the prompting decoder the handler falls back on (default: this suite's, by language; format
     sensitivity: its case's return format and tag, ``language`` then naming the return format)."""
-    value = recorded(handler, text)
+    return decode_recorded(handler, recorded(handler, text), language, prompting_ast)
+
+
+def decode_recorded(handler: str, value: Any, language: str, prompting_ast: Any = None) -> Any:
+    """The handler's ``decode_ast`` on a recorded answer (a replayed ``result``); every failure is a
+    :class:`DecodeError`. ``prompting_ast``: as for :func:`decode_single`."""
     try:
         return bfcl_handlers.decode_ast(handler, value, language, prompting_ast or decode)
     except (bfcl_handlers.HandlerDecodeError, DecodeError) as error:

@@ -26,6 +26,17 @@ file a text ``result`` goes to the FC decoder (a non-empty text does not decode)
 deviation: the list ``[]`` decodes here to no call, so it is ``wrong_count`` where upstream says
 ``ast_decoder:decoder_failed``, the verdict being the same).
 
+**Row.** With a BFCL row (``--toolbench-bfcl-model``, or the row ``--model`` matches by checkpoint id or family, as
+the generation path matches it; the replay backend hands it over as ``row``), every file is read as that row's
+handler made it, whatever ``--toolbench-replay-mode`` or the per-file rule would say: ``bfcl generate`` writes the
+handler's recorded answer (``model_responses``) as ``result``, a text for the handlers that record the reply (every
+prompting handler, and the local FC ones such as QwenFCHandler, HammerHandler, Llama 3.1 FC: the raw text, its
+calls not yet parsed) or a list of ``{name: arguments}`` (PhiFC, Granite 3, Arch, Mistral), and ``bfcl evaluate``
+decodes it with the handler's ``decode_ast`` (single turn) and ``decode_execute`` (each multi-turn or agentic step).
+A single-turn record travels as :func:`.handler_path.replayed_generation`; a multi-turn one is wrapped
+``{"mode": "prompting", "result": ..., "handler": <class>}`` as a conversation the generation path ran under the
+row. Without a row, the per-file rule below holds.
+
 Multi-turn (and agentic) records keep upstream's nested ``result`` (turns -> steps -> raw text, or FC steps
 ``[{name: "<arguments JSON>"}]``) as JSON text wrapped with the file's mode, ``{"mode": "fc" | "prompting",
 "result": ...}``, which the multi-turn scorer reads (:func:`.multi_turn.conversation.transcript_of`). A string
@@ -64,11 +75,13 @@ import json
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Callable, Collection
+from typing import Any, Callable, Collection, Mapping
 
 from pytest_toolbench.contract.replay_files import ReplayOutputs, json_lines, leading_id
 from pytest_toolbench.contract.suite import Generation
 from .categories import AGENTIC, FORMAT_SENSITIVITY, MULTI_TURN, RUN_CATEGORIES
+from pytest_toolbench.scorer_lib.bfcl_handlers import handlers as bfcl_handlers
+from .handler_path import replayed_generation
 from .single_turn.fc import replay_generation
 
 RESULT_SCHEMA = {"type": "object", "required": ["id", "result"]}
@@ -133,9 +146,11 @@ def has_structured_step(result: Any) -> bool:
     return any(isinstance(turn, list) and any(isinstance(step, list) for step in turn) for turn in result)
 
 
-def read_results(path: Path, categories: Collection[str], mode: str | None = None) -> ReplayOutputs:
+def read_results(path: Path, categories: Collection[str], mode: str | None = None,
+                 handler: str | None = None) -> ReplayOutputs:
     """Every result file under ``path`` (see the module docstring), tolerating bad lines and files; ``mode``
-    (``fc`` / ``prompting``) states how every file was made, None decides per file."""
+    (``fc`` / ``prompting``) states how every file was made, None decides per file; ``handler`` (a row's handler
+    class) reads every file as that handler's records."""
     path = Path(path)
     outputs = ReplayOutputs()
     if not path.exists():
@@ -157,9 +172,10 @@ def read_results(path: Path, categories: Collection[str], mode: str | None = Non
                 continue
         nested = bool(match) and category in MULTI_TURN + AGENTIC
         if match and category == FORMAT_SENSITIVITY:
+            # its own return formats decode it, never a row's handler (upstream runs it for prompting rows only)
             _read_file(outputs, file, version, text_only=True)
         else:
-            _read_file(outputs, file, version, nested, mode)
+            _read_file(outputs, file, version, nested, mode, handler)
     if skipped:
         names = ", ".join(f"{category} ({len(names)} file{'s' if len(names) > 1 else ''})"
                           for category, names in sorted(skipped.items()))
@@ -168,7 +184,7 @@ def read_results(path: Path, categories: Collection[str], mode: str | None = Non
 
 
 def _read_file(outputs: ReplayOutputs, file: Path, version: str, nested: bool = False,
-               mode: str | None = None, text_only: bool = False) -> None:
+               mode: str | None = None, handler: str | None = None, text_only: bool = False) -> None:
     to_v4: Callable[[str], str] = v4_id if version == "v3" else (lambda case_id: case_id)
 
     def case_of(_position: int, text: str) -> str | None:
@@ -193,9 +209,14 @@ def _read_file(outputs: ReplayOutputs, file: Path, version: str, nested: bool = 
                 # not a text: upstream's prompting decode_ast raises on it (the scorer fails a reply with calls)
                 text = Generation(text=json.dumps(record["result"], ensure_ascii=False), finish_reason="stop",
                                   tool_calls=[])
+            elif text_only:
+                text = output_text(record["result"], mode)
+            elif nested:
+                text = json.dumps(record["result"], ensure_ascii=False)
+            elif handler is not None:
+                text = replayed_generation(handler, record["result"])
             else:
-                text = (json.dumps(record["result"], ensure_ascii=False) if nested
-                        else output_text(record["result"], mode))
+                text = output_text(record["result"], mode)
         except RecursionError:
             outputs.bad_line(file, number, f"the result of {record_id} is nested too deeply to turn into call text",
                              case_id)
@@ -209,15 +230,18 @@ def _read_file(outputs: ReplayOutputs, file: Path, version: str, nested: bool = 
         if nested:
             transcripts.append(case_id)
             fc_file = fc_file or (mode is None and has_structured_step(record["result"]))
+        elif handler is not None:
+            continue
         elif isinstance(text, str) and isinstance(record["result"], str):
             texts.append(case_id)
         elif not isinstance(text, str) and not text_only:
             fc_file = True
     if transcripts:
-        wrapper = '{"mode": "%s", "result": ' % ("fc" if fc_file else "prompting")
+        wrapper = '{"mode": "%s", %s"result": ' % ("prompting" if handler else "fc" if fc_file else "prompting",
+                                                   f'"handler": {json.dumps(handler)}, ' if handler else "")
         for case_id in transcripts:  # the result's JSON text as it is: no second encoding of deep nesting
             outputs[case_id] = wrapper + outputs[case_id] + "}"
-    elif fc_file:
+    elif fc_file and handler is None:
         # An FC handler records a reply without calls as its text; in an FC file such a text is read by the FC
         # decoder (a non-empty text does not decode), never as Python-call text.
         for case_id in texts:
@@ -227,13 +251,17 @@ def _read_file(outputs: ReplayOutputs, file: Path, version: str, nested: bool = 
                         file)
 
 
-def replay_outputs(path: Path, mode: str | None = None) -> dict[str, str]:
+def replay_outputs(path: Path, mode: str | None = None, row: Mapping[str, Any] | None = None) -> dict[str, str]:
     """Read ``bfcl generate`` result files (v4 ``BFCL_v4_<category>_result.json`` and v3
     ``BFCL_v3_<category>_result.json``, mapped to v4 ids): a single file or any folder tree holding them.
 
     Tolerant: a bad line is a problem naming file and line and the rest still counts (see the module docstring, which
     also documents how v3 categories and ids map to v4 and how list-form FC results become call text). Returns a
     :class:`~pytest_toolbench.contract.replay_files.ReplayOutputs` (a dict that also carries the problems found).
-    ``mode``: ``--toolbench-replay-mode`` (``fc`` / ``prompting``), or None to decide per file.
+    ``mode``: ``--toolbench-replay-mode`` (``fc`` / ``prompting``), or None to decide per file. ``row``: the BFCL
+    row the run decodes as (``bfcl_rows.RowChoice.to_json()``: its ``handler`` reads every file), or None.
     """
-    return read_results(Path(path), RUN_CATEGORIES, mode)
+    handler = row.get("handler") if isinstance(row, Mapping) else None
+    if handler is not None and handler not in bfcl_handlers.HANDLERS:
+        raise ValueError(f"BFCL handler {handler!r} is not reproduced here")
+    return read_results(Path(path), RUN_CATEGORIES, mode, handler)
