@@ -129,8 +129,10 @@ class ToolbenchSession:
             self.report_run = ReportRun(settings)
             config.pluginmanager.register(ReportHandler(self), "toolbench-reports")
             if html_active:  # the HTML writer gets data only: its title now, the run report when it finishes
-                config.pluginmanager.register(HtmlHooks(report_title(None, toolbench.options),
-                                                                   self.run_report), HTML_PLUGIN)
+                page = Path(os.path.expandvars(config.option.htmlpath)).expanduser()  # as pytest-html reads it
+                config.pluginmanager.register(HtmlHooks(
+                    report_title(None, toolbench.options), self.run_report, Path.cwd() / page,
+                    keep_previous=self._html_kept), HTML_PLUGIN)
         if role == "controller":
             self.manifest_dir = new_manifest_dir()
         elif role == "worker":
@@ -350,6 +352,11 @@ class ToolbenchSession:
         if getattr(getattr(reporter, "_tw", None), "width_of_current_line", 0):
             reporter.write("\n")  # after xdist's progress dots, which leave the line open
         reporter.write_line(text)
+
+    def _html_kept(self) -> bool:
+        """An interrupted run whose JSON and Markdown files were left as they were (no case scored, or none
+        collected) leaves the HTML page as it was too."""
+        return self.finished is None or self.finished.report is None or bool(self.finished.kept)
 
     def run_report(self):
         """The finished run's report (None before the session finishes, or when no case ran)."""
