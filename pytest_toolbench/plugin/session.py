@@ -141,20 +141,35 @@ class ToolbenchSession:
     def _register_markers(self, definitions: Any, warn: bool) -> None:
         """Every marker of the run's suites, described, before collection (``pytest --markers``,
         ``--strict-markers``, also on xdist workers, whose ``-m`` check may name a suite they rule out); then a
-        ``-m`` expression naming a marker no suite or plugin knows gets a warning instead of silently selecting
-        nothing (once: not on workers)."""
+        ``-m`` expression naming a marker no suite, plugin or ini file declares is a usage error (once: not on
+        workers), as ``--strict-markers`` makes an undeclared mark one: such a name can select nothing, so a typo
+        would run nothing (``-m multiturn``) or everything (``-m "not multiturn"``) with only a warning to say so. A
+        data-derived name is known when it matches a family pattern of a suite here."""
         config = self.config
         self.markers.register_declared(definitions)
         if not warn:
             return
         known = sorted({line.split(":", 1)[0].split("(", 1)[0].strip() for line in config.getini("markers")})
+        unknown = []
         for name in unknown_mark_names(config):
             close = difflib.get_close_matches(name, known, n=3)
             hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-            config.issue_config_time_warning(pytest.PytestConfigWarning(
-                f"pytest-toolbench: -m {config.option.markexpr!r} names the marker {name!r}, which no suite, plugin "
-                f"or ini file declares, so it selects nothing by that name (`pytest --markers` lists them){hint}"),
-                stacklevel=2)
+            if any(definition.keyword_description(name) for definition in definitions):
+                # a family's data-derived name (a task domain) is only registered once its suite is collected
+                config.issue_config_time_warning(pytest.PytestConfigWarning(
+                    f"pytest-toolbench: -m {config.option.markexpr!r} names the marker {name!r}, which no suite "
+                    f"declares by name; it selects only cases whose data carry it{hint}"), stacklevel=2)
+            else:
+                unknown.append((name, hint))
+        if not unknown:
+            return
+        name, hint = unknown[0]
+        suites = sorted(definition.name for definition in definitions)
+        raise pytest.UsageError(
+            f"-m {config.option.markexpr!r} names the marker {name!r}, which no suite, plugin or ini file declares, "
+            f"so it would select nothing by that name{hint} (the {len(known)} known markers, among them the suites' "
+            f"{', '.join(suites) or 'none'}, are listed by `pytest --markers`; a mark of your own tests is declared "
+            "in the ini file's `markers`)")
 
     def unconfigure(self) -> None:
         self.toolbench.close()
