@@ -763,3 +763,22 @@ def test_documented_runs_on_the_upstream_data_run_as_written(entry, tmp_path):
 @pytest.mark.parametrize("entry", [e for e in DOC_RUNS if e[2]], ids=lambda e: f"{e[0]}:{e[1][:30]}")
 def test_documented_long_runs_on_the_upstream_data_run_as_written(entry, tmp_path):
     _run_documented_block(entry, tmp_path)
+
+
+def test_every_documented_run_of_the_shipped_suites_names_its_data_folder(extracted):
+    """A run without a data folder downloads the pinned files where it can and otherwise runs on the shipped samples
+    (docs/data.md): a recipe that names none gives other figures on a reader's machine than it states. Every pytest
+    command of a fenced block names one (``TOOLBENCH_DATA``, ``--toolbench-data``), except the example suite's
+    (its ``data/`` folder is given) and option fragments."""
+    commands, workflows, _ = extracted
+    workflow_docs = {(flow.doc, flow.line) for flow in workflows}
+    problems = []
+    for command in commands:
+        args = command.pytest_args()
+        if args is None or command.inline or (command.doc, command.line) in workflow_docs:
+            continue  # the workflow runs on GitHub's runner, whose network fetches the pinned files
+        if not_executed_rule(command, False) in ("example", "fragment"):
+            continue
+        if not (command.env.get("TOOLBENCH_DATA") or any(w.startswith("--toolbench-data") for w in args)):
+            problems.append(command.where)
+    assert not problems, "documented runs that name no data folder:\n" + "\n".join(problems)
