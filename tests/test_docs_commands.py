@@ -735,6 +735,7 @@ def _run_documented_block(entry, tmp_path: Path) -> None:
     env = {key: value for key, value in os.environ.items()
            if key not in ("TOOLBENCH_DATA", "PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "PYTEST_CURRENT_TEST")}
     env["PATH"] = venv_bin + os.pathsep + env.get("PATH", "")  # `pytest` as a reader with the set-up's venv has it
+    checked = 0
     for command in commands:
         expected = 1 if any("toolbench gate missed" in line for line in command.shown) else 0
         result = subprocess.run(command.words, cwd=checkout / command.cwd, env={**env, **command.env},
@@ -744,14 +745,19 @@ def _run_documented_block(entry, tmp_path: Path) -> None:
         for line in command.shown:
             for suite, metric in (METRIC_REF.findall(line) if "toolbench gate" in line else []):
                 assert f"{suite}.{metric} " in output, f"{command.where}: shown {line!r}, not in the run"
+                checked += 1
             figure = re.match(r"^\s+(\S.*?\S)\s+(\d+\.\d+%)\s+(\d+/\d+)\s", line)
             if figure:  # a metric row: its name, value and counts as the run prints them
                 assert re.search(rf"^\s+{re.escape(figure.group(1))}\s+{re.escape(figure.group(2))}\s+"
                                  rf"{re.escape(figure.group(3))}\s", output, re.M), \
                     f"{command.where}: shown {line.strip()!r}, the run printed another figure"
+                checked += 1
             rank = re.match(r"^\s+(.+?): (\d+\.\d+%), rank (\d+) of (\d+)", line)
             if rank:
                 assert rank.group(0).strip() in output, f"{command.where}: shown {line.strip()!r}, not in the run"
+                checked += 1
+    # each block shows figures, ranks or gates of its run: at least one of them was checked against the run
+    assert checked, f"{commands[0].where}: none of the output it shows was checked"
 
 
 @pytest.mark.parametrize("entry", [e for e in DOC_RUNS if not e[2]], ids=lambda e: f"{e[0]}:{e[1][:30]}")
