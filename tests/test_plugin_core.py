@@ -211,6 +211,10 @@ def test_ctrl_c_stops_generation_keeps_every_answer_and_never_replaces_a_report_
     assert left == ["r.html", "r.json"]  # no copy of the page left over
     assert "the results file" in text and "the HTML file" in text and "INTERRUPTED during generation" in text
     assert "was not written and is left as it was" in text
+    # no page before: none after (pytest-html's page of not_run rows is removed)
+    again = run(echo, "--toolbench-backend", "swallowing", "--toolbench-cache", "cache2", "--html", "new.html")
+    assert again.ret == pytest.ExitCode.INTERRUPTED and not (echo.path / "reports" / "new.html").exists()
+    assert "the HTML file" in again.stdout.str() and "new.html was not written\n" in again.stdout.str()
     monkeypatch.setenv("NO_SIGINT", "1")
     resumed = run(echo, "--toolbench-backend", "swallowing", "--toolbench-cache", "cache", "--toolbench-json", "r.json")
     assert "1 generated, 2 from cache" in resumed.stdout.str(), resumed.stdout.str()

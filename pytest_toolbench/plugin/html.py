@@ -36,7 +36,7 @@ class HtmlHooks:
         self.page = page  # the page pytest-html writes (absolute)
         self.keep_previous = keep_previous  # true once the run ended interrupted before any case was scored
 
-    @pytest.hookimpl(hookwrapper=True)
+    @pytest.hookimpl(wrapper=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Iterator[None]:
         """pytest-html writes its page in its own (``trylast``) session finish, whatever the run did. A run
         interrupted before any case was scored leaves the JSON and Markdown files as they were; the page too: on an
@@ -49,7 +49,7 @@ class HtmlHooks:
             saved = Path(name)
             shutil.copyfile(self.page, saved)
         try:
-            yield
+            result = yield
             if exitstatus == pytest.ExitCode.INTERRUPTED and self.page is not None and self.keep_previous():
                 if saved is not None:
                     os.replace(saved, self.page)
@@ -59,6 +59,7 @@ class HtmlHooks:
         finally:
             if saved is not None:
                 saved.unlink(missing_ok=True)
+        return result
 
     def pytest_html_report_title(self, report: Any) -> None:
         report.title = self.title
