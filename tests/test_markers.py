@@ -86,9 +86,13 @@ def test_strict_markers_accepts_the_suites_markers_and_a_misspelt_one_is_named(t
         assert "listed by `pytest --markers`" in misspelt.stderr and "passed" not in misspelt.stdout
     quiet = _pytest(tmp_path, "suites/bfcl", "--collect-only", "-q", "-m", "bfcl and parallel")
     assert "PytestConfigWarning" not in quiet.stdout and quiet.returncode == 0
-    # a name a declared family's pattern allows (NesTools' task domains come from its data) may be carried by cases
-    # not collected yet: a warning, not an error
-    family = _pytest(tmp_path, "suites/nestools", "--collect-only", "-q", "-m", "financ")
+    # every suite here, NesTools' task-domain pattern among them: the pinned data's names are all declared, so the
+    # typo is still an error; only data beyond the pinned files (--toolbench-data-unverified) may carry a name that
+    # only a family pattern allows: a warning then
+    everything = _pytest(tmp_path, "suites", "--collect-only", "-q", "-m", "multiturn")
+    assert everything.returncode == 4 and "did you mean 'multi_turn'" in everything.stderr, everything.stderr
+    family = _pytest(tmp_path, "suites/nestools", "--collect-only", "-q", "-m", "financ",
+                     "--toolbench-data-unverified")
     assert family.returncode == 5, family.stdout[-2000:] + family.stderr[-2000:]
     assert "names the marker 'financ', which no suite declares by name" in family.stdout
     assert "did you mean 'finance'" in family.stdout

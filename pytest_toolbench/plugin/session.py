@@ -143,8 +143,9 @@ class ToolbenchSession:
         ``--strict-markers``, also on xdist workers, whose ``-m`` check may name a suite they rule out); then a
         ``-m`` expression naming a marker no suite, plugin or ini file declares is a usage error (once: not on
         workers), as ``--strict-markers`` makes an undeclared mark one: such a name can select nothing, so a typo
-        would run nothing (``-m multiturn``) or everything (``-m "not multiturn"``) with only a warning to say so. A
-        data-derived name is known when it matches a family pattern of a suite here."""
+        would run nothing (``-m multiturn``) or everything (``-m "not multiturn"``) with only a warning to say so.
+        Every marker of the pinned data is declared by name; only with ``--toolbench-data-unverified`` (data beyond
+        the pinned files) does a name that a family pattern allows (a NesTools task domain) get a warning instead."""
         config = self.config
         self.markers.register_declared(definitions)
         if not warn:
@@ -154,8 +155,10 @@ class ToolbenchSession:
         for name in unknown_mark_names(config):
             close = difflib.get_close_matches(name, known, n=3)
             hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-            if any(definition.keyword_description(name) for definition in definitions):
-                # a family's data-derived name (a task domain) is only registered once its suite is collected
+            if self.toolbench.options.data.data_unverified and \
+                    any(definition.keyword_description(name) for definition in definitions):
+                # every name of the pinned data is declared; data beyond it (accepted unverified) may carry a name
+                # only a family pattern allows (a task domain), registered once its suite is collected
                 config.issue_config_time_warning(pytest.PytestConfigWarning(
                     f"pytest-toolbench: -m {config.option.markexpr!r} names the marker {name!r}, which no suite "
                     f"declares by name; it selects only cases whose data carry it{hint}"), stacklevel=2)
