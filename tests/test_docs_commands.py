@@ -21,9 +21,15 @@ block with ``jobs:``). Then:
 - the example suite's worked examples are executed as written (they need neither data nor a model): they must run,
   exit as they say, and the figures and gates they show must name real metrics.
 
-Commands that need a GPU, the network, a model or the upstream data (the main job, model runs, replicas) are not
-executed here: they are checked as above. A program the checks do not know (``apt-get``, ``ray``, ``vllm``) must be
-listed in ``EXTERNAL`` so that a new kind of command is a decision, not an oversight.
+- the documented runs on the upstream data (``DOC_RUNS``: worked examples on NesTools, RoTBench and BFCL) are
+  executed verbatim in a fresh copy of the checkout with ``../shared`` beside it, the layout a reader has: each
+  must exit as it shows and print the figure rows, ranks and gate figures it shows;
+- every other command of a fenced block (and of README's set-up table) falls under one rule of ``NOT_EXECUTED``,
+  which says why it cannot run here (a GPU, a real model, a served model, the network, a Ray cluster, the Actions
+  runner, CI's own job); a new command that is neither executed nor declared fails a test.
+
+A program the checks do not know (``apt-get``, ``ray``, ``vllm``) must be listed in ``EXTERNAL`` so that a new kind
+of command is a decision, not an oversight.
 """
 
 from __future__ import annotations
@@ -580,8 +586,205 @@ def test_no_example_names_a_developers_path_or_needs_a_hub_download_offline(extr
                 if re.search(r"/work/|/home/\w|/root/|wt-[a-z]+/", line)]
     assert not problems, "\n".join(problems)
     model_runs = [c for c in extracted[0] if c.pytest_args() is not None and not c.is_template
-                  and any(w.startswith("--model=") for w in c.words) and c.env.get("TOOLBENCH_DATA")]
+                  and any(w.startswith("--model=") for w in c.words) and c.env.get("TOOLBENCH_DATA")
+                  and "--toolbench-backend=openai" not in c.words]  # an endpoint's --model is the served name
     assert model_runs, "the own-model recipe of docs/cpu.md (a --model run on the data) was not found"
     for command in model_runs:
         model = next(w for w in command.words if w.startswith("--model=")).partition("=")[2]
         assert model.startswith(("/", ".", "~")), f"{command.where}: a Hub id needs the network; use a local folder"
+
+
+# -- which documented commands run here, and why the others cannot ---------------------------------------------
+#: The documented runs these tests execute, each in a fresh copy of the checkout (its ``suites/``, ``conftest.py``,
+#: ``pyproject.toml``, an empty ``reports/``, the ``.venv`` and ``../shared`` beside it: the layout a reader has),
+#: every command of the block in order, **verbatim** (its words, environment and folder, nothing added; ``pytest``
+#: is the set-up venv's, as on the PATH of a reader who activated it). Each must exit as its shown output says (1
+#: when it shows a missed gate, else 0) and print the figure rows, ranks and gate figures it shows.
+#: (doc, a phrase of the block's first command, slow)
+DOC_RUNS: list[tuple[str, str, bool]] = [
+    # NesTools' history example: two checkpoints, then a run against both with the HTML page (three runs of 1,000
+    # cases; the comparison's paired tests over two baselines take ~40 s of CPU)
+    ("docs/reports.md", "--toolbench-json=ckpt-1100.json", True),
+    # RoTBench's gate example: a gold run, then the development outputs against it (exit 1: gates missed; ~10 s)
+    ("docs/statistics.md", "suites/rotbench --toolbench-json=gold.json", False),
+    # BFCL's gold answers without the agentic categories: 4,441 cases with the leaderboard rank (~10 s of CPU)
+    ("docs/statistics.md", "--toolbench-md=bfcl.md", False),
+]
+
+#: Every other command of a fenced block (and of README's set-up table) is not executed by these tests; why, by
+#: rule (the first that matches). Each is still checked above (options, gates, files, scripts).
+NOT_EXECUTED: list[tuple[str, str]] = [
+    ("ci", "run by .ci/run exactly as written (CI's own job: the set-up, the tests, the slow tests, the site)"),
+    ("site", "the documentation site's build: .ci/run runs it with `-d` and a temporary folder (the command as "
+             "written leaves site/ in the checkout, which .gitignore ignores)"),
+    ("example", "the example suite's worked examples are executed by "
+                "test_the_example_suites_worked_examples_run_as_written (the sampling one by tests/test_repeat.py)"),
+    ("fragment", "an option to add to a command (`pytest --toolbench-fail-under ...`), not a command"),
+    ("main job", "every suite on the full data (tens of thousands of cases): too long for CI; its BFCL part runs in "
+                 "the slow test of docs/statistics.md's BFCL example"),
+    ("endpoint", "needs a model served at the URL (`vllm serve`, minutes to start on a CPU)"),
+    ("model", "needs a real model (--model): a GPU, or vLLM's CPU build and a model folder built from the package "
+              "registry (minutes); CI has neither"),
+    ("ray", "needs a Ray cluster of GPU machines"),
+    ("gpu", "a GPU benchmark (benchmarks/bench_gpu.py needs CUDA)"),
+    ("install", "installs packages (network); CI's set-up, scripts/setup-dev.sh, installs what the tests need"),
+    ("browser", "needs Chromium; tests/test_report_html.py renders the page with it where it is installed"),
+    ("actions", "a step of the GitHub Actions workflow: needs the Actions runner (checkout, cache, artifacts)"),
+    ("readers-files", "runs on results files of the reader's own (two releases' --toolbench-json files)"),
+]
+
+
+def _ci_script_commands() -> set[str]:
+    text = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    return {line.split("||")[0].strip() for line in text.splitlines() if line.strip() and not line.startswith("#")}
+
+
+def not_executed_rule(command: Command, in_workflow: bool) -> str | None:
+    """The NOT_EXECUTED rule a command falls under, or None."""
+    words, text = command.words, " ".join(command.words)
+    program = command.program
+    args = command.pytest_args()
+    if text in _ci_script_commands() or text == "bash .ci/run":
+        return "ci"
+    if text.startswith(".venv/bin/python -m mkdocs build --strict") and \
+            any(line.startswith(".venv/bin/python -m mkdocs build --strict -d") for line in _ci_script_commands()):
+        return "site"
+    if command.cwd.startswith("examples") or any(w.startswith("--toolbench-backend=sampling") for w in words):
+        return "example"
+    if in_workflow:
+        return "actions"
+    if args is not None and not [a for a in args if not a.startswith("-") and "=" not in a and a not in words[:1]] \
+            and any(a.startswith("--toolbench-fail-under") for a in args) and len(args) <= 2:
+        return "fragment"
+    if args == ["suites", "-n", "2"] and command.env.get("TOOLBENCH_DATA"):
+        return "main job"
+    if "--toolbench-backend=openai" in words or "vllm.entrypoints.openai.api_server" in words:
+        return "endpoint"
+    if any(w == "--toolbench-ray-address" or w.startswith(("--toolbench-ray-address", "--toolbench-replicas"))
+           for w in words):
+        return "ray"
+    if any(w == "--model" or w.startswith("--model=") for w in words) and args is not None:
+        return "model"
+    if program.endswith(("python", "python3")) and words[1:2] == ["benchmarks/bench_gpu.py"]:
+        return "gpu"
+    if program in ("pip", "apt-get") or (program == "bash" and words[1:2] and "real-small-model.sh" in words[1]):
+        return "install"
+    if program == "chromium":
+        return "browser"
+    if program.endswith(("python", "python3")) and words[1:2] == ["benchmarks/bench_gate_null.py"]:
+        return "readers-files"
+    return None
+
+
+def _doc_run_blocks(commands: list[Command]) -> dict[tuple[str, str, bool], list[Command]]:
+    found = {}
+    for entry in DOC_RUNS:
+        doc, phrase = entry[0], entry[1]
+        starts = [c for c in commands if c.doc == doc and not c.inline and phrase in shlex.join(c.words)]
+        assert len(starts) == 1, f"DOC_RUNS {doc}: {phrase!r} names {len(starts)} commands, not one"
+        found[entry] = [c for c in commands if c.doc == doc and c.block == starts[0].block and not c.inline
+                        and c.line >= starts[0].line]
+    return found
+
+
+def test_every_documented_command_is_executed_or_says_why_not(extracted):
+    """Each command of a fenced block (README's set-up table too) is executed by a test here (DOC_RUNS, the example
+    suite's worked examples) or falls under a NOT_EXECUTED rule with its reason: a new command is a decision."""
+    commands, workflows, _ = extracted
+    executed = {id(c) for block in _doc_run_blocks(commands).values() for c in block}
+    workflow_docs = {(flow.doc, flow.line) for flow in workflows}
+    undecided = []
+    for command in commands:
+        setup_table = command.inline and command.doc == "README.md" and command.env.get("TOOLBENCH_DATA") or \
+            command.inline and command.doc == "README.md" and " ".join(command.words) in (
+                "bash scripts/setup-dev.sh", ".venv/bin/python -m pytest tests -n 2",
+                ".venv/bin/python -m pytest tests -m slow -n 2", "bash .ci/run")
+        if (command.inline and not setup_table) or id(command) in executed:
+            continue
+        in_workflow = (command.doc, command.line) in workflow_docs
+        if command.is_template and not in_workflow and command.program in ("pip",):
+            continue  # a template install line (/path/to/...): the reader's own paths
+        if not_executed_rule(command, in_workflow) is None:
+            undecided.append(command.where)
+    assert not undecided, ("commands neither executed (DOC_RUNS) nor declared not executable (NOT_EXECUTED):\n"
+                           + "\n".join(undecided))
+    rules = {name for name, _ in NOT_EXECUTED}
+    assert len(rules) == len(NOT_EXECUTED) and all(reason for _, reason in NOT_EXECUTED)
+
+
+def _fresh_checkout(tmp_path: Path) -> Path:
+    """The reader's layout: a checkout (the suites, the root conftest and pyproject, an empty reports/ folder, the
+    set-up's .venv) with ../shared beside it."""
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    shutil.copytree(ROOT / "suites", checkout / "suites", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("conftest.py", "pyproject.toml"):
+        shutil.copy(ROOT / name, checkout / name)
+    (checkout / "reports").mkdir()
+    (checkout / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
+    (tmp_path / "shared").symlink_to(SHARED, target_is_directory=True)
+    return checkout
+
+
+def _run_documented_block(entry, tmp_path: Path) -> None:
+    if not (SHARED / "data").is_dir():
+        pytest.skip("the upstream data is not beside the checkout (../shared/data)")
+    commands = _doc_run_blocks(all_extracted()[0])[entry]
+    checkout = _fresh_checkout(tmp_path)
+    venv_bin = str(Path(sys.prefix) / "bin")
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("TOOLBENCH_DATA", "PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "PYTEST_CURRENT_TEST")}
+    env["PATH"] = venv_bin + os.pathsep + env.get("PATH", "")  # `pytest` as a reader with the set-up's venv has it
+    checked = 0
+    for command in commands:
+        expected = 1 if any("toolbench gate missed" in line for line in command.shown) else 0
+        result = subprocess.run(command.words, cwd=checkout / command.cwd, env={**env, **command.env},
+                                capture_output=True, text=True, timeout=900)
+        output = result.stdout + result.stderr
+        assert result.returncode == expected, f"{command.where}\nexit {result.returncode}\n{output[-3000:]}"
+        for line in command.shown:
+            for suite, metric in (METRIC_REF.findall(line) if "toolbench gate" in line else []):
+                assert f"{suite}.{metric} " in output, f"{command.where}: shown {line!r}, not in the run"
+                checked += 1
+            figure = re.match(r"^\s+(\S.*?\S)\s+(\d+\.\d+%)\s+(\d+/\d+)\s", line)
+            if figure:  # a metric row: its name, value and counts as the run prints them
+                assert re.search(rf"^\s+{re.escape(figure.group(1))}\s+{re.escape(figure.group(2))}\s+"
+                                 rf"{re.escape(figure.group(3))}\s", output, re.M), \
+                    f"{command.where}: shown {line.strip()!r}, the run printed another figure"
+                checked += 1
+            rank = re.match(r"^\s+(.+?): (\d+\.\d+%), rank (\d+) of (\d+)", line)
+            if rank:
+                assert rank.group(0).strip() in output, f"{command.where}: shown {line.strip()!r}, not in the run"
+                checked += 1
+    # each block shows figures, ranks or gates of its run: at least one of them was checked against the run
+    assert checked, f"{commands[0].where}: none of the output it shows was checked"
+
+
+@pytest.mark.parametrize("entry", [e for e in DOC_RUNS if not e[2]], ids=lambda e: f"{e[0]}:{e[1][:30]}")
+def test_documented_runs_on_the_upstream_data_run_as_written(entry, tmp_path):
+    _run_documented_block(entry, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entry", [e for e in DOC_RUNS if e[2]], ids=lambda e: f"{e[0]}:{e[1][:30]}")
+def test_documented_long_runs_on_the_upstream_data_run_as_written(entry, tmp_path):
+    _run_documented_block(entry, tmp_path)
+
+
+def test_every_documented_run_of_the_shipped_suites_names_its_data_folder(extracted):
+    """A run without a data folder downloads the pinned files where it can and otherwise runs on the shipped samples
+    (docs/data.md): a recipe that names none gives other figures on a reader's machine than it states. Every pytest
+    command of a fenced block names one (``TOOLBENCH_DATA``, ``--toolbench-data``), except the example suite's
+    (its ``data/`` folder is given) and option fragments."""
+    commands, workflows, _ = extracted
+    workflow_docs = {(flow.doc, flow.line) for flow in workflows}
+    problems = []
+    for command in commands:
+        args = command.pytest_args()
+        if args is None or command.inline or (command.doc, command.line) in workflow_docs:
+            continue  # the workflow runs on GitHub's runner, whose network fetches the pinned files
+        if not_executed_rule(command, False) in ("example", "fragment"):
+            continue
+        if not (command.env.get("TOOLBENCH_DATA") or any(w.startswith("--toolbench-data") for w in args)):
+            problems.append(command.where)
+    assert not problems, "documented runs that name no data folder:\n" + "\n".join(problems)

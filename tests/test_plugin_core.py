@@ -196,13 +196,25 @@ def pytest_toolbench_register(registry):
 def test_ctrl_c_stops_generation_keeps_every_answer_and_never_replaces_a_report_with_nothing(echo, monkeypatch):
     (echo.path / "conftest.py").write_text((echo.path / "conftest.py").read_text() + "\n" + SWALLOWING_BACKEND)
     (echo.path / "reports" / "r.json").write_text('{"previous": true}')
-    stopped = run(echo, "--toolbench-backend", "swallowing", "--toolbench-cache", "cache", "--toolbench-json", "r.json")
+    (echo.path / "reports" / "r.html").write_text("<html>the previous page</html>")
+    stopped = run(echo, "--toolbench-backend", "swallowing", "--toolbench-cache", "cache", "--toolbench-json", "r.json",
+                  "--toolbench-md", "r.md", "--html", "r.html")
     text = stopped.stdout.str()
     assert stopped.ret == pytest.ExitCode.INTERRUPTED, text
     # the engine swallowed the first KeyboardInterrupt: the next hand-over stopped it, after committing its answer
     assert "interrupted (Ctrl-C): generation stopped; the 2 answers generated so far are committed" in text, text
     assert json.loads((echo.path / "reports" / "r.json").read_text()) == {"previous": True}
-    assert "was not written and is left as it was" in text and "INTERRUPTED during generation" in text
+    # pytest-html writes its page in its own session finish: the previous one is put back, the missing one not made
+    assert (echo.path / "reports" / "r.html").read_text() == "<html>the previous page</html>"
+    assert not (echo.path / "reports" / "r.md").exists()
+    left = sorted(p.name for p in (echo.path / "reports").iterdir() if p.name != "assets")  # pytest-html's CSS
+    assert left == ["r.html", "r.json"]  # no copy of the page left over
+    assert "the results file" in text and "the HTML file" in text and "INTERRUPTED during generation" in text
+    assert "was not written and is left as it was" in text
+    # no page before: none after (pytest-html's page of not_run rows is removed)
+    again = run(echo, "--toolbench-backend", "swallowing", "--toolbench-cache", "cache2", "--html", "new.html")
+    assert again.ret == pytest.ExitCode.INTERRUPTED and not (echo.path / "reports" / "new.html").exists()
+    assert "the HTML file" in again.stdout.str() and "new.html was not written\n" in again.stdout.str()
     monkeypatch.setenv("NO_SIGINT", "1")
     resumed = run(echo, "--toolbench-backend", "swallowing", "--toolbench-cache", "cache", "--toolbench-json", "r.json")
     assert "1 generated, 2 from cache" in resumed.stdout.str(), resumed.stdout.str()

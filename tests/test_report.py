@@ -201,9 +201,15 @@ def test_markdown_summary_is_github_tables_without_html(echo):
     worse(echo, "--toolbench-md", "pr.md", "--toolbench-baseline", "reports/gold.json",
           "--toolbench-max-drop", "1")
     text = (echo.path / "reports" / "pr.md").read_text()
-    assert not re.search(r"</?[a-zA-Z][^>]*>", text), "GitHub comments must not need HTML"
+    assert not re.search(r"(?<!\\)</?[a-zA-Z][^>]*>", text), "GitHub comments must not need HTML"
+    assert not re.search(r"&[a-z]+;|&#\d+;", text), "no HTML entity: it shows as such in a plain-text view"
+    # the verdict first, as on the HTML page: cases passed, then the gates, then the run's settings and statistics
+    lines = text.splitlines()
+    assert lines[2] == "**1 of 3 cases passed** (2 failed) in 1 suite" and lines[4] == "**Gates: 3 missed**", lines[:6]
+    assert lines.index("**Gates: 3 missed**") < next(i for i, l in enumerate(lines) if l.startswith("| Run |")) \
+        < next(i for i, l in enumerate(lines) if l.startswith("Paired tests:"))
     tables = markdown_tables(text)
-    assert len(tables) == 3  # run header, echo metrics, failures by category
+    assert len(tables) == 3  # run header, echo metrics, failures by category (the verdict is a list)
     for table in tables:
         width = len(_cells(table[0]))
         assert re.fullmatch(r"\|( -{3,}:? \|)+", table[1]) and len(_cells(table[1])) == width
@@ -262,3 +268,13 @@ def test_conftest_gates_and_results_document_hooks(echo):
     missed = worse(echo)
     assert missed.ret == pytest.ExitCode.TESTS_FAILED
     assert "toolbench gate missed: echo format errors: 1 (echo.no_format_errors)" in missed.stdout.str()
+
+
+def test_markdown_cells_escape_tags_without_html_entities():
+    from pytest_toolbench.report.markdown import cell, code
+    # "max_tokens 4096 -> 256 by the engine" (a run-header fact) reads as written; a tag-like "<" is escaped the
+    # Markdown way; a pipe never splits a cell; a code span keeps its text literal
+    assert cell("max_tokens 4096 -> 256 by the engine") == "max_tokens 4096 -> 256 by the engine"
+    assert cell("<b>bold</b> p < 0.05 | x") == "\\<b>bold\\</b> p < 0.05 \\| x"
+    assert cell("<!-- c --> <?x") == "\\<!-- c --> \\<?x"
+    assert code("a<b>`c`") == "`a<b>c`"

@@ -4,7 +4,11 @@ finished run come from the session; what the page shows is rendered by ``report/
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import pytest
 
@@ -25,9 +29,37 @@ def case_extras(report: pytest.TestReport, request: dict[str, Any] | None) -> No
 
 
 class HtmlHooks:
-    def __init__(self, title: str, run_report: "Callable[[], RunReport | None]"):
+    def __init__(self, title: str, run_report: "Callable[[], RunReport | None]", page: Path | None = None,
+                 keep_previous: Callable[[], bool] = lambda: False):
         self.title = title  # pytest-html asks for it at session start, before any figure exists
         self.run_report = run_report  # the finished run's report (None until the session finishes, or no case ran)
+        self.page = page  # the page pytest-html writes (absolute)
+        self.keep_previous = keep_previous  # true once the run ended interrupted before any case was scored
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Iterator[None]:
+        """pytest-html writes its page in its own (``trylast``) session finish, whatever the run did. A run
+        interrupted before any case was scored leaves the JSON and Markdown files as they were; the page too: on an
+        interrupted run the previous page is copied aside first and put back after pytest-html wrote its page of
+        ``not_run`` rows (or that page is removed when there was none before)."""
+        saved = None
+        if exitstatus == pytest.ExitCode.INTERRUPTED and self.page is not None and self.page.is_file():
+            handle, name = tempfile.mkstemp(prefix=f".{self.page.name}.", dir=self.page.parent)
+            os.close(handle)
+            saved = Path(name)
+            shutil.copyfile(self.page, saved)
+        try:
+            result = yield
+            if exitstatus == pytest.ExitCode.INTERRUPTED and self.page is not None and self.keep_previous():
+                if saved is not None:
+                    os.replace(saved, self.page)
+                    saved = None
+                elif self.page.is_file():
+                    self.page.unlink()
+        finally:
+            if saved is not None:
+                saved.unlink(missing_ok=True)
+        return result
 
     def pytest_html_report_title(self, report: Any) -> None:
         report.title = self.title

@@ -129,8 +129,10 @@ class ToolbenchSession:
             self.report_run = ReportRun(settings)
             config.pluginmanager.register(ReportHandler(self), "toolbench-reports")
             if html_active:  # the HTML writer gets data only: its title now, the run report when it finishes
-                config.pluginmanager.register(HtmlHooks(report_title(None, toolbench.options),
-                                                                   self.run_report), HTML_PLUGIN)
+                page = Path(os.path.expandvars(config.option.htmlpath)).expanduser()  # as pytest-html reads it
+                config.pluginmanager.register(HtmlHooks(
+                    report_title(None, toolbench.options), self.run_report, Path.cwd() / page,
+                    keep_previous=self._html_kept), HTML_PLUGIN)
         if role == "controller":
             self.manifest_dir = new_manifest_dir()
         elif role == "worker":
@@ -139,20 +141,38 @@ class ToolbenchSession:
     def _register_markers(self, definitions: Any, warn: bool) -> None:
         """Every marker of the run's suites, described, before collection (``pytest --markers``,
         ``--strict-markers``, also on xdist workers, whose ``-m`` check may name a suite they rule out); then a
-        ``-m`` expression naming a marker no suite or plugin knows gets a warning instead of silently selecting
-        nothing (once: not on workers)."""
+        ``-m`` expression naming a marker no suite, plugin or ini file declares is a usage error (once: not on
+        workers), as ``--strict-markers`` makes an undeclared mark one: such a name can select nothing, so a typo
+        would run nothing (``-m multiturn``) or everything (``-m "not multiturn"``) with only a warning to say so.
+        Every marker of the pinned data is declared by name; only with ``--toolbench-data-unverified`` (data beyond
+        the pinned files) does a name that a family pattern allows (a NesTools task domain) get a warning instead."""
         config = self.config
         self.markers.register_declared(definitions)
         if not warn:
             return
         known = sorted({line.split(":", 1)[0].split("(", 1)[0].strip() for line in config.getini("markers")})
+        unknown = []
         for name in unknown_mark_names(config):
             close = difflib.get_close_matches(name, known, n=3)
             hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-            config.issue_config_time_warning(pytest.PytestConfigWarning(
-                f"pytest-toolbench: -m {config.option.markexpr!r} names the marker {name!r}, which no suite, plugin "
-                f"or ini file declares, so it selects nothing by that name (`pytest --markers` lists them){hint}"),
-                stacklevel=2)
+            if self.toolbench.options.data.data_unverified and \
+                    any(definition.keyword_description(name) for definition in definitions):
+                # every name of the pinned data is declared; data beyond it (accepted unverified) may carry a name
+                # only a family pattern allows (a task domain), registered once its suite is collected
+                config.issue_config_time_warning(pytest.PytestConfigWarning(
+                    f"pytest-toolbench: -m {config.option.markexpr!r} names the marker {name!r}, which no suite "
+                    f"declares by name; it selects only cases whose data carry it{hint}"), stacklevel=2)
+            else:
+                unknown.append((name, hint))
+        if not unknown:
+            return
+        name, hint = unknown[0]
+        suites = sorted(definition.name for definition in definitions)
+        raise pytest.UsageError(
+            f"-m {config.option.markexpr!r} names the marker {name!r}, which no suite, plugin or ini file declares, "
+            f"so it would select nothing by that name{hint} (the {len(known)} known markers, among them the suites' "
+            f"{', '.join(suites) or 'none'}, are listed by `pytest --markers`; a mark of your own tests is declared "
+            "in the ini file's `markers`)")
 
     def unconfigure(self) -> None:
         self.toolbench.close()
@@ -361,6 +381,11 @@ class ToolbenchSession:
         if getattr(getattr(reporter, "_tw", None), "width_of_current_line", 0):
             reporter.write("\n")  # after xdist's progress dots, which leave the line open
         reporter.write_line(text)
+
+    def _html_kept(self) -> bool:
+        """An interrupted run whose JSON and Markdown files were left as they were (no case scored, or none
+        collected) leaves the HTML page as it was too."""
+        return self.finished is None or self.finished.report is None or bool(self.finished.kept)
 
     def run_report(self):
         """The finished run's report (None before the session finishes, or when no case ran)."""

@@ -5,6 +5,7 @@ Plain pipe tables and lists only (no HTML), so it renders the same in a comment,
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, Sequence
 
 from ..run.summary import SuiteSummary
@@ -27,10 +28,23 @@ LISTED_CASES = 25
 LISTED_GATES = 12
 
 
+#: A ``<`` that GitHub could read as the start of an HTML tag, comment or declaration (``<b``, ``</``, ``<!``, ``<?``)
+TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+
+
 def cell(text: Any) -> str:
-    """One table cell: pipes escaped, line breaks flattened, and no raw angle brackets (GitHub would read HTML)."""
+    """One table cell: pipes escaped, line breaks flattened, and no HTML: a ``<`` that could open a tag is
+    backslash-escaped (Markdown's own escape: it renders as ``<``). No HTML entity is written: ``&gt;`` would show as
+    such in a terminal, a code span or any plain-text view of the comment, and a lone ``>`` or ``<`` (``a -> b``,
+    ``p < 0.05``) is text to GitHub already."""
     value = str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
-    return value.replace("<", "&lt;").replace(">", "&gt;")
+    return TAG_START.sub(r"\\<", value)
+
+
+def code(text: Any) -> str:
+    """A code span: its content is literal in Markdown (no escape works or is needed inside it), so only the
+    backticks that would end it and the line breaks go."""
+    return "`" + str(text).replace("`", "").replace("\r", " ").replace("\n", " ") + "`"
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence[int] = ()) -> list[str]:
@@ -41,7 +55,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence
 
 
 def _code_list(ids: list[str]) -> str:
-    shown = ", ".join(f"`{cell(case_id).replace('`', '')}`" for case_id in ids[:LISTED_CASES])
+    shown = ", ".join(code(case_id) for case_id in ids[:LISTED_CASES])
     return shown + (f" … and {len(ids) - LISTED_CASES} more" if len(ids) > LISTED_CASES else "")
 
 
@@ -86,7 +100,7 @@ def _leaderboard_section(ranks: "SuiteRanks") -> list[str]:
 def _history_section(history: "History") -> list[str]:
     """One compact table per suite: a row per headline figure, a column per baseline (oldest first) and this run."""
     lines = [f"**History** ({len(history.runs) - 1} baselines, oldest first; Δ and gates use the last, "
-             f"`{cell(history.compared_with.label)}`):", ""]
+             f"{code(history.compared_with.label)}):", ""]
     for suite in history.suites():
         trends = [trend for trend in history.trends if trend.suite == suite]
         lines += table([suite] + [run.label for run in history.runs], [[t.name] + history_row(t) for t in trends],
@@ -146,25 +160,14 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None, grou
     return lines + [""]
 
 
-def render(report: "RunReport") -> str:
-    text = _render(report, groups=None)
-    if len(text) > COMMENT_BUDGET:
-        text = _render(report, groups={"aggregate", "category"})
-    return text
-
-
-def _render(report: "RunReport", groups: set[str] | None) -> str:
-    summary, run, comparison = report.summary, report.outcome, report.comparison
-    lines = [f"## {cell(report.title)}", ""]
-    lines += table(["Run", ""], report.facts)
-    lines.append("")
-    if comparison is not None:
-        lines += [f"Baseline: `{cell(comparison.path)}` ({cell(baseline_label(comparison.header))}); "
-                  "Δ in percentage points.", "", f"Paired tests: {cell(PAIRED_TESTS_NOTE)}.", "",
-                  f"{cell(family_note(comparison))}.", ""]
-        if comparison.settings_differ:
-            lines += [f"**Settings that differ from the baseline** (this run vs baseline): "
-                      f"{cell('; '.join(comparison.settings_differ))}.", ""]
+def _verdict_lines(report: "RunReport") -> list[str]:
+    """What a reviewer reads first, as the HTML page's verdict box: how many cases passed, the gates, and each
+    suite's headline figures (its aggregate rows); the run's settings and the statistics notes come after."""
+    summary, run = report.summary, report.outcome
+    passed, total = sum(s.passed for s in summary.suites), sum(s.total for s in summary.suites)
+    unit = "samples" if any(s.repeat for s in summary.suites) else "cases"
+    lines = [f"**{passed:,} of {total:,} {unit} passed** ({total - passed:,} failed) in {len(summary.suites)} "
+             f"suite{'s' if len(summary.suites) != 1 else ''}", ""]
     if run is not None and run.gates:
         missed = run.missed_gates
         lines.append(f"**Gates: {len(missed)} missed**" if missed else "**Gates: all passed**")
@@ -175,6 +178,41 @@ def _render(report: "RunReport", groups: set[str] | None) -> str:
         if len(ordered) > LISTED_GATES:
             lines.append(f"- … and {len(ordered) - LISTED_GATES} more (all in the job log and the JSON results)")
         lines.append("")
+    for suite in summary.suites:
+        headline = [m for m in suite.metrics if m.group == "aggregate"] or \
+            [m for m in suite.metrics if m.group in ("aggregate", "category")][:6]
+        figures = " · ".join(
+            f"{cell(m.name)} **{format_value(m.value, getattr(m, 'unit', '%'))}**"
+            + (f" ({cell(format_counts(m))})" if format_counts(m) else "")
+            + "".join(" (selection)" if note == m.scope else " INCOMPLETE" for note in warning_notes(m))
+            for m in headline[:12])
+        more = f" · … {len(headline) - 12} more below" if len(headline) > 12 else ""
+        sample = " **SAMPLE DATA ONLY**" if suite.is_sample else ""
+        lines.append(f"- **{cell(suite.name)}**{sample}: {suite.passed:,}/{suite.total:,} passed"
+                     + (f" · {figures}{more}" if figures else ""))
+    return lines + [""]
+
+
+def render(report: "RunReport") -> str:
+    text = _render(report, groups=None)
+    if len(text) > COMMENT_BUDGET:
+        text = _render(report, groups={"aggregate", "category"})
+    return text
+
+
+def _render(report: "RunReport", groups: set[str] | None) -> str:
+    summary, run, comparison = report.summary, report.outcome, report.comparison
+    lines = [f"## {cell(report.title)}", ""]
+    lines += _verdict_lines(report)
+    lines += table(["Run", ""], report.facts)
+    lines.append("")
+    if comparison is not None:
+        lines += [f"Baseline: {code(comparison.path)} ({cell(baseline_label(comparison.header))}); "
+                  "Δ in percentage points.", "", f"Paired tests: {cell(PAIRED_TESTS_NOTE)}.", "",
+                  f"{cell(family_note(comparison))}.", ""]
+        if comparison.settings_differ:
+            lines += [f"**Settings that differ from the baseline** (this run vs baseline): "
+                      f"{cell('; '.join(comparison.settings_differ))}.", ""]
     if report.history is not None:
         lines += _history_section(report.history)
     samples = [suite.name for suite in summary.suites if suite.is_sample]

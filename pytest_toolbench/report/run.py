@@ -149,7 +149,8 @@ class ReportRun:
             history=build_history(summary, settings.baselines))
         if summary.header.get("interrupted") and all(record.error_type == "not_run" for record in records):
             # Ctrl-C before any verdict: a report of nothing but not_run records would replace the last real one
-            for what, path in (("results", settings.json_path), ("Markdown summary", settings.markdown_path)):
+            for what, path in (("results", settings.json_path), ("Markdown summary", settings.markdown_path),
+                               ("HTML", settings.html_path)):
                 if path:
                     self.kept.append(f"toolbench: interrupted before any case was scored: the {what} file {path} "
                                      f"was not written{' and is left as it was' if Path(path).exists() else ''}")
