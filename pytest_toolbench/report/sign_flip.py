@@ -405,3 +405,30 @@ def level_for_power(alpha: float, method: str, family: int) -> float:
     """The per-figure level the minimum detectable effect is given at: ``alpha`` without a correction, else
     Bonferroni's ``alpha / family`` (Holm's first step; its later steps only make the test more powerful)."""
     return alpha if method == "none" or family <= 1 else alpha / family
+
+
+def power_counts(cases: int, discordant: int, drop: float, alpha: float) -> float | None:
+    """The power of the one-sided McNemar test at level ``alpha`` against a drop of ``drop`` (a fraction) of a
+    paired proportion over ``cases`` pairs at the observed discordance (Connor 1987, equation 3 solved for the
+    power: ``z_power = (sqrt(n) d - z_(1-a) sqrt(psi)) / sqrt(psi - d^2)``, the discordance ``psi`` the observed
+    one or the drop itself when that is larger, as :func:`mde_counts`). 0 when even every case dropping cannot
+    reach the level; None over no cases."""
+    if cases <= 0:
+        return None
+    if 0.5 ** cases > alpha or drop <= 0:
+        return 0.0
+    psi = max(discordant / cases, drop)
+    numerator = math.sqrt(cases) * drop - NormalDist().inv_cdf(1 - alpha) * math.sqrt(psi)
+    spread = psi - drop * drop
+    if spread <= 1e-15:
+        return 1.0 if numerator > 0 else 0.0
+    return NormalDist().cdf(numerator / math.sqrt(spread))
+
+
+def power_sign_flip(spread: float, drop: float, alpha: float) -> float | None:
+    """The power of the one-sided sign-flip test at level ``alpha`` against a drop of ``drop`` of ``D``, in the
+    normal approximation :func:`mde_sign_flip` inverts: ``Phi(drop / spread - z_(1-a))``, ``spread`` the square
+    root of the sum of squared unit contributions observed. None when no unit differs."""
+    if spread <= 0:
+        return None
+    return NormalDist().cdf(drop / spread - NormalDist().inv_cdf(1 - alpha))
