@@ -189,7 +189,8 @@ def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, recor
     # the fallback for a gated figure no other test fits (a micro F1 over pooled calls): swap the two runs'
     # records of each case (or declared cluster) at random, one aggregate call per pseudo-run (report/swap_test.py)
     untested = {key: found.better == "lower" for key, found in comparison.metrics.items()
-                if gated(found) and (found.paired is None or found.paired.test is None)}
+                if gated(found) and (found.paired is None or found.paired.test is None)
+                and found.paired.moving_units != 0}  # a figure over no case in either run cannot move
     if untested and progress is not None:
         progress(f"toolbench: {suite.name}: paired permutation (swap) test of {len(untested)} gated figure(s) over "
                  f"{len(now_results)} cases against the baseline")
@@ -294,7 +295,8 @@ def adjust_family(comparison: Comparison, method: str, alpha: float) -> None:
     comparison.family = size
     comparison.power_level = level
     comparison.adjusted_confidence = confidence
-    comparison.not_moving = [f"{s}.{k[1]}" for s, k in tested if not paired[(s, k)].live]
+    comparison.not_moving = [f"{s}.{k[1]}" for s, c in comparison.suites.items() for k, m in c.metrics.items()
+                             if gated(m) and m.paired is not None and not m.paired.live]
 
 
 #: the drop each gated figure states its power against (5 points, as a fraction)

@@ -82,6 +82,10 @@ def family_note(comparison: Any) -> str:
             "that flip between the two runs")
 
 
+#: The note of a declared figure none of whose components has a case in either run (0 vs 0): it cannot move, so
+#: no test (not even the swap test) is run for it and it is not in the gate's family.
+NO_CASES = "n/a: no cases in either run (the figure cannot move in this comparison)"
+
 #: The ``test_note`` of a figure tested over ``--toolbench-repeat`` samples.
 REPEATED_NOTE = "over each case's mean across its repeated samples (a count: its pass rate)"
 
@@ -556,7 +560,7 @@ def declared_result(name: str, design: AggregatesDeclaration, current_metrics: S
                 / len(now)
             strata[case_id] = leaf
     if not contributions:
-        return PairedResult(None, "n/a: no cases in either run")
+        return PairedResult(None, NO_CASES, moving_units=0)
     ran_weight = sum(weight for leaf, weight in leaves.items() if per_leaf[leaf][0])
     tested = _sign_flip_result(contributions, strata, lower_is_better, design, STRATIFIED, len(contributions),
                                note=f"strata: {len([leaf for leaf in leaves if per_leaf[leaf][0]])} components with "
@@ -585,6 +589,8 @@ def _leaf_weights(name: str, design: AggregatesDeclaration, current: CaseFigures
             sizes[component] = float(len(cases)) if cases is not None else 0.0
         total = sum(sizes.values())
         shares = {c: (size / total if total else 0.0) for c, size in sizes.items()}
+    elif combination.kind == "sum":  # the weights as given
+        shares = dict(combination.weights)
     else:
         total = sum(combination.weights.values())
         shares = {c: w / total for c, w in combination.weights.items()}
