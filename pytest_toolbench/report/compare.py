@@ -324,7 +324,7 @@ def _power(paired: PairedResult, level: float) -> tuple[float | None, float | No
     if len(basis) == 2:
         return power_counts(int(basis[0]), int(basis[1]), POWER_DROP, level), flips
     if len(basis) == 1:
-        return power_sign_flip(basis[0], POWER_DROP, level), flips
+        return power_sign_flip([value for _, value in paired.units], POWER_DROP, level), flips
     return None, flips
 
 

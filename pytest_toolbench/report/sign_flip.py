@@ -409,15 +409,16 @@ def level_for_power(alpha: float, method: str, family: int) -> float:
 
 def power_counts(cases: int, discordant: int, drop: float, alpha: float) -> float | None:
     """The power of the one-sided McNemar test at level ``alpha`` against a drop of ``drop`` (a fraction) of a
-    paired proportion over ``cases`` pairs at the observed discordance (Connor 1987, equation 3 solved for the
-    power: ``z_power = (sqrt(n) d - z_(1-a) sqrt(psi)) / sqrt(psi - d^2)``, the discordance ``psi`` the observed
-    one or the drop itself when that is larger, as :func:`mde_counts`). 0 when even every case dropping cannot
-    reach the level; None over no cases."""
+    paired proportion over ``cases`` pairs, at this comparison's flip rate: the ``discordant`` pairs observed are
+    taken as the background of cases that flip either way, and the drop adds its own flips, so the discordance
+    under the alternative is ``psi = discordant / cases + drop`` (Connor 1987, *Biometrics* 43:207, equation 3
+    solved for the power: ``z_power = (sqrt(n) d - z_(1-a) sqrt(psi)) / sqrt(psi - d^2)``). 0 when even every case
+    dropping cannot reach the level (the exact test's floor); None over no cases."""
     if cases <= 0:
         return None
     if 0.5 ** cases > alpha or drop <= 0:
         return 0.0
-    psi = max(discordant / cases, drop)
+    psi = min(1.0, discordant / cases + drop)
     numerator = math.sqrt(cases) * drop - NormalDist().inv_cdf(1 - alpha) * math.sqrt(psi)
     spread = psi - drop * drop
     if spread <= 1e-15:
@@ -425,10 +426,14 @@ def power_counts(cases: int, discordant: int, drop: float, alpha: float) -> floa
     return NormalDist().cdf(numerator / math.sqrt(spread))
 
 
-def power_sign_flip(spread: float, drop: float, alpha: float) -> float | None:
-    """The power of the one-sided sign-flip test at level ``alpha`` against a drop of ``drop`` of ``D``, in the
-    normal approximation :func:`mde_sign_flip` inverts: ``Phi(drop / spread - z_(1-a))``, ``spread`` the square
-    root of the sum of squared unit contributions observed. None when no unit differs."""
-    if spread <= 0:
+def power_sign_flip(contributions: Sequence[float], drop: float, alpha: float) -> float | None:
+    """The power of the one-sided sign-flip test at level ``alpha`` against a drop of ``drop`` of ``D``, at this
+    comparison's flip rate, in the normal approximation :func:`mde_sign_flip` uses: the units that differ
+    (``contributions``) are the background; the drop adds ``drop / mean|c|`` more such units, so the null variance
+    becomes ``sum c^2 + drop * mean|c|``, and the power ``Phi(drop / sqrt(that) - z_(1-a))``. None when no unit
+    differs (no flip observed to scale the drop by)."""
+    moving = [abs(c) for c in contributions if c]
+    if not moving or drop <= 0:
         return None
-    return NormalDist().cdf(drop / spread - NormalDist().inv_cdf(1 - alpha))
+    variance = sum(c * c for c in moving) + drop * sum(moving) / len(moving)
+    return NormalDist().cdf(drop / math.sqrt(variance) - NormalDist().inv_cdf(1 - alpha))
