@@ -114,7 +114,11 @@ def test_stated_power_of_a_count_matches_a_seeded_simulation(flip_rate):
             elif u < flip_rate + drop:
                 worse += 1
         caught += binomial_upper_half(worse, worse + better) <= alpha
-    stated = power_counts(n, round(flip_rate * n), drop, alpha)
+    # what a run shows: its background flips both ways (half each), which the stated power is given at
+    stated = power_counts(n, round(flip_rate * n / 2), round(flip_rate * n / 2), drop, alpha)
+    # a run that already holds the drop shows the same background (the symmetric part of its flips)
+    assert power_counts(n, round(flip_rate * n / 2) + round(drop * n), round(flip_rate * n / 2), drop, alpha) \
+        == stated
     assert abs(stated - caught / draws) < 0.05, (stated, caught / draws)
 
 
@@ -217,8 +221,9 @@ def test_two_distinct_figures_get_the_bonferroni_simultaneous_interval():
     assert a.delta_interval_adjusted == pytest.approx(newcombe_paired_interval(50, 5, 10, 35, z=z))
     low, high = a.delta_interval95
     assert a.delta_interval_adjusted[0] < low and a.delta_interval_adjusted[1] > high
-    # the stated power: Connor's formula at a's 15 flips of 100 cases, at Holm's first-step level 0.05 / 2
-    assert a.power == pytest.approx(power_counts(100, 15, 0.05, 0.025)) and a.flip_rate == pytest.approx(0.15)
+    # the stated power: Connor's formula at a's background flips (5 each way of 100 cases), at Holm's first-step
+    # level 0.05 / 2
+    assert a.power == pytest.approx(power_counts(100, 10, 5, 0.05, 0.025)) and a.flip_rate == pytest.approx(0.10)
 
 
 # -- westfall-young applied or refused -------------------------------------------------------------------------------

@@ -326,7 +326,7 @@ def test_every_report_shows_p_and_the_interval_beside_the_delta(no_swap_test):
                            "power", "flipped_to_fail", "flipped_to_pass"}
     assert metric["p_adjusted"] >= metric["p_worse"] and metric["mde80"] > 0
     assert metric["p_floor"] == 0.5 ** 10
-    assert metric["power"]["drop"] == 0.05 and metric["power"]["flip_rate"] == 10 / 40
+    assert metric["power"]["drop"] == 0.05 and metric["power"]["flip_rate"] == 2 * 2 / 40  # flips both ways
 
 
 def test_significance_option_end_to_end(echo):  # noqa: F811

@@ -15,8 +15,8 @@ from .significance import CaseFigures, PairedResult, case_figures, declared_resu
 from .protocol import setting_differences
 from .results_file import ResultsFile
 from .settings import ReportSettings, Threshold
-from .sign_flip import DEFAULT_MULTIPLE, adjust, level_for_power, mde_counts, mde_sign_flip, power_counts, \
-    power_sign_flip, westfall_young
+from .sign_flip import DEFAULT_MULTIPLE, adjust, background_flips, level_for_power, mde_counts, mde_sign_flip, \
+    power_counts, power_sign_flip, westfall_young
 from . import swap_test
 from .swap_test import SWAP, swap_tests
 from .stats import format_counts, format_value, is_percentage, lower_is_better, worsening
@@ -316,15 +316,16 @@ def _test_identity(suite: str, key: Any, comparison: Comparison) -> Any:
 
 
 def _power(paired: PairedResult, level: float) -> tuple[float | None, float | None]:
-    """(power against a drop of POWER_DROP at ``level``, the observed share of units that flip); None where the
-    test gives no power (the swap test)."""
+    """(power against a drop of POWER_DROP at ``level``, the background flip rate it is given at: the share of
+    units that flip both ways); None where the test gives no power (the swap test)."""
     basis = paired.power_basis
-    flips = (paired.moving_units / paired.unit_count) if paired.moving_units is not None and paired.unit_count \
-        else None
+    values = [value for _, value in paired.units]
+    flips = background_flips(values, paired.unit_count) if paired.unit_count else None
     if len(basis) == 2:
-        return power_counts(int(basis[0]), int(basis[1]), POWER_DROP, level), flips
+        worse, better = sum(1 for v in values if v < 0), sum(1 for v in values if v > 0)
+        return power_counts(int(basis[0]), worse, better, POWER_DROP, level), flips
     if len(basis) == 1:
-        return power_sign_flip([value for _, value in paired.units], POWER_DROP, level), flips
+        return power_sign_flip(values, POWER_DROP, level), flips
     return None, flips
 
 
