@@ -78,8 +78,8 @@ def family_note(comparison: Any) -> str:
             f"family: its members' intervals hold together with {100 * (1 - (1 - confidence) * max(family, 1)):.3g}%"
             " confidence; the unadjusted 95% interval and p are in the JSON and the HTML's hover; a figure "
             "outside the family shows them marked 'unadj.'); mde80: the drop each test detects with 80% power at level "
-            f"{level:.3g} per figure (one-sided); power: its chance to catch a 5-point drop at the share of cases "
-            "that flip between the two runs")
+            f"{level:.3g} per figure (one-sided); power(-5): its chance to catch a 5-point drop at that level, at the "
+            "run's background flips (the share of cases or clusters that flip both ways between the two runs)")
 
 
 #: The note of a declared figure none of whose components has a case in either run (0 vs 0): it cannot move, so
@@ -737,3 +737,9 @@ def untested_notes(comparison: Any) -> list[tuple[str, list[str]]]:
         if delta.paired is not None and delta.paired.test is None and delta.delta is not None:
             by_note.setdefault(delta.paired.note, []).append(delta.name)
     return sorted((note, names) for note, names in by_note.items())
+
+
+def figures_text(names: Sequence[str], shown: int = 6) -> str:
+    """``a, b, c`` or ``a, b, c, ... and 12 more``: the figures a footnote is about."""
+    head = ", ".join(names[:shown])
+    return head + (f", ... and {len(names) - shown} more" if len(names) > shown else "")

@@ -9,7 +9,7 @@ from . import failures, leaderboard
 from .compare import baseline_label
 from .facts import generation_figures
 from . import profile_views
-from .significance import PAIRED_TESTS_NOTE, family_note, format_test, untested_notes
+from .significance import PAIRED_TESTS_NOTE, family_note, figures_text, format_test, untested_notes
 from .stats import ESTIMATE_INTERVALS_NOTE, INTERVALS_NOTE, count_interval, figure_notes, format_change, \
     format_counts, format_interval, format_value, no_delta_text, repeat_text, sample_line, samples_note
 
@@ -138,7 +138,7 @@ def render(report: "RunReport") -> list[str]:
                          f"{len(suite_comparison.newly_failing)} newly failing, "
                          f"{len(suite_comparison.newly_passing)} newly passing")
             for note, names in untested_notes(suite_comparison):
-                lines.append(f"    p n/a ({', '.join(names)}): {note.removeprefix('n/a: ')}")
+                lines.append(f"    p n/a ({figures_text(names)}): {note.removeprefix('n/a: ')}")
             if suite_comparison.newly_failing:
                 lines.append(f"    newly failing: {case_list(suite_comparison.newly_failing)}")
             if suite_comparison.newly_passing:
