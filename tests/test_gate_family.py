@@ -85,6 +85,10 @@ def test_interval_at_95_is_the_unadjusted_interval():
     result = PairedResult(MCNEMAR, interval_basis=("newcombe", (59, 6, 16, 80)))
     assert interval_at(result, 0.95) == pytest.approx(newcombe_paired_interval(59, 6, 16, 80))
     assert interval_at(PairedResult(SWAP), 0.99) is None  # the swap test keeps no interval
+    # a sampled run's normal interval (difference estimator): the half-width scales with the normal quantile
+    low, high = interval_at(PairedResult("s", interval_basis=("normal", (-0.03, 0.01))), 0.99)
+    z99, z95 = NormalDist().inv_cdf(0.995), NormalDist().inv_cdf(0.975)
+    assert (low + high) / 2 == pytest.approx(-0.01) and (high - low) / 2 == pytest.approx(0.02 * z99 / z95)
 
 
 # -- the stated power ------------------------------------------------------------------------------------------------

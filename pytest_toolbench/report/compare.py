@@ -210,6 +210,8 @@ def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, recor
         comparison.metrics[key] = replace(comparison.metrics[key], paired=paired)
     # --toolbench-sample: the full benchmark's change estimated from the sampled cases (report/estimates.py)
     for key, paired in paired_on_sample(suite, records, old_records, list(comparison.metrics), PairedResult).items():
+        if paired.delta_interval95:  # a normal interval: the simultaneous one widens it by the quantiles' ratio
+            paired = replace(paired, interval_basis=("normal", tuple(paired.delta_interval95)))
         comparison.metrics[key] = replace(comparison.metrics[key], paired=paired)
 
 

@@ -659,6 +659,12 @@ def interval_at(result: PairedResult, confidence: float) -> tuple[float, float] 
         return newcombe_paired_interval(*basis, z=NormalDist().inv_cdf(0.5 + confidence / 2))
     if kind == "t":
         return stratified_t_interval({i: list(values) for i, values in enumerate(basis)}, confidence)
+    if kind == "normal":  # estimate +- z * se (a sampled run's difference estimator): the half-width rescaled
+        from statistics import NormalDist
+
+        low, high = basis
+        centre, half = (low + high) / 2, (high - low) / 2 * NormalDist().inv_cdf(0.5 + confidence / 2) / Z95
+        return centre - half, centre + half
     return None
 
 
