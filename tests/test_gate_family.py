@@ -370,3 +370,11 @@ def test_bfcl_single_turn_run_tests_every_gated_figure_by_sign_flip_so_westfall_
     official = metrics["overall_official"]
     assert official.ran_weight == pytest.approx(0.3)
     assert "weigh 0.3 of it" in official.power_note
+    # and every table says it beside the mde80: in points of what ran, too
+    from pytest_toolbench.report.significance import format_mde, mde_text
+
+    assert mde_text(official) == f"{format_mde(official.mde80)} ({format_mde(official.mde80 / 0.3)} of what ran)"
+    report = build(summary, now, RunOutcome(comparison=comparison))
+    row = next(line for line in "\n".join(terminal.render(report)).splitlines()
+               if line.strip().startswith("overall_official "))
+    assert "of what ran)" in row

@@ -212,7 +212,7 @@ def test_markdown_summary_is_github_tables_without_html(echo):
     # cases cannot reach the level, so the figure is outside the gated family: no adjusted p, its unadjusted p and
     # interval marked as such, no MDE, no power to catch anything
     assert ["aggregate", "overall", "33.33%", "1/3", "6.1–79.2", "100.00%", "-66.67", "unadj. 0.500",
-            "unadj. [-93.85, +5.86]", "-", "0% at 66.7% flips"] in metrics
+            "unadj. [-93.85, +5.86]", "-", "0% at 0.0% flips"] in metrics
     assert "**Gates: 3 missed**" in text
     assert "- Newly failing: `echo_1`, `echo_2`" in text
     assert "| Model | replayed outputs:" in text

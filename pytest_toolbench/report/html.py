@@ -24,7 +24,7 @@ from . import leaderboard
 from .compare import SuiteComparison, baseline_label
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, PairedResult, decision_cells, family_note, format_delta_interval, \
-    format_mde, format_p, format_power
+    format_p, format_power, mde_text
 from .history import html_section as history_html
 from .stats import ESTIMATE_INTERVALS_NOTE, INTERVALS_NOTE, change_css, count_interval, direction_note, format_change, \
     format_counts, format_interval, format_value, no_delta_text, repeat_text, sample_line, samples_note, warning_notes
@@ -213,7 +213,7 @@ def _paired_cells(paired: "PairedResult | None", unit: str) -> str:
     p_cell, interval_cell = decision_cells(paired, unit)
     return (f'<td class="tb-n" title="{hover}">{escape(p_cell)}</td>'
             f'<td class="tb-n">{escape(interval_cell)}</td>'
-            f'<td class="tb-n">{format_mde(paired.mde80, unit) or "–"}</td>'
+            f'<td class="tb-n">{escape(mde_text(paired, unit)) or "–"}</td>'
             f'<td class="tb-n">{escape(format_power(paired)) or "–"}</td>')
 
 

@@ -11,7 +11,7 @@ from ..run.summary import SuiteSummary
 from . import leaderboard
 from .compare import SuiteComparison, baseline_label
 from . import profile_views
-from .significance import PAIRED_TESTS_NOTE, decision_cells, family_note, format_mde, format_power
+from .significance import PAIRED_TESTS_NOTE, decision_cells, family_note, format_power, mde_text
 from .history import row as history_row
 from .stats import ESTIMATE_INTERVALS_NOTE, INTERVALS_NOTE, count_interval, direction_note, format_change, \
     format_counts, format_interval, format_value, no_delta_text, repeat_text, sample_line, samples_note, warning_notes
@@ -63,7 +63,7 @@ def _metric_rows(suite: SuiteSummary, comparison: SuiteComparison | None, groups
             else:
                 row += [format_value(found.baseline, unit), format_change(found.delta, metric, unit)]
                 tested = found.paired if found.paired is not None and found.paired.test else None
-                row += (decision_cells(tested, unit) + [format_mde(tested.mde80, unit) or "-",
+                row += (decision_cells(tested, unit) + [mde_text(tested, unit) or "-",
                                                         format_power(tested) or "-"]
                         if tested is not None and found.delta is not None else ["n/a", "-", "-", "-"])
         rows.append(row)

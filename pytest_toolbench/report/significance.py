@@ -683,7 +683,7 @@ def format_test(result: PairedResult | None, unit: str = "%") -> str:
         if result.delta_interval_adjusted is not None:
             parts.append(format_delta_interval(result.delta_interval_adjusted, unit) + "adj")
     if result.mde80 is not None:
-        parts.append(f"mde80 {format_mde(result.mde80, unit)}")
+        parts.append(f"mde80 {mde_text(result, unit)}")
     power = format_power(result)
     if power:
         parts.append(f"power(-{100 * (result.power_drop or 0):g}) {power}")
@@ -705,6 +705,17 @@ def format_power(result: PairedResult | None) -> str:
         return ""
     flips = f" at {100 * result.flip_rate:.1f}% flips" if result.flip_rate is not None else ""
     return f"{100 * result.power:.0f}%{flips}"
+
+
+def mde_text(result: PairedResult | None, unit: str = "%") -> str:
+    """The mde80 cell: ``4.41``, or for a weighted figure some of whose components did not run (they count 0)
+    ``1.44 (4.80 of what ran)``: the same drop in points of the weighted mean of the components that ran."""
+    if result is None or result.mde80 is None:
+        return ""
+    shown = format_mde(result.mde80, unit)
+    if result.ran_weight is not None and 0 < result.ran_weight < 1 - 1e-9:
+        shown += f" ({format_mde(result.mde80 / result.ran_weight, unit)} of what ran)"
+    return shown
 
 
 def format_mde(mde: float | None, unit: str = "%") -> str:
