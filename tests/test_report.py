@@ -217,12 +217,13 @@ def test_markdown_summary_is_github_tables_without_html(echo):
         before = text.splitlines()[text.splitlines().index(table[0]) - 1]
         assert before == "", "a table needs a blank line before it to render"
     metrics = [[c.strip() for c in _cells(row)] for row in tables[1]]
-    assert metrics[0] == ["Group", "Metric", "Value", "Correct/Total", "95% CI", "Baseline", "Δ (points)", "p",
-                          "p adj.", "95% CI of Δ", "MDE 80%"]
+    assert metrics[0] == ["Group", "Metric", "Value", "Correct/Total", "95% CI", "Baseline", "Δ (points)",
+                          "p adj.", "CI adj. of Δ", "MDE 80%", "Power (5-pt drop)"]
     # the paired test: 2 of 3 cases flipped to fail, exact McNemar p = 2 * (1/2)^2 = 0.5; Newcombe's interval; three
-    # cases cannot reach the level, so the figure is outside the gated family (no adjusted p) and has no MDE
-    assert ["aggregate", "overall", "33.33%", "1/3", "6.1–79.2", "100.00%", "-66.67", "0.500", "-",
-            "[-93.85, +5.86]", "-"] in metrics
+    # cases cannot reach the level, so the figure is outside the gated family: no adjusted p, its unadjusted p and
+    # interval marked as such, no MDE, no power to catch anything
+    assert ["aggregate", "overall", "33.33%", "1/3", "6.1–79.2", "100.00%", "-66.67", "unadj. 0.500",
+            "unadj. [-93.85, +5.86]", "-", "0% at 0.0% flips"] in metrics
     assert "**Gates: 3 missed**" in text
     assert "- Newly failing: `echo_1`, `echo_2`" in text
     assert "| Model | replayed outputs:" in text

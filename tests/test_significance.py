@@ -316,19 +316,31 @@ def test_every_report_shows_p_and_the_interval_beside_the_delta(no_swap_test):
     report = build(summary, current, outcome)
     p_text = f"p={mcnemar_exact_p(2, 8):.3f}"
     lines = "\n".join(terminal.render(report))
-    assert "paired tests: p (two-sided), p that it got worse adjusted for the gated family" in lines
-    assert "p adj. (worse,adj): the one-sided p-value that the figure got worse, holm correction over the" in lines
+    assert "paired tests: p adj. (the one-sided p that it got worse, adjusted over the gated family)" in lines
+    assert "p adj.: the one-sided p-value that the figure got worse, holm correction over the" in lines
+    accuracy = comparison.suites["toy"].metrics[("aggregate", "accuracy")].paired
+    assert accuracy.p_adjusted is not None  # a member of the family: the decision columns are the adjusted ones
+    adjusted_p = f"adj p={accuracy.p_adjusted:.3f}"
+    low, high = accuracy.delta_interval_adjusted
+    adjusted_ci = f"[{100 * low:+.2f}, {100 * high:+.2f}]"
+    assert low < -0.2972 and high > 0.0069  # wider than the unadjusted 95% interval
     row = next(line for line in lines.splitlines() if line.strip().startswith("accuracy"))
-    assert "-15.00" in row and p_text in row and "[-29.72, +0.69]" in row
+    assert "-15.00" in row and adjusted_p in row and adjusted_ci + "adj" in row
+    assert p_text not in row and "[-29.72, +0.69]" not in row  # the unadjusted ones are not a decision column
     assert "p n/a" in next(line for line in lines.splitlines() if line.strip().startswith("micro F1"))
+    assert "p n/a (micro F1): " in lines  # the footnote names its figure
     text = markdown.render(report)
-    assert f"| -15.00 | {p_text[2:]} | " in text and " | [-29.72, +0.69] | " in text
+    assert f"| -15.00 | {adjusted_p[6:]} | {adjusted_ci} | " in text
     page = html.summary_html(report)
-    assert f">{p_text[2:]}</td>" in page and "[-29.72, +0.69]" in page and 'title="n/a: not a count' in page
+    assert f">{adjusted_p[6:]}</td>" in page and adjusted_ci in page and 'title="n/a: not a count' in page
+    assert f"unadjusted: p (two-sided) {p_text[2:]}, 95% interval [-29.72, +0.69]" in page  # the detail view
     body = document(report)
     metric = next(m for m in body["report"]["baseline"]["suites"]["toy"]["metrics"] if m["name"] == "accuracy")
-    assert set(metric) >= {"p_value", "p_adjusted", "mde80", "delta_interval95", "flipped_to_fail", "flipped_to_pass"}
+    assert set(metric) >= {"p_value", "p_adjusted", "p_floor", "mde80", "delta_interval95", "delta_interval_adjusted",
+                           "power", "flipped_to_fail", "flipped_to_pass"}
     assert metric["p_adjusted"] >= metric["p_worse"] and metric["mde80"] > 0
+    assert metric["p_floor"] == 0.5 ** 10
+    assert metric["power"]["drop"] == 0.05 and metric["power"]["flip_rate"] == 2 * 2 / 40  # flips both ways
 
 
 def test_significance_option_end_to_end(echo):  # noqa: F811
@@ -339,10 +351,11 @@ def test_significance_option_end_to_end(echo):  # noqa: F811
     assert result.ret == 0, result.stdout.str()
     out = result.stdout.str()
     row = next(line for line in out.splitlines() if line.strip().startswith("overall"))
-    assert "33.33%          1/3     [6.1–79.2]   -66.67  p=0.500 [-93.85, +5.86]" in row
+    assert "33.33%          1/3     [6.1–79.2]   -66.67  unadj. p=0.500 [-93.85, +5.86]" in row
     # three cases: even three flips give a one-sided p of 1/8, so no figure can reach 0.05 and the family is empty
     assert ("toolbench gate passed: worse by more than 1 points but not significantly at level 0.05 (holm "
-            "correction over the 0 gated figures whose paired test can reach the level) (passed): echo.long fell "
+            "correction over the 0 distinct gated figures that can move whose paired test can reach the level) "
+            "(passed): echo.long fell "
             "100.00 points, p=1.000; its test cannot reach level 0.05 on 1 pairs") in out
     assert "toolbench gate passed: no aggregate or category figure got significantly worse" in out
     saved = json.loads((echo.path / "reports" / "worse.json").read_text())

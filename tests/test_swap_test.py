@@ -155,3 +155,16 @@ def test_westfall_young_gives_way_to_holm_when_a_swap_tested_figure_is_in_the_fa
                                                                  multiple="westfall-young"))
     missed = [gate for gate in results if not gate.passed and "toy.accuracy" in gate.message]
     assert missed and "holm-adjusted" in missed[0].message
+
+
+def test_a_figure_no_swap_can_move_has_floor_one_and_leaves_the_family():
+    """0 vs 0, or identical in both runs for every case: every swap pattern gives the same change (0), so the
+    figure cannot move in this comparison: p = 1, p_floor = 1 (never in the gate's family), moving_units 0."""
+    aggregate = _nestools()
+    before, _ = _runs(7, seed=3, shift=0.5)
+    same = swap_tests(aggregate, before, before, {AVG: False}, NO_DECLARATION, PairedResult)[AVG]
+    assert same.test.startswith(SWAP) and (same.p_value, same.p_worse, same.p_floor) == (1.0, 1.0, 1.0)
+    assert same.moving_units == 0 and not same.live
+    _, now = _runs(7, seed=3, shift=0.5)
+    moved = swap_tests(aggregate, now, before, {AVG: False}, NO_DECLARATION, PairedResult)[AVG]
+    assert moved.live and moved.p_floor == 1 / 128

@@ -26,7 +26,7 @@ from typing import Any, Mapping
 import yaml
 
 DECLARATION = "aggregates.yaml"
-COMBINATIONS = ("mean", "weights", "pooled")
+COMBINATIONS = ("mean", "weights", "pooled", "weights_over_ran", "sum")
 
 
 class AggregatesError(ValueError):
@@ -35,8 +35,11 @@ class AggregatesError(ValueError):
 
 @dataclass(frozen=True)
 class Combination:
-    """One declared figure: ``kind`` is "weights" (``weights`` normalised to sum 1; "mean" is equal weights) or
-    "pooled" (the components' counts added: weights proportional to each component's cases)."""
+    """One declared figure: ``kind`` is "weights" (``weights`` normalised to sum 1; "mean" is equal weights),
+    "pooled" (the components' counts added: weights proportional to each component's cases) or "ran"
+    (``weights_over_ran``: the weights renormalised over the components that ran in full in this run, e.g. BFCL's
+    Overall over the categories that ran) or "sum" (the weights as given, not normalised: ACEBench's Overall,
+    whose official weights add up to 1.0001)."""
 
     kind: str
     weights: Mapping[str, float]
@@ -71,7 +74,10 @@ class AggregatesDeclaration:
     problem: str = ""
 
     def cluster_of(self, case_id: str) -> str:
-        """The unit a case is resampled with: its declared cluster, else the case alone."""
+        """The unit a case is resampled with: its declared cluster, else the case alone. A unit's own name is its
+        unit (a figure that counts whole clusters is split per cluster, keyed by it)."""
+        if case_id.startswith("cluster:"):
+            return case_id
         for cluster in self.clusters:
             key = cluster.of(case_id)
             if key is not None:
@@ -126,7 +132,8 @@ def parse(raw: Mapping[str, Any]) -> AggregatesDeclaration:
             weights = {str(k): float(w) for k, w in value.items()}
         if str(name) in weights:
             raise AggregatesError(f"figure {name!r} names itself")
-        figures[str(name)] = Combination("pooled" if kind == "pooled" else "weights", weights)
+        figures[str(name)] = Combination({"pooled": "pooled", "weights_over_ran": "ran", "sum": "sum"}.get(
+            kind, "weights"), weights)
     clusters = []
     for entry in raw.get("clusters") or []:
         try:

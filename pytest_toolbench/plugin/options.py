@@ -55,7 +55,8 @@ def add_report_options(parser: pytest.Parser) -> None:
                   choices=("holm", "westfall-young", "bonferroni", "none"),
                   help="The family-wise correction of the p-values over every gated figure of the run: holm "
                        "(default), westfall-young (step-down minP over the joint sign-flip distribution: more "
-                       "power where figures are nested or discrete), bonferroni or none.")
+                       "power where figures are nested or discrete; refused, with the reason in the reports and "
+                       "the JSON, when a gated figure is swap-tested, and Holm applied), bonferroni or none.")
     rep.addoption("--toolbench-accept-untested", dest="toolbench_accept_untested", action="store_true",
                   default=False,
                   help="With --toolbench-significance: a drop beyond --toolbench-max-drop of a figure that has no "

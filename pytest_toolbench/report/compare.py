@@ -10,11 +10,13 @@ from ..contract.suite import CaseRecord, Metric
 from ..run.summary import RunSummary, SuiteSummary, no_value_without_cases
 from ..contract.aggregates import NO_DECLARATION
 from .estimates import STRATIFIED_PAIRED, drop_on_estimate, limit_refusal, paired_on_sample, threshold_on_estimate
-from .significance import CaseFigures, PairedResult, case_figures, declared_result, p_text, paired_result
+from .significance import CaseFigures, PairedResult, case_figures, declared_result, interval_at, p_text, \
+    paired_result
 from .protocol import setting_differences
 from .results_file import ResultsFile
 from .settings import ReportSettings, Threshold
-from .sign_flip import DEFAULT_MULTIPLE, adjust, level_for_power, mde_counts, mde_sign_flip, westfall_young
+from .sign_flip import DEFAULT_MULTIPLE, adjust, background_flips, level_for_power, mde_counts, mde_sign_flip, \
+    power_counts, power_sign_flip, westfall_young
 from . import swap_test
 from .swap_test import SWAP, swap_tests
 from .stats import format_counts, format_value, is_percentage, lower_is_better, worsening
@@ -120,10 +122,20 @@ class Comparison:
     power_level: float = 0.05
     #: the settings that differ between this run and the baseline ("max_tokens 256 vs 24"; report/protocol.py)
     settings_differ: list[str] = field(default_factory=list)
+    #: the correction asked for (--toolbench-multiple), and why it was refused ("" when applied)
+    multiple_requested: str = DEFAULT_MULTIPLE
+    multiple_refused: str = ""
+    #: the confidence of each member's simultaneous interval (1 - alpha / family)
+    adjusted_confidence: float = 0.95
+    #: gated figures that cannot move in this comparison (no unit differs between the runs): not in the family
+    not_moving: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "header": dict(self.header),
-                "multiple": {"method": self.multiple, "family": self.family, "power_level": self.power_level},
+                "multiple": {"method": self.multiple, "family": self.family, "power_level": self.power_level,
+                             "requested": self.multiple_requested, "refused": self.multiple_refused or None,
+                             "adjusted_confidence": self.adjusted_confidence, "power_drop": POWER_DROP,
+                             "not_moving": list(self.not_moving)},
                 "suites": {name: s.to_json() for name, s in self.suites.items()},
                 "settings_differ": list(self.settings_differ)}
 
@@ -285,8 +297,8 @@ def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, recor
     current_metrics = list(suite.metrics)
     baseline_metrics = list(old_metrics.values())
     now_results, before_results = list(records), list(old_records)
-    now = case_figures(suite.aggregate, now_results, current_metrics)
-    before: CaseFigures = case_figures(suite.aggregate, before_results, baseline_metrics)
+    now = case_figures(suite.aggregate, now_results, current_metrics, design)
+    before: CaseFigures = case_figures(suite.aggregate, before_results, baseline_metrics, design)
     for key, found in comparison.metrics.items():
         lower = found.better == "lower"
         tested = paired_result(key, now, before, lower_is_better=lower, design=design)
@@ -299,7 +311,8 @@ def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, recor
     # the fallback for a gated figure no other test fits (a micro F1 over pooled calls): swap the two runs'
     # records of each case (or declared cluster) at random, one aggregate call per pseudo-run (report/swap_test.py)
     untested = {key: found.better == "lower" for key, found in comparison.metrics.items()
-                if gated(found) and (found.paired is None or found.paired.test is None)}
+                if gated(found) and (found.paired is None or found.paired.test is None)
+                and found.paired.moving_units != 0}  # a figure over no case in either run cannot move
     if untested and progress is not None:
         progress(f"toolbench: {suite.name}: paired permutation (swap) test of {len(untested)} gated figure(s) over "
                  f"{len(now_results)} cases against the baseline")
@@ -319,6 +332,8 @@ def _attach_paired_tests(comparison: SuiteComparison, suite: SuiteSummary, recor
         comparison.metrics[key] = replace(comparison.metrics[key], paired=paired)
     # --toolbench-sample: the full benchmark's change estimated from the sampled cases (report/estimates.py)
     for key, paired in paired_on_sample(suite, records, old_records, list(comparison.metrics), PairedResult).items():
+        if paired.delta_interval95:  # a normal interval: the simultaneous one widens it by the quantiles' ratio
+            paired = replace(paired, interval_basis=("normal", tuple(paired.delta_interval95)))
         comparison.metrics[key] = replace(comparison.metrics[key], paired=paired)
 
 
@@ -329,40 +344,113 @@ def gated(metric: MetricDelta) -> bool:
 
 
 def adjust_family(comparison: Comparison, method: str, alpha: float) -> None:
-    """The family is every gated figure of the run whose paired test, on its pairs, can give a one-sided p-value
-    at or below ``alpha`` (whatever its delta: it is fixed before the gate looks at any drop). A figure whose test
-    cannot (a handful of discordant cases) could never miss the gate, and leaving it out keeps the family-wise
-    error at ``alpha`` (Tarone 1990, *Biometrics* 46:515: the tests that can reject are the family; Holm's
-    closure holds over them). Each member gets ``p_adjusted``, its one-sided p that it got worse adjusted by
-    ``method``; every tested gated figure gets ``mde80``, the drop its test detects with 80% power at the
-    per-figure level (``alpha`` / family size under a correction)."""
+    """The family is every gated figure of the run that can move and whose paired test, on its pairs, can give a
+    one-sided p-value at or below ``alpha`` (whatever its delta: it is fixed before the gate looks at any drop). A
+    figure no unit of which differs between the runs (0 vs 0, identical in both runs for every case) cannot move,
+    and one whose test cannot reach the level (a handful of discordant cases) could never miss the gate: leaving
+    them out keeps the family-wise error at ``alpha`` (Tarone 1990, *Biometrics* 46:515: the tests that can reject
+    are the family; Holm's closure holds over them). Figures whose tests are the same test (the same units with
+    proportional contributions, e.g. a one-category aggregate and its category, or BFCL's Overall and its
+    renormalised version on a run where only some components ran) count once. Each member gets ``p_adjusted``,
+    its one-sided p that it got worse adjusted by ``method``, and the simultaneous interval of the family
+    (Bonferroni, each at 1 - ``alpha`` / family); every tested gated figure gets ``mde80`` and its power against a
+    drop of :data:`POWER_DROP` at the observed flip rate, at the per-figure level (``alpha`` / family size under a
+    correction). ``westfall-young`` needs every member's per-unit contributions: when a member is swap-tested it
+    is refused with the reason (``comparison.multiple_refused``) and Holm is applied, as the reports say."""
     tested = [(suite, key) for suite, c in comparison.suites.items() for key, m in c.metrics.items()
               if gated(m) and m.paired is not None and m.paired.test and m.paired.p_value is not None
               and m.paired.pairs > 0]
-    if method == "westfall-young" and any(comparison.suites[s].metrics[k].paired.test.startswith(SWAP)
-                                          for s, k in tested):
-        method = "holm"  # a swap test has no additive units to flip jointly: Holm over the whole family instead
-    if method == "westfall-young":  # the joint resampling weighs each test by what it can reach: no filter
-        family = list(tested)
+    paired = {(s, k): comparison.suites[s].metrics[k].paired for s, k in tested}
+    live = [(s, k) for s, k in tested if paired[(s, k)].live]
+    comparison.multiple_requested = method
+    comparison.multiple_refused = ""
+    if method == "westfall-young":
+        swapped = [f"{s}.{k[1]}" for s, k in live if paired[(s, k)].test.startswith(SWAP)]
+        if swapped:
+            comparison.multiple_refused = (
+                f"westfall-young refused: {', '.join(swapped)} "
+                f"{'is' if len(swapped) == 1 else 'are'} tested by swapping the runs' records, which gives no "
+                "per-unit contributions to flip jointly with the other figures; Holm's correction applied instead "
+                "(declare such figures in the suite's aggregates.yaml to make them sign-flip tested)")
+            method = "holm"
+    if method == "westfall-young":  # the joint resampling weighs each test by what it can reach: no Tarone filter
+        family = list(live)
+    else:
+        family = [(s, k) for s, k in live if (paired[(s, k)].p_floor or 0.0) <= alpha + 1e-15]
+    # one test per distinct set of (proportional) contributions
+    groups: dict[Any, list[tuple[str, Any]]] = {}
+    for suite, key in family:
+        groups.setdefault(_test_identity(suite, key, comparison), []).append((suite, key))
+    members = list(groups.values())
+    if method == "westfall-young":
         oriented = []
-        for suite, key in family:
+        for group in members:
+            suite, key = group[0]
             metric = comparison.suites[suite].metrics[key]
             sign = 1.0 if metric.better == "lower" else -1.0  # positive: worse
             oriented.append({f"{suite}\x1f{unit}": sign * value for unit, value in metric.paired.units})
-        adjusted = dict(zip(family, westfall_young(oriented)))
+        group_p = westfall_young(oriented)
     else:
-        family = [(s, k) for s, k in tested
-                  if (comparison.suites[s].metrics[k].paired.p_floor or 0.0) <= alpha + 1e-15]
-        adjusted = dict(zip(family, adjust([_worse_p(comparison.suites[s].metrics[k].paired) for s, k in family],
-                                           method)))
-    level = level_for_power(alpha, "holm" if method == "westfall-young" else method, len(family))
+        group_p = adjust([max(_worse_p(paired[m]) for m in group) for group in members], method)
+    adjusted = {m: p for group, p in zip(members, group_p) for m in group}
+    size = len(members)
+    level = level_for_power(alpha, "holm" if method == "westfall-young" else method, size)
+    confidence = 1 - (alpha / size if method != "none" and size > 1 else alpha)
     for suite, key in tested:
         metric = comparison.suites[suite].metrics[key]
+        result = metric.paired
+        mde = _mde(result, level)
+        power, flips = _power(result, level)
+        in_family = (suite, key) in adjusted
+        interval = interval_at(result, confidence) if in_family else None
+        note = ""
+        if result.ran_weight is not None and result.ran_weight < 1 - 1e-9:
+            scale = 100 if metric.unit == "%" else 1
+            note = (f"{metric.name} counts the components that did not run as 0, so the ones that ran weigh "
+                    f"{result.ran_weight:.3g} of it: mde80 and power are in points of {metric.name}"
+                    + (f"; mde80 {scale * mde:.2f} is {scale * mde / result.ran_weight:.2f} points of the weighted "
+                       "mean of the components that ran" if mde is not None else ""))
         comparison.suites[suite].metrics[key] = replace(metric, paired=replace(
-            metric.paired, p_adjusted=adjusted.get((suite, key)), mde80=_mde(metric.paired, level)))
+            result, p_adjusted=adjusted.get((suite, key)), mde80=mde, power=power,
+            power_drop=POWER_DROP if power is not None else None, flip_rate=flips,
+            delta_interval_adjusted=interval, adjusted_confidence=confidence if in_family else None,
+            power_note=note))
     comparison.multiple = method
-    comparison.family = len(family)
+    comparison.family = size
     comparison.power_level = level
+    comparison.adjusted_confidence = confidence
+    comparison.not_moving = [f"{s}.{k[1]}" for s, c in comparison.suites.items() for k, m in c.metrics.items()
+                             if gated(m) and m.paired is not None and not m.paired.live]
+
+
+#: the drop each gated figure states its power against (5 points, as a fraction)
+POWER_DROP = 0.05
+
+
+def _test_identity(suite: str, key: Any, comparison: Comparison) -> Any:
+    """What makes two figures the same test: their units and contributions up to a positive factor, oriented to
+    "worse" (a figure without per-unit contributions, the swap test, is its own)."""
+    metric = comparison.suites[suite].metrics[key]
+    units = metric.paired.units
+    if not units or metric.paired.test.startswith(SWAP):
+        return (suite, key)
+    sign = 1.0 if metric.better == "lower" else -1.0
+    scale = max(abs(v) for _, v in units)
+    return (suite, tuple(sorted((unit, round(sign * value / scale, 9)) for unit, value in units)))
+
+
+def _power(paired: PairedResult, level: float) -> tuple[float | None, float | None]:
+    """(power against a drop of POWER_DROP at ``level``, the background flip rate it is given at: the share of
+    units that flip both ways); None where the test gives no power (the swap test)."""
+    basis = paired.power_basis
+    values = [value for _, value in paired.units]
+    flips = background_flips(values, paired.unit_count) if paired.unit_count else None
+    if len(basis) == 2:
+        worse, better = sum(1 for v in values if v < 0), sum(1 for v in values if v > 0)
+        return power_counts(int(basis[0]), worse, better, POWER_DROP, level), flips
+    if len(basis) == 1:
+        return power_sign_flip(values, POWER_DROP, level), flips
+    return None, flips
 
 
 def _worse_p(paired: PairedResult) -> float:
@@ -517,9 +605,11 @@ def _drop_gates(comparison: Comparison, max_drop: float, significance: float | N
                 continue
             decisions.append(judge_drop(suite_name, metric, max_drop, significance, multiple, accept_untested))
     results += [GateResult(gate, False, d.text) for d in decisions if d.verdict in ("missed", "untested")]
-    family = (f"{multiple} correction over the {comparison.family} gated figures "
+    family = (f"{multiple} correction over the {comparison.family} distinct gated figures that can move "
               + ("with a paired test" if multiple == "westfall-young" else "whose paired test can reach the level")
               if multiple != "none" else "no multiplicity correction")
+    if comparison.multiple_refused:
+        family += f"; {comparison.multiple_refused}"
     noise = [d.text for d in decisions if d.verdict == "noise"]
     if noise:  # said even beside missed figures: these drops were looked at and found within noise
         results.append(GateResult(gate, True, (
@@ -545,9 +635,8 @@ def evaluate_gates(summary: RunSummary, comparison: Comparison | None, settings:
         return [GateResult("gates", False, refused)]
     results = [_threshold_gate(summary, threshold) for threshold in settings.thresholds]
     if settings.max_drop is not None and comparison is not None:
-        # westfall-young over a family with a swap-tested figure gave way to Holm (adjust_family): say so
-        multiple = "holm" if settings.multiple == "westfall-young" and comparison.multiple == "holm" \
-            else settings.multiple
+        # westfall-young refused (a swap-tested member: adjust_family): the gate's lines say so and why
+        multiple = comparison.multiple if settings.significance is not None else settings.multiple
         results.extend(_drop_gates(comparison, settings.max_drop, settings.significance, multiple,
                                    settings.accept_untested))
     return results

@@ -23,7 +23,8 @@ from .charts import CHART_CSS, Bar, bar_chart
 from . import leaderboard
 from .compare import SuiteComparison, baseline_label
 from . import profile_views
-from .significance import PAIRED_TESTS_NOTE, PairedResult, family_note, format_delta_interval, format_mde, format_p
+from .significance import PAIRED_TESTS_NOTE, PairedResult, decision_cells, family_note, format_delta_interval, \
+    format_p, format_power, mde_text
 from .history import html_section as history_html
 from .stats import ESTIMATE_INTERVALS_NOTE, INTERVALS_NOTE, change_css, count_interval, direction_note, format_change, \
     format_counts, format_interval, format_value, no_delta_text, repeat_text, sample_line, samples_note, warning_notes
@@ -180,8 +181,8 @@ def comparison_html(rows: Any) -> str:
 def _metric_table(suite: SuiteSummary, metrics: list[Any], comparison: SuiteComparison | None) -> str:
     head = "<tr><th>Group</th><th>Metric</th><th>Value</th><th>Correct/Total</th><th>95% CI</th>"
     if comparison is not None:
-        head += ("<th>Baseline</th><th>Δ points</th><th>p</th><th>p adj.</th><th>95% CI of Δ</th>"
-                 "<th>MDE 80%</th>")
+        head += ("<th>Baseline</th><th>Δ points</th><th>p adj.</th><th>CI adj. of Δ</th>"
+                 "<th>MDE 80%</th><th>Power (5-pt drop)</th>")
     rows = [head + "</tr>"]
     for metric in metrics:
         unit = getattr(metric, "unit", "%")
@@ -207,17 +208,22 @@ def _metric_table(suite: SuiteSummary, metrics: list[Any], comparison: SuiteComp
 
 
 def _paired_cells(paired: "PairedResult | None", unit: str) -> str:
-    """The p-value and the interval of the delta; "n/a" with the reason on hover when no paired test applies."""
+    """The decision columns (the adjusted p and the simultaneous interval; outside the gated family the unadjusted
+    ones, marked), the MDE and the power; hover the p for the test, the flips and the unadjusted p and interval;
+    "n/a" with the reason on hover when no paired test applies."""
     if paired is None or paired.test is None:
         why = escape(paired.note if paired is not None else "n/a")
-        return f'<td class="tb-n" title="{why}">n/a</td>' + '<td class="tb-n">–</td>' * 3
+        return f'<td class="tb-n" title="{why}">n/a</td>' + '<td class="tb-n">–</td>' * 4
     hover = escape(f"{paired.test} over {paired.pairs} paired cases: {paired.flipped_to_fail} got worse, "
-                   f"{paired.flipped_to_pass} got better" + (f"; {paired.note}" if paired.note else ""))
-    adjusted = format_p(paired.p_adjusted) if paired.p_adjusted is not None else "–"
-    return (f'<td class="tb-n" title="{hover}">{format_p(paired.p_value)}</td>'
-            f'<td class="tb-n">{adjusted}</td>'
-            f'<td class="tb-n">{format_delta_interval(paired.delta_interval95, unit)}</td>'
-            f'<td class="tb-n">{format_mde(paired.mde80, unit) or "–"}</td>')
+                   f"{paired.flipped_to_pass} got better; unadjusted: p (two-sided) {format_p(paired.p_value)}, "
+                   f"95% interval {format_delta_interval(paired.delta_interval95, unit) or 'none'}"
+                   + (f"; {paired.note}" if paired.note else "") + (f"; {paired.power_note}"
+                                                                    if paired.power_note else ""))
+    p_cell, interval_cell = decision_cells(paired, unit)
+    return (f'<td class="tb-n" title="{hover}">{escape(p_cell)}</td>'
+            f'<td class="tb-n">{escape(interval_cell)}</td>'
+            f'<td class="tb-n">{escape(mde_text(paired, unit)) or "–"}</td>'
+            f'<td class="tb-n">{escape(format_power(paired)) or "–"}</td>')
 
 
 def _chart(suite: SuiteSummary, comparison: SuiteComparison | None, baseline_name: str = "") -> str:

@@ -12,7 +12,7 @@ from ..run.summary import SuiteSummary
 from . import leaderboard
 from .compare import SuiteComparison, baseline_label
 from . import profile_views
-from .significance import PAIRED_TESTS_NOTE, family_note, format_delta_interval, format_mde, format_p
+from .significance import PAIRED_TESTS_NOTE, decision_cells, family_note, format_power, mde_text
 from .history import row as history_row
 from .stats import ESTIMATE_INTERVALS_NOTE, INTERVALS_NOTE, count_interval, direction_note, format_change, \
     format_counts, format_interval, format_value, no_delta_text, repeat_text, sample_line, samples_note, warning_notes
@@ -77,10 +77,8 @@ def _metric_rows(suite: SuiteSummary, comparison: SuiteComparison | None, groups
             else:
                 row += [format_value(found.baseline, unit), format_change(found.delta, metric, unit)]
                 tested = found.paired if found.paired is not None and found.paired.test else None
-                row += ([format_p(tested.p_value),
-                         format_p(tested.p_adjusted) if tested.p_adjusted is not None else "-",
-                         format_delta_interval(tested.delta_interval95, unit) or "-",
-                         format_mde(tested.mde80, unit) or "-"]
+                row += (decision_cells(tested, unit) + [mde_text(tested, unit) or "-",
+                                                        format_power(tested) or "-"]
                         if tested is not None and found.delta is not None else ["n/a", "-", "-", "-"])
         rows.append(row)
     return rows
@@ -129,7 +127,7 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None, grou
     headers = ["Group", "Metric", "Value", "Correct/Total", "95% CI"]
     right = [2, 3]
     if with_baseline:
-        headers += ["Baseline", "Δ (points)", "p", "p adj.", "95% CI of Δ", "MDE 80%"]
+        headers += ["Baseline", "Δ (points)", "p adj.", "CI adj. of Δ", "MDE 80%", "Power (5-pt drop)"]
         right += [5, 6, 7, 8, 9, 10]
     lines += table(headers, _metric_rows(suite, comparison if with_baseline else None, groups), right)
     if groups is not None:

@@ -405,3 +405,49 @@ def level_for_power(alpha: float, method: str, family: int) -> float:
     """The per-figure level the minimum detectable effect is given at: ``alpha`` without a correction, else
     Bonferroni's ``alpha / family`` (Holm's first step; its later steps only make the test more powerful)."""
     return alpha if method == "none" or family <= 1 else alpha / family
+
+
+def power_counts(cases: int, worse: int, better: int, drop: float, alpha: float) -> float | None:
+    """The power of the one-sided McNemar test at level ``alpha`` against a drop of ``drop`` (a fraction) of a
+    paired proportion over ``cases`` pairs, at this comparison's background flips: the pairs that flip both ways
+    (``2 min(worse, better)``: the symmetric part of the discordance, what two runs of one model also show, and
+    not a drop the run may already hold) are the background, and the drop adds its own flips, so the discordance
+    under the alternative is ``psi = 2 min(worse, better) / cases + drop`` (Connor 1987, *Biometrics* 43:207,
+    equation 3 solved for the power: ``z_power = (sqrt(n) d - z_(1-a) sqrt(psi)) / sqrt(psi - d^2)``). 0 when even
+    every case dropping cannot reach the level (the exact test's floor); None over no cases."""
+    if cases <= 0:
+        return None
+    if 0.5 ** cases > alpha or drop <= 0:
+        return 0.0
+    psi = min(1.0, 2 * min(worse, better) / cases + drop)
+    numerator = math.sqrt(cases) * drop - NormalDist().inv_cdf(1 - alpha) * math.sqrt(psi)
+    spread = psi - drop * drop
+    if spread <= 1e-15:
+        return 1.0 if numerator > 0 else 0.0
+    return NormalDist().cdf(numerator / math.sqrt(spread))
+
+
+def power_sign_flip(contributions: Sequence[float], drop: float, alpha: float) -> float | None:
+    """The power of the one-sided sign-flip test at level ``alpha`` against a drop of ``drop`` of ``D``, at this
+    comparison's background flips, in the normal approximation :func:`mde_sign_flip` uses: the symmetric part of
+    the units that differ (twice the smaller of the two sides' sums of squares) is the background, and the drop
+    adds ``drop / mean|c|`` more units like the observed ones, so the null variance is
+    ``2 min(sum c+^2, sum c-^2) + drop * mean|c|`` and the power ``Phi(drop / sqrt(that) - z_(1-a))``. None when
+    no unit differs (no flip to scale the drop by)."""
+    moving = [c for c in contributions if c]
+    if not moving or drop <= 0:
+        return None
+    up = sum(c * c for c in moving if c > 0)
+    down = sum(c * c for c in moving if c < 0)
+    variance = 2 * min(up, down) + drop * sum(abs(c) for c in moving) / len(moving)
+    return NormalDist().cdf(drop / math.sqrt(variance) - NormalDist().inv_cdf(1 - alpha))
+
+
+def background_flips(contributions: Sequence[float], units: int) -> float | None:
+    """The share of units that flip both ways (twice the smaller side): the run's background noise, the flip rate
+    the stated power is given at."""
+    if units <= 0:
+        return None
+    up = sum(1 for c in contributions if c > 0)
+    down = sum(1 for c in contributions if c < 0)
+    return 2 * min(up, down) / units

@@ -44,8 +44,9 @@ _TOLERANCE = 1e-9
 PRINTED_TOLERANCE = 5e-5 + 1e-12
 
 #: One line every report gives beside the p-values.
-PAIRED_TESTS_NOTE = (f"p (two-sided), p that it got worse adjusted for the gated family, and [95% interval of the "
-                     f"delta] from the cases "
+PAIRED_TESTS_NOTE = (f"p adj. (the one-sided p that it got worse, adjusted over the gated family) and CI adj. (the "
+                     f"family's simultaneous interval of the delta), or outside the family the unadjusted two-sided "
+                     f"p and 95% interval marked 'unadj.', from the cases "
                      f"of both runs: {MCNEMAR} test with Newcombe's paired interval for counts of cases; {SIGN_FLIP} "
                      f"test (exact up to {EXACT_SUPPORT_LIMIT.bit_length() - 1} cases, else {MONTE_CARLO_RESAMPLES} "
                      f"random sign vectors, seed {SIGN_FLIP_SEED}) with a t interval for means over cases and, "
@@ -55,18 +56,35 @@ PAIRED_TESTS_NOTE = (f"p (two-sided), p that it got worse adjusted for the gated
 
 
 def family_note(comparison: Any) -> str:
-    """One line on the gated family: its correction, its size, and the level the minimum detectable effects
-    (80% power) are given at."""
+    """One line on the gated family: its correction (and a refused one, with why), its size, the confidence of the
+    simultaneous intervals, and the level the minimum detectable effects and powers are given at."""
     method = getattr(comparison, "multiple", "holm")
     family = getattr(comparison, "family", 0)
     level = getattr(comparison, "power_level", 0.05)
+    confidence = getattr(comparison, "adjusted_confidence", 0.95)
+    refused = getattr(comparison, "multiple_refused", "")
+    not_moving = getattr(comparison, "not_moving", [])
     correction = "no correction" if method == "none" else f"{method} correction"
-    return (f"p adj. (worse,adj): the one-sided p-value that the figure got worse, {correction} over the {family} "
-            "gated figures (aggregates and categories) "
+    return (f"p adj.: the one-sided p-value that the figure got worse, {correction} over the {family} distinct "
+            "gated figures (aggregates and categories) that can move in this comparison "
             + ("with a paired test (joint sign-flip resampling)" if method == "westfall-young"
-               else "whose paired test can reach the level (Tarone)") + ", what the gate compares with its level; "
-            f"mde80: the drop each test detects with 80% power at level {level:.3g} per figure (one-sided)")
+               else "and whose paired test can reach the level (Tarone)")
+            + ", what the gate compares with its level"
+            + (f" ({refused})" if refused else "")
+            + (f"; {len(not_moving)} gated figure(s) identical in both runs for every case cannot move and are "
+               f"not in the family ({', '.join(not_moving[:6])}{', ...' if len(not_moving) > 6 else ''})"
+               if not_moving else "")
+            + f"; CI adj.: the simultaneous {100 * confidence:.4g}% interval of the delta (Bonferroni over the "
+            f"family: its members' intervals hold together with {100 * (1 - (1 - confidence) * max(family, 1)):.3g}%"
+            " confidence; the unadjusted 95% interval and p are in the JSON and the HTML's hover; a figure "
+            "outside the family shows them marked 'unadj.'); mde80: the drop each test detects with 80% power at level "
+            f"{level:.3g} per figure (one-sided); power(-5): its chance to catch a 5-point drop at that level, at the "
+            "run's background flips (the share of cases or clusters that flip both ways between the two runs)")
 
+
+#: The note of a declared figure none of whose components has a case in either run (0 vs 0): it cannot move, so
+#: no test (not even the swap test) is run for it and it is not in the gate's family.
+NO_CASES = "n/a: no cases in either run (the figure cannot move in this comparison)"
 
 #: The ``test_note`` of a figure tested over ``--toolbench-repeat`` samples.
 REPEATED_NOTE = "over each case's mean across its repeated samples (a count: its pass rate)"
@@ -160,29 +178,38 @@ def _number(value: Any) -> float | None:
 
 
 def case_figures(aggregate: Callable[[Sequence[Any]], Sequence[Any]], results: Sequence[Any],
-                 figures: Sequence[Any]) -> CaseFigures:
+                 figures: Sequence[Any], design: AggregatesDeclaration = NO_DECLARATION) -> CaseFigures:
     """Split each of ``figures`` (the run's Metrics) into per-case outcomes by aggregating each of ``results`` (the
-    run's CaseResults) alone; see the module docstring for when a figure is a count, a mean, or neither.
-    Results that carry a ``sample`` (``--toolbench-repeat``) are split per sample index first
-    (:func:`repeated_case_figures`)."""
+    run's CaseResults) alone; see the module docstring for when a figure is a count, a mean, or neither. A figure
+    that is neither over cases may be one over the ``design``'s declared clusters (ACEBench's multi-turn accuracy
+    counts whole dialogues): each cluster's cases are then aggregated together, and the figure's outcomes are keyed
+    by the cluster's unit name. Results that carry a ``sample`` (``--toolbench-repeat``) are split per sample index
+    first (:func:`repeated_case_figures`)."""
     if any(result.sample is not None for result in results):
-        return repeated_case_figures(aggregate, results, figures)
-    return _single_case_figures(aggregate, results, figures)
+        return repeated_case_figures(aggregate, results, figures, design)
+    return _single_case_figures(aggregate, results, figures, design)
+
+
+def _split(aggregate: Callable[[Sequence[Any]], Sequence[Any]], groups: Sequence[tuple[str, Sequence[Any]]],
+           wanted: Mapping[MetricKey, Any]) -> dict[MetricKey, list[tuple[str, float | None, float | None,
+                                                                        float | None]]]:
+    """Each group of results aggregated alone: per figure, (group name, correct, total, value) per group."""
+    rows: dict[MetricKey, list[tuple[str, float | None, float | None, float | None]]] = {k: [] for k in wanted}
+    for name, members in groups:
+        alone = {(m.group or "", m.name): m for m in aggregate(list(members))}
+        for key in wanted:
+            metric = alone.get(key)
+            if metric is None:
+                continue
+            rows[key].append((name, _number(metric.correct), _number(metric.total), _number(metric.value)))
+    return rows
 
 
 def _single_case_figures(aggregate: Callable[[Sequence[Any]], Sequence[Any]], results: Sequence[Any],
-                         figures: Sequence[Any]) -> CaseFigures:
+                         figures: Sequence[Any], design: AggregatesDeclaration = NO_DECLARATION) -> CaseFigures:
     wanted = {(m.group or "", m.name): m for m in figures}
-    per_case: dict[MetricKey, list[tuple[str, float | None, float | None, float | None]]] = {k: [] for k in wanted}
     try:
-        for result in results:
-            alone = {(m.group or "", m.name): m for m in aggregate([result])}
-            for key in wanted:
-                metric = alone.get(key)
-                if metric is None:
-                    continue
-                per_case[key].append((result.case_id, _number(metric.correct),
-                                      _number(metric.total), _number(metric.value)))
+        per_case = _split(aggregate, [(result.case_id, [result]) for result in results], wanted)
     except Exception as error:  # an aggregation that cannot take one case alone: no test, and the reason
         reason = f"n/a: the suite's aggregation does not take one case alone ({type(error).__name__})"
         return CaseFigures(untestable={key: reason for key in wanted})
@@ -200,11 +227,30 @@ def _single_case_figures(aggregate: Callable[[Sequence[Any]], Sequence[Any]], re
             means[key] = values
             continue
         untestable[key] = "n/a: not a count or a mean of cases (a formula over several counts or figures)"
+    if untestable and design.clusters:  # a figure over whole clusters (dialogues): split per cluster
+        clusters: dict[str, list[Any]] = {}
+        for result in results:
+            clusters.setdefault(design.cluster_of(result.case_id), []).append(result)
+        if len(clusters) < len(results):
+            try:
+                per_cluster = _split(aggregate, sorted(clusters.items()), {k: wanted[k] for k in untestable})
+            except Exception:  # noqa: BLE001 - an aggregation that cannot take one cluster alone: stays n/a
+                per_cluster = {}
+            for key, rows in per_cluster.items():
+                outcome = _as_count(wanted[key], rows)
+                if outcome is not None:
+                    counts[key] = outcome
+                    del untestable[key]
+                    continue
+                values = _as_mean(wanted[key], rows)
+                if values is not None:
+                    means[key] = values
+                    del untestable[key]
     return CaseFigures(counts, means, untestable)
 
 
 def repeated_case_figures(aggregate: Callable[[Sequence[Any]], Sequence[Any]], results: Sequence[Any],
-                          figures: Sequence[Any]) -> CaseFigures:
+                          figures: Sequence[Any], design: AggregatesDeclaration = NO_DECLARATION) -> CaseFigures:
     """Per-case figures of a run with ``--toolbench-repeat`` samples: each sample index is split into per-case
     outcomes against its own aggregation, then each case's outcomes are averaged over its samples. A count becomes
     the case's pass rate (a mean over cases, the sign-flip test's input: McNemar needs one binary outcome per
@@ -214,7 +260,8 @@ def repeated_case_figures(aggregate: Callable[[Sequence[Any]], Sequence[Any]], r
     for result in results:
         by_sample.setdefault(result.sample or 0, []).append(result)
     try:
-        split = [_single_case_figures(aggregate, part, aggregate(part)) for _, part in sorted(by_sample.items())]
+        split = [_single_case_figures(aggregate, part, aggregate(part), design)
+                 for _, part in sorted(by_sample.items())]
     except Exception as error:  # noqa: BLE001 - as in case_figures: no test, and the reason
         reason = f"n/a: the suite's aggregation does not take one sample alone ({type(error).__name__})"
         return CaseFigures(untestable={(m.group or "", m.name): reason for m in figures},
@@ -329,12 +376,46 @@ class PairedResult:
     mde80: float | None = None
     power_basis: tuple[float, ...] = ()
     interval_method: str = ""
+    #: what the interval is recomputed from at another confidence (the simultaneous interval of the family):
+    #: ("newcombe", (both, only current, only baseline, neither)) or ("t", ((stratum's unit values), ...));
+    #: not written to the JSON
+    interval_basis: tuple[Any, ...] = ()
+    #: the simultaneous interval of the delta over the gated family (Bonferroni: each at confidence
+    #: 1 - alpha / family; Dunn 1961), with its confidence; None outside the family or where there is no interval
+    delta_interval_adjusted: tuple[float, float] | None = None
+    adjusted_confidence: float | None = None
+    #: the power of the gate's test against a drop of ``power_drop`` (a fraction) at the family's per-figure level,
+    #: at the share of units whose outcome differs between the two runs (``flip_rate``)
+    power: float | None = None
+    power_drop: float | None = None
+    flip_rate: float | None = None
+    #: what mde80 and the power are in, when the figure is not what a reader would take it for (a weighted figure
+    #: some of whose components did not run)
+    power_note: str = ""
+    #: how many units differ between the runs (0: the figure cannot move in this run and leaves the family), of
+    #: how many units (cases or declared clusters) in all
+    moving_units: int | None = None
+    unit_count: int | None = None
+    #: for a declared weighted figure: the total weight of the components that ran (below 1 when some did not run
+    #: and count as 0: the figure then moves by that share of a change of the components that ran)
+    ran_weight: float | None = None
+
+    @property
+    def live(self) -> bool:
+        """Whether the figure can move in this comparison: some unit (case, cluster) differs between the runs."""
+        return self.moving_units is None or self.moving_units > 0
 
     def to_json(self) -> dict[str, Any]:
         return {"test": self.test, "test_note": self.note, "pairs": self.pairs, "p_value": self.p_value,
-                "p_worse": self.p_worse, "p_adjusted": self.p_adjusted,
+                "p_worse": self.p_worse, "p_adjusted": self.p_adjusted, "p_floor": self.p_floor,
                 "delta_interval95": list(self.delta_interval95) if self.delta_interval95 else None,
-                "interval_method": self.interval_method or None, "mde80": self.mde80,
+                "interval_method": self.interval_method or None,
+                "delta_interval_adjusted": list(self.delta_interval_adjusted) if self.delta_interval_adjusted
+                else None,
+                "adjusted_confidence": self.adjusted_confidence, "mde80": self.mde80,
+                "power": ({"drop": self.power_drop, "power": self.power, "flip_rate": self.flip_rate}
+                          if self.power is not None else None),
+                "power_note": self.power_note or None, "moving_units": self.moving_units,
                 "flipped_to_fail": self.flipped_to_fail, "flipped_to_pass": self.flipped_to_pass}
 
 
@@ -372,7 +453,9 @@ def paired_result(key: MetricKey, current: CaseFigures, baseline: CaseFigures, l
                             p_worse=binomial_upper_half(worse, worse + better), p_floor=0.5 ** (gained + lost),
                             units=tuple((design.cluster_of(case_id), (float(now[case_id]) - float(before[case_id]))
                                          / len(now)) for case_id in sorted(now) if now[case_id] != before[case_id]),
-                            power_basis=(len(now), gained + lost), interval_method="Newcombe")
+                            power_basis=(len(now), gained + lost), interval_method="Newcombe",
+                            interval_basis=("newcombe", (table[(True, True)], gained, lost, table[(False, False)])),
+                            moving_units=gained + lost, unit_count=len(now))
     if key in current.means and key in baseline.means:
         return _mean_result(current.means[key], baseline.means[key], lower_is_better, design)
     note = current.untestable.get(key) or baseline.untestable.get(key)
@@ -433,7 +516,9 @@ def _sign_flip_result(contributions: Mapping[str, float], strata: Mapping[str, s
                         p_floor=0.5 ** flipped.units if flipped.exact else 1 / (1 + MONTE_CARLO_RESAMPLES),
                         units=tuple((unit, units[unit]) for unit in sorted(units) if units[unit] != 0.0),
                         power_basis=(math.sqrt(sum(v * v for v in values)),),
-                        interval_method="stratified t" if len(by_stratum) > 1 else "t")
+                        interval_method="stratified t" if len(by_stratum) > 1 else "t",
+                        interval_basis=("t", tuple(tuple(v) for _, v in sorted(by_stratum.items()))),
+                        moving_units=flipped.units, unit_count=len(values))
 
 
 def declared_result(name: str, design: AggregatesDeclaration, current_metrics: Sequence[Any],
@@ -475,10 +560,12 @@ def declared_result(name: str, design: AggregatesDeclaration, current_metrics: S
                 / len(now)
             strata[case_id] = leaf
     if not contributions:
-        return PairedResult(None, "n/a: no cases in either run")
-    return _sign_flip_result(contributions, strata, lower_is_better, design, STRATIFIED, len(contributions),
-                             note=f"strata: {len([leaf for leaf in leaves if per_leaf[leaf][0]])} components with "
-                                  "their official weights")
+        return PairedResult(None, NO_CASES, moving_units=0)
+    ran_weight = sum(weight for leaf, weight in leaves.items() if per_leaf[leaf][0])
+    tested = _sign_flip_result(contributions, strata, lower_is_better, design, STRATIFIED, len(contributions),
+                               note=f"strata: {len([leaf for leaf in leaves if per_leaf[leaf][0]])} components with "
+                                    "their official weights")
+    return replace(tested, ran_weight=ran_weight)
 
 
 class _Untestable(Exception):
@@ -488,6 +575,13 @@ class _Untestable(Exception):
 def _leaf_weights(name: str, design: AggregatesDeclaration, current: CaseFigures) -> dict[str, float]:
     """A declared figure flattened to its undeclared components and their total weights."""
     combination = design.figures[name]
+    if combination.kind == "ran":  # the weights renormalised over the components whose every leaf has cases
+        ran = {component: weight for component, weight in combination.weights.items()
+               if all(_cases_of(leaf, current) for leaf in
+                      (_leaf_weights(component, design, current) if component in design.figures else {component: 1}))}
+        if not ran:
+            raise _Untestable(f"none of the components of {name} ran")
+        combination = replace(combination, kind="weights", weights=ran)
     if combination.kind == "pooled":
         sizes = {}
         for component in combination.weights:
@@ -495,6 +589,8 @@ def _leaf_weights(name: str, design: AggregatesDeclaration, current: CaseFigures
             sizes[component] = float(len(cases)) if cases is not None else 0.0
         total = sum(sizes.values())
         shares = {c: (size / total if total else 0.0) for c, size in sizes.items()}
+    elif combination.kind == "sum":  # the weights as given
+        shares = dict(combination.weights)
     else:
         total = sum(combination.weights.values())
         shares = {c: w / total for c, w in combination.weights.items()}
@@ -549,19 +645,77 @@ def _metric_value(name: str, metrics: Sequence[Any]) -> float | None:
     return None
 
 
+def interval_at(result: PairedResult, confidence: float) -> tuple[float, float] | None:
+    """The figure's interval of the delta recomputed at ``confidence`` (the simultaneous interval of the gated
+    family: Bonferroni, each at 1 - alpha / family; Dunn 1961, *JASA* 56:52): Newcombe's interval with the matching
+    normal quantile, the (stratified) t interval with the matching t quantile. None where the test gives no
+    interval (the swap test, a sampled run's difference estimate)."""
+    if not result.interval_basis:
+        return None
+    kind, basis = result.interval_basis
+    if kind == "newcombe":
+        from statistics import NormalDist
+
+        return newcombe_paired_interval(*basis, z=NormalDist().inv_cdf(0.5 + confidence / 2))
+    if kind == "t":
+        return stratified_t_interval({i: list(values) for i, values in enumerate(basis)}, confidence)
+    if kind == "normal":  # estimate +- z * se (a sampled run's difference estimator): the half-width rescaled
+        from statistics import NormalDist
+
+        low, high = basis
+        centre, half = (low + high) / 2, (high - low) / 2 * NormalDist().inv_cdf(0.5 + confidence / 2) / Z95
+        return centre - half, centre + half
+    return None
+
+
 def format_test(result: PairedResult | None, unit: str = "%") -> str:
-    """``p=0.031 adj=0.402 [-4.10, -0.30] mde80 4.41`` beside a delta (interval and the minimum detectable effect
-    at 80% power in points for a percentage), or ``p n/a``."""
+    """The decision columns beside a delta: for a member of the gated family ``adj p=0.402 [-6.10, +1.30]adj
+    mde80 4.41 power 75% at 4.6% flips`` (the adjusted one-sided p, the simultaneous interval, the minimum
+    detectable effect at 80% power and the power against a 5-point drop, in points for a percentage); outside it
+    the unadjusted two-sided p and 95% interval, marked ``unadj.``; ``p n/a`` without a test."""
     if result is None or result.test is None or result.p_value is None:
         return "p n/a"
-    parts = [p_text(result.p_value)]
-    if result.p_adjusted is not None:
+    if result.p_adjusted is None:
+        parts = ["unadj.", p_text(result.p_value), format_delta_interval(result.delta_interval95, unit)]
+    else:
         shown = format_p(result.p_adjusted)
-        parts.append(f"worse,adj{shown}" if shown.startswith("<") else f"worse,adj={shown}")
-    parts.append(format_delta_interval(result.delta_interval95, unit))
+        parts = [f"adj p{shown}" if shown.startswith("<") else f"adj p={shown}"]
+        if result.delta_interval_adjusted is not None:
+            parts.append(format_delta_interval(result.delta_interval_adjusted, unit) + "adj")
     if result.mde80 is not None:
-        parts.append(f"mde80 {format_mde(result.mde80, unit)}")
+        parts.append(f"mde80 {mde_text(result, unit)}")
+    power = format_power(result)
+    if power:
+        parts.append(f"power(-{100 * (result.power_drop or 0):g}) {power}")
     return " ".join(part for part in parts if part)
+
+
+def decision_cells(result: PairedResult, unit: str = "%") -> list[str]:
+    """The two decision cells of a table row: the adjusted one-sided p and the simultaneous interval for a member
+    of the gated family; outside it the unadjusted two-sided p and 95% interval, each marked ``unadj.``."""
+    if result.p_adjusted is not None:
+        return [format_p(result.p_adjusted), format_delta_interval(result.delta_interval_adjusted, unit) or "-"]
+    interval = format_delta_interval(result.delta_interval95, unit)
+    return [f"unadj. {format_p(result.p_value)}", f"unadj. {interval}" if interval else "-"]
+
+
+def format_power(result: PairedResult | None) -> str:
+    """``75% at 4.6% flips``: the power against the stated drop at this comparison's flip rate ("" without)."""
+    if result is None or result.power is None:
+        return ""
+    flips = f" at {100 * result.flip_rate:.1f}% flips" if result.flip_rate is not None else ""
+    return f"{100 * result.power:.0f}%{flips}"
+
+
+def mde_text(result: PairedResult | None, unit: str = "%") -> str:
+    """The mde80 cell: ``4.41``, or for a weighted figure some of whose components did not run (they count 0)
+    ``1.44 (4.80 of what ran)``: the same drop in points of the weighted mean of the components that ran."""
+    if result is None or result.mde80 is None:
+        return ""
+    shown = format_mde(result.mde80, unit)
+    if result.ran_weight is not None and 0 < result.ran_weight < 1 - 1e-9:
+        shown += f" ({format_mde(result.mde80 / result.ran_weight, unit)} of what ran)"
+    return shown
 
 
 def format_mde(mde: float | None, unit: str = "%") -> str:
@@ -590,3 +744,19 @@ def format_delta_interval(interval: tuple[float, float] | None, unit: str = "%")
         return ""
     scale, digits = (100, 2) if unit == "%" else (1, 3)
     return f"[{scale * interval[0]:+.{digits}f}, {scale * interval[1]:+.{digits}f}]"
+
+
+def untested_notes(comparison: Any) -> list[tuple[str, list[str]]]:
+    """Each reason a compared figure has no paired test, with the figures it applies to (the ``p n/a`` footnotes:
+    each says which figures it is about)."""
+    by_note: dict[str, list[str]] = {}
+    for delta in comparison.metrics.values():
+        if delta.paired is not None and delta.paired.test is None and delta.delta is not None:
+            by_note.setdefault(delta.paired.note, []).append(delta.name)
+    return sorted((note, names) for note, names in by_note.items())
+
+
+def figures_text(names: Sequence[str], shown: int = 6) -> str:
+    """``a, b, c`` or ``a, b, c, ... and 12 more``: the figures a footnote is about."""
+    head = ", ".join(names[:shown])
+    return head + (f", ... and {len(names) - shown} more" if len(names) > shown else "")

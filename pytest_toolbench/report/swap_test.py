@@ -91,6 +91,9 @@ def swap_tests(aggregate: Callable[[Sequence[Any]], Sequence[Any]], current: Seq
         patterns = rng.integers(0, 2, size=(resamples, units), dtype=np.int8).tolist()
     hits_two = [0] * len(keys)
     hits_worse = [0] * len(keys)
+    #: whether any pattern moved the figure's change off the observed one (a figure that no swap moves, 0 vs 0 or
+    #: identical in both runs for every case, cannot move in this comparison: p_floor 1, out of the gate's family)
+    moved = [False] * len(keys)
     lower = [figures[key] for key in keys]
     tolerance = [1e-9 * max(1.0, abs(d)) if d is not None else 0.0 for d in observed]
     for pattern in patterns:
@@ -108,6 +111,8 @@ def swap_tests(aggregate: Callable[[Sequence[Any]], Sequence[Any]], current: Seq
                 hits_worse[f] += 1
                 continue
             change = a - b
+            if not moved[f] and abs(change - d) > tolerance[f]:
+                moved[f] = True
             if abs(change) >= abs(d) - tolerance[f]:
                 hits_two[f] += 1
             if (change >= d - tolerance[f]) if lower[f] else (change <= d + tolerance[f]):
@@ -131,6 +136,11 @@ def swap_tests(aggregate: Callable[[Sequence[Any]], Sequence[Any]], current: Seq
             p_two = (1 + hits_two[f]) / (1 + resamples)
             p_worse = (1 + hits_worse[f]) / (1 + resamples)
             floor = 1 / (1 + resamples)
+        if not moved[f] and abs(observed[f]) <= tolerance[f]:
+            results[key] = make_result(label, "the figure is the same in every swap of the runs' records: it "
+                                              "cannot move in this comparison", len(order), 1.0, None,
+                                       p_worse=1.0, p_floor=1.0, moving_units=0, unit_count=units)
+            continue
         results[key] = make_result(label, "", len(order), min(1.0, p_two), None, p_worse=min(1.0, p_worse),
-                                   p_floor=floor)
+                                   p_floor=floor, unit_count=units)
     return results

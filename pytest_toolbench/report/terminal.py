@@ -9,7 +9,7 @@ from . import failures, leaderboard
 from .compare import baseline_label
 from .facts import generation_figures
 from . import profile_views
-from .significance import PAIRED_TESTS_NOTE, family_note, format_test
+from .significance import PAIRED_TESTS_NOTE, family_note, figures_text, format_test, untested_notes
 from .stats import ESTIMATE_INTERVALS_NOTE, INTERVALS_NOTE, count_interval, figure_notes, format_change, \
     format_counts, format_interval, format_value, no_delta_text, repeat_text, sample_line, samples_note
 
@@ -144,10 +144,8 @@ def render(report: "RunReport") -> list[str]:
                          f"{len(suite_comparison.newly_passing)} newly passing")
             if suite_comparison.coverage_text():
                 lines.append(f"    {suite_comparison.coverage_text()}")
-            untested = sorted({d.paired.note for d in suite_comparison.metrics.values()
-                               if d.paired is not None and d.paired.test is None and d.delta is not None})
-            for note in untested:
-                lines.append(f"    p n/a: {note.removeprefix('n/a: ')}")
+            for note, names in untested_notes(suite_comparison):
+                lines.append(f"    p n/a ({figures_text(names)}): {note.removeprefix('n/a: ')}")
             if suite_comparison.newly_failing:
                 lines.append(f"    newly failing: {case_list(suite_comparison.newly_failing)}")
             if suite_comparison.newly_passing:
