@@ -364,5 +364,6 @@ def test_documented_cpu_recipe_is_the_command_the_slow_tests_serve_with():
     page = (Path(__file__).resolve().parents[1] / "docs" / "cpu.md").read_text(encoding="utf-8")
     block = page.split("## Serving a model on a CPU", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
     served = " ".join(block.split("\n# ", 1)[0].replace("\\\n", " ").split())
-    command = cpu_serve_command("/path/to/Qwen2.5-Coder-0.5B-Instruct", "Qwen2.5-Coder-0.5B-Instruct")
+    # the page serves the model folder its recipe builds, with the set-up's venv (its commands run as written)
+    command = cpu_serve_command("../models/qwen-coder-0.5b", "Qwen2.5-Coder-0.5B-Instruct", python=".venv/bin/python")
     assert served == " ".join([f"{k}={v}" for k, v in CPU_SERVE_ENV.items()] + command)
