@@ -20,6 +20,14 @@ from typing import Any, Callable, Mapping, Sequence
 from .environment import Environment
 
 GRADED_TERMINATIONS = ("agent_stop", "user_stop")
+#: ``EvaluationCriteria.reward_basis`` when a task leaves it out (upstream's default, the original τ-bench's).
+DEFAULT_REWARD_BASIS = ("DB", "COMMUNICATE")
+
+
+def reward_basis(task: Mapping[str, Any]) -> list[str]:
+    criteria = task.get("evaluation_criteria") or {}
+    basis = criteria.get("reward_basis")
+    return list(DEFAULT_REWARD_BASIS if basis is None else basis)
 
 
 class NeedsJudge(Exception):
@@ -28,7 +36,7 @@ class NeedsJudge(Exception):
 
 def needs_judge(task: Mapping[str, Any]) -> bool:
     criteria = task.get("evaluation_criteria") or {}
-    return "NL_ASSERTION" in (criteria.get("reward_basis") or []) and bool(criteria.get("nl_assertions"))
+    return "NL_ASSERTION" in reward_basis(task) and bool(criteria.get("nl_assertions"))
 
 
 def tool_calls_of(messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -82,7 +90,7 @@ def env_reward(make_env: Callable[..., Environment], task: Mapping[str, Any], me
         checks.append({"env_assertion": assertion, "met": met})
         assertion_reward *= 1.0 if met else 0.0
     reward, breakdown = 1.0, {}
-    basis = criteria.get("reward_basis") or []
+    basis = reward_basis(task)
     if "DB" in basis:
         breakdown["DB"] = db_reward
         reward *= db_reward
@@ -126,7 +134,7 @@ def evaluate(make_env: Callable[..., Environment], task: Mapping[str, Any], mess
     criteria = task.get("evaluation_criteria")
     if criteria is None:
         return {"reward": 1.0, "reward_basis": None, "reward_breakdown": None, "note": "No evaluation criteria"}
-    basis = list(criteria.get("reward_basis") or [])
+    basis = reward_basis(task)
     if needs_judge(task):
         raise NeedsJudge(f"task {task.get('id')} is graded on NL assertions, which need an LLM judge")
     env = env_reward(make_env, task, messages, solo_mode)
