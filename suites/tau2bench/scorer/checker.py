@@ -12,6 +12,7 @@ from typing import Any
 
 from pytest_toolbench.contract.suite import FORMAT_ERROR, NOT_SCORED, Case, Generation, Verdict
 
+from .decoding import NotATrajectory, decode_trajectory
 from .evaluation import NeedsJudge, evaluate
 from .gold import make_env_for
 
@@ -38,18 +39,15 @@ def _db_differences(gold, predicted, limit: int = 5) -> list[str]:
 def score(case: Case, generation: Generation) -> Verdict:
     task = case.payload["task"]
     try:
-        trajectory = json.loads(generation.recorded())
-        messages = trajectory["messages"]
-        termination = trajectory.get("termination_reason", "agent_stop")
-        if not isinstance(messages, list):
-            raise TypeError("messages is not a list")
-    except (ValueError, TypeError, KeyError) as error:
+        messages, termination = decode_trajectory(generation.recorded())
+    except NotATrajectory as error:
         return Verdict(False, FORMAT_ERROR, f"not a τ²-bench trajectory: {error}", counts={"reward": 0.0})
     try:
         info = evaluate(make_env_for(case), task, messages, termination)
     except NeedsJudge as error:
         return Verdict(False, NOT_SCORED, f"{error}: not scored without a judge")
-    except (ValueError, AssertionError) as error:  # the trajectory cannot be replayed (upstream raises too)
+    except (ValueError, AssertionError, TypeError, KeyError, AttributeError) as error:
+        # the trajectory cannot be replayed (upstream raises too): malformed calls, results that differ
         return Verdict(False, "replay_error", f"the trajectory cannot be replayed: {error}", counts={"reward": 0.0})
     reward = info["reward"]
     breakdown = info.get("reward_breakdown") or {}
