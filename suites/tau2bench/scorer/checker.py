@@ -8,30 +8,37 @@ gold run's), the communicate strings missing, the gold actions not taken, the en
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Mapping
 
 from pytest_toolbench.contract.suite import FORMAT_ERROR, NOT_SCORED, Case, Generation, Verdict
 
 from .decoding import NotATrajectory, decode_trajectory
 from .evaluation import NeedsJudge, evaluate
 from .gold import make_env_for
+from .toolkit import Table
+
+
+def _text_of(table: Any, key: str) -> str | None:
+    if isinstance(table, Table):
+        return table.text_of(key)
+    return json.dumps(table[key], sort_keys=True, default=str) if key in table else None
 
 
 def _db_differences(gold, predicted, limit: int = 5) -> list[str]:
+    """The records (table and key) whose content differs between the gold and the predicted databases."""
     lines = []
     for side, a, b in (("agent", gold.tools, predicted.tools), ("user", gold.user_tools, predicted.user_tools)):
         if a is None or b is None:
             continue
         for table in a.db:
             left, right = a.db[table], b.db.get(table)
-            if left == right:
-                continue
-            if isinstance(left, dict) and isinstance(right, dict):
+            if isinstance(left, Mapping) and isinstance(right, Mapping):
                 for key in sorted(set(left) | set(right)):
-                    if left.get(key) != right.get(key):
-                        lines.append(f"{side} db {table}[{key}]: gold {json.dumps(left.get(key))[:300]} != "
-                                     f"yours {json.dumps(right.get(key))[:300]}")
-            else:
+                    mine, theirs = _text_of(right, key), _text_of(left, key)
+                    if mine != theirs:
+                        lines.append(f"{side} db {table}[{key}]: gold {(theirs or 'absent')[:300]} != "
+                                     f"yours {(mine or 'absent')[:300]}")
+            elif left != right:
                 lines.append(f"{side} db {table} differs")
     return lines[:limit] + ([f"... {len(lines) - limit} more"] if len(lines) > limit else [])
 

@@ -19,6 +19,7 @@ import hashlib
 import inspect
 import json
 import re
+from collections.abc import MutableMapping
 from typing import Any, Callable, Mapping
 
 from .models import ANY, REQUIRED, Choice, DictOf, Lit, ListOf, Model, Opt, coerce
@@ -236,11 +237,11 @@ class ToolKit:
 
     def update_db(self, update: Mapping[str, Any] | None) -> None:
         """``update_pydantic_model_with_dict``: a deep merge of ``update`` into the records, then re-validated."""
-        merged = _deep_merge(copy.deepcopy(self.db), update or {})
+        merged = _deep_merge(copy.deepcopy(plain_db(self.db)), update or {})
         self.db = coerce(self.db_model, merged)
 
     def db_hash(self) -> str:
-        return dict_hash(self.db)
+        return hashlib.sha256(db_json(self.db).encode()).hexdigest()
 
 
 def _deep_merge(target: dict, update: Mapping) -> dict:
@@ -289,3 +290,95 @@ class Record:
 
     def dump(self) -> Any:
         return copy.deepcopy(self.data)
+
+
+class Table(MutableMapping):
+    """One top-level table of a database (``flights``, ``users``, ...), copy-on-access over records shared by every
+    environment of the process: a record is decoded from its canonical JSON text the first time it is read, and
+    the table's part of the hash reuses the shared sorted text of every record never read. Behaves as the dict
+    upstream's model holds (same keys, same order, new keys last)."""
+
+    def __init__(self, base: "TableBase"):
+        self._base = base
+        self._own: dict[str, Any] = {}
+        self._order = list(base.texts)
+        self._gone: set[str] = set()
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._own or (key in self._base.texts and key not in self._gone)
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self._own:
+            return self._own[key]
+        if key in self._base.texts and key not in self._gone:
+            value = self._own[key] = json.loads(self._base.texts[key])
+            return value
+        raise KeyError(key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if key not in self:
+            self._order.append(key)
+        self._gone.discard(key)
+        self._own[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        if key not in self:
+            raise KeyError(key)
+        self._own.pop(key, None)
+        self._gone.add(key)
+        self._order.remove(key)
+
+    def __iter__(self):
+        return iter(list(self._order))
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Table) and other._base is self._base and not self._own and not other._own \
+                and self._gone == other._gone:
+            return True
+        return isinstance(other, Mapping) and dict(self.items()) == dict(other.items())
+
+    def sorted_json(self) -> str:
+        """``json.dumps(table, sort_keys=True, default=str)``, built from the shared texts of unread records."""
+        parts = []
+        for key in sorted(self._order):
+            text = (json.dumps(self._own[key], sort_keys=True, default=str) if key in self._own
+                    else self._base.sorted_texts[key])
+            parts.append(f"{json.dumps(key)}: {text}")
+        return "{" + ", ".join(parts) + "}"
+
+    def text_of(self, key: str) -> str | None:
+        """The record's sorted JSON text (None when absent), without decoding a record never read."""
+        if key in self._own:
+            return json.dumps(self._own[key], sort_keys=True, default=str)
+        return self._base.sorted_texts[key] if key in self else None
+
+    def plain(self) -> dict[str, Any]:
+        return {key: self[key] for key in self._order}
+
+
+class TableBase:
+    """The shared, read-only canonical records of one table: each as JSON text in field order (decoded on access)
+    and with sorted keys (for the hash)."""
+
+    def __init__(self, records: Mapping[str, Any]):
+        self.texts = {key: json.dumps(value) for key, value in records.items()}
+        self.sorted_texts = {key: json.dumps(value, sort_keys=True, default=str) for key, value in records.items()}
+
+
+def db_json(db: Mapping[str, Any]) -> str:
+    """``json.dumps(db, sort_keys=True, default=str)`` of a database whose tables may be :class:`Table`\\ s."""
+    if not any(isinstance(value, Table) for value in db.values()):
+        return json.dumps(db, sort_keys=True, default=str)
+    parts = []
+    for key in sorted(db):
+        value = db[key]
+        text = value.sorted_json() if isinstance(value, Table) else json.dumps(value, sort_keys=True, default=str)
+        parts.append(f"{json.dumps(key)}: {text}")
+    return "{" + ", ".join(parts) + "}"
+
+
+def plain_db(db: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value.plain() if isinstance(value, Table) else value for key, value in db.items()}
