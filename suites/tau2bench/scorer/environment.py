@@ -89,7 +89,8 @@ class Environment:
         for call, message in pairs:
             if not self.has_tool(call["name"]) or not self.is_mutating_tool(call["name"]):
                 continue
-            content, _ = self.get_response(call["name"], call.get("arguments") or {}, call.get("requestor", "assistant"))
+            content, _ = self.get_response(call["name"], call.get("arguments") or {},
+                                           call.get("requestor", "assistant"))
             if _as_json(content) != _as_json(message.get("content")) and strict:
                 raise ValueError(f"Tool call:\n{call}\n\nReturned:\n{content}\n\nExpected:\n{message.get('content')}")
         self.sync_tools()

@@ -14,15 +14,16 @@ from typing import Callable
 from ..environment import Environment
 from ..models import DictOf, coerce
 from ..toolkit import Table, TableBase
-from . import airline, mock
+from . import airline, mock, retail
 
 #: domain -> (agent toolkit, its database file, user toolkit or None, the user's database file or None)
 DOMAINS = {
     "airline": (airline.AirlineTools, "db.json", None, None),
+    "retail": (retail.RetailTools, "db.json", None, None),
     "mock": (mock.MockTools, "db.json", mock.MockUserTools, "user_db.json"),
 }
 #: Domains upstream has that this suite does not implement yet.
-NOT_IMPLEMENTED = ("retail", "telecom", "banking_knowledge")
+NOT_IMPLEMENTED = ("telecom", "banking_knowledge")
 
 
 @functools.lru_cache(maxsize=8)
