@@ -106,3 +106,24 @@ def test_tool_schemas_come_from_signatures_and_docstrings():
     transfer = env.tools.tools()["transfer_to_human_agents"].openai_schema()["function"]["description"]
     assert transfer.startswith("Transfer the user to a human agent, with a summary of the user's issue.\n\nOnly "
                                "transfer if\n -  the user explicitly asks")
+
+
+def test_tau2_results_files_replay_to_the_same_rewards(tmp_path):
+    cases = _cases()
+    simulations = []
+    for case in cases.values():
+        gold = json.loads(scorer("tau2bench").gold_output(case))
+        for trial in (0, 1):
+            simulations.append({"task_id": case.payload["task"]["id"], "trial": trial,
+                                "termination_reason": "user_stop" if trial == 0 else "max_steps",
+                                "messages": gold["messages"]})
+    (tmp_path / "run.json").write_text(json.dumps({"info": {"environment_info": {"domain_name": "mock"}},
+                                                   "simulations": simulations}))
+    (tmp_path / "other.json").write_text("{not json")
+    outputs = scorer("tau2bench").replay_outputs(tmp_path)
+    assert set(outputs) == set(cases)
+    assert any("other.json" in str(problem) for problem in outputs.problems)
+    for case_id, text in outputs.items():
+        gold = _score(cases[case_id], json.loads(scorer("tau2bench").gold_output(cases[case_id])))
+        replayed = scorer("tau2bench").score(cases[case_id], Generation(text=text))
+        assert (replayed.passed, replayed.counts) == (gold.passed, gold.counts), case_id
