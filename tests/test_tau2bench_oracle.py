@@ -97,3 +97,24 @@ def test_the_tasks_left_out_of_the_oracle_are_those_graded_by_the_judge(oracle, 
     tasks = json.loads((DATA / "domains" / domain / "tasks.json").read_text())
     assert sorted(oracle.get("needs_judge", [])) == sorted(t["id"] for t in tasks if evaluation.needs_judge(t))
     assert len(oracle["tasks"]) + len(oracle.get("needs_judge", [])) == len(tasks)
+
+
+def test_a_failing_airline_item_says_which_part_failed_and_why():
+    """The explanation names the part of the reward that failed and what is missing."""
+    from pytest_toolbench.contract.suite import Generation, SuiteContext
+
+    suite = import_scorer(str(SUITE), "")
+    context = SuiteContext(DATA, {"options": {"domains": ["airline"], "split": "base"}, "name": "tau2bench"})
+    cases = {case.case_id: case for case in suite.load_cases(context)}
+    case = next(c for c in cases.values() if c.payload["task"]["evaluation_criteria"].get("communicate_info"))
+    gold = json.loads(suite.gold_output(case))
+    silent = dict(gold, messages=gold["messages"][:-1] + [{"role": "assistant", "content": "Done."}])
+    verdict = suite.score(case, Generation(text=json.dumps(silent)))
+    assert not verdict.passed and verdict.error_type == "reward_communicate"
+    assert "COMMUNICATE: not said by the agent" in verdict.explanation
+    assert verdict.counts == {"reward": 0.0, "reward_db": 1.0, "reward_communicate": 0.0}
+    booking = next(c for c in cases.values()
+                   if any(a["name"] == "book_reservation" for a in c.payload["task"]["evaluation_criteria"]["actions"]))
+    gold = json.loads(suite.gold_output(booking))
+    verdict = suite.score(booking, Generation(text=json.dumps(dict(gold, messages=gold["messages"][-1:]))))
+    assert verdict.error_type.startswith("reward_db") and "reservations[HATHAT]: gold {" in verdict.explanation

@@ -22,8 +22,6 @@ DOMAINS = {
     "retail": (retail.RetailTools, "db.json", None, None),
     "mock": (mock.MockTools, "db.json", mock.MockUserTools, "user_db.json"),
 }
-#: Domains upstream has that this suite does not implement yet.
-NOT_IMPLEMENTED = ("telecom", "banking_knowledge")
 
 
 @functools.lru_cache(maxsize=8)
