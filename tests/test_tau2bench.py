@@ -127,3 +127,16 @@ def test_tau2_results_files_replay_to_the_same_rewards(tmp_path):
         gold = _score(cases[case_id], json.loads(scorer("tau2bench").gold_output(cases[case_id])))
         replayed = scorer("tau2bench").score(cases[case_id], Generation(text=text))
         assert (replayed.passed, replayed.counts) == (gold.passed, gold.counts), case_id
+
+
+def test_the_average_reward_leaves_out_and_names_what_was_not_scored():
+    from pytest_toolbench.contract.suite import NOT_SCORED, CaseRecord
+
+    records = [CaseRecord("tau2bench", "retail_0", "retail", True, counts={"reward": 1.0}),
+               CaseRecord("tau2bench", "retail_1", "retail", False, "reward_db", counts={"reward": 0.0}),
+               CaseRecord("tau2bench", "retail_2", "retail", False, NOT_SCORED, keywords=("needs_judge",)),
+               CaseRecord("tau2bench", "retail_3", "retail", False, NOT_SCORED)]
+    overall = scorer("tau2bench").aggregate(records)[0]
+    assert (overall.value, overall.correct, overall.total) == (0.5, 1.0, 2)
+    assert overall.incomplete == ("1 task(s) not scored (NL assertions need a judge); 1 task(s) not generated "
+                                  "(generation with a model is not implemented yet)")

@@ -11,7 +11,15 @@ def _mean(results, name, group) -> Metric:
     scored = [r for r in results if r.error_type != NOT_SCORED]
     total = len(scored)
     reward = sum(float(r.counts.get("reward", 0.0)) for r in scored)
-    note = f"{len(results) - total} task(s) not scored (NL assertions need a judge)" if total < len(results) else ""
+    skipped = [r for r in results if r.error_type == NOT_SCORED]
+    judged = sum(1 for r in skipped if "needs_judge" in r.keywords)
+    notes = []
+    if judged:
+        notes.append(f"{judged} task(s) not scored (NL assertions need a judge)")
+    if len(skipped) > judged:
+        notes.append(f"{len(skipped) - judged} task(s) not generated (generation with a model is not implemented "
+                     "yet)")
+    note = "; ".join(notes)
     return Metric(name, reward / total if total else None, reward, total, group=group,
                   formula="mean of the task rewards (upstream's average reward, pass^1)", incomplete=note)
 
