@@ -140,3 +140,16 @@ def test_the_average_reward_leaves_out_and_names_what_was_not_scored():
     assert (overall.value, overall.correct, overall.total) == (0.5, 1.0, 2)
     assert overall.incomplete == ("1 task(s) not scored (NL assertions need a judge); 1 task(s) not generated "
                                   "(generation with a model is not implemented yet)")
+
+
+def test_the_core_hands_the_backend_to_a_two_parameter_unavailable():
+    from pytest_toolbench.run.generation import unavailable
+
+    seen = []
+    one = SimpleNamespace(interactive=True, benchmark=SimpleNamespace(unavailable=lambda case: seen.append(case)))
+    two = SimpleNamespace(interactive=True,
+                          benchmark=SimpleNamespace(unavailable=lambda case, backend: seen.append((case, backend))))
+    backend = SimpleNamespace(capabilities=BackendCapabilities())
+    unavailable(one, "case", backend)
+    unavailable(two, "case", backend)
+    assert seen == ["case", ("case", backend)]
