@@ -442,7 +442,8 @@ class InteractiveBenchmark(Benchmark, Protocol):
     Optionally ``unavailable(case) -> str | None``: why this case's conversation cannot run on this machine (a
     live API key or an optional dependency it needs is missing), naming what to supply. Such a case is not
     generated; its item is skipped with that reason (``NOT_SCORED``), unless a backend hands out finished outputs
-    (a replay is always scored)."""
+    (a replay is always scored). ``unavailable(case, backend)`` (two parameters) is also given the run's backend
+    (None on an xdist worker of an engine run), for a suite that only some backends can converse with yet."""
 
     def conversation(self, case: Case) -> Conversation: ...
 

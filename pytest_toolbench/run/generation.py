@@ -11,6 +11,7 @@ generated in one batch, tool calls execute on CPU, then the next round starts. B
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import itertools
 import json
 import threading
@@ -110,11 +111,24 @@ class Unavailable(Exception):
 
 
 def unavailable(suite: Any, case: Case, backend: Any = None) -> str | None:
-    """Why the case's conversation cannot run on this machine, or None (also None when it does not converse)."""
+    """Why the case's conversation cannot run on this machine, or None (also None when it does not converse).
+
+    A benchmark's ``unavailable(case, backend)`` (two parameters) is also told the run's backend: None on an xdist
+    worker of an engine run (the engine is the controller's), else the backend object (``name``, ``capabilities``)
+    -- for a suite whose conversations only the gold backend can hold yet (τ²-bench)."""
     decide = getattr(suite.benchmark, "unavailable", None)
     if not callable(decide) or not converses(suite, case, backend):
         return None
-    return decide(case)
+    return decide(case, backend) if _takes_backend(decide) else decide(case)
+
+
+def _takes_backend(function: Callable) -> bool:
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in parameters)
 
 
 def run_case(case: Case, suite: Any, answer: Callable[[Task], Generation], max_tokens: int | None,

@@ -1,0 +1,18 @@
+"""τ²-bench (sierra-research/tau2-bench 1.0.1) as a pytest-toolbench suite: the environments and the grading.
+
+Modules: ``models`` (records as upstream's pydantic models shape them), ``toolkit`` (tools, schemas from
+signatures and docstrings, result texts, hashing), ``environment`` (tool calls, replay, hashes), ``domains``
+(airline, mock; the registry says which are implemented), ``arithmetic`` (the ``calculate`` tool without ``eval``),
+``evaluation`` (upstream's reward), ``loading``, ``gold``, ``checker``, ``aggregation``, ``replay`` and ``prompt``
+(the conversation: held by the gold backend only; any other conversing backend is refused per item).
+"""
+
+from .aggregation import aggregate
+from .checker import score
+from .gold import gold_output
+from .loading import load_cases, run_info
+from .prompt import build_request, conversation, gold_reply, unavailable
+from .replay import replay_outputs
+
+__all__ = ["load_cases", "build_request", "gold_output", "score", "aggregate", "replay_outputs", "run_info",
+           "conversation", "gold_reply", "unavailable"]

@@ -1,0 +1,1 @@
+"""τ²-bench's domains: each one's records (``models``), tools and environment factory."""

@@ -1,0 +1,56 @@
+"""Which domains are implemented, and their environments built over the data folder's databases.
+
+A database is read, validated and made canonical once per process and data folder; every environment gets its
+own copy of it, each table a copy-on-access :class:`~..toolkit.Table` over the shared canonical records (upstream
+builds each environment from the file: the same values, without re-reading 7 MB per environment)."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Callable
+
+from ..environment import Environment
+from ..models import DictOf, coerce
+from ..toolkit import Table, TableBase
+from . import airline, mock, retail
+
+#: domain -> (agent toolkit, its database file, user toolkit or None, the user's database file or None)
+DOMAINS = {
+    "airline": (airline.AirlineTools, "db.json", None, None),
+    "retail": (retail.RetailTools, "db.json", None, None),
+    "mock": (mock.MockTools, "db.json", mock.MockUserTools, "user_db.json"),
+}
+
+
+@functools.lru_cache(maxsize=8)
+def _canonical(path: str, kit: type) -> tuple[dict, str]:
+    """The shared tables (``DictOf`` fields) and the JSON text of the other fields."""
+    with open(path, encoding="utf-8") as handle:
+        raw = json.load(handle)
+    db = coerce(kit.db_model, raw)
+    kinds = {name: kind for name, kind, _, _ in kit.db_model.fields}
+    tables = {name: TableBase(value) for name, value in db.items() if isinstance(kinds[name], DictOf)}
+    rest = {name: value for name, value in db.items() if name not in tables}
+    return tables, json.dumps(rest)
+
+
+def _fresh(kit: type, path: Path):
+    tables, rest = _canonical(str(path), kit)
+    others = json.loads(rest)
+    instance = kit.__new__(kit)
+    instance.db = {name: Table(tables[name]) if name in tables else others[name]
+                   for name, _, _, _ in kit.db_model.fields}
+    return instance
+
+
+def environment_factory(domain: str, domain_dir: Path) -> Callable[..., Environment]:
+    """``make_env(solo_mode=False)``: a fresh environment of ``domain`` over the files in ``domain_dir``."""
+    tools, db_file, user_tools, user_db_file = DOMAINS[domain]
+
+    def make_env(solo_mode: bool = False) -> Environment:
+        user = _fresh(user_tools, domain_dir / user_db_file) if user_tools is not None else None
+        return Environment(domain, _fresh(tools, domain_dir / db_file), user, solo_mode=solo_mode)
+
+    return make_env

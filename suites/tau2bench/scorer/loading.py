@@ -1,0 +1,62 @@
+"""τ²-bench's tasks -> cases: ``domains/<domain>/tasks.json`` of the data folder (upstream ``data/tau2/``), the
+split of ``split_tasks.json`` named by the ``split`` option (upstream's default ``base``: every airline and mock
+task), one case per task, its category the domain."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pytest_toolbench.contract.errors import DataError
+from pytest_toolbench.contract.suite import Case, SuiteContext
+
+from .evaluation import needs_judge, reward_basis
+
+DOMAIN_ORDER = ("airline", "retail", "telecom", "banking_knowledge", "mock")
+
+
+def domain_dir(data_dir: Path, domain: str) -> Path:
+    return Path(data_dir) / "domains" / domain
+
+
+def case_id_for(domain: str, task_id: str) -> str:
+    return f"{domain}_{task_id}"
+
+
+def _read(path: Path) -> Any:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError) as error:
+        raise DataError(path, f"cannot read: {error}") from None
+
+
+def load_cases(context: SuiteContext) -> list[Case]:
+    options = context.options
+    split = options.get("split", "base")
+    cases = []
+    for domain in [d for d in DOMAIN_ORDER if d in (options.get("domains") or ())]:
+        folder = domain_dir(context.data_dir, domain)
+        if not folder.is_dir():
+            continue  # the shipped samples hold the mock domain only
+        tasks = _read(folder / "tasks.json")
+        splits_file = folder / "split_tasks.json"
+        if splits_file.is_file():
+            splits = _read(splits_file)
+            if split not in splits:
+                raise DataError(splits_file, f"no split {split!r} (splits: {', '.join(sorted(splits))})")
+            wanted = set(splits[split])
+            tasks = [task for task in tasks if task["id"] in wanted]
+        for task in tasks:
+            basis = reward_basis(task)
+            keywords = tuple(f"reward_{b.lower()}" for b in basis) + (("needs_judge",) if needs_judge(task) else ())
+            cases.append(Case(case_id_for(domain, task["id"]), domain, {"domain": domain, "task": task},
+                              keywords))
+    return context.bind(cases)
+
+
+def run_info(context: SuiteContext) -> dict[str, str]:
+    options = context.options
+    return {"tau2bench": f"domains {', '.join(options.get('domains') or ())}, split {options.get('split', 'base')}; "
+                         "gold and replay only (no generation with a model yet)"}
