@@ -86,7 +86,7 @@ def _json_calls_in_tags(text: str) -> list:
     for body in re.findall(r"<tool_call>\n(.*?)\n</tool_call>", text, re.DOTALL):
         try:
             found.append(json.loads(body))
-        except ValueError:
+        except (ValueError, RecursionError):  # upstream: ``except Exception`` (10,000-deep nesting included)
             pass
     return found
 
