@@ -107,3 +107,80 @@ def test_the_corpus_is_seeded_and_round_trips_its_raw_bytes(tmp_path):
     assert hostile_corpus.read_corpus(path) == one
     payloads = {r["payload"] for r in one}
     assert {"huge_int", "deep_list", "lone_surrogate", "truncated", "megabyte_reply", "nul", "invalid_utf8"} <= payloads
+
+
+# -- issue 40 item 5: where a developer looks -----------------------------------------------------------------------
+
+def test_a_failure_line_shows_the_start_of_the_output_beside_the_decoded_calls():
+    from pytest_toolbench.contract.suite import CaseRecord
+    from pytest_toolbench.report.failures import OUTPUT_PREVIEW, failure_line
+
+    hostile = "[get_weather(city='\x00\nParis\ud800')]" + "x" * 500
+    line = failure_line(CaseRecord("bfcl", "simple_python_0", "simple_python", False, "ast_decoder:decoder_failed",
+                                   output=hostile, explanation="Invalid syntax.\nFailed to decode",
+                                   decoded=[{"get_weather": {"city": "Paris"}}]))
+    assert "\n" not in line
+    assert line.startswith("bfcl::simple_python_0: ast_decoder:decoder_failed: Invalid syntax. / Failed to decode "
+                           '| output: "[get_weather(city=\'\\u0000\\nParis\\ud800\')]xxx')
+    assert f"… ({len(hostile):,} characters) | decoded: " + '[{"get_weather": {"city": "Paris"}}]' in line
+    assert line.encode("utf-8")  # writable on any terminal
+    assert len(line) < 400 and OUTPUT_PREVIEW == 80
+    empty = failure_line(CaseRecord("bfcl", "c", "simple_python", False, "e", explanation="why"))
+    assert empty == "bfcl::c: e: why | output: (empty)"
+
+
+def _suite(name):
+    from pytest_toolbench.run.summary import SuiteSummary
+
+    return SuiteSummary(name, name.upper(), {"description": f"{name} data"}, 2, 1, [], {}, {}, {})
+
+
+def _header(**extra):
+    prompt_format = {"suites": {"bfcl": {"renderer": "bfcl-handler:QwenFCHandler"},
+                                "acebench": {"renderer": "chat-template"}}}
+    return {"backend": "vllm", "model": "/ckpt", "mode": "prompt",
+            "fingerprint": {"prompt_format": prompt_format},
+            "sampling": {"temperature": 0.001, "sent": {"bfcl": {"requests": 2}, "acebench": {"requests": 3}}},
+            **extra}
+
+
+def test_the_run_header_names_the_bfcl_row_or_says_there_is_none():
+    from pytest_toolbench.report import markdown, terminal
+    from pytest_toolbench.report.facts import NO_ROW, run_facts
+    from pytest_toolbench.report.run_report import build
+    from pytest_toolbench.run.summary import RunSummary
+
+    row = {"row": "Qwen/Qwen3-0.6B-FC", "handler": "QwenFCHandler", "mode": "FC", "matched": "named", "note": "."}
+    named = RunSummary(header=_header(bfcl_row=row), suites=[_suite("bfcl")])
+    expected = "Qwen/Qwen3-0.6B-FC (QwenFCHandler, FC; named by --toolbench-bfcl-model)"
+    assert f"bfcl row: {expected}" in terminal.render(build(named))
+    assert ("BFCL row", expected) in run_facts(named)
+    assert f"| BFCL row | {expected} |" in markdown.render(build(named)).splitlines()
+    none = {"row": None, "handler": None, "mode": None, "matched": "none", "note": "."}
+    chat = RunSummary(header=_header(bfcl_row=none), suites=[_suite("bfcl")])
+    assert any(line.startswith(f"bfcl row: {NO_ROW}") for line in terminal.render(build(chat)))
+    replay = RunSummary(header={"backend": "replay", "replay": "results/"}, suites=[_suite("bfcl")])
+    assert any(line.startswith(f"bfcl row: {NO_ROW} (replayed outputs") for line in terminal.render(build(replay)))
+    # no BFCL suite ran, or the reference answers: no row line
+    assert not any(line.startswith("bfcl row") for line in terminal.render(
+        build(RunSummary(header=_header(bfcl_row=row), suites=[_suite("acebench")]))))
+    assert not any(line.startswith("bfcl row") for line in terminal.render(
+        build(RunSummary(header={"backend": "gold"}, suites=[_suite("bfcl")]))))
+
+
+def test_the_markdown_and_html_run_tables_describe_only_the_suites_that_ran():
+    from pytest_toolbench.report import html, markdown
+    from pytest_toolbench.report.facts import run_facts
+    from pytest_toolbench.report.run_report import build
+    from pytest_toolbench.run.summary import RunSummary
+
+    summary = RunSummary(header=_header(), suites=[_suite("bfcl")])
+    facts = dict(run_facts(summary))
+    assert facts["Prompt format"] == "bfcl: bfcl-handler:QwenFCHandler"  # no acebench, no "other suites"
+    assert "Sent (bfcl)" in facts and "Sent (acebench)" not in facts
+    text = markdown.render(build(summary))
+    assert "acebench" not in text
+    page = html.summary_html(build(summary))
+    assert "acebench" not in page
+    both = dict(run_facts(RunSummary(header=_header(), suites=[_suite("bfcl"), _suite("nestools")])))
+    assert both["Prompt format"] == "bfcl: bfcl-handler:QwenFCHandler; other suites: chat-template"
