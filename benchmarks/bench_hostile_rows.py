@@ -240,9 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     paths = set(args.paths.split(","))
     corpus = hostile_corpus.corpus(args.seed)
     handlers = row_per_handler()
-    if args.rows:
-        wanted = set(args.rows.split(","))
-        handlers = {h: r for h, r in handlers.items() if r in wanted}
+    if args.rows:  # in the order given
+        wanted = args.rows.split(",")
+        handlers = {h: r for r in wanted for h, named in handlers.items() if named == r}
     work = args.work or Path(tempfile.mkdtemp(prefix="hostile-rows-"))
     corpus_file = work / "corpus.jsonl"
     work.mkdir(parents=True, exist_ok=True)
@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
         shim.mkdir(parents=True, exist_ok=True)
         (shim / "__init__.py").write_text(SHIM.format(here=str(HERE)))
     totals = {"crashes": 0, "hangs": 0, "lost": 0, "unexplained": 0, "parity_broken": 0}
-    for index, (handler, row) in enumerate(sorted(handlers.items())):
+    for index, (handler, row) in enumerate(handlers.items() if args.rows else sorted(handlers.items())):
         entry: dict = {"handler": handler}
         line = [f"{row} ({handler})"]
         if "decoder" in paths:
@@ -298,16 +298,21 @@ def main(argv: list[str] | None = None) -> int:
                 for key in ("crashes", "hangs", "lost", "unexplained"):
                     totals[key] += verdict[key]
                 totals["parity_broken"] += int(not verdict["parity"])
-                taken = all(r == row for r in verdict["bfcl_row"])
+                taken = verdict["bfcl_row"][:1] == [row]  # the serial run's header
+                headers = ("" if len(set(verdict["bfcl_row"])) <= 1 else
+                           f"; the run headers' bfcl_row differ (serial, -n 2): {verdict['bfcl_row']}")
                 line.append(f"{path}: {verdict['cases']} cases, {verdict['crashes']} crashes, {verdict['hangs']} "
                             f"hangs, {verdict['lost']} lost, {verdict['unexplained']} unexplained, "
                             f"{verdict['passed']} passed, parity {'yes' if verdict['parity'] else 'NO'}, "
-                            f"row {'taken' if taken else 'not taken: per-file decoding'} ({verdict['wall_s']} s)")
+                            f"row {'taken' if taken else 'not taken: per-file decoding'} ({verdict['wall_s']} s)"
+                            + headers)
                 for note in verdict["notes"][:1]:
                     line.append("    " + note.replace("\n", "\n    "))
             entry[path] = verdict
         figures["rows"][row] = entry
         print("\n  ".join(line), flush=True)
+        if args.json:  # after every row: a long run's figures so far
+            args.json.write_text(json.dumps(figures, indent=1, default=str), encoding="utf-8")
     figures["totals"] = totals
     print("TOTAL: " + ", ".join(f"{k} {v}" for k, v in totals.items()))
     if args.json:

@@ -184,3 +184,15 @@ def test_the_markdown_and_html_run_tables_describe_only_the_suites_that_ran():
     assert "acebench" not in page
     both = dict(run_facts(RunSummary(header=_header(), suites=[_suite("bfcl"), _suite("nestools")])))
     assert both["Prompt format"] == "bfcl: bfcl-handler:QwenFCHandler; other suites: chat-template"
+
+
+def test_the_endpoint_fails_only_the_request_its_renderer_cannot_write():
+    from pytest_toolbench.backends.openai_endpoint import OpenAIEndpointBackend
+
+    backend = OpenAIEndpointBackend("http://127.0.0.1:9/v1", "some-model", mode="prompt",
+                                    bfcl_row="mistralai/Ministral-8B-Instruct-2410")
+    bad = _task([{"role": "user", "content": "q"}, {"role": "assistant", "content": "[1, 2]"},
+                 {"role": "user", "content": "again"}])
+    generation = backend._complete(bad)  # no request is sent: the prompt cannot be written
+    assert generation.text == "" and generation.finish_reason == "error"
+    assert "could not be rendered: TypeError" in generation.parse_error
