@@ -25,9 +25,10 @@ Three paths, each printed per row and in total:
 
 For every pytest run: **crashes** (an exit status other than 0/1, ``INTERNALERROR`` or a traceback in the output),
 **hangs** (the run passing ``--timeout``), **lost cases** (a selected case with no record, or recorded ``not_run`` /
-``scorer_error``), **unexplained** failures (a failed case without a message), the cases passed (only where no
-call is the right answer: irrelevance) and **parity** (the serial run's records equal to the ``-n 2`` run's). The
-exit status is 1 when anything is counted.
+``scorer_error``), **unexplained** failures (a failed case without a message), the cases passed (expected only
+where no call is the right answer, irrelevance, or any call is, relevance; others are listed as
+``passed_elsewhere``) and **parity** (the serial run's records equal to the ``-n 2`` run's). The exit status is 1
+when anything is counted.
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ SINGLE_TURN = ("simple_python", "simple_java", "simple_javascript", "multiple", 
 CONVERSATIONS = (("multi_turn_base", "multi_turn_base", "multi_turn_base"),
                  ("multi_turn_miss_func", "multi_turn_miss_func", "multi_turn_miss_func"),
                  ("memory_kv", "memory", "memory"), ("web_search_base", "web_search", "web_search"))
-NO_CALL_RIGHT = ("irrelevance", "live_irrelevance")
+#: categories a hostile output may pass: no call is right (irrelevance), any call is right (relevance)
+LENIENT = ("irrelevance", "live_irrelevance", "live_relevance")
 SHIM = "import sys\nsys.path.insert(0, {here!r})\nfrom stub_engine import *  # noqa: F401,F403\n" \
        "from stub_engine import LLM, SamplingParams  # noqa: F401\n__version__ = 'stub'\n"
 
@@ -205,7 +207,7 @@ def judge(runs: list[dict], selected: list[str]) -> dict:
                                      sum(1 for case in failed if not (case.get("message") or "").strip()))
         passed = [case["case_id"] for case in by_id.values() if case.get("passed")]
         verdict["passed"] = max(verdict["passed"], len(passed))
-        verdict["passed_not_irrelevance"] = [c for c in passed if not c.startswith(NO_CALL_RIGHT)][:5]
+        verdict["passed_elsewhere"] = [c for c in passed if not c.startswith(LENIENT)][:5]
     complete = [r for r in runs if not r.get("hang") and r.get("cases")]
     verdict["parity"] = len(complete) == 2 and complete[0]["cases"] == complete[1]["cases"]
     verdict["bfcl_row"] = [(r.get("bfcl_row") or {}).get("row") for r in runs if not r.get("hang")]
