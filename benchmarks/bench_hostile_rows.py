@@ -8,9 +8,9 @@ surrogates, truncated calls, 1 MB replies, NUL bytes, bytes that are not UTF-8 i
 
 Three paths, each printed per row and in total:
 
-* ``decoder``: every corpus output through the row's recorder and its ``decode_ast`` (single turn) and
-  ``decode_execute`` (a multi-turn step), in process, as the BFCL scorer calls them
-  (``scorer/handler_path.py``). Counted: outputs that raise anything but the decoder failure the scorer scores
+* ``decoder``: every corpus output through the row's recorder and its ``decode_ast`` (single turn, in each of
+  BFCL's three languages: python, java, javascript) and ``decode_execute`` (a multi-turn step), in process, as the
+  BFCL scorer calls them (``scorer/handler_path.py``). Counted: outputs that raise anything but the decoder failure the scorer scores
   (crashes), the slowest decode.
 * ``replay``: ``bfcl generate``-style result files (``BFCL_v4_<category>_result.json``) holding the corpus, one output
   per single-turn case and per multi-turn / agentic step, the non-UTF-8 bytes raw in the file, replayed by pytest
@@ -93,11 +93,11 @@ def decoder_path(handler: str, corpus: list[dict], slow_s: float) -> dict:
     crashes, slowest, decoded, failed = [], (0.0, ""), 0, 0
     step = handler_path.step_decoder(handler)
     for record in corpus:
-        for kind in ("ast", "execute"):
+        for kind in ("ast python", "ast java", "ast javascript", "execute"):
             started = time.perf_counter()
             try:
-                if kind == "ast":
-                    handler_path.decode_single(handler, record["text"], "Python")
+                if kind.startswith("ast"):
+                    handler_path.decode_single(handler, record["text"], kind.split()[1])
                 else:
                     step(handler_path.recorded(handler, record["text"]))
                 decoded += 1
