@@ -196,3 +196,43 @@ def test_the_endpoint_fails_only_the_request_its_renderer_cannot_write():
     generation = backend._complete(bad)  # no request is sent: the prompt cannot be written
     assert generation.text == "" and generation.finish_reason == "error"
     assert "could not be rendered: TypeError" in generation.parse_error
+
+
+def _naive_closing(tokens, index, opens, closes):
+    depth = 0
+    for position in range(index, len(tokens)):
+        text = tokens[position].text
+        if text in opens:
+            depth += 1
+        elif text in closes:
+            depth -= 1
+            if depth == 0:
+                return position
+    return None
+
+
+def test_the_look_ahead_for_arrow_functions_and_lambdas_finds_the_same_bracket_in_one_pass():
+    """The JavaScript arrow-function and Java lambda look-ahead scanned to the matching bracket from every nesting
+    level (a 1 MB reply of nested parentheses: minutes); the one-pass table finds the very same token."""
+    import random
+
+    from pytest_toolbench.suites.bfcl.scorer.decoders.common import Token, TokenStream
+
+    draw = random.Random(7)
+    for _ in range(300):
+        texts = [draw.choice(["(", ")", "[", "]", "{", "}", "x", "=>", "'('"]) for _ in range(draw.randrange(1, 40))]
+        tokens = [Token("op", text, i, i + 1) for i, text in enumerate(texts)] + [Token("eof", "", 99, 99)]
+        stream = TokenStream(tokens)
+        for index, text in enumerate(texts):
+            if text == "(":
+                assert stream.closing(index) == _naive_closing(tokens, index, ("(", "[", "{"), (")", "]", "}"))
+                assert stream.closing(index, "(", ")") == _naive_closing(tokens, index, ("(",), (")",))
+
+
+@pytest.mark.parametrize("language", ["javascript", "java"])
+def test_deeply_nested_parentheses_are_a_decoder_failure(language):
+    from pytest_toolbench.suites.bfcl.scorer.decoding import DecodeError, decode
+
+    with pytest.raises(DecodeError, match="nested too deeply"):
+        decode("(" * 20_000 + ")" * 20_000, language)
+    assert decode("[f(a=(x) => x)]" if language == "javascript" else "[f(a=(x) -> x)]", language)
