@@ -22,6 +22,11 @@ Answers: ``max_tokens`` token ids drawn from a generator seeded by the prompt's 
 answers, as under greedy decoding; a random-weight model never stops early, so every answer ends on "length"),
 decoded with the model's tokenizer in the front end as vLLM's output processor does. The figures (steps, tokens,
 busy and idle seconds, host CPU) go to the JSON file named by ``TOOLBENCH_STUB_RECORD`` when the process exits.
+
+Hostile answers (``benchmarks/bench_hostile_rows.py``): with ``TOOLBENCH_STUB_ANSWERS`` naming a corpus written by
+``benchmarks/hostile_corpus.py``, each request is answered with one of its texts instead (chosen by the same
+prompt-seeded draw, finish reason "stop"), as they are: lone surrogates, NUL bytes, 1 MB, the characters standing
+for bytes that are not UTF-8.
 """
 
 from __future__ import annotations
@@ -280,6 +285,17 @@ class LLMEngine:
         pass
 
 
+def _answers() -> list[str]:
+    """The hostile corpus's texts (``TOOLBENCH_STUB_ANSWERS``), bytes that are not UTF-8 read as ``surrogateescape``
+    characters as the corpus writes them; none without the variable."""
+    path = os.environ.get("TOOLBENCH_STUB_ANSWERS")
+    if not path:
+        return []
+    with open(path, "rb") as handle:
+        lines = handle.read().decode("utf-8", "surrogateescape").splitlines()
+    return [json.loads(line)["text"] for line in lines if line]
+
+
 class LLM:
     """``vllm.LLM``'s surface the plugin uses. Its start-up sleeps ``TOOLBENCH_STUB_START_S`` seconds (latency mode;
     the real engine's start-up is a while of GPU work during which the host is free) after loading the tokenizer."""
@@ -302,10 +318,15 @@ class LLM:
         self.record.started_at = 0.0 if latency else time.monotonic()  # latency mode: the virtual clock's zero
         self.record.cpu_at_start = 0.0 if latency else time.process_time()
         self._counter = 0
+        self.answers = _answers()
         atexit.register(self._write_record)
 
     def answer(self, request: _Request) -> RequestOutput:
         draw = random.Random(hash(tuple(request.prompt)))  # ints hash the same in every process
+        if self.answers:
+            text = self.answers[draw.randrange(len(self.answers))]
+            ids = [self.vocabulary[draw.randrange(len(self.vocabulary))] for _ in range(min(8, request.max_tokens))]
+            return RequestOutput(request.request_id, request.prompt, [CompletionOutput(text, ids, "stop")])
         ids = [self.vocabulary[draw.randrange(len(self.vocabulary))] for _ in range(request.max_tokens)]
         text = self.tokenizer.decode(ids, skip_special_tokens=False)
         return RequestOutput(request.request_id, request.prompt, [CompletionOutput(text, ids, "length")])

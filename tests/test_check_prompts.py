@@ -86,3 +86,33 @@ def test_the_option_reports_and_exits_without_generating(pytester, tmp_path):
                                  "*check-prompts: OK*"])
     assert result.ret == 0
     assert "pre-generating" not in result.stdout.str() and "not_run" not in result.stdout.str()
+
+
+def test_a_row_whose_prompt_is_not_the_checkpoints_own_format_is_a_warning_not_ok(tmp_path):
+    """A Qwen2.5 checkpoint asked to be Qwen3-0.6B-FC: QwenFCHandler's first request is not what the Qwen2.5 template
+    writes (the format the checkpoint was trained on): a WARNING with its consequence, no "OK" line, exit 0."""
+    folder = checkpoint(tmp_path / "qwen25", "qwen2", "Qwen2.5-7B-Instruct.jinja")
+    report = check_prompts(VllmBackend(str(folder), bfcl_row="Qwen/Qwen3-0.6B-FC"), ["bfcl"])
+    (bfcl,) = report.suites
+    assert bfcl.official and bfcl.renderer == "bfcl-handler:QwenFCHandler"
+    assert bfcl.diffs["first request"]
+    lines = report.lines()
+    assert not any(line.startswith("check-prompts: OK") for line in lines)
+    (warning,) = [line for line in lines if line.startswith("check-prompts: WARNING: ")]
+    assert "BFCL row Qwen/Qwen3-0.6B-FC (QwenFCHandler)" in warning
+    assert f"({len(bfcl.diffs['first request'])} diff lines on the first request" in warning
+    assert "not trained on" in warning and "--toolbench-prompt-format=chat-template" in warning
+    assert not report.missing  # a warning, not a failure
+
+
+def test_the_end_to_end_check_ends_on_its_own_line_without_an_exit_banner(pytester, tmp_path):
+    shutil.copytree(REPO / "examples/echo_suite", pytester.path, dirs_exist_ok=True)
+    folder = checkpoint(tmp_path / "ckpt", "qwen2", "Qwen3-0.6B.jinja")
+    (folder / "model.safetensors").write_bytes(len(b"{}").to_bytes(8, "little") + b"{}")
+    result = pytester.runpytest("suites", "--toolbench-data=data", "-p", "no:randomly",
+                                f"--model={folder}", "--toolbench-check-prompts")
+    assert result.ret == 0
+    out = result.stdout.str() + result.stderr.str()
+    assert "check-prompts: OK" in out
+    assert "!!!" not in out and "Exit:" not in out and "Traceback" not in out
+    assert " passed" not in out and "PASSED" not in out  # no case ran

@@ -434,7 +434,14 @@ class OpenAIEndpointBackend(ModelBackend):
         handler = self.formats.handler_for(task.case.suite)
         label = _task_label(task)
         if handler is not None:
-            body, rule = self.completion_body(task, handler)
+            try:
+                body, rule = self.completion_body(task, handler)
+            except ToolbenchError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a handler renderer re-reading an earlier reply it cannot read
+                # fails this request, as upstream's inference fails that entry, never the whole run (vllm: batch.py)
+                return make_generation("", "error", 0, 0, parse_error=f"the prompt could not be rendered: "
+                                                                      f"{type(exc).__name__}: {str(exc)[:300]}")
             response = self._post(body, f"{self.base_url}/completions", label)
         else:
             body, rule = self.request_body(request), None

@@ -14,6 +14,9 @@ without a system message), plus the known traps found on them:
 
 The check passes (exit 0) when every selected suite gets its official renderer (a suite whose harness uses the chat
 template gets the template; BFCL gets the handler of a matched row or family); otherwise the list says which do not.
+Where the handler's text differs from the checkpoint's own chat template on the first request (the format the
+checkpoint was trained on: a Qwen2.5 checkpoint asked to be ``Qwen3-0.6B-FC``), the last lines are a WARNING with its
+consequence instead of "OK" (still exit 0: the run is faithful to the row, the figures are the row's).
 
 Loads the tokenizer (transformers) only to render the chat template; never starts an engine.
 """
@@ -60,6 +63,8 @@ class SuiteCheck:
     why_not: str | None = None
     diffs: dict[str, list[str]] = field(default_factory=dict)  # conversation -> unified diff lines (template vs handler)
     traps: list[str] = field(default_factory=list)
+    #: the handler's text differs from the checkpoint's own template on the first request: what that means
+    warning: str | None = None
 
 
 @dataclass
@@ -71,6 +76,10 @@ class CheckReport:
     @property
     def missing(self) -> list[SuiteCheck]:
         return [check for check in self.suites if not check.official]
+
+    @property
+    def warnings(self) -> list[str]:
+        return [check.warning for check in self.suites if check.warning]
 
     def lines(self, diff_lines: int = 12) -> list[str]:
         out = [f"check-prompts: model {self.model}"]
@@ -96,7 +105,8 @@ class CheckReport:
         if self.missing:
             out.append("check-prompts: FAILED: no official renderer for " + "; ".join(
                 f"{check.suite} ({check.why_not})" for check in self.missing))
-        else:
+        out.extend(f"check-prompts: WARNING: {warning}" for warning in self.warnings)
+        if not self.missing and not self.warnings:
             out.append(f"check-prompts: OK: every selected suite ({len(self.suites)}) gets its official renderer")
         return out
 
@@ -175,6 +185,25 @@ def duplicated_tools(backend: Any) -> str | None:
             "the system prompt already lists them") if count > 1 else None
 
 
+FIRST_REQUEST = next(iter(CONVERSATIONS))
+
+
+def _trained_format_warning(check: SuiteCheck, handler: handler_formats.HandlerFormat, row: Any) -> str | None:
+    """The warning when the handler's first request differs from the checkpoint's own chat template's, else None."""
+    diff = check.diffs.get(FIRST_REQUEST)
+    if not diff:
+        return None
+    who = (f"BFCL row {row.row} ({handler.handler})" if row is not None and row.row else handler.handler)
+    text = (f"{check.suite}: the prompt {who} writes differs from the checkpoint's own chat template, the format it "
+            f"was trained on ({len(diff)} diff lines on the {FIRST_REQUEST}, shown above): the model is asked in a "
+            f"format it was not trained on, so its {check.suite} figures are those of the row's protocol "
+            "(comparable with the board) and may sit well below what it does with its own template")
+    if row is not None and row.matched == "checkpoint id":
+        return text + "; the board prompted this model with the same text"
+    return text + ("; to see the difference, run again with --toolbench-prompt-format=chat-template (not comparable "
+                   "with the board)")
+
+
 def check_prompts(backend: Any, suites: list[str]) -> CheckReport:
     """The pre-flight report for ``suites`` as ``backend`` would answer them (a vllm or openai backend)."""
     formats = backend.prompt_formats() if callable(getattr(backend, "prompt_formats", None)) else \
@@ -225,6 +254,7 @@ def check_prompts(backend: Any, suites: list[str]) -> CheckReport:
             for name, text in template.items():
                 check.diffs[name] = _diff(text, rendered[name])
             check.traps.extend(handler_traps(handler, rendered, template))
+            check.warning = _trained_format_warning(check, handler, row_choice)
         if has_template:
             duplicate = duplicated_tools(backend)
             if duplicate:

@@ -33,6 +33,16 @@ _NOTE_ROOM = 64
 _SAFE_STR_BITS = 12_000  # about 3,600 decimal digits: below Python's 4,300-digit str() limit
 
 
+def utf8_text(text: str) -> str:
+    """``text`` encodable as UTF-8: its lone surrogates (which no UTF-8 channel, and no tokenizer, takes) written as
+    their ``\\udXXX`` escape text; any other text as it is."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def safe_text(text: str, limit: int = TEXT_LIMIT) -> str:
     """``text`` encodable as UTF-8 (lone surrogates as escape text) and at most ``limit`` characters (+ the note)."""
     if not isinstance(text, str):
@@ -41,10 +51,7 @@ def safe_text(text: str, limit: int = TEXT_LIMIT) -> str:
     cut = total > limit + _NOTE_ROOM  # the room keeps a cut text (limit + its note) as it is: idempotent
     if cut:
         text = text[:limit]
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    text = utf8_text(text)
     if cut:
         text += f"… [cut: {total:,} characters in all]"
     return text

@@ -73,6 +73,7 @@ class ToolbenchSession:
         self.generated = False  # xdist controller: pre-generation ran (once, for the first worker's selection)
         self.summary: Any = None  # the RunSummary, built once at session finish
         self.finished: FinishedRun | None = None  # what the run ended with, once the session finished
+        self.check_prompts_status: int | None = None  # --toolbench-check-prompts in a single process: the exit status
 
     # -- configure ---------------------------------------------------------------------------------------------
     @classmethod
@@ -218,8 +219,14 @@ class ToolbenchSession:
             one_line_failures(config, only_cases=bool(entries) and len(entries) == len(session.items)
                               and not session.testsfailed)
         if config.getoption("toolbench_check_prompts", False) and self.role != "worker":
-            run_check_prompts(toolbench, selected_cases(toolbench, session.items),
-                                            terminal_writer(config), self.forget_run)  # exits
+            # a single process: the report is the run, no test runs and no exit banner (an xdist controller exits)
+            self.check_prompts_status = run_check_prompts(
+                toolbench, selected_cases(toolbench, session.items), terminal_writer(config), self.forget_run,
+                end_plainly=self.role == "single")
+            if session.items:
+                config.hook.pytest_deselected(items=list(session.items))
+                session.items.clear()
+            return
         if self.role == "single":
             self.check_gates((suite, case) for _, suite, case, sample in selected_items(toolbench, session.items)
                              if not sample)
@@ -350,6 +357,9 @@ class ToolbenchSession:
         """Aggregate once, on the controller, before any terminal output (conftests see the summary through a
         hook); then the reporting ends the run: gates, files, the exit status."""
         config, toolbench = self.config, self.toolbench
+        if self.check_prompts_status is not None:  # --toolbench-check-prompts: its report was the run
+            session.exitstatus = self.check_prompts_status
+            return
         if self.role == "worker":
             # A worker's terminal summary is printed nowhere, yet pytest would still build its failures section (a
             # scan of every report per failure). The reports were all made already, so their tracebacks are

@@ -62,6 +62,29 @@ def _earlier_runs(runs: Any) -> str:
             f"{last.get('generation_s') or 0:.1f} s{rates}")
 
 
+#: the suites whose figures a BFCL leaderboard row stands behind (the rows are BFCL's)
+ROW_SUITES = ("bfcl",)
+NO_ROW = "no row: not comparable with the board"
+
+
+def bfcl_row_text(header: Mapping[str, Any], ran: Any) -> str | None:
+    """The BFCL row the run was prompted and decoded as (the header's ``bfcl_row``), or :data:`NO_ROW` with the
+    reason; None where no BFCL suite ran or the answers are the reference ones (gold)."""
+    if not set(ROW_SUITES) & set(ran) or header.get("backend") == "gold":
+        return None
+    choice = header.get("bfcl_row")
+    if not isinstance(choice, Mapping):
+        return NO_ROW + (" (replayed outputs decoded by the per-file rule; name the row with --toolbench-bfcl-model)"
+                         if header.get("backend") == "replay" else "")
+    if choice.get("row"):
+        how = {"named": "named by --toolbench-bfcl-model", "checkpoint id": "matched by the checkpoint id"}.get(
+            str(choice.get("matched")), str(choice.get("matched") or ""))
+        return f"{choice['row']} ({choice.get('handler')}, {choice.get('mode')}; {how})"
+    if choice.get("handler"):
+        return f"{NO_ROW} (the {choice['handler']} of the checkpoint's family, no row named or matched)"
+    return f"{NO_ROW} (the checkpoint's chat template; name a row with --toolbench-bfcl-model)"
+
+
 def run_facts(summary: RunSummary, options: Any = None) -> list[tuple[str, str]]:
     header: Mapping[str, Any] = summary.header
     fingerprint: Mapping[str, Any] = header.get("fingerprint") or {}
@@ -88,12 +111,20 @@ def run_facts(summary: RunSummary, options: Any = None) -> list[tuple[str, str]]
         shown = {**sampling, "temperature": "each suite's" if sampling.get("temperature", 0) is None
                  else sampling.get("temperature")}
         facts.append(("Sampling", ", ".join(f"{k}={v}" for k, v in shown.items() if v is not None)))
+    ran = [suite.name for suite in summary.suites]  # only the suites that ran are described
     for suite, record in sorted((sent or {}).items()):
-        facts.append((f"Sent ({suite})", sent_line(record)))
+        if suite in ran:
+            facts.append((f"Sent ({suite})", sent_line(record)))
     prompt_format = fingerprint.get("prompt_format") or {}
-    if prompt_format.get("suites"):
-        described = [f"{suite}: {entry.get('renderer')}" for suite, entry in sorted(prompt_format["suites"].items())]
-        facts.append(("Prompt format", "; ".join(described + ["other suites: chat-template"])))
+    described_suites = {suite: entry for suite, entry in (prompt_format.get("suites") or {}).items() if suite in ran}
+    if described_suites:
+        described = [f"{suite}: {entry.get('renderer')}" for suite, entry in sorted(described_suites.items())]
+        if set(ran) - set(described_suites):
+            described.append("other suites: chat-template")
+        facts.append(("Prompt format", "; ".join(described)))
+    row = bfcl_row_text(header, ran)
+    if row:
+        facts.append(("BFCL row", row))
     if header.get("replay_mode"):
         facts.append(("Replay mode", str(header["replay_mode"])))
     if header.get("user_simulator"):

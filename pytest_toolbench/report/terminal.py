@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from . import failures, leaderboard
 from .compare import baseline_label
-from .facts import generation_figures
+from .facts import bfcl_row_text, generation_figures
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, family_note, figures_text, format_test, untested_notes
 from .stats import ESTIMATE_INTERVALS_NOTE, INTERVALS_NOTE, count_interval, figure_notes, format_change, \
@@ -46,6 +46,9 @@ def render(report: "RunReport") -> list[str]:
     lines: list[str] = []
     header = summary.header
     lines.append(f"backend: {header.get('backend')}" + (f"  model: {header['model']}" if header.get("model") else ""))
+    row = bfcl_row_text(header, [suite.name for suite in summary.suites])
+    if row:
+        lines.append(f"bfcl row: {row}")
     if header.get("user_simulator"):
         lines.append(f"simulated user: {header['user_simulator']}")
     generation = generation_figures(header)

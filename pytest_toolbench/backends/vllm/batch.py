@@ -18,6 +18,7 @@ from pytest_toolbench.backends import sampling_record
 from pytest_toolbench.backends.common import make_generation
 from pytest_toolbench.backends.vllm.prompts import PromptPreparation
 from pytest_toolbench.backends.vllm.shims import completion_fields, is_cpu_build
+from pytest_toolbench.contract.errors import ToolbenchError
 from pytest_toolbench.contract.suite import Generation, Task
 from pytest_toolbench.parsing.tool_calls import ParseError, get_parser
 
@@ -187,11 +188,25 @@ class BatchPreparation(PromptPreparation):
                      context: int) -> tuple[list[int], list[tuple[int, Generation]]]:
         """Render and tokenize ``tasks[indices]`` into ``batch``; returns those the engine answers (longest prompt
         first) and those answered at once because their prompt does not fit ``context``."""
-        texts = [self.render(tasks[i]) for i in indices]
-        encoded = self.encode([tasks[i] for i in indices], texts)
         runnable: list[int] = []
         early: list[tuple[int, Generation]] = []
-        for index, text, ids in zip(indices, texts, encoded):
+        rendered: list[int] = []
+        texts: list[str] = []
+        for index in indices:
+            try:
+                texts.append(self.render(tasks[index]))
+                rendered.append(index)
+            except ToolbenchError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - see below
+                # A BFCL handler renderer re-reads the replies of earlier steps (QwenFC, Mistral, Arch...); a reply it
+                # cannot read fails this request, as upstream's inference fails that entry, never the whole run.
+                batch.results[index] = make_generation("", "error", 0, 0, [] if batch.parser else None,
+                                                       parse_error=f"the prompt could not be rendered: "
+                                                                   f"{type(exc).__name__}: {str(exc)[:300]}")
+                early.append((index, batch.results[index]))
+        encoded = self.encode([tasks[i] for i in rendered], texts)
+        for index, text, ids in zip(rendered, texts, encoded):
             batch.token_ids[index] = ids
             if getattr(self, "keep_prompts", False):  # the engine takes the token ids; the text is kept to read
                 batch.kept_prompts[index] = {"text": text, "token_ids": list(ids)}

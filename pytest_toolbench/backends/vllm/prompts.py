@@ -23,6 +23,7 @@ from pytest_toolbench.backends.suite_prompts import SuitePrompts
 from pytest_toolbench.backends.vllm.prompt_segments import SegmentedEncoder
 from pytest_toolbench.contract.errors import ToolbenchError
 from pytest_toolbench.contract.suite import Task
+from pytest_toolbench.contract.safe_values import utf8_text
 from pytest_toolbench.parsing.tool_calls import detect_parser
 
 
@@ -233,7 +234,10 @@ class PromptPreparation:
     def encode(self, tasks: Sequence[Task], texts: Sequence[str]) -> list[list[int]]:
         """Token ids of rendered prompts. A chat template writes its own BOS, so the text is tokenized without
         special tokens, except for a suite whose upstream sends the text as a plain prompt (BFCL's handlers, ACEBench:
-        ``prompt_format.PromptFormats.adds_special_tokens``), which gets them as it does there."""
+        ``prompt_format.PromptFormats.adds_special_tokens``), which gets them as it does there. A text the tokenizer
+        cannot take (lone surrogates: a hostile reply fed back into a conversation's next prompt) is tokenized with
+        them as their escape text (``safe_values.utf8_text``), not a failed run."""
+        texts = [utf8_text(text) for text in texts]
         formats = self.prompt_formats()
         flags = [formats.adds_special_tokens(task.case.suite) for task in tasks]
         ids: list[list[int]] = [[] for _ in texts]

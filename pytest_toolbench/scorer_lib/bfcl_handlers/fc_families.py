@@ -356,7 +356,7 @@ def _arch_calls(text: str) -> list:
     for body in re.findall(r"<tool_call>\n(.*?)\n</tool_call>", text, re.DOTALL):
         try:
             body = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # upstream: ``except Exception``
             pass
         found.append(body)
     return found

@@ -242,19 +242,8 @@ class _Parser:
             return True
         if not stream.at("("):
             return False
-        depth = 0
-        offset = 0
-        while True:
-            token = stream.peek(offset)
-            if token.kind == "eof":
-                return False
-            if token.text == "(":
-                depth += 1
-            elif token.text == ")":
-                depth -= 1
-                if depth == 0:
-                    return stream.peek(offset + 1).text == "->"
-            offset += 1
+        close = stream.closing(stream.index, "(", ")")  # where the parentheses count is back to zero
+        return close is not None and stream.peek(close - stream.index + 1).text == "->"
 
     def lambda_expression(self) -> Node:
         stream = self.stream

@@ -323,19 +323,10 @@ class _Parser:
             for _ in range(offset + 2):
                 stream.advance()
         elif token.text == "(":
-            depth = 0
-            probe = offset
-            while True:
-                candidate = stream.peek(probe)
-                if candidate.kind == "eof":
-                    return None
-                if candidate.text in ("(", "[", "{"):
-                    depth += 1
-                elif candidate.text in (")", "]", "}"):
-                    depth -= 1
-                    if depth == 0:
-                        break
-                probe += 1
+            close = stream.closing(stream.index + offset)  # where the bracket count is back to zero
+            if close is None:
+                return None
+            probe = close - stream.index
             after = stream.peek(probe + 1)
             if after.text != "=>" or after.newline_before:
                 return None
