@@ -34,12 +34,12 @@ def test_the_gpu_benchmark_runs_on_the_cpu_engine_and_prints_one_table(tmp_path,
     assert not figures["model"]["random_weights"]  # the tiny model came with its weights
     single = figures["single_turn"]
     assert single["same_requests"], single
-    assert single["plugin"]["requested"] == single["raw"]["requests"] == 13  # one case of each single-turn category
+    assert single["plugin"]["requested"] == single["raw"]["requests"] == 14  # one case of each single-turn category (format_sensitivity too)
     assert single["plugin"]["output_tokens"] > 0 and single["raw"]["output_tokens"] > 0
     assert single["ratio"] > 0 and single["generate_call_ratio"] > 0 and single["wall_ratio"] > 0
     # raw ran on one engine in both orders, its clock including the tokenizing; every engine had the same budget
     assert set(single["raw"]["runs"]) == {"dataset order", "longest first"}
-    assert single["raw"]["distinct_requests"] <= single["raw"]["requests"] == 13
+    assert single["raw"]["distinct_requests"] <= single["raw"]["requests"] == 14
     assert single["raw"]["compile_cache_before_start"] in ("warm", "cold")
     assert "max_num_batched_tokens" in figures["settings"]["engine_args"]
     multi = figures["multi_turn"]
@@ -53,7 +53,7 @@ def test_the_gpu_benchmark_runs_on_the_cpu_engine_and_prints_one_table(tmp_path,
     assert figures["replicas"] == {"skipped": "CPU device"}
 
     table = result.stdout[result.stdout.index("machine: CPU"):]
-    assert "| (a) BFCL single-turn pre-generation, 13 requests (" in table
+    assert "| (a) BFCL single-turn pre-generation, 14 requests (" in table
     assert "| (b) BFCL multi-turn, 1 conversations, " in table
     assert "| (c) replicas 2 vs 1 | skipped: CPU device |" in table
     assert "| (a') identical requests | the plugin generated " in table

@@ -9,6 +9,8 @@ import gzip
 import json
 import random
 import re
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -47,7 +49,10 @@ def test_the_26_formats_in_upstream_order():
 
 def test_5200_cases_with_upstream_ids_and_markers(cases, oracle):
     assert len(cases) == 5200
-    assert [json.loads(line)["id"] for line in oracle["results"]] == list(cases)
+    # upstream's ids, in upstream's order; the case id leaves the entry's id out (a category name in the node
+    # name would put these items under `-k simple_python`)
+    assert [json.loads(line)["id"] for line in oracle["results"]] == [c.payload["id"] for c in cases.values()]
+    assert list(cases) == [fs.case_id_of(json.loads(line)["id"]) for line in oracle["results"]]
     case = next(iter(cases.values()))
     assert case.category == "format_sensitivity"
     assert set(case.keywords) == {"ret_python", "tool_call_tag", "doc_python", "prompt_plaintext", "style_classic"}
@@ -57,7 +62,7 @@ def test_every_system_prompt_is_the_official_handlers_byte_for_byte(cases, oracl
     assert len(oracle["prompts"]) == 78  # three entries x 26 formats
     seen = set()
     for frozen in oracle["prompts"]:
-        request = bfcl.build_request(cases[frozen["id"]])
+        request = bfcl.build_request(cases[fs.case_id_of(frozen["id"])])
         assert request.messages == frozen["messages"], frozen["id"]
         seen.add(frozen["id"].split(":")[1])
     assert seen == set(fs.CONFIGS)
@@ -82,7 +87,7 @@ def _score_replayed(tmp_path: Path, lines: list[str], cases: dict) -> list[CaseR
 def test_replayed_result_file_gets_the_official_verdicts_and_figures(cases, oracle, tmp_path):
     records = _score_replayed(tmp_path, oracle["results"], cases)
     ours = {r.case_id: (None if r.passed else r.error_type) for r in records}
-    assert ours == oracle["failed"]
+    assert ours == {fs.case_id_of(k): v for k, v in oracle["failed"].items()}
     figures = fs.official_figures(records)
     header = oracle["header"]
     for key in ("accuracy_max_delta", "accuracy_variance", "accuracy_std"):
@@ -105,7 +110,7 @@ def test_format_sensitivity_is_in_no_official_figure(cases, oracle, tmp_path):
 
 def test_a_non_text_result_fails_as_upstream_decode_ast_does(cases, tmp_path):
     case_id = next(iter(cases))
-    lines = [json.dumps({"id": case_id, "result": [{"f": "{}"}]})]
+    lines = [json.dumps({"id": cases[case_id].payload["id"], "result": [{"f": "{}"}]})]
     path = tmp_path / "BFCL_v4_format_sensitivity_result.json"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     output = replay.replay_outputs(path)[case_id]
@@ -121,7 +126,7 @@ def test_gold_passes_every_case_but_the_known_defects(cases):
                if not bfcl.score(case, Generation(text=bfcl.gold_output(case))).passed}
     listed = {case_id for case_id in defects if case_id.startswith("format_sensitivity_")}
     assert failing == listed
-    assert Counter(case_id.split(":")[2] for case_id in failing) == {"simple_python_96": 6}
+    assert Counter(cases[case_id].payload["original_id"] for case_id in failing) == {"simple_python_96": 6}
 
 
 JSON_CALLS = re.compile(r"\[\s*{.*?}\s*(?:,\s*{.*?}\s*)*\]", re.DOTALL)
@@ -173,5 +178,16 @@ def test_a_replayed_official_result_file_reports_the_official_figures(shared_dat
         figure = metrics[f"format_sensitivity:{config}"]
         assert (figure["correct"], figure["total"]) == (header[config]["correct_count"], header[config]["total_count"])
     failed = {case["case_id"]: case["error_type"] for case in run["cases"] if not case["passed"]}
-    assert failed == {k: v for k, v in oracle["failed"].items() if v is not None}
+    assert failed == {fs.case_id_of(k): v for k, v in oracle["failed"].items() if v is not None}
     assert "overall_official" in metrics and "format_sensitivity" not in metrics["overall_official"]["formula"]
+
+
+def test_k_with_a_category_name_selects_that_category_only(shared_data, tmp_path):
+    """The format items are built from simple_python, multiple, parallel... entries; their node names leave the
+    entry's id out, so `-k simple_python` collects simple_python's 400 cases, and `-k format_sensitivity` the 5,200."""
+    for keyword, count in (("simple_python", 400), ("format_sensitivity", 5200)):
+        done = subprocess.run([sys.executable, "-m", "pytest", str(REPO / "suites" / "bfcl"), "-k", keyword,
+                               "--collect-only", "-q", "-p", "no:cacheprovider", f"--toolbench-data={shared_data}"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert f"{count}/" in done.stdout.splitlines()[-1] or f"{count} tests collected" in done.stdout, \
+            done.stdout[-1500:]

@@ -79,25 +79,25 @@ def generation_stats(tmp_path: Path) -> dict:
 
 def test_one_engine_generates_once_and_workers_only_score(shared_data, tiny_model, tmp_path, probe):
     first = plugin_run(shared_data, tiny_model, tmp_path, "--toolbench-limit", "5", "-n", "2")
-    assert "pre-generating answers for 65 cases" in first.stdout, first.stdout[-3000:]
+    assert "pre-generating answers for 70 cases" in first.stdout, first.stdout[-3000:]
     stats = generation_stats(tmp_path)
-    assert (stats["generated"], stats["cached"]) == (65, 0)
+    assert (stats["generated"], stats["cached"]) == (70, 0)
     # how long and how fast: the engine's start-up apart from generation, tokens per second of what was generated
-    assert stats["requests"] == 65 and stats["engine_startup_s"] > 0 and stats["generation_s"] > 0
+    assert stats["requests"] == 70 and stats["engine_startup_s"] > 0 and stats["generation_s"] > 0
     assert stats["output_tokens_per_s"] == pytest.approx(stats["output_tokens"] / stats["generation_s"], rel=0.01)
     assert "toolbench: engine started in " in first.stdout
-    assert "toolbench: generating: 65/65 requests (100%), prompt " in first.stdout
+    assert "toolbench: generating: 70/70 requests (100%), prompt " in first.stdout
     document = json.loads((tmp_path / "run.json").read_text())
-    assert len(document["cases"]) == 65 and document["suites"]["bfcl"]["total"] == 65
+    assert len(document["cases"]) == 70 and document["suites"]["bfcl"]["total"] == 70
     assert document["header"]["fingerprint"]["backend"] == "vllm"
     roles = [json.loads(line) for line in probe.read_text().splitlines()]
     assert {r["role"] for r in roles} == {"controller", "gw0", "gw1"}
     assert all(r["heavy"] == [] for r in roles if r["role"] != "controller"), roles
 
     second = plugin_run(shared_data, tiny_model, tmp_path, "--toolbench-limit", "5", "-n", "2")
-    assert "65 from cache" in second.stdout or generation_stats(tmp_path)["cached"] == 65
+    assert "70 from cache" in second.stdout or generation_stats(tmp_path)["cached"] == 70
     stats = generation_stats(tmp_path)
-    assert (stats["generated"], stats["cached"]) == (0, 65)
+    assert (stats["generated"], stats["cached"]) == (0, 70)
     assert stats["engine_startup_s"] is None and "engine started" not in second.stdout  # nothing to generate
     assert json.loads((tmp_path / "run.json").read_text())["suites"] == document["suites"]
 
@@ -112,12 +112,12 @@ def test_a_run_killed_during_generation_resumes_with_only_the_missing_requests(s
     os.killpg(running.pid, signal.SIGKILL)
     running.wait()
     committed = committed_generations(tmp_path / "cache")
-    assert 4 <= committed < 39, f"kill came too late or too early ({committed} committed)"
+    assert 4 <= committed < 42, f"kill came too late or too early ({committed} committed)"
 
     plugin_run(shared_data, tiny_model, tmp_path, "--toolbench-limit", "3", "--toolbench-max-tokens", "200")
     stats = generation_stats(tmp_path)
     assert stats["cached"] == committed
-    assert stats["generated"] == 39 - committed
+    assert stats["generated"] == 42 - committed
 
 
 def test_bfcl_native_mode_on_the_engine_scores_through_the_fc_path(shared_data, tiny_model, tmp_path, probe):

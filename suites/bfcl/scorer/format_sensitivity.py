@@ -86,11 +86,22 @@ class Config:
 
 
 def split_id(case_id: str) -> tuple[str, str, str] | None:
-    """``format_sensitivity_<n>``, the config and the original id of a format-sensitivity id, or None."""
+    """``format_sensitivity_<n>``, the config and the original id ("" in a case id of this suite, which leaves it
+    out) of a format-sensitivity id, or None."""
     parts = case_id.split(":")
-    if len(parts) != 3 or not parts[0].startswith(CATEGORY + "_"):
+    if len(parts) not in (2, 3) or not parts[0].startswith(CATEGORY + "_"):
         return None
-    return parts[0], parts[1], parts[2]
+    return parts[0], parts[1], parts[2] if len(parts) == 3 else ""
+
+
+def case_id_of(upstream_id: str) -> str:
+    """This suite's case id of an upstream format-sensitivity id (``format_sensitivity_<n>:<config>:<original
+    id>``, as `bfcl generate` writes it): the id without its original id. The number alone is unique (upstream
+    numbers the 5,200 entries in one sequence); leaving the original id out keeps a category's name out of the
+    pytest node name, so ``-k simple_python`` selects that category, not the format items built from its entries
+    (``-k format_sensitivity`` / ``-m format_sensitivity`` select these). Any other id is returned as it is."""
+    parts = split_id(upstream_id)
+    return f"{parts[0]}:{parts[1]}" if parts is not None else upstream_id
 
 
 # -- loading ------------------------------------------------------------------------------------------------------
@@ -116,11 +127,11 @@ def load_format_cases(data_dir: Path, answer_schema: dict, prompt_schema: dict) 
             if prompt["id"] not in wanted:
                 continue
             for config in CONFIGS:
-                case_id = f"{CATEGORY}_{index}:{config}:{prompt['id']}"
+                upstream_id = f"{CATEGORY}_{index}:{config}:{prompt['id']}"
                 cases.append(Case(
-                    case_id=case_id,
+                    case_id=case_id_of(upstream_id),
                     category=CATEGORY,
-                    payload={"id": case_id, "original_id": prompt["id"], "original_category": category,
+                    payload={"id": upstream_id, "original_id": prompt["id"], "original_category": category,
                              "config": config, "question": prompt["question"], "function": prompt["function"],
                              "ground_truth": by_id[prompt["id"]]["ground_truth"]},
                     keywords=Config.parse(config).keywords(),
@@ -468,4 +479,4 @@ def official_figures(results: Sequence[Any]) -> dict[str, Any]:
 
 
 __all__ = ["CATEGORY", "CONFIGS", "Config", "build_request", "decode", "gold_output", "load_format_cases", "metrics",
-           "official_figures", "split_id", "system_prompt"]
+           "official_figures", "split_id", "case_id_of", "system_prompt"]

@@ -81,6 +81,7 @@ from pytest_toolbench.contract.replay_files import ReplayOutputs, json_lines, le
 from pytest_toolbench.contract.suite import Generation
 from .categories import AGENTIC, FORMAT_SENSITIVITY, MULTI_TURN, RUN_CATEGORIES
 from pytest_toolbench.scorer_lib.bfcl_handlers import handlers as bfcl_handlers
+from .format_sensitivity import case_id_of
 from .handler_path import replayed_generation
 from .single_turn.fc import replay_generation
 
@@ -185,7 +186,8 @@ def read_results(path: Path, categories: Collection[str], mode: str | None = Non
 
 def _read_file(outputs: ReplayOutputs, file: Path, version: str, nested: bool = False,
                mode: str | None = None, handler: str | None = None, text_only: bool = False) -> None:
-    to_v4: Callable[[str], str] = v4_id if version == "v3" else (lambda case_id: case_id)
+    # v3 ids to v4; a format-sensitivity id (upstream's, ending in its entry's id) to this suite's case id
+    to_v4: Callable[[str], str] = v4_id if version == "v3" else case_id_of if text_only else (lambda case_id: case_id)
 
     def case_of(_position: int, text: str) -> str | None:
         found = leading_id(text)
