@@ -82,7 +82,7 @@ def write_results(folder: Path) -> None:
             text = scorer.gold_output(case)
             if rng.random() < spoil_rate[case.payload["config"]]:
                 text = spoil(text, case.payload["config"], rng)
-            handle.write(json.dumps({"id": case.case_id, "result": text}, ensure_ascii=False) + "\n")
+            handle.write(json.dumps({"id": case.payload["id"], "result": text}, ensure_ascii=False) + "\n")
     print(f"wrote {len(cases)} results to {folder / RESULT_NAME}")
 
 
