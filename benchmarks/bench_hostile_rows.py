@@ -209,8 +209,10 @@ def judge(runs: list[dict], selected: list[str]) -> dict:
         verdict["passed"] = max(verdict["passed"], len(passed))
         verdict["passed_elsewhere"] = [c for c in passed if not c.startswith(LENIENT)][:5]
     complete = [r for r in runs if not r.get("hang") and r.get("cases")]
-    verdict["parity"] = len(complete) == 2 and complete[0]["cases"] == complete[1]["cases"]
     verdict["bfcl_row"] = [(r.get("bfcl_row") or {}).get("row") for r in runs if not r.get("hang")]
+    # parity: the same records and the same row named in both headers (an xdist controller once lost it)
+    verdict["parity"] = len(complete) == 2 and complete[0]["cases"] == complete[1]["cases"] \
+        and len(set(verdict["bfcl_row"])) <= 1
     return verdict
 
 

@@ -78,6 +78,9 @@ class RunContext:
         self.model_note: str | None = None  # how the model was found, when worth saying (plugin.check_model)
         self.started = time.time()
         self._backend: Backend | None = None
+        #: the BFCL row the closed backend prompted as (an xdist controller closes its engine before the run
+        #: header is written, so the header reads it from here)
+        self._closed_row: Any = None
         self._cache: GenerationCache | None = None
         self._fingerprint: dict[str, Any] | None = None
         self._answerer: Answerer | None = None
@@ -138,8 +141,26 @@ class RunContext:
                 self._answerer = Answerer(self.backend(), None, self.fingerprint())
         return self._answerer
 
+    def _prompts_as_row(self) -> bool:
+        """Whether a selected suite is prompted with an official handler (its suite.yaml's generation.prompt), so
+        the run header names the BFCL row."""
+        return bool(SuitePrompts.of_run(self.catalog).handler_suites & set(self.ledger.selected_suites))
+
+    def _row_choice(self) -> Any:
+        """Which BFCL row the model was prompted as (or the files decoded as), and how: the backend's own answer,
+        else the kind's from the options (gold and replay: no backend on an xdist controller); None when none."""
+        row_choice = getattr(self._backend, "row_choice", None)
+        if not callable(row_choice):
+            row_choice = functools.partial(self.kind.row_choice, self.options)
+        try:
+            return row_choice()
+        except ToolbenchError:
+            return None
+
     def close(self) -> None:
         if self._backend is not None:
+            if self._prompts_as_row():
+                self._closed_row = self._row_choice()
             self._backend.close()
             self._backend = None
         if self._cache is not None:
@@ -228,15 +249,8 @@ class RunContext:
                             "collection_and_scoring_s": round(wall - generation_seconds, 3)}
         if self.model_note:
             header["model_source"] = self.model_note
-        row_choice = getattr(self._backend, "row_choice", None)
-        if not callable(row_choice):  # gold and replay say it from their options (no backend on an xdist controller)
-            row_choice = functools.partial(self.kind.row_choice, options)
-        # which suites use an official handler: their suite.yaml's generation.prompt
-        if SuitePrompts.of_run(self.catalog).handler_suites & set(self.ledger.selected_suites):
-            try:
-                choice = row_choice()  # which BFCL row the model was prompted as (or the files decoded as), and how
-            except ToolbenchError:
-                choice = None
+        if self._prompts_as_row():
+            choice = self._row_choice() or self._closed_row
             if choice is not None:
                 header["bfcl_row"] = choice.to_json()
         if self.interrupted:
