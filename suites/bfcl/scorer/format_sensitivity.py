@@ -35,7 +35,7 @@ from typing import Any, Iterable, Sequence
 from pytest_toolbench.contract.data_files import load_json, load_jsonl
 from pytest_toolbench.contract.suite import NOT_SCORED, Case, Metric, Request
 from .decoders.formats import decode_format
-from .gold import first_acceptable, render_calls, _concrete
+from .gold import concrete_calls, render_calls
 from .prompt import hinted_functions, native_tools, python_literal
 
 CATEGORY = "format_sensitivity"
@@ -345,22 +345,8 @@ def decode(case: Case, text: str) -> Any:
 
 def _calls(case: Case) -> list[tuple[str, list[tuple[str, Any]]]]:
     """The ground truth as concrete calls (the first acceptable value of each parameter, as :mod:`.gold`)."""
-    payload = case.payload
-    by_name = {function["name"]: function for function in payload["function"]}
-    calls = []
-    for call in payload["ground_truth"]:
-        for name, parameters in call.items():
-            properties = by_name.get(name, {}).get("parameters", {}).get("properties", {})
-            arguments = []
-            for parameter, acceptable in parameters.items():
-                present, value = first_acceptable(acceptable)
-                if not present:
-                    continue
-                if parameter not in properties and isinstance(acceptable, list) and "" in acceptable:
-                    continue
-                arguments.append((parameter, _concrete(value, properties.get(parameter, {}))))
-            calls.append((name, arguments))
-    return calls
+    return [(name, [(parameter, value) for parameter, value, _ in arguments])
+            for name, arguments in concrete_calls(case.payload["ground_truth"], case.payload["function"])]
 
 
 def _xml_escape(text: str) -> str:

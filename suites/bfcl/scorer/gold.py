@@ -56,9 +56,11 @@ def _concrete(value: Any, schema: dict) -> Any:
     return value
 
 
-def render_calls(ground_truth: list[dict], functions: list[dict], language: str) -> str:
+def concrete_calls(ground_truth: list[dict], functions: list[dict]) -> list[tuple[str, list[tuple[str, Any, dict]]]]:
+    """The ground truth as concrete calls, ``(name, [(parameter, value, schema), ...])``: each parameter's first
+    acceptable value made concrete for its declared schema (see the module docstring)."""
     by_name = {function["name"]: function for function in functions}
-    rendered = []
+    calls = []
     for call in ground_truth:
         for name, parameters in call.items():
             properties = by_name.get(name, {}).get("parameters", {}).get("properties", {})
@@ -70,15 +72,24 @@ def render_calls(ground_truth: list[dict], functions: list[dict], language: str)
                 if parameter not in properties and isinstance(acceptable, list) and "" in acceptable:
                     continue  # an optional GT parameter the function doc does not declare: leave it out
                 schema = properties.get(parameter, {})
-                value = _concrete(value, schema)
-                if language == "java":
-                    text = java_literal(value, schema)
-                elif language == "javascript":
-                    text = js_literal(value, schema)
-                else:
-                    text = python_literal(value)
-                arguments.append(f"{parameter}={text}")
-            rendered.append(f"{name}({', '.join(arguments)})")
+                arguments.append((parameter, _concrete(value, schema), schema))
+            calls.append((name, arguments))
+    return calls
+
+
+def render_calls(ground_truth: list[dict], functions: list[dict], language: str) -> str:
+    rendered = []
+    for name, arguments in concrete_calls(ground_truth, functions):
+        texts = []
+        for parameter, value, schema in arguments:
+            if language == "java":
+                text = java_literal(value, schema)
+            elif language == "javascript":
+                text = js_literal(value, schema)
+            else:
+                text = python_literal(value)
+            texts.append(f"{parameter}={text}")
+        rendered.append(f"{name}({', '.join(texts)})")
     return "[" + ", ".join(rendered) + "]"
 
 
