@@ -104,3 +104,17 @@ def test_xdist_workers_know_the_markers_of_the_suites_they_rule_out(tmp_path):
                    "-m", "simple_python and not finance")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "1 passed" in done.stdout
+
+
+def test_a_project_without_suites_keeps_pytests_rules_for_its_own_marks(tmp_path):
+    """The plugin installed beside a project's own tests: an undeclared mark of theirs is pytest's business (a
+    warning, and ``-m`` selects what carries it), not a usage error of ours."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "test_own.py").write_text("import pytest\n\n\n@pytest.mark.nightly\ndef test_a():\n    pass\n\n\n"
+                                         "def test_b():\n    pass\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("TOOLBENCH_DATA", "PYTEST_XDIST_WORKER")}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-m", "nightly"],
+                          cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "1 passed, 1 deselected" in done.stdout and "names the marker" not in done.stderr + done.stdout
