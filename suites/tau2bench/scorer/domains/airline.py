@@ -3,6 +3,7 @@
 import copy
 from typing import List
 
+from .. import arithmetic
 from ..models import F, Choice, DictOf, Invalid, ListOf, Lit, Model, Opt, coerce
 from ..toolkit import ModelOrDict, Record, ToolKit, is_tool
 
@@ -225,8 +226,7 @@ class AirlineTools(ToolKit):
         Raises:
             ValueError: If the expression is invalid.
         """
-        from ..arithmetic import calculate
-        return calculate(expression)
+        return arithmetic.calculate(expression)
 
     @is_tool("write")
     def cancel_reservation(self, reservation_id: str):

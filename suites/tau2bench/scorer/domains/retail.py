@@ -2,6 +2,7 @@
 
 import json
 
+from .. import arithmetic
 from ..models import F, Choice, DictOf, ListOf, Lit, Model, Opt, coerce
 from ..toolkit import Record, ToolKit, is_tool
 
@@ -102,8 +103,7 @@ class RetailTools(ToolKit):
         Raises:
             ValueError: If the expression is invalid.
         """
-        from ..arithmetic import calculate
-        return calculate(expression)
+        return arithmetic.calculate(expression)
 
     @is_tool("write")
     def cancel_pending_order(self, order_id: str, reason: str):
