@@ -1,6 +1,6 @@
 """The figures of a ``--toolbench-sample`` run as estimates of the full benchmark's, with design-based intervals.
 
-The sample is stratified by category, simple random without replacement within a stratum (``run.sampling``).
+The sample is stratified by category, simple random without replacement within a stratum (:mod:`.sampling`).
 Each figure is estimated by **the suite's own aggregation applied to the stratum estimates**: the sampled cases of
 stratum ``h`` stand for the ``N_h`` cases of the population, each with weight ``N_h / n_h`` (in units: a unit of
 several cases carries its cases). The suite's ``aggregate`` takes a list of records, not weights, so it is run on
