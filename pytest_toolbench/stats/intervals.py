@@ -10,30 +10,31 @@ from typing import Any, Mapping, Sequence
 from .distributions import Z95, hypergeometric_cdf, t_quantile
 
 
+def wilson_bounds(p: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson's score interval (Wilson 1927, *JASA* 22:209) of a share ``p`` over ``n`` cases, unclipped: the one
+    formula :func:`wilson_interval` and :func:`wilson_effective` read."""
+    z2 = z * z
+    denominator = 1 + z2 / n
+    center = (p + z2 / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denominator
+    return center - half, center + half
+
+
 def wilson_interval(correct: float, total: float, z: float = Z95) -> tuple[float, float] | None:
     """The Wilson score interval for a binomial proportion (stays inside [0, 1], sensible at 0/n and n/n)."""
     if not total or total <= 0:
         return None
-    p = correct / total
-    z2 = z * z
-    denominator = 1 + z2 / total
-    center = (p + z2 / (2 * total)) / denominator
-    half = z * math.sqrt(p * (1 - p) / total + z2 / (4 * total * total)) / denominator
+    low, high = wilson_bounds(correct / total, total, z)
     # At 0/n and n/n the bound is exactly 0 or 1; rounding would otherwise leave 0.9999999999999999.
-    low = 0.0 if correct <= 0 else max(0.0, center - half)
-    high = 1.0 if correct >= total else min(1.0, center + half)
-    return low, high
+    return 0.0 if correct <= 0 else max(0.0, low), 1.0 if correct >= total else min(1.0, high)
 
 
 def wilson_effective(rate: float, variance: float, cases: int) -> tuple[float, float]:
     """Wilson's score interval for ``rate`` with the effective sample size ``rate (1 - rate) / variance`` (Korn &
     Graubard 1998; the cases themselves when the variance or the rate's spread is zero)."""
     effective = rate * (1 - rate) / variance if 0 < rate < 1 and variance > 0 else float(max(1, cases))
-    effective = max(1.0, min(effective, 1e9))
-    z2 = Z95 * Z95
-    centre = (rate + z2 / (2 * effective)) / (1 + z2 / effective)
-    half = Z95 * math.sqrt(rate * (1 - rate) / effective + z2 / (4 * effective * effective)) / (1 + z2 / effective)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    low, high = wilson_bounds(rate, max(1.0, min(effective, 1e9)))
+    return max(0.0, low), min(1.0, high)
 
 
 def t_interval(mean: float, sd: float, n: float) -> tuple[float, float]:
