@@ -6,7 +6,7 @@ or variants, are answered by the same model on the same query: their outcomes sh
 1), the success chance of a case being Phi(a_figure + sigma * z)); the true area value is the population mean of
 the figures' chances (numerical integration). Per draw it computes
 
-1. the interval the profile ships: the stratified cluster bootstrap over shared units (report/profile_stats.py);
+1. the interval the profile ships: the stratified cluster bootstrap over shared units (stats/bootstrap.py);
 2. the interval it replaced: MOVER over the figures' Wilson intervals, figures taken as independent;
 
 and counts how often each covers the true value. For the area test, two runs answer the same queries with the same
@@ -35,8 +35,9 @@ from scipy import integrate, stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_toolbench.report.profile import Contribution, area_interval, interval_of  # noqa: E402
-from pytest_toolbench.report.profile_stats import AreaFigures, paired_area_test  # noqa: E402
+from pytest_toolbench.report.profile import Contribution, interval_of  # noqa: E402
+from pytest_toolbench.stats.bootstrap import AreaFigures, paired_area_test  # noqa: E402
+from pytest_toolbench.stats.intervals import mover_mean_interval  # noqa: E402
 
 #: (name, sigma: how much a query's difficulty moves its cases together, figures: (intercept a, versions per
 #: query, queries or None for distinct cases of this count))
@@ -88,7 +89,7 @@ def coverage(rng: np.random.Generator, name: str, sigma: float, figures, draws: 
     for _ in range(draws):
         parts = draw_area(rng, sigma, figures, shared)
         for method, interval in (("cluster bootstrap", interval_of(parts)[0]),
-                                 ("MOVER (independent)", area_interval(parts))):
+                                 ("MOVER (independent)", mover_mean_interval([(c.value, c.total) for c in parts]))):
             hits[method] += interval[0] <= truth <= interval[1]
             widths[method].append(interval[1] - interval[0])
     return {"name": name, "truth": truth, "draws": draws, "seconds": time.perf_counter() - started,

@@ -2,7 +2,7 @@
 time of a sampled run against the full run, per headline figure, on real result sets.
 
 Result sets (each a full population of per-case verdicts; the script draws many seeds from it with the plugin's own
-``run.sampling.draw`` and estimates with ``run.estimation.estimate_figures`` and the suite's own ``aggregate``):
+``stats.sampling.draw`` and estimates with ``stats.estimation.estimate_figures`` and the suite's own ``aggregate``):
 
 - ``bfcl-st:<model>``: BFCL v4 single-turn (13 categories, 3,641 cases, the real case ids) with each category's
   passes set to the count the published leaderboard gives that model (``<data>/bfcl-leaderboard``; where the
@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pytest_toolbench.contract.suite import CaseRecord  # noqa: E402
-from pytest_toolbench.run import estimation, sampling  # noqa: E402
+from pytest_toolbench.stats import estimation, sampling  # noqa: E402
 from pytest_toolbench.run.catalog import import_scorer  # noqa: E402
 
 DATA = Path(os.environ.get("TOOLBENCH_DATA") or ROOT.parent / "shared" / "data").resolve()

@@ -1,4 +1,4 @@
-"""Error rate of the paired permutation (swap) test (report/swap_test.py) under the null, by simulation.
+"""Error rate of the paired permutation (swap) test (stats/swap.py) under the null, by simulation.
 
 Each draw makes a NesTools-like run pair over ``--cases`` cases: per case a gold call count and two independent
 answers from the same per-case distribution (so the runs are exchangeable case by case: H0 holds), then tests
@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from pytest_toolbench.contract.aggregates import NO_DECLARATION  # noqa: E402
 from pytest_toolbench.report.significance import PairedResult  # noqa: E402
-from pytest_toolbench.report.swap_test import swap_tests  # noqa: E402
+from pytest_toolbench.stats.swap import swap_tests  # noqa: E402
 from pytest_toolbench.run.records import CaseRecord  # noqa: E402
 from suites.nestools.scorer.aggregation import aggregate  # noqa: E402
 

@@ -22,10 +22,11 @@ from pytest_toolbench.report.json_results import document
 from pytest_toolbench.report.outcome import RunOutcome
 from pytest_toolbench.report.results_file import read
 from pytest_toolbench.report.run_report import build
-from pytest_toolbench.report.significance import MCNEMAR, PairedResult, binomial_upper_half, interval_at, \
-    newcombe_paired_interval
-from pytest_toolbench.report.sign_flip import power_counts, power_sign_flip
-from pytest_toolbench.report.swap_test import SWAP
+from pytest_toolbench.report.significance import MCNEMAR, PairedResult, interval_at
+from pytest_toolbench.stats.distributions import binomial_upper_half
+from pytest_toolbench.stats.intervals import newcombe_paired_interval
+from pytest_toolbench.stats.power import power_counts, power_sign_flip
+from pytest_toolbench.stats.swap import SWAP
 from pytest_toolbench.run.records import CaseRecord
 from pytest_toolbench.run.summary import SuiteInput, summarize
 

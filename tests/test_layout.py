@@ -22,15 +22,17 @@ MAY_IMPORT = {
     "data": {"contract"},
     # suites: the shipped folder, whose suite.yaml files declare their prompt style (no scorer)
     "backends": {"contract", "parsing", "scorer_lib", "suites"},
-    "run": {"contract", "data", "backends", "scorer_lib", "parsing"},
-    "report": {"contract", "run", "suites"},  # suites: the shipped folder, where profile.yaml lies (no scorer)
-    "plugin": {"contract", "data", "backends", "run", "report", "scorer_lib", "parsing"},
+    # stats: the statistics, pure functions (records and the suites' aggregates are read through contract/)
+    "stats": {"contract"},
+    "run": {"contract", "data", "backends", "scorer_lib", "parsing", "stats"},
+    "report": {"contract", "run", "stats"},
+    "plugin": {"contract", "data", "backends", "run", "report", "scorer_lib", "parsing", "stats"},
 }
 
 
 
 #: The folders that make the run apart from pytest: none of their modules imports these (see ``plugin/``).
-PYTEST_FREE = ("run", "report", "data", "contract", "parsing", "scorer_lib")
+PYTEST_FREE = ("run", "report", "stats", "data", "contract", "parsing", "scorer_lib")
 PYTEST_PACKAGES = ("pytest", "_pytest", "xdist", "pytest_html")
 
 

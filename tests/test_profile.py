@@ -18,17 +18,22 @@ from pytest_toolbench.contract.suite import Metric
 from pytest_toolbench.report import markdown, terminal
 from pytest_toolbench.report.outcome import RunOutcome
 from pytest_toolbench.report.run_report import build
-from pytest_toolbench.report.profile import Contribution, ProfileMapping, area_interval, build_profile, \
-    load_mapping, parse_mapping
+from pytest_toolbench.report.profile import Contribution, build_profile
+from pytest_toolbench.report.profile_mapping import ProfileMapping, load_mapping, parse_mapping
 from pytest_toolbench.report.profile_views import html_section, radar_svg
 from pytest_toolbench.report.profile_views import terminal_lines as profile_terminal_lines
-from pytest_toolbench.report.stats import wilson_interval
+from pytest_toolbench.stats.intervals import mover_mean_interval, wilson_interval
 from pytest_toolbench.run.summary import RunSummary, SuiteSummary
 
 MAPPING = ProfileMapping(
     areas={"selection": "Tool selection", "params": "Parameters", "robust": "Robustness"},
     suites={"alpha": {"selection": ("pick",), "params": ("fill", "absent")},
             "beta": {"selection": ("choose",), "robust": ("ASR",)}})
+
+
+def area_interval(contributions):
+    """MOVER over the contributions' Wilson intervals, as the profile calls it (stats.intervals)."""
+    return mover_mean_interval([(c.value, c.total) for c in contributions])
 
 
 def suite(name: str, *metrics: Metric, labels: dict | None = None) -> SuiteSummary:
@@ -152,7 +157,7 @@ def test_reports_show_the_profile_and_the_radar_is_svg():
 
 # -- intervals over shared units, what enters an area, the paired test of a change ---------------------------------
 from pytest_toolbench.contract.suite import CaseRecord  # noqa: E402
-from pytest_toolbench.report.profile_stats import AreaFigures, cluster_bootstrap_interval, paired_area_test, \
+from pytest_toolbench.stats.bootstrap import AreaFigures, cluster_bootstrap_interval, paired_area_test, \
     strata  # noqa: E402
 
 UNITS_MAPPING = parse_mapping({

@@ -11,7 +11,7 @@ from scipy import stats as scipy_stats
 from conftest import REPO
 from pytest_toolbench.report import results_file
 from pytest_toolbench.contract.suite import CaseRecord, Metric
-from pytest_toolbench.report import leaderboard, markdown, terminal
+from pytest_toolbench.report import leaderboard, markdown, rank_interval, terminal
 from pytest_toolbench.report.compare import compare
 from pytest_toolbench.report.protocol import protocol_differences, setting_differences
 from pytest_toolbench.report.run_report import build
@@ -62,7 +62,7 @@ def test_a_mean_of_category_accuracies_gets_a_stratified_bootstrap_interval_and_
     assert rank.value == pytest.approx(0.625) and rank.rank == 4
     assert rank.interval_method.startswith("stratified cluster bootstrap")
     # the weights read off BFCL's own aggregation: 1/2 per category accuracy
-    weights, constant = leaderboard.linear_form(official_metrics, records, ("aggregate", "irrelevance_detection"),
+    weights, constant = rank_interval.linear_form(official_metrics, records, ("aggregate", "irrelevance_detection"),
                                                 ("irrelevance", "live_irrelevance"))
     assert weights == pytest.approx({"irrelevance": 0.5, "live_irrelevance": 0.5}) and constant == pytest.approx(0)
     # scipy resamples each category on its own: the same stratified percentile bootstrap
@@ -82,7 +82,7 @@ def test_a_figure_not_linear_in_its_cases_has_no_interval_and_says_why():
         return [Metric("irrelevance_detection", share * share, group="aggregate")]
 
     records = irrelevance_records((30, 30))
-    assert leaderboard.linear_form(squared, records, ("aggregate", "irrelevance_detection"),
+    assert rank_interval.linear_form(squared, records, ("aggregate", "irrelevance_detection"),
                                    ("irrelevance", "live_irrelevance")) is None
 
 

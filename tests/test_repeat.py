@@ -17,7 +17,8 @@ import pytest
 
 from conftest import EXAMPLE_SUITE, XDIST
 from pytest_toolbench.contract.suite import MODEL_BACKEND, Case, CaseRecord, Generation, Metric, Request
-from pytest_toolbench.report.significance import MCNEMAR, SIGN_FLIP, REPEATED_NOTE, case_figures, paired_result
+from pytest_toolbench.report.case_figures import case_figures
+from pytest_toolbench.report.significance import MCNEMAR, SIGN_FLIP, REPEATED_NOTE, paired_result
 from pytest_toolbench.run.cache import request_key
 from pytest_toolbench.run.summary import mean_over_samples, repeat_figures
 

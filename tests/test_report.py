@@ -11,7 +11,8 @@ import pytest
 from conftest import EXAMPLE_SUITE
 from pytest_toolbench.plugin.report_options import parse_threshold
 from pytest_toolbench.report.results_file import metric_from_json
-from pytest_toolbench.report.stats import count_interval, wilson_interval
+from pytest_toolbench.report.stats import count_interval
+from pytest_toolbench.stats.intervals import wilson_interval
 from pytest_toolbench.contract.suite import Metric
 
 # echo_0 right, echo_1 wrong text, echo_2 undecodable: 1/3 against gold's 3/3.

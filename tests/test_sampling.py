@@ -15,7 +15,9 @@ from pytest_toolbench.contract.suite import CaseRecord, Metric
 from pytest_toolbench.report.estimates import limit_refusal, threshold_on_estimate
 from pytest_toolbench.report.leaderboard import rank_range
 from pytest_toolbench.report.leaderboard import rank_of  # noqa: F401
-from pytest_toolbench.run import estimation, sampling
+from pytest_toolbench.stats import estimation, sampling
+from pytest_toolbench.stats.estimate import HYPERGEOMETRIC, INFLUENCE
+from pytest_toolbench.stats.intervals import hypergeometric_interval
 from pytest_toolbench.run.summary import SuiteSummary
 
 
@@ -75,7 +77,7 @@ def test_hypergeometric_interval_matches_scipy():
     stats = pytest.importorskip("scipy.stats")
     numpy = pytest.importorskip("numpy")
     for k, n, population in ((0, 5, 16), (5, 5, 16), (7, 10, 100), (40, 105, 1053), (3, 20, 24)):
-        low, high = estimation.hypergeometric_interval(k, n, population)
+        low, high = hypergeometric_interval(k, n, population)
         # the reference: every population count K that a two-sided 2.5% tail test does not reject
         counts = numpy.arange(population + 1)
         keep = (stats.hypergeom.sf(k - 1, population, counts, n) > 0.025) & \
@@ -122,8 +124,8 @@ def test_estimates_apply_the_aggregation_to_population_weighted_strata():
     assert estimates[("aggregate", "pooled")].value == pytest.approx((400 * rate["a"] + 40 * rate["b"]) / 440,
                                                                      abs=0.002)
     assert estimates[("aggregate", "mean")].coefficients == pytest.approx({"a": 1 / 3, "b": 1 / 3, "c": 1 / 3})
-    assert estimates[("category", "b")].method == estimation.HYPERGEOMETRIC
-    assert estimates[("aggregate", "harmonic")].method == estimation.INFLUENCE  # smooth, not linear
+    assert estimates[("category", "b")].method == HYPERGEOMETRIC
+    assert estimates[("aggregate", "harmonic")].method == INFLUENCE  # smooth, not linear
     assert estimates[("aggregate", "mean")].to_json()["sampled"] == design.sampled == 50  # 47, and the minimum of 5 in b and c
 
 

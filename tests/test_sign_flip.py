@@ -1,4 +1,4 @@
-"""The sign-flip test, its interval, power and multiplicity (report/sign_flip.py) against scipy, its type-I error by
+"""The sign-flip test, its interval, power and multiplicity (stats/sign_flip.py, intervals.py, power.py, multiplicity.py) against scipy, its type-I error by
 simulation (fixed seed), and the stratified test of declared aggregates (BFCL's headline figures, API-Bank's
 ROUGE-L, TaskBench's F1s) through ``compare``."""
 
@@ -17,8 +17,10 @@ from pytest_toolbench.contract.aggregates import AggregatesError, load as load_d
 from pytest_toolbench.report.compare import compare
 from pytest_toolbench.report.json_results import document
 from pytest_toolbench.report.run_report import build
-from pytest_toolbench.report.sign_flip import EXACT_SUPPORT_LIMIT, adjust, mde_counts, monte_carlo_p_values, \
-    sign_flip_test, stratified_t_interval
+from pytest_toolbench.stats.intervals import stratified_t_interval
+from pytest_toolbench.stats.multiplicity import adjust
+from pytest_toolbench.stats.power import mde_counts
+from pytest_toolbench.stats.sign_flip import EXACT_SUPPORT_LIMIT, monte_carlo_p_values, sign_flip_test
 from pytest_toolbench.run.records import CaseRecord
 from pytest_toolbench.run.summary import summarize
 
@@ -211,7 +213,7 @@ def test_a_declaration_that_does_not_reproduce_the_figure_gives_no_test():
     now = _bfcl_records({"live_simple": [True] * 6 + [False] * 6})
     live = next(d.paired for k, d in _compare(aggregate, design, before, now).suites["s"].metrics.items()
                 if k[1] == "live_ast")
-    # the swap test (report/swap_test.py) takes it instead, the note saying why the declaration did not
+    # the swap test (stats/swap.py) takes it instead, the note saying why the declaration did not
     assert live.test.startswith("paired permutation (swap)") and "does not reproduce the figure" in live.note
 
 
@@ -274,7 +276,7 @@ def test_rotbench_noise_levels_flip_together_and_the_mean_over_environments_is_t
 
 
 def test_westfall_young_on_one_figure_is_its_own_p_and_nested_figures_cost_nothing():
-    from pytest_toolbench.report.sign_flip import westfall_young
+    from pytest_toolbench.stats.multiplicity import westfall_young
 
     rng = np.random.default_rng(11)
     figure = {f"u{i}": float(v) for i, v in enumerate(rng.normal(0.15, 1.0, 80))}
@@ -287,7 +289,7 @@ def test_westfall_young_on_one_figure_is_its_own_p_and_nested_figures_cost_nothi
 
 
 def test_westfall_young_controls_the_family_wise_error():
-    from pytest_toolbench.report.sign_flip import westfall_young
+    from pytest_toolbench.stats.multiplicity import westfall_young
 
     rng = np.random.default_rng(12)
     misses = 0

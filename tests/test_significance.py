@@ -18,9 +18,11 @@ from pytest_toolbench.report.json_results import document
 from pytest_toolbench.report.outcome import RunOutcome
 from pytest_toolbench.report.run_report import build
 from pytest_toolbench.report.settings import ReportSettings
-from pytest_toolbench.report.significance import MCNEMAR, SIGN_FLIP, case_figures, mcnemar_exact_p, \
-    newcombe_paired_interval, paired_result
-from pytest_toolbench.report.swap_test import SWAP
+from pytest_toolbench.report.case_figures import case_figures
+from pytest_toolbench.report.significance import MCNEMAR, SIGN_FLIP, paired_result
+from pytest_toolbench.stats.intervals import newcombe_paired_interval
+from pytest_toolbench.stats.mcnemar import mcnemar_exact_p
+from pytest_toolbench.stats.swap import SWAP
 from pytest_toolbench.run.records import CaseRecord
 from pytest_toolbench.run.summary import summarize
 
@@ -195,7 +197,7 @@ def test_compare_attaches_the_paired_tests_to_each_figure():
     assert accuracy.delta_interval95 == newcombe_paired_interval(22, 2, 8, 8)
     mean = toy.metrics[("aggregate", "mean score")].paired
     assert mean.test.startswith(SIGN_FLIP) and mean.pairs == 40 and (mean.flipped_to_fail, mean.flipped_to_pass) == (8, 2)
-    formula = toy.metrics[("aggregate", "micro F1")].paired  # a formula: the swap test (report/swap_test.py)
+    formula = toy.metrics[("aggregate", "micro F1")].paired  # a formula: the swap test (stats/swap.py)
     assert formula.test.startswith(SWAP) and "formula" in formula.note and formula.delta_interval95 is None
     entry = next(m for m in toy.to_json()["metrics"] if m["name"] == "accuracy")
     assert entry["p_value"] == accuracy.p_value and entry["delta_interval95"] == list(accuracy.delta_interval95)
@@ -236,7 +238,7 @@ def test_a_baseline_without_case_records_gives_no_test():
 
 def test_flips_follow_the_figures_direction():
     rate = ("aggregate", "ASR")
-    from pytest_toolbench.report.significance import CaseFigures
+    from pytest_toolbench.report.case_figures import CaseFigures
     now = CaseFigures(counts={rate: {"a": True, "b": True, "c": False}})
     before = CaseFigures(counts={rate: {"a": False, "b": True, "c": False}})
     higher = paired_result(rate, now, before)
@@ -250,7 +252,7 @@ def test_flips_follow_the_figures_direction():
 @pytest.fixture
 def no_swap_test(monkeypatch):
     """A swap test over budget: micro F1 stays without a paired test (the gate's untested path)."""
-    monkeypatch.setattr("pytest_toolbench.report.swap_test.SWAP_MAX_RECORDS", 0)
+    monkeypatch.setattr("pytest_toolbench.stats.swap.SWAP_MAX_RECORDS", 0)
 
 
 def _gates(now, before, max_drop, significance=None):

@@ -1,4 +1,4 @@
-"""The paired permutation (within-pair swap) test (report/swap_test.py): the fallback for gated figures that are
+"""The paired permutation (within-pair swap) test (stats/swap.py): the fallback for gated figures that are
 neither counts nor means of cases, checked against a brute-force enumeration on NesTools' micro F1s."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from pytest_toolbench.contract.aggregates import NO_DECLARATION, parse
 from pytest_toolbench.report.significance import PairedResult
-from pytest_toolbench.report.swap_test import SWAP, swap_tests
+from pytest_toolbench.stats.swap import SWAP, swap_tests
 from pytest_toolbench.run.records import CaseRecord
 
 from test_sign_flip import _compare

@@ -339,7 +339,7 @@ class Metric:
     sd: float | None = None
     #: Set by the core, not the suite, in a ``--toolbench-sample`` run: the figure as an estimate of the full
     #: benchmark's, ``{value, interval95, sampled, population, seed, method[, note][, coefficients]}``
-    #: (``run.estimation.Estimate.to_json``); None otherwise (and absent from the JSON).
+    #: (``stats.estimate.Estimate.to_json``); None otherwise (and absent from the JSON).
     estimate: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:

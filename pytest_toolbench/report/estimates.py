@@ -1,4 +1,4 @@
-"""What reports and gates do with the estimates of a ``--toolbench-sample`` run (``run.estimation``), and with the
+"""What reports and gates do with the estimates of a ``--toolbench-sample`` run (``stats.estimation``), and with the
 first-N figures of ``--toolbench-limit``. Small decisions, each called once from the gate, the comparison or the
 leaderboard, so that those modules stay as they are for full runs:
 
@@ -9,7 +9,7 @@ leaderboard, so that those modules stay as they are for full runs:
 - a gate on a ``--toolbench-limit`` run is refused: its first N cases per category are no random draw, so its
   figures estimate nothing; the message points to ``--toolbench-sample``.
 - against a full baseline, each figure linear in the categories' pass rates gets the stratified paired difference
-  over the sampled cases (``run.estimation.paired_difference``): the estimate of the full benchmark's change, its
+  over the sampled cases (``stats.estimation.paired_difference``): the estimate of the full benchmark's change, its
   95% interval and a two-sided normal test; the max-drop gate is missed only when the estimated drop is beyond the
   allowed one and that test says the change is real.
 - the leaderboard places an estimate as a rank range: the ranks its interval's two ends would have.
@@ -20,7 +20,8 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 from ..contract.suite import CaseRecord
-from ..run.estimation import Estimate, paired_difference
+from ..stats.estimate import Estimate
+from ..stats.estimation import paired_difference
 from .stats import format_value, lower_is_better
 
 #: The name paired results of a sampled run carry as their test.

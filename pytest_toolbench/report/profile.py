@@ -7,7 +7,7 @@ them (``libraries: [tl_failures]``).
 
 An area's value is the unweighted mean of its contributing figures (a figure whose improvement is a fall enters as
 ``1 - value``), so a 100-case suite counts as much as a 5,000-case one. Its 95% interval is a stratified cluster
-bootstrap over the units the area's figures share (report/profile_stats.py; units per suite in ``profile.yaml``'s
+bootstrap over the units the area's figures share (stats/bootstrap.py; units per suite in ``profile.yaml``'s
 ``units``); where a figure cannot be split into its cases (no per-case records, or a formula that is not a sum over
 cases) the area falls back to MOVER over the figures' Wilson intervals, assuming independence (Zou & Donner 2008,
 *Statistics in Medicine* 27:1693), and says so.
@@ -18,116 +18,22 @@ category that did not run) is left out of its area, which then says INCOMPLETE; 
 (``-k``, ``--lf``) enters, and its area says ``(selection)``.
 """
 
+
 from __future__ import annotations
 
 import dataclasses
-
 import math
-import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-import yaml
-
-import pytest_toolbench.suites as shipped  # the suites folder, in a checkout and in the wheel alike
-
 from ..contract.suite import CaseRecord
-from .results_file import ResultsFile
-from .profile_stats import AreaChange, AreaFigures, FigureParts, RESAMPLES, SEED, cluster_bootstrap_interval, \
+from ..stats.bootstrap import RESAMPLES, SEED, AreaChange, AreaFigures, FigureParts, cluster_bootstrap_interval, \
     paired_area_test
-from .stats import Z95, wilson_interval
+from ..stats.intervals import dependent_mean_interval, mover_mean_interval
+from .profile_mapping import ProfileMapping, load_mapping
+from .results_file import ResultsFile
 
-#: The file name of the mapping, beside the shipped suites.
-PROFILE_FILE = "profile.yaml"
 TL_LABEL = "tl_category"
-
-
-@dataclass(frozen=True)
-class UnitRule:
-    """Cases whose id matches ``match`` belong to the unit ``unit.format(**groups)``, each group named in ``modulo``
-    taken modulo its number first (RoTBench's noisy files repeat the clean file's queries in order)."""
-
-    match: re.Pattern
-    unit: str
-    modulo: Mapping[str, int] = field(default_factory=dict)
-
-    def unit_of(self, case_id: str) -> str | None:
-        found = self.match.fullmatch(case_id)
-        if found is None:
-            return None
-        groups = {name: (str(int(value) % self.modulo[name]) if name in self.modulo and value is not None
-                         and value.isdigit() else value) for name, value in found.groupdict().items()}
-        return self.unit.format(**groups)
-
-
-@dataclass(frozen=True)
-class ProfileMapping:
-    """``areas``: area id -> title, in order; ``suites``: suite name -> area id -> figure names; ``units``: suite
-    name -> the rules that put cases sharing a query or conversation into one unit (first match wins; a case no
-    rule matches is a unit of its own)."""
-
-    areas: Mapping[str, str]
-    suites: Mapping[str, Mapping[str, tuple[str, ...]]]
-    units: Mapping[str, tuple[UnitRule, ...]] = field(default_factory=dict)
-
-    def unit_of(self, suite: str, case_id: str) -> str:
-        for rule in self.units.get(suite, ()):
-            unit = rule.unit_of(case_id)
-            if unit is not None:
-                return unit
-        return case_id
-
-
-def default_mapping_path() -> Path:
-    return Path(shipped.__file__).resolve().parent / PROFILE_FILE
-
-
-def parse_mapping(document: Any, source: str = PROFILE_FILE) -> ProfileMapping:
-    """The mapping from its YAML document; a malformed one is a ``ValueError`` naming the file and the entry."""
-    if not isinstance(document, Mapping) or not isinstance(document.get("areas"), Mapping):
-        raise ValueError(f"{source}: expected a mapping with 'areas' (id: title) and 'suites'")
-    areas = {str(key): str(title) for key, title in document["areas"].items()}
-    suites: dict[str, dict[str, tuple[str, ...]]] = {}
-    for suite, declared in (document.get("suites") or {}).items():
-        if not isinstance(declared, Mapping):
-            raise ValueError(f"{source}: suites.{suite}: expected area: [figure names]")
-        suites[str(suite)] = {}
-        for area, names in declared.items():
-            if area not in areas:
-                raise ValueError(f"{source}: suites.{suite}.{area}: no such area (areas: {', '.join(areas)})")
-            if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
-                raise ValueError(f"{source}: suites.{suite}.{area}: expected a list of figure names")
-            suites[str(suite)][str(area)] = tuple(names)
-    units: dict[str, tuple[UnitRule, ...]] = {}
-    for suite, rules in (document.get("units") or {}).items():
-        where = f"{source}: units.{suite}"
-        if not isinstance(rules, list):
-            raise ValueError(f"{where}: expected a list of {{match, unit[, modulo]}} rules")
-        parsed = []
-        for rule in rules:
-            if not isinstance(rule, Mapping) or not isinstance(rule.get("match"), str) \
-                    or not isinstance(rule.get("unit"), str):
-                raise ValueError(f"{where}: expected a list of {{match, unit[, modulo]}} rules")
-            try:
-                pattern = re.compile(rule["match"])
-            except re.error as error:
-                raise ValueError(f"{where}: match {rule['match']!r} is not a regular expression ({error})") from None
-            modulo = rule.get("modulo") or {}
-            if not isinstance(modulo, Mapping) or not all(isinstance(v, int) and v > 0 for v in modulo.values()):
-                raise ValueError(f"{where}: modulo: expected group: positive whole number")
-            missing = set(re.findall(r"{(\w+)}", rule["unit"])) - set(pattern.groupindex)
-            if missing:
-                raise ValueError(f"{where}: unit {rule['unit']!r} names {', '.join(sorted(missing))}, not a named "
-                                 f"group of {rule['match']!r}")
-            parsed.append(UnitRule(pattern, rule["unit"], dict(modulo)))
-        units[str(suite)] = tuple(parsed)
-    return ProfileMapping(areas, suites, units)
-
-
-def load_mapping(path: Path | None = None) -> ProfileMapping:
-    path = path or default_mapping_path()
-    return parse_mapping(yaml.safe_load(path.read_text(encoding="utf-8")), str(path))
 
 
 @dataclass(frozen=True)
@@ -260,27 +166,8 @@ def _number(value: Any) -> float | None:
     return float(value)
 
 
-def area_interval(contributions: Sequence[Contribution], z: float = Z95) -> tuple[float, float] | None:
-    """MOVER (Zou & Donner 2008) for the mean of independent figures: each figure's own Wilson interval (its value
-    over its ``total``), its distances below and above the value squared and added, over the number of figures."""
-    if not contributions or any(not c.total or c.total <= 0 for c in contributions):
-        return None
-    k = len(contributions)
-    mean = sum(c.value for c in contributions) / k
-    below = above = 0.0
-    for c in contributions:
-        low, high = wilson_interval(c.value * c.total, c.total, z)
-        below += (c.value - low) ** 2
-        above += (high - c.value) ** 2
-    return max(0.0, mean - math.sqrt(below) / k), min(1.0, mean + math.sqrt(above) / k)
-
-
-def dependent_interval(contributions: Sequence[Contribution], z: float = Z95) -> tuple[float, float] | None:
-    """The mean of the figures' Wilson bounds: MOVER for a mean of fully dependent figures (the widest case)."""
-    if not contributions or any(not c.total or c.total <= 0 for c in contributions):
-        return None
-    bounds = [wilson_interval(c.value * c.total, c.total, z) for c in contributions]
-    return sum(b[0] for b in bounds) / len(bounds), sum(b[1] for b in bounds) / len(bounds)
+def _value_totals(contributions: Sequence[Contribution]) -> list[tuple[float, float | None]]:
+    return [(c.value, c.total) for c in contributions]
 
 
 def _area_figures(parts: Sequence[Contribution]) -> AreaFigures:
@@ -294,12 +181,12 @@ def interval_of(parts: Sequence[Contribution]) -> tuple[tuple[float, float] | No
         return None, ""
     unsplit = [c for c in parts if c.parts is None]
     if unsplit:
-        interval = area_interval(parts)
+        interval = mover_mean_interval(_value_totals(parts))
         names = ", ".join(f"{c.suite}.{c.metric}" for c in unsplit)
         return interval, (f"{MOVER_METHOD}: {names} cannot be split into cases" if interval else "")
     interval = cluster_bootstrap_interval(_area_figures(parts))
     if interval is not None and interval[1] - interval[0] <= 1e-12:
-        return dependent_interval(parts), CONSTANT_METHOD
+        return dependent_mean_interval(_value_totals(parts)), CONSTANT_METHOD
     return interval, BOOTSTRAP_METHOD if interval else ""
 
 

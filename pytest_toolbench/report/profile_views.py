@@ -10,7 +10,7 @@ from html import escape
 from typing import Sequence
 
 from .profile import CONSTANT_METHOD, AreaFigure, Profile
-from .profile_stats import SIGN_FLIP
+from ..stats.bootstrap import SIGN_FLIP
 from .significance import format_delta_interval, p_text
 from .stats import format_delta, format_interval, format_value
 

@@ -1,4 +1,5 @@
-"""Is a change against the baseline real? Paired tests on the per-case outcomes of the two runs (pure functions).
+"""Is a change against the baseline real? Which paired test each figure gets, on the per-case outcomes of the two runs
+(:mod:`.case_figures`), and how its result reads; the tests themselves are :mod:`pytest_toolbench.stats`.
 
 Which test a figure gets is decided by the suite's own aggregation, never guessed from its name: each case of both
 runs is aggregated on its own (``aggregate([case])``), and the figure is
@@ -9,14 +10,14 @@ runs is aggregated on its own (``aggregate([case])``), and the figure is
   for the difference of paired proportions (Newcombe 1998, *Statistics in Medicine* 17:2635-2650, method 10);
 - a **mean over cases** (a mean ROUGE-L, a mean F1 per case) when every case alone gives it a value and the mean of
   those values is the run's figure: it gets the paired sign-flip test (exact up to 2^20 sign patterns, Monte Carlo
-  above: :mod:`.sign_flip`) and a paired t interval;
+  above: :mod:`pytest_toolbench.stats.sign_flip`) and a paired t interval;
 - a figure the suite declares as a combination of such figures (``aggregates.yaml``: a mean of category
   accuracies, an official weighted formula, a pooled count; :mod:`pytest_toolbench.contract.aggregates`): the
   **stratified sign-flip test** on each case's weighted difference, the weights being the official ones, with the
   stratified t interval; cases the suite declares as one cluster (variants of one conversation) are flipped
   together, and so are they in counts and means;
 - anything else (micro F1 over pooled counts): no test here, n/a with the reason; a gated one then gets the paired
-  permutation (swap) test of :mod:`.swap_test`, which recomputes the figure itself on swapped runs.
+  permutation (swap) test of :mod:`pytest_toolbench.stats.swap`, which recomputes the figure itself on swapped runs.
 
 A test needs the same cases behind the figure in both runs (the case ids, and for a count which cases the figure
 covers); otherwise it is n/a too.
@@ -25,23 +26,20 @@ covers); otherwise it is n/a too.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Mapping, Sequence
 
 from ..contract.aggregates import NO_DECLARATION, AggregatesDeclaration
-from .sign_flip import EXACT_SUPPORT_LIMIT, MONTE_CARLO_RESAMPLES, SIGN_FLIP_SEED, sign_flip_test, \
-    stratified_t_interval
-from .stats import Z95, wilson_interval
+from ..stats.distributions import Z95, normal_quantile
+from ..stats.intervals import newcombe_paired_interval, stratified_t_interval
+from ..stats.mcnemar import mcnemar_exact_p, mcnemar_one_sided_p
+from ..stats.sign_flip import EXACT_SUPPORT_LIMIT, MONTE_CARLO_RESAMPLES, SIGN_FLIP_SEED, sign_flip_test
+from .case_figures import CaseFigures, MetricKey, as_rates
 
 MCNEMAR = "exact McNemar"
 SIGN_FLIP = "paired sign-flip"
 STRATIFIED = "stratified sign-flip"
 CLUSTERED = "clustered sign-flip"
-
-_TOLERANCE = 1e-9
-#: A mean over cases may be the mean as its benchmark prints it: rounded to two decimals of a percentage (API-Bank's
-#: Table 9 figures); half a unit of that last digit, as a fraction.
-PRINTED_TOLERANCE = 5e-5 + 1e-12
 
 #: One line every report gives beside the p-values.
 PAIRED_TESTS_NOTE = (f"p adj. (the one-sided p that it got worse, adjusted over the gated family) and CI adj. (the "
@@ -88,259 +86,6 @@ NO_CASES = "n/a: no cases in either run (the figure cannot move in this comparis
 
 #: The ``test_note`` of a figure tested over ``--toolbench-repeat`` samples.
 REPEATED_NOTE = "over each case's mean across its repeated samples (a count: its pass rate)"
-
-
-# -- the statistics --------------------------------------------------------------------------------------------------
-def binomial_two_sided_half(successes: int, trials: int) -> float:
-    """The two-sided exact binomial p-value for ``successes`` of ``trials`` under p = 1/2 (the exact McNemar test on
-    discordant pairs): twice the smaller tail, at most 1. The tail is summed from its largest term down with the
-    ratio ``P(k-1) / P(k) = k / (n-k+1)``, starting from ``P(low)`` in log space, so any n costs O(low) float steps
-    and keeps about 12 significant digits."""
-    if trials <= 0:
-        return 1.0
-    low = min(successes, trials - successes)
-    if 2 * low == trials:
-        return 1.0
-    term = math.exp(math.lgamma(trials + 1) - math.lgamma(low + 1) - math.lgamma(trials - low + 1)
-                    - trials * math.log(2))
-    tail = 0.0
-    for k in range(low, -1, -1):
-        tail += term
-        if term < tail * 1e-17:
-            break
-        term *= k / (trials - k + 1)
-    return min(1.0, 2 * tail)
-
-
-def binomial_upper_half(successes: int, trials: int) -> float:
-    """P(X >= successes) for X ~ Binomial(trials, 1/2): the one-sided exact McNemar p-value that the discordant
-    pairs lean ``successes`` of ``trials`` one way (summed in log space from the largest term)."""
-    if trials <= 0 or successes <= 0:
-        return 1.0
-    if successes > trials:
-        return 0.0
-    log_half = trials * math.log(2)
-    terms = [math.exp(math.lgamma(trials + 1) - math.lgamma(k + 1) - math.lgamma(trials - k + 1) - log_half)
-             for k in range(successes, trials + 1)]
-    return min(1.0, math.fsum(terms))
-
-
-def mcnemar_exact_p(flipped_to_pass: int, flipped_to_fail: int) -> float:
-    """Exact McNemar: the discordant pairs split as a fair coin under "no change"."""
-    return binomial_two_sided_half(flipped_to_pass, flipped_to_pass + flipped_to_fail)
-
-
-def newcombe_paired_interval(both: int, only_current: int, only_baseline: int, neither: int,
-                             z: float = Z95) -> tuple[float, float] | None:
-    """95% interval of ``p_current - p_baseline`` for paired proportions: Newcombe's method 10 (the square-and-add of
-    the two Wilson intervals, with the correlation correction phi); ``None`` over no pairs."""
-    n = both + only_current + only_baseline + neither
-    if n <= 0:
-        return None
-    current, baseline = both + only_current, both + only_baseline
-    p1, p2 = current / n, baseline / n
-    l1, u1 = wilson_interval(current, n, z)
-    l2, u2 = wilson_interval(baseline, n, z)
-    phi = 0.0
-    margins = (both + only_current) * (only_baseline + neither) * (both + only_baseline) * (only_current + neither)
-    if margins > 0:
-        cross = both * neither - only_current * only_baseline
-        corrected = cross - n / 2 if cross > n / 2 else (cross if cross < 0 else 0.0)
-        phi = corrected / math.sqrt(margins)
-    difference = p1 - p2
-    low = difference - math.sqrt(max(0.0, (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2))
-    high = difference + math.sqrt(max(0.0, (p2 - l2) ** 2 - 2 * phi * (p2 - l2) * (u1 - p1) + (u1 - p1) ** 2))
-    return max(-1.0, low), min(1.0, high)
-
-
-# -- per-case outcomes, from the suite's own aggregation -------------------------------------------------------------
-MetricKey = tuple[str, str]  # (group, name)
-
-
-@dataclass(frozen=True)
-class CaseFigures:
-    """What each figure is made of, case by case: for a count, the cases it covers and whether each counts as
-    ``correct``; for a mean, each case's value; for anything else the reason there is no test."""
-
-    counts: Mapping[MetricKey, Mapping[str, bool]] = field(default_factory=dict)
-    means: Mapping[MetricKey, Mapping[str, float]] = field(default_factory=dict)
-    untestable: Mapping[MetricKey, str] = field(default_factory=dict)
-    #: from ``--toolbench-repeat`` samples: ``means`` then holds, for a count, each case's pass rate over its samples
-    repeated: bool = False
-
-
-def _number(value: Any) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return float(value)
-
-
-def case_figures(aggregate: Callable[[Sequence[Any]], Sequence[Any]], results: Sequence[Any],
-                 figures: Sequence[Any], design: AggregatesDeclaration = NO_DECLARATION) -> CaseFigures:
-    """Split each of ``figures`` (the run's Metrics) into per-case outcomes by aggregating each of ``results`` (the
-    run's CaseResults) alone; see the module docstring for when a figure is a count, a mean, or neither. A figure
-    that is neither over cases may be one over the ``design``'s declared clusters (ACEBench's multi-turn accuracy
-    counts whole dialogues): each cluster's cases are then aggregated together, and the figure's outcomes are keyed
-    by the cluster's unit name. Results that carry a ``sample`` (``--toolbench-repeat``) are split per sample index
-    first (:func:`repeated_case_figures`)."""
-    if any(result.sample is not None for result in results):
-        return repeated_case_figures(aggregate, results, figures, design)
-    return _single_case_figures(aggregate, results, figures, design)
-
-
-def _split(aggregate: Callable[[Sequence[Any]], Sequence[Any]], groups: Sequence[tuple[str, Sequence[Any]]],
-           wanted: Mapping[MetricKey, Any]) -> dict[MetricKey, list[tuple[str, float | None, float | None,
-                                                                        float | None]]]:
-    """Each group of results aggregated alone: per figure, (group name, correct, total, value) per group."""
-    rows: dict[MetricKey, list[tuple[str, float | None, float | None, float | None]]] = {k: [] for k in wanted}
-    for name, members in groups:
-        alone = {(m.group or "", m.name): m for m in aggregate(list(members))}
-        for key in wanted:
-            metric = alone.get(key)
-            if metric is None:
-                continue
-            rows[key].append((name, _number(metric.correct), _number(metric.total), _number(metric.value)))
-    return rows
-
-
-def _single_case_figures(aggregate: Callable[[Sequence[Any]], Sequence[Any]], results: Sequence[Any],
-                         figures: Sequence[Any], design: AggregatesDeclaration = NO_DECLARATION) -> CaseFigures:
-    wanted = {(m.group or "", m.name): m for m in figures}
-    try:
-        per_case = _split(aggregate, [(result.case_id, [result]) for result in results], wanted)
-    except Exception as error:  # an aggregation that cannot take one case alone: no test, and the reason
-        reason = f"n/a: the suite's aggregation does not take one case alone ({type(error).__name__})"
-        return CaseFigures(untestable={key: reason for key in wanted})
-    counts: dict[MetricKey, dict[str, bool]] = {}
-    means: dict[MetricKey, dict[str, float]] = {}
-    untestable: dict[MetricKey, str] = {}
-    for key, metric in wanted.items():
-        rows = per_case[key]
-        outcome = _as_count(metric, rows)
-        if outcome is not None:
-            counts[key] = outcome
-            continue
-        values = _as_mean(metric, rows)
-        if values is not None:
-            means[key] = values
-            continue
-        untestable[key] = "n/a: not a count or a mean of cases (a formula over several counts or figures)"
-    if untestable and design.clusters:  # a figure over whole clusters (dialogues): split per cluster
-        clusters: dict[str, list[Any]] = {}
-        for result in results:
-            clusters.setdefault(design.cluster_of(result.case_id), []).append(result)
-        if len(clusters) < len(results):
-            try:
-                per_cluster = _split(aggregate, sorted(clusters.items()), {k: wanted[k] for k in untestable})
-            except Exception:  # noqa: BLE001 - an aggregation that cannot take one cluster alone: stays n/a
-                per_cluster = {}
-            for key, rows in per_cluster.items():
-                outcome = _as_count(wanted[key], rows)
-                if outcome is not None:
-                    counts[key] = outcome
-                    del untestable[key]
-                    continue
-                values = _as_mean(wanted[key], rows)
-                if values is not None:
-                    means[key] = values
-                    del untestable[key]
-    return CaseFigures(counts, means, untestable)
-
-
-def repeated_case_figures(aggregate: Callable[[Sequence[Any]], Sequence[Any]], results: Sequence[Any],
-                          figures: Sequence[Any], design: AggregatesDeclaration = NO_DECLARATION) -> CaseFigures:
-    """Per-case figures of a run with ``--toolbench-repeat`` samples: each sample index is split into per-case
-    outcomes against its own aggregation, then each case's outcomes are averaged over its samples. A count becomes
-    the case's pass rate (a mean over cases, the sign-flip test's input: McNemar needs one binary outcome per
-    case), a mean the mean of the case's values. A figure that is not a count (or not a mean) in every sample has no
-    test."""
-    by_sample: dict[int, list[Any]] = {}
-    for result in results:
-        by_sample.setdefault(result.sample or 0, []).append(result)
-    try:
-        split = [_single_case_figures(aggregate, part, aggregate(part), design)
-                 for _, part in sorted(by_sample.items())]
-    except Exception as error:  # noqa: BLE001 - as in case_figures: no test, and the reason
-        reason = f"n/a: the suite's aggregation does not take one sample alone ({type(error).__name__})"
-        return CaseFigures(untestable={(m.group or "", m.name): reason for m in figures},
-                           repeated=True)
-    means: dict[MetricKey, dict[str, float]] = {}
-    untestable: dict[MetricKey, str] = {}
-    for metric in figures:
-        key = (metric.group or "", metric.name)
-        if all(key in part.counts for part in split):
-            per_case = [{case_id: float(passed) for case_id, passed in part.counts[key].items()} for part in split]
-        elif all(key in part.means for part in split):
-            per_case = [dict(part.means[key]) for part in split]
-        else:
-            untestable[key] = next((part.untestable[key] for part in split if key in part.untestable),
-                                   "n/a: not a count or a mean of cases in every sample")
-            continue
-        values: dict[str, list[float]] = {}
-        for part in per_case:
-            for case_id, value in part.items():
-                values.setdefault(case_id, []).append(value)
-        means[key] = {case_id: sum(v) / len(v) for case_id, v in values.items()}
-    return CaseFigures(means=means, untestable=untestable, repeated=True)
-
-
-def _as_rates(key: MetricKey, figures: CaseFigures) -> CaseFigures:
-    """A plain run's count as per-case rates (1.0 or 0.0), to pair it with a repeated run's pass rates."""
-    if key not in figures.counts:
-        return figures
-    rates = {case_id: float(passed) for case_id, passed in figures.counts[key].items()}
-    return replace(figures, means={**figures.means, key: rates})
-
-
-def _as_count(metric: Any, rows: Sequence[tuple[str, float | None, float | None, float | None]]
-              ) -> dict[str, bool] | None:
-    correct, total, value = (_number(metric.correct), _number(metric.total), _number(metric.value))
-    if value is None or correct is None or total is None or not total or (metric.unit or "") != "%":
-        return None
-    if abs(value - correct / total) > _TOLERANCE:
-        return None
-    outcome: dict[str, bool] = {}
-    for case_id, case_correct, case_total, _ in rows:
-        if not case_total and not case_correct:  # 0/0 or no counts: the figure does not cover this case
-            continue
-        if case_total is None or case_correct is None:
-            return None
-        if case_total != 1 or case_correct not in (0.0, 1.0):
-            return None
-        outcome[case_id] = case_correct == 1.0
-    if len(outcome) != total or sum(outcome.values()) != correct:
-        return None
-    return outcome
-
-
-def _as_mean(metric: Any, rows: Sequence[tuple[str, float | None, float | None, float | None]]
-             ) -> dict[str, float] | None:
-    # The figure must say over how many cases it is a mean (``total``, no ``correct``), and each case alone must be
-    # a mean over that one case: a value that merely equals the mean (every case perfect) proves nothing.
-    # A mean may also carry its sum as ``correct`` (TL-Training's mean reward: sum / n), then each case's too.
-    value, total = _number(metric.value), _number(metric.total)
-    correct = metric.correct
-    if value is None or total is None:
-        return None
-    if correct is not None and (_number(correct) is None or abs(_number(correct) - value * total) > 1e-6):
-        return None
-    values: dict[str, float] = {}
-    for case_id, case_correct, case_total, case_value in rows:
-        if case_value is None and not case_total:
-            continue
-        if case_value is None or case_total != 1:
-            return None
-        if (case_correct is None) != (correct is None) or (case_correct is not None
-                                                            and abs(case_correct - case_value) > 1e-9):
-            return None
-        values[case_id] = case_value
-    if not values or total != len(values):
-        return None
-    if abs(sum(values.values()) / len(values) - value) > PRINTED_TOLERANCE:
-        return None
-    return values
 
 
 # -- one compared figure -------------------------------------------------------------------------------------------
@@ -428,13 +173,13 @@ def paired_result(key: MetricKey, current: CaseFigures, baseline: CaseFigures, l
     samples, a count is compared as per-case pass rates (a mean over cases). Cases the suite's ``design`` declares
     as one cluster are flipped together."""
     if current.repeated or baseline.repeated:
-        current, baseline = _as_rates(key, current), _as_rates(key, baseline)
+        current, baseline = as_rates(key, current), as_rates(key, baseline)
         if key in current.means and key in baseline.means:
             tested = _mean_result(current.means[key], baseline.means[key], lower_is_better, design)
             return replace(tested, note=REPEATED_NOTE) if tested.test is not None else tested
     if (key in current.counts and key in baseline.means) or (key in current.means and key in baseline.counts):
         # a mean of per-case values that happen to be all 0 or 1 in one run reads as a count there: compare means
-        current, baseline = _as_rates(key, current), _as_rates(key, baseline)
+        current, baseline = as_rates(key, current), as_rates(key, baseline)
         return _mean_result(current.means[key], baseline.means[key], lower_is_better, design)
     if key in current.counts and key in baseline.counts:
         now, before = current.counts[key], baseline.counts[key]
@@ -450,7 +195,7 @@ def paired_result(key: MetricKey, current: CaseFigures, baseline: CaseFigures, l
         interval = newcombe_paired_interval(table[(True, True)], gained, lost, table[(False, False)])
         worse, better = (gained, lost) if lower_is_better else (lost, gained)
         return PairedResult(MCNEMAR, "", len(now), mcnemar_exact_p(gained, lost), interval, worse, better,
-                            p_worse=binomial_upper_half(worse, worse + better), p_floor=0.5 ** (gained + lost),
+                            p_worse=mcnemar_one_sided_p(worse, better), p_floor=0.5 ** (gained + lost),
                             units=tuple((design.cluster_of(case_id), (float(now[case_id]) - float(before[case_id]))
                                          / len(now)) for case_id in sorted(now) if now[case_id] != before[case_id]),
                             power_basis=(len(now), gained + lost), interval_method="Newcombe",
@@ -480,11 +225,11 @@ def _mean_result(now: Mapping[str, float], before: Mapping[str, float], lower_is
         return PairedResult(None, "n/a: no cases")
     n = len(now)
     weighted = {case_id: (now[case_id] - before[case_id]) / n for case_id in now}
-    return _sign_flip_result(weighted, {case_id: "" for case_id in now}, lower_is_better, design,
+    return sign_flip_result(weighted, {case_id: "" for case_id in now}, lower_is_better, design,
                              SIGN_FLIP, n)
 
 
-def _sign_flip_result(contributions: Mapping[str, float], strata: Mapping[str, str], lower_is_better: bool,
+def sign_flip_result(contributions: Mapping[str, float], strata: Mapping[str, str], lower_is_better: bool,
                       design: AggregatesDeclaration, test: str, pairs: int, note: str = "") -> PairedResult:
     """The sign-flip test of ``sum(contributions)`` over units (declared clusters, else cases), with the
     stratified t interval; ``strata``: each case's stratum (a unit's stratum is the set of its cases' strata)."""
@@ -521,129 +266,6 @@ def _sign_flip_result(contributions: Mapping[str, float], strata: Mapping[str, s
                         moving_units=flipped.units, unit_count=len(values))
 
 
-def declared_result(name: str, design: AggregatesDeclaration, current_metrics: Sequence[Any],
-                    baseline_metrics: Sequence[Any], current: CaseFigures, baseline: CaseFigures,
-                    lower_is_better: bool = False) -> PairedResult | None:
-    """The stratified sign-flip test of a figure the suite declares as a combination of other figures (None when
-    it declares none): each case's difference weighted by its component's official weight over its component's
-    cases. The declaration must reproduce the figure's value in both runs, and each component must be a count or
-    a mean of the same cases in both runs; otherwise n/a with the reason."""
-    if name not in design.figures:
-        return None
-    try:
-        leaves = _leaf_weights(name, design, current)
-    except _Untestable as why:
-        return PairedResult(None, f"n/a: {why}")
-    runs = ((current, current_metrics, "this run"), (baseline, baseline_metrics, "the baseline"))
-    per_leaf: dict[str, tuple[dict[str, float], dict[str, float]]] = {}
-    for leaf in leaves:
-        found = [_leaf_values(leaf, figures, metrics) for figures, metrics, _ in runs]
-        if isinstance(found[0], str) or isinstance(found[1], str):
-            return PairedResult(None, f"n/a: {next(f for f in found if isinstance(f, str))}")
-        if set(found[0]) != set(found[1]):
-            return PairedResult(None, f"n/a: component {leaf} covers different cases in the two runs")
-        per_leaf[leaf] = (found[0], found[1])
-    for index, (_, metrics, label) in enumerate(runs):
-        declared_value = _metric_value(name, metrics)
-        rebuilt = sum(weight * (sum(per_leaf[leaf][index].values()) / len(per_leaf[leaf][index])
-                                if per_leaf[leaf][index] else 0.0) for leaf, weight in leaves.items())
-        if declared_value is None or abs(rebuilt - declared_value) > PRINTED_TOLERANCE:
-            return PairedResult(None, f"n/a: the declared combination ({design.figures[name].kind} of "
-                                      f"{', '.join(design.figures[name].weights)}) does not reproduce the figure in "
-                                      f"{label} ({rebuilt!r} vs {declared_value!r}: a component did not run in full)")
-    contributions: dict[str, float] = {}
-    strata: dict[str, str] = {}
-    for leaf, weight in leaves.items():
-        now, before = per_leaf[leaf]
-        for case_id in now:
-            contributions[case_id] = contributions.get(case_id, 0.0) + weight * (now[case_id] - before[case_id]) \
-                / len(now)
-            strata[case_id] = leaf
-    if not contributions:
-        return PairedResult(None, NO_CASES, moving_units=0)
-    ran_weight = sum(weight for leaf, weight in leaves.items() if per_leaf[leaf][0])
-    tested = _sign_flip_result(contributions, strata, lower_is_better, design, STRATIFIED, len(contributions),
-                               note=f"strata: {len([leaf for leaf in leaves if per_leaf[leaf][0]])} components with "
-                                    "their official weights")
-    return replace(tested, ran_weight=ran_weight)
-
-
-class _Untestable(Exception):
-    pass
-
-
-def _leaf_weights(name: str, design: AggregatesDeclaration, current: CaseFigures) -> dict[str, float]:
-    """A declared figure flattened to its undeclared components and their total weights."""
-    combination = design.figures[name]
-    if combination.kind == "ran":  # the weights renormalised over the components whose every leaf has cases
-        ran = {component: weight for component, weight in combination.weights.items()
-               if all(_cases_of(leaf, current) for leaf in
-                      (_leaf_weights(component, design, current) if component in design.figures else {component: 1}))}
-        if not ran:
-            raise _Untestable(f"none of the components of {name} ran")
-        combination = replace(combination, kind="weights", weights=ran)
-    if combination.kind == "pooled":
-        sizes = {}
-        for component in combination.weights:
-            cases = _cases_of(component, current)
-            sizes[component] = float(len(cases)) if cases is not None else 0.0
-        total = sum(sizes.values())
-        shares = {c: (size / total if total else 0.0) for c, size in sizes.items()}
-    elif combination.kind == "sum":  # the weights as given
-        shares = dict(combination.weights)
-    else:
-        total = sum(combination.weights.values())
-        shares = {c: w / total for c, w in combination.weights.items()}
-    flat: dict[str, float] = {}
-    for component, share in shares.items():
-        parts = _leaf_weights(component, design, current) if component in design.figures else {component: 1.0}
-        for leaf, weight in parts.items():
-            flat[leaf] = flat.get(leaf, 0.0) + share * weight
-    return flat
-
-
-def _cases_of(name: str, figures: CaseFigures) -> Mapping[str, Any] | None:
-    for table in (figures.counts, figures.means):
-        for (group, figure), values in table.items():
-            if figure == name:
-                return values
-    return None
-
-
-def _leaf_values(name: str, figures: CaseFigures, metrics: Sequence[Any]) -> dict[str, float] | str:
-    """A component's per-case values (a count's 0/1 outcomes or a mean's values), {} when it did not run, or why
-    it cannot be split per case."""
-    key = _metric_key(name, metrics)
-    if key is None:
-        return {}
-    if key in figures.counts:
-        return {case_id: float(passed) for case_id, passed in figures.counts[key].items()}
-    if key in figures.means:
-        return dict(figures.means[key])
-    if _metric_value(name, metrics) is None:
-        return {}
-    reason = figures.untestable.get(key, "not split per case")
-    return f"component {name} is not a count or a mean of cases ({reason.removeprefix('n/a: ')})"
-
-
-def _metric_key(name: str, metrics: Sequence[Any]) -> MetricKey | None:
-    """(group, name) of the figure called ``name``; several groups: the "aggregate" one, else the first."""
-    matches = [m for m in metrics if m.name == name]
-    if not matches:
-        return None
-    chosen = next((m for m in matches if (m.group or "") == "aggregate"), matches[0])
-    return (chosen.group or "", name)
-
-
-def _metric_value(name: str, metrics: Sequence[Any]) -> float | None:
-    key = _metric_key(name, metrics)
-    if key is None:
-        return None
-    for metric in metrics:
-        if ((metric.group or ""), metric.name) == key:
-            return _number(metric.value)
-    return None
-
 
 def interval_at(result: PairedResult, confidence: float) -> tuple[float, float] | None:
     """The figure's interval of the delta recomputed at ``confidence`` (the simultaneous interval of the gated
@@ -654,16 +276,12 @@ def interval_at(result: PairedResult, confidence: float) -> tuple[float, float] 
         return None
     kind, basis = result.interval_basis
     if kind == "newcombe":
-        from statistics import NormalDist
-
-        return newcombe_paired_interval(*basis, z=NormalDist().inv_cdf(0.5 + confidence / 2))
+        return newcombe_paired_interval(*basis, z=normal_quantile(0.5 + confidence / 2))
     if kind == "t":
         return stratified_t_interval({i: list(values) for i, values in enumerate(basis)}, confidence)
     if kind == "normal":  # estimate +- z * se (a sampled run's difference estimator): the half-width rescaled
-        from statistics import NormalDist
-
         low, high = basis
-        centre, half = (low + high) / 2, (high - low) / 2 * NormalDist().inv_cdf(0.5 + confidence / 2) / Z95
+        centre, half = (low + high) / 2, (high - low) / 2 * normal_quantile(0.5 + confidence / 2) / Z95
         return centre - half, centre + half
     return None
 

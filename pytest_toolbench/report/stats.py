@@ -1,34 +1,16 @@
-"""Figures as reports show them: percentages, counts, and intervals by kind (Wilson for proportions, t for means)."""
+"""Figures as reports show them: percentages, counts, and which interval each kind of figure gets (the intervals
+themselves are :mod:`pytest_toolbench.stats.intervals`)."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from .sign_flip import t_quantile
+from ..stats.intervals import t_interval, wilson_interval
 
 #: What every report says of its intervals.
 INTERVALS_NOTE = ("95% intervals by kind: Wilson score for a proportion (correct/total of whole counts of cases or "
                   "items); t (mean ± t·sd/√n) for a mean over cases; none for a formula over pooled counts or "
                   "categories")
-
-#: Two-sided 95% normal quantile.
-Z95 = 1.959963984540054
-
-
-def wilson_interval(correct: float, total: float, z: float = Z95) -> tuple[float, float] | None:
-    """The Wilson score interval for a binomial proportion (stays inside [0, 1], sensible at 0/n and n/n)."""
-    if not total or total <= 0:
-        return None
-    p = correct / total
-    z2 = z * z
-    denominator = 1 + z2 / total
-    center = (p + z2 / (2 * total)) / denominator
-    half = z * math.sqrt(p * (1 - p) / total + z2 / (4 * total * total)) / denominator
-    # At 0/n and n/n the bound is exactly 0 or 1; rounding would otherwise leave 0.9999999999999999.
-    low = 0.0 if correct <= 0 else max(0.0, center - half)
-    high = 1.0 if correct >= total else min(1.0, center + half)
-    return low, high
 
 
 def is_percentage(metric: Any) -> bool:
@@ -102,7 +84,7 @@ def count_interval(metric: Any) -> tuple[float, float] | None:
     correct/total of whole-number counts, and no ``sd``) the Wilson score interval; else None (F1 over pooled
     counts, means over categories)."""
     estimate = metric.estimate
-    if estimate:  # --toolbench-sample: the design-based interval of the estimate (run.estimation)
+    if estimate:  # --toolbench-sample: the design-based interval of the estimate (stats.estimation)
         interval = estimate.get("interval95")
         return (float(interval[0]), float(interval[1])) if interval else None
     value, correct, total, sd = (metric.value, metric.correct, metric.total, metric.sd)
@@ -111,22 +93,12 @@ def count_interval(metric: Any) -> tuple[float, float] | None:
     if sd is not None:
         if not isinstance(total, (int, float)) or total < 2:
             return None
-        half = t_quantile(0.975, total - 1) * sd / math.sqrt(total)
-        return value - half, value + half
+        return t_interval(value, sd, total)
     if not is_percentage(metric) or not (is_whole(correct) and is_whole(total)):
         return None
     if total <= 0 or not 0 <= correct <= total or abs(value - correct / total) > 1e-9:
         return None
     return wilson_interval(float(correct), float(total))
-
-
-def sample_sd(values: Any) -> float | None:
-    """The sample standard deviation (n - 1), for ``Metric.sd``; None under two values."""
-    values = [float(v) for v in values]
-    if len(values) < 2:
-        return None
-    mean = sum(values) / len(values)
-    return math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
 
 
 def format_value(value: float | None, unit: str = "%") -> str:

@@ -3,7 +3,7 @@ against (a manifest), from which the cases that never reached a verdict get a ``
 
 Plain data in, plain data out: the manifest is a :class:`Manifest` of :class:`SuiteFacts` and :class:`ManifestRow`
 values, with a JSON form (it crosses from an xdist worker to the controller); the records are
-:class:`~pytest_toolbench.contract.suite.CaseRecord`. Imports the contract, ``run.records`` and ``run.sampling``.
+:class:`~pytest_toolbench.contract.suite.CaseRecord`. Imports the contract, ``run.records`` and ``stats.sampling``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping, Protocol
 
 from ..contract.suite import NOT_RUN, Case, CaseRecord
 from . import records
-from .sampling import Design
+from ..stats.sampling import Design
 
 
 @dataclass(frozen=True)

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from ..contract.suite import NOT_RUN, NOT_SCORED, CaseRecord, Metric
 from .ledger import Available
-from .estimation import NO_INTERVAL, estimate_figures
-from .sampling import Design
+from ..stats.estimate import NO_INTERVAL
+from ..stats.estimation import estimate_figures
+from ..stats.pass_k import reliability
+from ..stats.sampling import Design
 
 
 @dataclass
@@ -38,7 +39,7 @@ class SuiteSummary:
     #: ``--toolbench-repeat``'s figures (:func:`repeat_figures`); None in a run without repeats. ``total`` and
     #: ``passed`` then count samples, and every metric is the mean of its per-sample values (pass@1).
     repeat: dict[str, Any] | None = None
-    #: ``--toolbench-sample``: what was drawn (``run.sampling.Design``); every metric then carries its estimate
+    #: ``--toolbench-sample``: what was drawn (``stats.sampling.Design``); every metric then carries its estimate
     sampling_design: Any = None
 
     @property
@@ -191,11 +192,6 @@ def mean_over_samples(per_sample: list[list[Metric]]) -> list[Metric]:
     return merged
 
 
-def pass_hat(passes: int, samples: int, k: int) -> float:
-    """tau-bench's unbiased estimator of pass^k for one case with ``passes`` of ``samples`` passing: the chance that
-    ``k`` of its samples drawn without replacement all pass, C(c, k) / C(n, k) (Yao et al. 2024, arXiv:2406.12045,
-    section 4; the analogue of Chen et al. 2021's pass@k). Needs ``1 <= k <= samples``."""
-    return math.comb(passes, k) / math.comb(samples, k)
 def ran_design(design: Design, results: list[CaseRecord]) -> Design | None:
     """The design over the strata (categories) that ran: a ``-k`` that leaves whole categories out keeps the sample
     of the others intact. None when a category ran only part of its sampled cases (``-k``/``--lf`` on case ids):
@@ -211,7 +207,7 @@ def ran_design(design: Design, results: list[CaseRecord]) -> Design | None:
 
 def with_estimates(metrics: list[Metric], results: list[CaseRecord], design: Design, aggregate: Any,
                    repeated: bool) -> list[Metric]:
-    """``--toolbench-sample``: every figure as the estimate of the full benchmark's (``run.estimation``), its value
+    """``--toolbench-sample``: every figure as the estimate of the full benchmark's (``stats.estimation``), its value
     the estimate's, its scope "estimated from n of N cases (seed s)". With ``--toolbench-repeat`` the estimate is
     made for each sample index and the values averaged; the interval is then not given."""
     if repeated:
@@ -242,7 +238,7 @@ def with_estimates(metrics: list[Metric], results: list[CaseRecord], design: Des
 def repeat_figures(results: list[CaseRecord], samples: int) -> dict[str, Any]:
     """The reliability figures of ``--toolbench-repeat=K`` over one suite's records (each carrying ``sample``):
     ``pass_at_1``, the mean over cases of each case's pass rate c/n; ``pass_hat`` (tau-bench's pass^k curve), for
-    every k = 1..K the mean over cases of C(c, k) / C(n, k) (:func:`pass_hat`), each point with the cases it is over
+    every k = 1..K the mean over cases of C(c, k) / C(n, k) (``stats.pass_k.pass_hat``), each point with the cases it is over
     and how many cases were left out of it for having fewer than k samples (``--lf`` or ``-k`` may run only some of
     a case's samples: such a case counts, with its own n, at every k it has samples for, and is left out and counted
     above); ``pass_hat_k``, the curve's last point (k = K); ``flaky``, the share of cases whose samples disagree, and
@@ -250,22 +246,7 @@ def repeat_figures(results: list[CaseRecord], samples: int) -> dict[str, Any]:
     outcomes: dict[str, list[bool]] = {}
     for record in sorted(results, key=lambda r: (r.order, r.sample or 0)):
         outcomes.setdefault(record.case_id, []).append(record.passed)
-    cases = len(outcomes)
-    curve = []
-    for k in range(1, samples + 1):
-        eligible = [passed for passed in outcomes.values() if len(passed) >= k]
-        curve.append({"k": k, "value": (sum(pass_hat(sum(p), len(p), k) for p in eligible) / len(eligible)
-                                        if eligible else None),
-                      "cases": len(eligible), "excluded": cases - len(eligible)})
-    flaky = [case_id for case_id, passed in outcomes.items() if any(passed) and not all(passed)]
-    return {
-        "samples": samples, "cases": cases,
-        "pass_at_1": sum(sum(p) / len(p) for p in outcomes.values()) / cases if cases else None,
-        "pass_hat_k": curve[-1]["value"] if curve else None,
-        "pass_hat": curve,
-        "flaky": len(flaky) / cases if cases else None,
-        "flaky_cases": flaky,
-    }
+    return reliability(outcomes, samples)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,8 @@ import random
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+from .distributions import binomial_cdf_table
+
 #: Bootstrap resamples and sign-flip draws per area (documented in docs/statistics.md; changing them changes the figures).
 RESAMPLES = 2000
 SEED = 20261127
@@ -87,37 +89,6 @@ def strata(area: AreaFigures) -> list[tuple[list[int], list[str]]]:
     return result
 
 
-def _binomial_cdf(trials: int, p: float) -> tuple[int, list[float]]:
-    """The cumulative distribution of Binomial(trials, p), for drawing by inversion: (first k, CDF from it), the
-    tails below 1e-16 cut off. Built from the mode outwards with the ratio of successive terms."""
-    if p <= 0.0 or trials == 0:
-        return 0, [1.0]
-    if p >= 1.0:
-        return trials, [1.0]
-    mode = min(trials, int((trials + 1) * p))
-    log_mode = (math.lgamma(trials + 1) - math.lgamma(mode + 1) - math.lgamma(trials - mode + 1)
-                + mode * math.log(p) + (trials - mode) * math.log1p(-p))
-    ratio = p / (1 - p)
-    above, term, k = [], math.exp(log_mode), mode
-    while k <= trials and (term > 1e-16 or k == mode):
-        above.append(term)
-        term *= (trials - k) / (k + 1) * ratio
-        k += 1
-    below, term, k = [], math.exp(log_mode), mode
-    while k > 0:
-        term *= k / (trials - k + 1) / ratio
-        k -= 1
-        if term <= 1e-16:
-            break
-        below.append(term)
-    terms = below[::-1] + above
-    cdf, total = [], 0.0
-    for t in terms:
-        total += t
-        cdf.append(total)
-    return mode - len(below), cdf
-
-
 class _Binomial:
     """Exact Binomial(n, p) draws by inversion of cached cumulative tables (one per n)."""
 
@@ -128,7 +99,7 @@ class _Binomial:
     def draw(self, rng: random.Random, trials: int) -> int:
         table = self.tables.get(trials)
         if table is None:
-            table = self.tables[trials] = _binomial_cdf(trials, self.p)
+            table = self.tables[trials] = binomial_cdf_table(trials, self.p)
         first, cdf = table
         return first + min(bisect.bisect_left(cdf, rng.random() * cdf[-1]), len(cdf) - 1)
 

@@ -49,7 +49,7 @@ def swap_tests(aggregate: Callable[[Sequence[Any]], Sequence[Any]], current: Seq
                exact_units: int = SWAP_EXACT_UNITS,
                reported: Mapping[MetricKey, tuple[float | None, float | None]] | None = None) -> dict[MetricKey, Any]:
     """The swap test of each of ``figures`` (key -> lower is better) between the runs' case results ``current``
-    and ``baseline``; ``make_result`` builds the result (:class:`.significance.PairedResult`). Returns n/a results
+    and ``baseline``; ``make_result`` builds the result (``report.significance.PairedResult``). Returns n/a results
     with the reason when the test does not apply (different cases, repeated samples, more than ``max_records``
     records to read), and nothing for a figure the suite's aggregate does not give a value in both runs.
     ``reported``: each figure's (current, baseline) value as the reports give it; a figure the aggregate over the
