@@ -35,7 +35,8 @@ from typing import Any, Iterator, Mapping
 
 from pytest_toolbench.contract.suite import Case, Generation, Request
 
-from . import conversation_messages as msgs
+from .conversation_messages import (ReplyError, agent_view, has_content, is_agent_history, is_user_history, read_reply,
+                                    trajectory_message, user_view)
 from .conversation_prompts import GREETING, USER_STOP_TOKENS, agent_system_prompt, user_system_prompt
 from .environment import Environment
 from .gold import make_env_for
@@ -106,10 +107,10 @@ class Simulation:
             return
         last = history[-1]
         role = last.get("role")
-        agent_all = [m for m in history if msgs.is_agent_history(m)]
-        agent_but_last = [m for m in history[:-1] if msgs.is_agent_history(m)]
-        user_all = [m for m in history if msgs.is_user_history(m)]
-        user_but_last = [m for m in history[:-1] if msgs.is_user_history(m)]
+        agent_all = [m for m in history if is_agent_history(m)]
+        agent_but_last = [m for m in history[:-1] if is_agent_history(m)]
+        user_all = [m for m in history if is_user_history(m)]
+        user_but_last = [m for m in history[:-1] if is_user_history(m)]
         if role == "assistant":
             self.from_role, self.to_role = AGENT, (ENV if last.get("tool_calls") else USER)
             self.agent_state, self.user_state = agent_all, user_but_last
@@ -130,11 +131,11 @@ class Simulation:
 
     # -- requests
     def agent_request(self) -> Request:
-        messages = [{"role": "system", "content": self.agent_system}] + msgs.agent_view(self.agent_state)
+        messages = [{"role": "system", "content": self.agent_system}] + agent_view(self.agent_state)
         return Request(messages=messages, tools=self.agent_tools)
 
     def user_request(self) -> Request:
-        messages = [{"role": "system", "content": self.user_system}] + msgs.user_view(self.user_state)
+        messages = [{"role": "system", "content": self.user_system}] + user_view(self.user_state)
         return Request(messages=messages, tools=self.user_tools, simulates="user", temperature=USER_TEMPERATURE)
 
     def _count(self, role: str, generation: Generation) -> None:
@@ -146,12 +147,12 @@ class Simulation:
 
     def _reply(self, role: str, generation: Generation, tools_offered: bool) -> dict[str, Any]:
         self._count(role, generation)
-        reply = msgs.read_reply(generation, tools_offered)
+        reply = read_reply(generation, tools_offered)
         if not reply.has_content() and not reply.calls:
-            raise msgs.ReplyError(f"{'AssistantMessage' if role == AGENT else 'UserMessage'} must have either "
+            raise ReplyError(f"{'AssistantMessage' if role == AGENT else 'UserMessage'} must have either "
                                   "content or tool_calls")
         ids = [f"call_{self.steps}_{index}" for index in range(len(reply.calls))]
-        return msgs.trajectory_message("assistant" if role == AGENT else "user", reply, ids)
+        return trajectory_message("assistant" if role == AGENT else "user", reply, ids)
 
     # -- one step
     def step(self) -> Iterator[Request]:
@@ -191,7 +192,7 @@ class Simulation:
         with neither text nor calls, which the agent never sends it)."""
         if isinstance(message, list):
             state.extend(message)
-        elif message is not None and (role == AGENT or message.get("role") == "tool" or msgs.has_content(message)
+        elif message is not None and (role == AGENT or message.get("role") == "tool" or has_content(message)
                                       or message.get("tool_calls")):
             state.append(message)
 
@@ -226,7 +227,7 @@ def simulate(case: Case, env: Environment | None = None) -> Iterator[Request]:
     while not simulation.done:
         try:
             yield from simulation.step()
-        except msgs.ReplyError as error:
+        except ReplyError as error:
             simulation.done, simulation.termination = True, "infrastructure_error"
             simulation.error = str(error)
             break
