@@ -219,3 +219,29 @@ def test_airline_agent_prompt_holds_its_policy_and_the_user_gets_the_plain_guide
     assert "Instructions:\n\tDomain: airline\n\tReason for call:\n\t\t" in user_request.messages[0]["content"]
     assert (data / "domains" / "airline" / "policy.md").read_text() in agent_request.messages[0]["content"]
     assert len(agent_request.tools) == 14 and transcript["termination_reason"] == "user_stop"
+
+
+def test_the_cost_of_conversations_reaches_the_counts_and_the_figures_agent_and_user_apart():
+    from pytest_toolbench.contract.suite import CaseRecord
+
+    case = _cases()["mock_create_task_1"]
+    agent = [call("create_task", user_id="user_1", title="Important Meeting"), text("Done.")]
+    transcript, _ = drive(case, agent, [text("Create it please."), text("###STOP###")])
+    verdict = scorer("tau2bench").score(case, Generation(text=json.dumps(transcript)))
+    counts = verdict.counts
+    assert (counts["agent_requests"], counts["user_requests"]) == (2.0, 2.0)
+    assert (counts["agent_prompt_tokens"], counts["agent_output_tokens"]) == (220.0, 27.0)
+    assert (counts["user_prompt_tokens"], counts["user_output_tokens"]) == (200.0, 14.0)
+    assert counts["conversation_steps"] == 5.0 and counts["conversation_tool_errors"] == 0.0
+    gold = scorer("tau2bench").score(case, Generation(text=scorer("tau2bench").gold_output(case)))
+    assert "agent_requests" not in gold.counts  # the gold trajectory is no conversation: no cost
+    records = [CaseRecord("tau2bench", "mock_a", "mock", True, counts=counts),
+               CaseRecord("tau2bench", "mock_b", "mock", True, counts=dict(counts, agent_requests=4.0)),
+               CaseRecord("tau2bench", "airline_0", "airline", True, counts=gold.counts)]
+    figures = {m.name: m for m in scorer("tau2bench").aggregate(records) if m.group == "cost"}
+    assert figures["mock conversations"].value == 2.0
+    assert figures["mock agent requests"].value == 6.0
+    assert figures["mock agent requests per conversation"].value == 3.0
+    assert figures["mock user tokens per conversation"].value == 214.0
+    assert figures["mock user requests"].unit == "" and figures["mock user requests"].better == "none"
+    assert not any(name.startswith("airline") for name in figures)  # no conversation, no cost figures
