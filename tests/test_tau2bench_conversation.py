@@ -245,3 +245,11 @@ def test_the_cost_of_conversations_reaches_the_counts_and_the_figures_agent_and_
     assert figures["mock user tokens per conversation"].value == 214.0
     assert figures["mock user requests"].unit == "" and figures["mock user requests"].better == "none"
     assert not any(name.startswith("airline") for name in figures)  # no conversation, no cost figures
+
+
+def test_the_run_header_says_who_plays_the_user_and_that_the_leaderboards_user_is_gpt_4_1():
+    context = SuiteContext(SAMPLES, {"options": {"domains": ["mock"], "split": "base", "max_steps": 30}})
+    info = scorer("tau2bench").run_info(context)
+    assert "max_steps 30, max_errors 10 (upstream's defaults 200, 10)" in info["tau2bench"]
+    assert "gpt-4.1-2025-04-14 at temperature 0.0" in info["tau2bench user simulator"]
+    assert "not comparable" in info["tau2bench user simulator"]

@@ -18,13 +18,16 @@ import threading
 from typing import Any, Iterator
 
 from pytest_toolbench.contract.errors import UsageProblem
-from pytest_toolbench.contract.suite import Case, Generation, Request
+from pytest_toolbench.contract.suite import Case, Generation, Request, SuiteContext
 
-from .conversation import simulate
+from .conversation import MAX_ERRORS, MAX_STEPS, USER_TEMPERATURE, simulate
 from .gold import gold_output
 
 PROMPT_MODE_REFUSAL = ("tau2bench: upstream's agent and user simulator call tools natively (OpenAI tools=); run "
                        "a model with --toolbench-mode native (prompt mode has no tools to offer)")
+#: upstream's leaderboard: the user simulator every published figure was made with (``config.py``'s
+#: ``DEFAULT_LLM_USER`` at ``DEFAULT_LLM_TEMPERATURE_USER``)
+LEADERBOARD_USER = "gpt-4.1-2025-04-14 at temperature 0.0"
 SINGLE_SHOT_REFUSAL = "tau2bench: every case is a conversation (agent and simulated user); it has no single request"
 
 _GOLD_TEXTS: dict[str, int] = {}  # gold trajectories handed out and not yet received (text -> how many)
@@ -80,3 +83,18 @@ def gold_reply(case: Case, step: int, request: Request) -> str:
 def build_request(case: Case) -> Request:
     """Single-shot requests do not exist for this suite (every case converses); asked for one, refuse."""
     raise UsageProblem(SINGLE_SHOT_REFUSAL)
+
+
+def run_info(context: SuiteContext) -> dict[str, str]:
+    """The run header's note: the selection, the conversation's limits, and who plays the user."""
+    options = context.options
+    return {
+        "tau2bench": f"domains {', '.join(options.get('domains') or ())}, split {options.get('split', 'base')}; "
+                     f"conversations: max_steps {options.get('max_steps', MAX_STEPS)}, max_errors "
+                     f"{options.get('max_errors', MAX_ERRORS)} (upstream's defaults {MAX_STEPS}, {MAX_ERRORS})",
+        "tau2bench user simulator": (
+            f"the agent is the run's model; the user simulator is the run's model too unless --toolbench-user-model "
+            f"routes its turns elsewhere (its requests ask temperature {USER_TEMPERATURE}); upstream's leaderboard "
+            f"user is {LEADERBOARD_USER}: with any other user model the figures are not comparable with published "
+            f"ones"),
+    }
