@@ -152,7 +152,7 @@ def test_too_many_errors_counts_every_failing_tool_call():
 @pytest.mark.parametrize("reply, why", [
     (Generation(text="<|im_end|>", tool_calls=[]), "must have either content or tool_calls"),
     (Generation(text="   ", tool_calls=[]), "must have either content or tool_calls"),
-    (Generation(text="<tool_call>{oops</tool_call>", parse_error="invalid JSON"), "cannot be decoded"),
+    (Generation(text="", tool_calls=[{"name": "get_users", "arguments": "{oops"}]), "arguments are not JSON"),
 ])
 def test_a_reply_upstream_raises_on_ends_as_infrastructure_error(reply, why):
     case = _cases()["mock_create_task_1"]
@@ -253,3 +253,12 @@ def test_the_run_header_says_who_plays_the_user_and_that_the_leaderboards_user_i
     assert "max_steps 30, max_errors 10 (upstream's defaults 200, 10)" in info["tau2bench"]
     assert "gpt-4.1-2025-04-14 at temperature 0.0" in info["tau2bench user simulator"]
     assert "not comparable" in info["tau2bench user simulator"]
+
+
+def test_tool_calls_the_parser_cannot_read_are_text_to_the_user_as_vllms_server_returns_them():
+    case = _cases()["mock_create_task_1"]
+    broken = Generation(text="<tool_call>{oops</tool_call><|im_end|>", parse_error="invalid JSON")
+    transcript, requests = drive(case, [broken], [text("hi"), text("###STOP###")])
+    assert transcript["messages"][2] == {"role": "assistant", "content": "<tool_call>{oops</tool_call>"}
+    assert requests[-1][1].messages[-1] == {"role": "user", "content": "<tool_call>{oops</tool_call>"}
+    assert transcript["termination_reason"] == "user_stop"

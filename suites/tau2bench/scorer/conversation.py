@@ -18,7 +18,8 @@ answers (the agent: the model under test; the user: ``simulates="user"``, the sa
   waiting on the environment: ``max_steps`` once the steps reach the limit (upstream's CLI default 200; the suite
   option ``max_steps``), then ``too_many_errors`` once the tool errors reach ``max_errors`` (10), each overriding an
   earlier reason of the same step, as upstream's checks do.
-- **A reply upstream raises on** (tool calls that do not decode, a message with neither text nor calls): upstream
+- **A reply upstream raises on** (tool-call arguments that are not JSON, a message with neither text nor calls;
+  tool calls the parser cannot read are text, as vLLM's OpenAI server returns them): upstream
   retries the simulation (3 times) and then records it as ``infrastructure_error``; a greedy engine would answer the
   same, so it ends here at once with that reason (reward 0), keeping the messages so far (upstream's record then
   has none).

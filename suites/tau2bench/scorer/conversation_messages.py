@@ -8,8 +8,11 @@ Trajectory messages are the shapes the grading reads (``decoding``): ``{"role", 
 
 A reply in native mode comes with the backend's parsed ``tool_calls`` (``[]``: plain text) or its ``parse_error``;
 ``content`` is what an OpenAI-compatible server returns beside the calls: the text before the first tool-call
-marker (None when empty), or for a plain answer the text without trailing end-of-turn tokens. A backend that does
-not parse (``tool_calls`` None) is read as Hermes/Qwen ``<tool_call>`` blocks where tools were offered. Model
+marker (None when empty), or for a plain answer the text without trailing end-of-turn tokens. Tool calls the
+parser cannot read make the reply text, markup included, as vLLM's OpenAI server answers them (its tool parsers
+return the whole output as ``content`` when they fail): upstream reaches a local model through such a server. A
+backend that does not parse (``tool_calls`` None) is read as Hermes/Qwen ``<tool_call>`` blocks where tools were
+offered. Arguments given as JSON text that does not decode raise (upstream's ``json.loads`` of them does). Model
 output is never evaluated.
 """
 
@@ -58,11 +61,12 @@ def read_reply(generation: Generation, tools_offered: bool) -> Reply:
         # a server parses no tool calls for a request without tools: the text is the content
         return Reply(_clean(text) if text else None)
     if generation.parse_error:
-        raise ReplyError(f"the tool calls cannot be decoded: {generation.parse_error}")
+        # vLLM's OpenAI server (upstream's way to a local model) answers tool calls its parser cannot read as text
+        return Reply(_clean(text) if text else None)
     try:
         raw = list(generation.tool_calls) if generation.tool_calls is not None else parse_hermes(text)
-    except (ParseError, TypeError) as error:
-        raise ReplyError(f"the tool calls cannot be decoded: {error}") from None
+    except (ParseError, TypeError):
+        return Reply(_clean(text) if text else None)
     calls = []
     for index, call in enumerate(raw):
         arguments = call.get("arguments") if isinstance(call, Mapping) else None
