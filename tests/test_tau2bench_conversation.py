@@ -262,3 +262,15 @@ def test_tool_calls_the_parser_cannot_read_are_text_to_the_user_as_vllms_server_
     assert transcript["messages"][2] == {"role": "assistant", "content": "<tool_call>{oops</tool_call>"}
     assert requests[-1][1].messages[-1] == {"role": "user", "content": "<tool_call>{oops</tool_call>"}
     assert transcript["termination_reason"] == "user_stop"
+
+
+def test_a_history_already_ended_by_the_user_makes_no_request():
+    import dataclasses
+
+    case = _cases()["mock_update_task_with_message_history"]
+    task = json.loads(json.dumps(case.payload["task"]))
+    task["initial_state"]["message_history"].append({"role": "user", "content": "Bye ###STOP###"})
+    stopped = dataclasses.replace(case, payload={**case.payload, "task": task})
+    transcript, requests = drive(stopped, [], [])
+    assert requests == [] and transcript["termination_reason"] == "user_stop"
+    assert transcript["messages"][-1]["content"] == "Bye ###STOP###"

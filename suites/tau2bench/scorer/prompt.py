@@ -55,7 +55,10 @@ def unavailable(case: Case, backend: Any = None) -> str | None:
 def conversation(case: Case) -> Iterator[Request]:
     """Upstream's simulation of the task; under the gold backend its first reply is the gold trajectory."""
     simulation = simulate(case)
-    request = next(simulation)
+    try:
+        request = next(simulation)
+    except StopIteration as done:  # a history that already ends the simulation: no request at all
+        return done.value
     while True:
         reply: Generation = yield request
         text = reply.text if isinstance(reply.text, str) else ""
