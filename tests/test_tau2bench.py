@@ -143,7 +143,7 @@ def test_the_average_reward_leaves_out_and_names_what_was_not_scored():
     overall = scorer("tau2bench").aggregate(records)[0]
     assert (overall.value, overall.correct, overall.total) == (0.5, 1.0, 2)
     assert overall.incomplete == ("1 task(s) not scored (NL assertions need a judge); 1 task(s) not generated "
-                                  "(generation with a model is not implemented yet)")
+                                  "(a model converses in native mode only: --toolbench-mode native)")
 
 
 def test_the_core_hands_the_backend_to_a_two_parameter_unavailable():
