@@ -5,14 +5,17 @@ shipped samples (mock domain) need no data folder; airline's prompts are checked
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import random
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from pytest_toolbench.contract.suite import Generation, SuiteContext
-from pytest_toolbench.run.generation import run_case
+from pytest_toolbench.contract.suite import MODEL_BACKEND, CaseRecord, Generation, SuiteContext
+from pytest_toolbench.run.cache import GenerationCache
+from pytest_toolbench.run.generation import Answerer, pregenerate, run_case
 from shipped import scorer
 
 SUITE = Path(__file__).resolve().parents[1] / "suites" / "tau2bench"
@@ -222,8 +225,6 @@ def test_airline_agent_prompt_holds_its_policy_and_the_user_gets_the_plain_guide
 
 
 def test_the_cost_of_conversations_reaches_the_counts_and_the_figures_agent_and_user_apart():
-    from pytest_toolbench.contract.suite import CaseRecord
-
     case = _cases()["mock_create_task_1"]
     agent = [call("create_task", user_id="user_1", title="Important Meeting"), text("Done.")]
     transcript, _ = drive(case, agent, [text("Create it please."), text("###STOP###")])
@@ -265,8 +266,6 @@ def test_tool_calls_the_parser_cannot_read_are_text_to_the_user_as_vllms_server_
 
 
 def test_a_history_already_ended_by_the_user_makes_no_request():
-    import dataclasses
-
     case = _cases()["mock_update_task_with_message_history"]
     task = json.loads(json.dumps(case.payload["task"]))
     task["initial_state"]["message_history"].append({"role": "user", "content": "Bye ###STOP###"})
@@ -274,3 +273,87 @@ def test_a_history_already_ended_by_the_user_makes_no_request():
     transcript, requests = drive(stopped, [], [])
     assert requests == [] and transcript["termination_reason"] == "user_stop"
     assert transcript["messages"][-1]["content"] == "Bye ###STOP###"
+
+
+# -- driven by the core, without rounds and in rounds -----------------------------------------------------------------
+
+class _Model:
+    """A cacheable model whose reply is a function of the request: the user asks for a task, then stops once the
+    agent has answered; the agent looks the users up, then answers. Its stream hands answers back out of order."""
+
+    capabilities = MODEL_BACKEND
+    chunk_size = 1
+    commit_seconds = 30.0
+
+    def __init__(self, continuous: bool):
+        self.continuous = continuous
+
+    def fingerprint(self):
+        return {"backend": "scripted-tau2"}
+
+    @staticmethod
+    def answer(task):
+        messages = task.request.messages
+        if task.request.simulates == "user":
+            return text("###STOP###") if len(messages) > 3 else text("Please create a task for user_1.")
+        return text("Here are the users.") if messages[-1]["role"] == "tool" else call("get_users")
+
+    def generate(self, tasks, on_chunk=None, on_progress=None):
+        answers = [self.answer(task) for task in tasks]
+        if on_chunk is not None:
+            on_chunk(list(enumerate(answers)))
+        return answers
+
+    def open_stream(self):
+        backend = self
+
+        class Stream:
+            def __init__(self):
+                self.queue, self.draw = [], random.Random(5)
+
+            def add(self, tasks, tags):
+                self.queue += list(zip(tags, tasks))
+
+            def pending(self):
+                return len(self.queue)
+
+            def step(self):
+                chosen = set(self.draw.sample(range(len(self.queue)), min(len(self.queue), 2)))
+                done = [self.queue[i] for i in sorted(chosen)]
+                self.queue = [item for i, item in enumerate(self.queue) if i not in chosen]
+                return [(tag, backend.answer(task)) for tag, task in done]
+
+            def close(self):
+                pass
+
+        return Stream() if self.continuous else None
+
+
+def test_the_core_drives_the_conversations_without_rounds_as_in_rounds(tmp_path):
+    cases = list(_cases().values())
+    suite = SimpleNamespace(benchmark=scorer("tau2bench"), interactive=True,
+                            definition=SimpleNamespace(generation={"max_tokens": 4096, "temperature": 0.0},
+                                                       max_tokens=4096))
+    outcomes = {}
+    for continuous in (True, False):
+        folder = tmp_path / str(continuous)
+        cache = GenerationCache(folder)
+        lines: list[str] = []
+        try:
+            stats = pregenerate([(suite, case) for case in cases], _Model(continuous), cache,
+                                _Model(continuous).fingerprint(), None, progress=lines.append)
+        finally:
+            cache.close()
+        assert not continuous or any("ran without rounds" in line for line in lines), lines
+        cache = GenerationCache(folder, readonly=True)
+        answer = Answerer(None, cache, _Model(continuous).fingerprint())
+        transcripts = {case.case_id: json.loads(run_case(case, suite, answer, None).text) for case in cases}
+        cache.close()
+        for transcript in transcripts.values():
+            transcript["conversation"].pop("seconds")
+        outcomes[continuous] = (stats.requested, stats.generated, transcripts)
+    assert outcomes[True] == outcomes[False]
+    transcripts = outcomes[True][2]
+    assert transcripts["mock_create_task_1"]["termination_reason"] == "user_stop"
+    assert [m["role"] for m in transcripts["mock_create_task_1"]["messages"]] == \
+        ["assistant", "user", "assistant", "tool", "assistant", "user"]
