@@ -357,3 +357,17 @@ def test_the_core_drives_the_conversations_without_rounds_as_in_rounds(tmp_path)
     assert transcripts["mock_create_task_1"]["termination_reason"] == "user_stop"
     assert [m["role"] for m in transcripts["mock_create_task_1"]["messages"]] == \
         ["assistant", "user", "assistant", "tool", "assistant", "user"]
+
+
+def test_a_reply_is_read_as_an_openai_server_returns_it():
+    messages = scorer("tau2bench", "conversation_messages")
+    call_text = 'Let me look.\n<tool_call>\n{"name": "get_users", "arguments": {}}\n</tool_call><|im_end|>'
+    native = Generation(text=call_text, tool_calls=[{"name": "get_users", "arguments": {}}])
+    assert messages.read_reply(native, True) == messages.Reply("Let me look.\n", [{"name": "get_users",
+                                                                                     "arguments": {}}])
+    # the gold backend and other parsers that leave tool_calls None: Hermes blocks read from the text
+    assert messages.read_reply(Generation(text=call_text), True).calls == [{"name": "get_users", "arguments": {}}]
+    # no tools offered (the user of airline and retail): the text is the content, markup and all
+    assert messages.read_reply(native, False) == messages.Reply(call_text[:-len("<|im_end|>")])
+    endpoint = Generation(text="", tool_calls=[{"name": "get_users", "arguments": '{"a": 1}'}])
+    assert messages.read_reply(endpoint, True) == messages.Reply(None, [{"name": "get_users", "arguments": {"a": 1}}])

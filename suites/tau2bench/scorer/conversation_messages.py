@@ -49,9 +49,9 @@ def _clean(text: str) -> str:
 
 
 def _content_before_calls(text: str) -> str | None:
+    """vLLM's tool parsers: the text before the first call's marker, as it is, None when empty."""
     cut = min([text.find(m) for m in _MARKERS if m in text] or [len(text)])
-    content = _clean(text[:cut]).strip()
-    return content or None
+    return text[:cut] or None
 
 
 def read_reply(generation: Generation, tools_offered: bool) -> Reply:
