@@ -97,7 +97,8 @@ def run_info(context: SuiteContext) -> dict[str, str]:
                      f"{options.get('max_errors', MAX_ERRORS)} (upstream's defaults {MAX_STEPS}, {MAX_ERRORS})",
         "tau2bench user simulator": (
             f"the agent is the run's model; the user simulator is the run's model too unless --toolbench-user-model "
-            f"routes its turns elsewhere (its requests ask temperature {USER_TEMPERATURE}); upstream's leaderboard "
+            f"routes its turns elsewhere (its requests ask temperature {USER_TEMPERATURE}, upstream's; on one engine "
+            f"--toolbench-temperature, when given, applies to both); upstream's leaderboard "
             f"user is {LEADERBOARD_USER}: with any other user model the figures are not comparable with published "
             f"ones"),
     }
