@@ -371,3 +371,11 @@ def test_a_reply_is_read_as_an_openai_server_returns_it():
     assert messages.read_reply(native, False) == messages.Reply(call_text[:-len("<|im_end|>")])
     endpoint = Generation(text="", tool_calls=[{"name": "get_users", "arguments": '{"a": 1}'}])
     assert messages.read_reply(endpoint, True) == messages.Reply(None, [{"name": "get_users", "arguments": {"a": 1}}])
+
+
+def test_a_prompt_past_the_context_ends_as_infrastructure_error_and_says_so():
+    case = _cases()["mock_create_task_1"]
+    full = Generation(text="", finish_reason="length", prompt_tokens=9000, output_tokens=0, tool_calls=[])
+    transcript, _ = drive(case, [full], [text("hi")])
+    assert transcript["termination_reason"] == "infrastructure_error"
+    assert "the prompt fills the model's context" in transcript["conversation"]["error"]

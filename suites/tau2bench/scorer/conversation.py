@@ -150,8 +150,10 @@ class Simulation:
         self._count(role, generation)
         reply = read_reply(generation, tools_offered)
         if not reply.has_content() and not reply.calls:
+            full = " (the prompt fills the model's context)" if generation.truncated and not generation.output_tokens \
+                else ""
             raise ReplyError(f"{'AssistantMessage' if role == AGENT else 'UserMessage'} must have either "
-                                  "content or tool_calls")
+                             f"content or tool_calls{full}")
         ids = [f"call_{self.steps}_{index}" for index in range(len(reply.calls))]
         return trajectory_message("assistant" if role == AGENT else "user", reply, ids)
 
