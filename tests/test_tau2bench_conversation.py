@@ -241,10 +241,12 @@ def test_the_cost_of_conversations_reaches_the_counts_and_the_figures_agent_and_
                CaseRecord("tau2bench", "airline_0", "airline", True, counts=gold.counts)]
     figures = {m.name: m for m in scorer("tau2bench").aggregate(records) if m.group == "cost"}
     assert figures["mock conversations"].value == 2.0
-    assert figures["mock agent requests"].value == 6.0
     assert figures["mock agent requests per conversation"].value == 3.0
-    assert figures["mock user tokens per conversation"].value == 214.0
-    assert figures["mock user requests"].unit == "" and figures["mock user requests"].better == "none"
+    assert figures["mock agent prompt tokens per conversation"].value == 220.0
+    assert figures["mock user generated tokens per conversation"].value == 14.0
+    assert figures["mock seconds per conversation"].value >= 0.0 and len(figures) == 8
+    assert figures["mock user requests per conversation"].unit == "" and \
+        figures["mock user requests per conversation"].better == "none"
     assert not any(name.startswith("airline") for name in figures)  # no conversation, no cost figures
 
 

@@ -1,7 +1,8 @@
 """What the conversations cost: per case the counts of its transcript's ``conversation`` record (requests and
 tokens of the agent and of the user simulator apart, steps, tool errors, the wall seconds the conversation was
-live), and per domain the figures over its conversations (group ``cost``: totals and means per conversation; plain
-numbers, no direction of improvement).
+live), and per domain the figures over its conversations (group ``cost``: the conversations, and per conversation
+each role's requests, prompt tokens and generated tokens, and the seconds; plain numbers, no direction of
+improvement; a total is the mean times the conversations).
 
 A transcript without a ``conversation`` record (the gold backend's, a replayed ``tau2 run`` file) adds no counts,
 and a domain none of whose cases conversed gets no cost figures. The seconds are wall time from the conversation's
@@ -59,17 +60,10 @@ def domain_cost(domain: str, results: Sequence[CaseResult]) -> list[Metric]:
 
     metrics = [_figure(f"{domain} conversations", float(n), n, "cases whose conversation ran (or was cached)")]
     for role in ROLES:
-        requests = total(f"{role}_requests")
-        tokens = total(f"{role}_prompt_tokens") + total(f"{role}_output_tokens")
-        metrics.append(_figure(f"{domain} {role} requests", requests, n, f"the {role}'s requests, all conversations"))
-        metrics.append(_figure(f"{domain} {role} requests per conversation", requests / n, n,
-                               f"mean over the conversations of the {role}'s requests"))
-        metrics.append(_figure(f"{domain} {role} prompt tokens", total(f"{role}_prompt_tokens"), n,
-                               f"the {role}'s prompt tokens, all requests"))
-        metrics.append(_figure(f"{domain} {role} output tokens", total(f"{role}_output_tokens"), n,
-                               f"the {role}'s generated tokens, all requests"))
-        metrics.append(_figure(f"{domain} {role} tokens per conversation", tokens / n, n,
-                               f"mean over the conversations of the {role}'s prompt + generated tokens"))
+        for key, what in (("requests", "requests"), ("prompt_tokens", "prompt tokens"),
+                          ("output_tokens", "generated tokens")):
+            metrics.append(_figure(f"{domain} {role} {what} per conversation", total(f"{role}_{key}") / n, n,
+                                   f"the {role}'s {what} over all conversations / conversations"))
     metrics.append(_figure(f"{domain} seconds per conversation", total("conversation_seconds") / n, n,
                            "mean wall seconds from a conversation's first request to its end (queueing included)"))
     return metrics
