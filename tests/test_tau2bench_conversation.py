@@ -381,3 +381,11 @@ def test_a_prompt_past_the_context_ends_as_infrastructure_error_and_says_so():
     transcript, _ = drive(case, [full], [text("hi")])
     assert transcript["termination_reason"] == "infrastructure_error"
     assert "the prompt fills the model's context" in transcript["conversation"]["error"]
+
+
+def test_an_endpoints_calls_whose_arguments_are_not_json_end_as_infrastructure_error():
+    case = _cases()["mock_create_task_1"]
+    endpoint = Generation(text="", tool_calls=None, parse_error="tool call 'f': arguments are not JSON")
+    transcript, _ = drive(case, [endpoint], [text("hi")])
+    assert transcript["termination_reason"] == "infrastructure_error"
+    assert "cannot be decoded" in transcript["conversation"]["error"]

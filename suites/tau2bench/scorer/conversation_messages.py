@@ -61,8 +61,11 @@ def read_reply(generation: Generation, tools_offered: bool) -> Reply:
         # a server parses no tool calls for a request without tools: the text is the content
         return Reply(_clean(text) if text else None)
     if generation.parse_error:
+        if not any(marker in text for marker in _MARKERS):
+            # an endpoint's tool calls whose arguments are not JSON: upstream's json.loads of them raises
+            raise ReplyError(f"the tool calls cannot be decoded: {generation.parse_error}")
         # vLLM's OpenAI server (upstream's way to a local model) answers tool calls its parser cannot read as text
-        return Reply(_clean(text) if text else None)
+        return Reply(_clean(text))
     try:
         raw = list(generation.tool_calls) if generation.tool_calls is not None else parse_hermes(text)
     except (ParseError, TypeError):
