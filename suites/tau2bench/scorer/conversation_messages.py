@@ -12,8 +12,9 @@ marker (None when empty), or for a plain answer the text without trailing end-of
 parser cannot read make the reply text, markup included, as vLLM's OpenAI server answers them (its tool parsers
 return the whole output as ``content`` when they fail): upstream reaches a local model through such a server. A
 backend that does not parse (``tool_calls`` None) is read as Hermes/Qwen ``<tool_call>`` blocks where tools were
-offered. Arguments given as JSON text that does not decode raise (upstream's ``json.loads`` of them does). Model
-output is never evaluated.
+offered. Arguments given as JSON text that does not decode raise (upstream's ``json.loads`` of them does), and so
+does an endpoint's parse error (no markup in the text: its arguments were not JSON). Model output is never
+evaluated.
 """
 
 from __future__ import annotations
