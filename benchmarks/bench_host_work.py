@@ -3,6 +3,7 @@
     TOOLBENCH_DATA=../shared/data python benchmarks/bench_host_work.py --model=/work/models/qwen-coder-0.5b
     python benchmarks/bench_host_work.py --model=... --parts=multi --modes=latency --mt-limit=50
     python benchmarks/bench_host_work.py --fit --model=...      # derive the latency model from the H100 figures
+    python benchmarks/bench_host_work.py --model=... --parts=tau2 --modes=latency   # τ²-bench conversations
 
 Each run is ``pytest suites/bfcl --model=<folder> ...`` in a subprocess whose ``vllm`` module is
 ``benchmarks/stub_engine.py`` (a stand-in for ``vllm.LLM`` and its engine, driven by the plugin's own backend as it
@@ -16,7 +17,12 @@ conversations and their tools all run as they do on a GPU machine. Two modes:
   ``results/gpu-h100-2026-11-26.json``), so host work that overlaps the engine costs nothing and host work it waits
   for shows as the **engine's wait with work pending**: idle time between the engine's start and the run's last
   answer (per run, and per round of conversations), and the **engine's busy fraction** over that span. Targets
-  (issue 33): wait <= 3% of busy time for single-turn, <= 5% for multi-turn.
+  (issue 33): wait <= 3% of busy time for single-turn, <= 5% for multi-turn and for τ²-bench (issue 39).
+
+The parts: ``single`` (BFCL single-turn), ``multi`` (BFCL multi-turn conversations) and ``tau2`` (τ²-bench airline
+and retail conversations, ``--tau2-limit`` tasks per domain: the agent and its simulated user on the one engine, in
+native mode, each conversation's tool calls run on the suite's environment; the stub's answers are random text, so a
+conversation goes on until the suite's ``max_steps``, set by ``--tau2-max-steps``).
 
 The fit: on the H100 (one GPU, a 0.5B Qwen2.5 with random weights, max_tokens 128) raw ``LLM.generate`` took 20.83 s
 for the 3,641 single-turn requests and the engine calls of the 200 multi-turn conversations (in rounds) 5.33 s. The
@@ -44,7 +50,7 @@ HERE = Path(__file__).resolve().parent
 SINGLE_TURN_K = "bfcl and not multi_turn and not agentic"
 MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
 H100 = REPO / "benchmarks" / "results" / "gpu-h100-2026-11-26.json"
-TARGET_WAIT = {"single": 0.03, "multi": 0.05}
+TARGET_WAIT = {"single": 0.03, "multi": 0.05, "tau2": 0.05}
 
 SHIM = "import sys\nsys.path.insert(0, {here!r})\nfrom stub_engine import *  # noqa: F401,F403\n" \
        "from stub_engine import LLM, SamplingParams  # noqa: F401\n__version__ = 'stub'\n"
@@ -72,11 +78,16 @@ def run_once(args, part: str, mode: str, work: Path, alpha: float | None = None,
                PYTHONPATH=os.pathsep.join([str(shim.parent), str(REPO), *filter(None, [env.get("PYTHONPATH")])]))
     if alpha is not None:
         env["TOOLBENCH_STUB_ALPHA"], env["TOOLBENCH_STUB_BETA"] = repr(alpha), repr(beta)
+    suite = "bfcl"
     if part == "single":
         select, limit = SINGLE_TURN_K, args.limit
+    elif part == "tau2":
+        suite, select, limit = "tau2bench", "tau2bench", args.tau2_limit
+        extra = ("--toolbench-mode=native", "--toolbench-suite-option=tau2bench.domains=[airline,retail]",
+                 f"--toolbench-suite-option=tau2bench.max_steps={args.tau2_max_steps}", *extra)
     else:
         select, limit = "bfcl and (" + " or ".join(args.mt_categories) + ")", args.mt_limit
-    command = [sys.executable, "-m", "pytest", str(REPO / "suites" / "bfcl"), "-p", "no:cacheprovider", "-q",
+    command = [sys.executable, "-m", "pytest", str(REPO / "suites" / suite), "-p", "no:cacheprovider", "-q",
                "--no-header", "-rN", "-k", select, f"--model={args.model}", f"--toolbench-data={args.data}",
                f"--toolbench-json={report}", f"--toolbench-cache={cache}", f"--toolbench-max-tokens={args.max_tokens}",
                "--toolbench-temperature=0", "--toolbench-seed=0", f"--toolbench-max-model-len={args.max_model_len}",
@@ -167,6 +178,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--limit", type=int, default=None, help="single-turn cases per category (default: all)")
     parser.add_argument("--mt-limit", type=int, default=50, help="conversations per multi-turn category")
     parser.add_argument("--mt-categories", default=",".join(MULTI_TURN))
+    parser.add_argument("--tau2-limit", type=int, default=25, help="τ²-bench tasks per domain (airline, retail)")
+    parser.add_argument("--tau2-max-steps", type=int, default=20, help="τ²-bench's max_steps for the stub's runs")
     parser.add_argument("--max-tokens", type=int, default=128)
     parser.add_argument("--max-model-len", type=int, default=32768)
     parser.add_argument("--start-s", type=float, default=3.0, help="the stub engine's start-up (latency mode)")
@@ -176,7 +189,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--work", default=None, help="keep the runs' caches, reports and engine records here")
     args = parser.parse_args(argv)
     if not args.data:
-        parser.error("--data (or TOOLBENCH_DATA) is required: the folder holding bfcl/")
+        parser.error("--data (or TOOLBENCH_DATA) is required: the folder holding bfcl/ (and tau2bench/)")
     args.model = str(Path(args.model).resolve())
     args.data = str(Path(args.data).resolve())
     args.mt_categories = [c for c in args.mt_categories.split(",") if c]
@@ -193,7 +206,7 @@ def main(argv: list[str] | None = None) -> dict:
     result = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
               "machine": f"{platform.machine()}, {os.cpu_count()} cores", "commit": commit(),
               "model": Path(args.model).name, "max_tokens": args.max_tokens, "mt_limit": args.mt_limit,
-              "limit": args.limit, "runs": rows}
+              "limit": args.limit, "tau2_limit": args.tau2_limit, "tau2_max_steps": args.tau2_max_steps, "runs": rows}
     print(json.dumps({k: v for k, v in result.items() if k != "runs"}))
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=2) + "\n")

@@ -82,13 +82,17 @@ def test_calculate_without_eval():
             raise AssertionError(bad)
 
 
-def test_model_backends_are_refused_per_item_and_gold_is_not():
+def test_a_model_in_prompt_mode_is_refused_per_item_and_native_mode_and_gold_are_not():
     prompt = scorer("tau2bench", "prompt")
     case = _cases()["mock_create_task_1"]
     assert prompt.unavailable(case, GoldBackend(None)) is None
-    model = SimpleNamespace(name="vllm", capabilities=BackendCapabilities())
-    assert prompt.unavailable(case, model) == prompt.REFUSAL
-    assert prompt.unavailable(case, None) == prompt.REFUSAL  # an xdist worker of an engine run
+    model = SimpleNamespace(name="vllm", capabilities=BackendCapabilities(), mode="prompt")
+    assert prompt.unavailable(case, model) == prompt.PROMPT_MODE_REFUSAL
+    assert prompt.unavailable(case, SimpleNamespace(model=model, capabilities=model.capabilities)) \
+        == prompt.PROMPT_MODE_REFUSAL  # the user-simulator router: the model under test's mode
+    assert prompt.unavailable(case, SimpleNamespace(name="vllm", capabilities=BackendCapabilities(),
+                                                    mode="native")) is None
+    assert prompt.unavailable(case, None) is None  # an xdist worker of an engine run: the controller decided
 
 
 def test_tool_schemas_come_from_signatures_and_docstrings():
@@ -139,7 +143,7 @@ def test_the_average_reward_leaves_out_and_names_what_was_not_scored():
     overall = scorer("tau2bench").aggregate(records)[0]
     assert (overall.value, overall.correct, overall.total) == (0.5, 1.0, 2)
     assert overall.incomplete == ("1 task(s) not scored (NL assertions need a judge); 1 task(s) not generated "
-                                  "(generation with a model is not implemented yet)")
+                                  "(a model converses in native mode only: --toolbench-mode native)")
 
 
 def test_the_core_hands_the_backend_to_a_two_parameter_unavailable():

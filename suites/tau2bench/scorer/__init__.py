@@ -3,15 +3,17 @@
 Modules: ``models`` (records as upstream's pydantic models shape them), ``toolkit`` (tools, schemas from
 signatures and docstrings, result texts, hashing), ``environment`` (tool calls, replay, hashes), ``domains``
 (airline, mock; the registry says which are implemented), ``arithmetic`` (the ``calculate`` tool without ``eval``),
-``evaluation`` (upstream's reward), ``loading``, ``gold``, ``checker``, ``aggregation``, ``replay`` and ``prompt``
-(the conversation: held by the gold backend only; any other conversing backend is refused per item).
+``evaluation`` (upstream's reward), ``loading``, ``gold``, ``checker``, ``aggregation``, ``replay``, ``prompt``
+(the conversation: which backend holds it, the gold path, the run header's note), ``conversation`` (upstream's
+half-duplex orchestrator with its agent and user simulator), ``conversation_prompts``, ``conversation_messages``
+and ``conversation_cost`` (requests, tokens and time of agent and user, in the counts and the cost figures).
 """
 
 from .aggregation import aggregate
 from .checker import score
 from .gold import gold_output
-from .loading import load_cases, run_info
-from .prompt import build_request, conversation, gold_reply, unavailable
+from .loading import load_cases
+from .prompt import build_request, conversation, gold_reply, run_info, unavailable
 from .replay import replay_outputs
 
 __all__ = ["load_cases", "build_request", "gold_output", "score", "aggregate", "replay_outputs", "run_info",

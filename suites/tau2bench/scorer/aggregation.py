@@ -6,6 +6,8 @@ from typing import Sequence
 
 from pytest_toolbench.contract.suite import NOT_SCORED, CaseResult, Metric
 
+from .conversation_cost import cost_metrics
+
 
 def _mean(results, name, group) -> Metric:
     scored = [r for r in results if r.error_type != NOT_SCORED]
@@ -17,8 +19,8 @@ def _mean(results, name, group) -> Metric:
     if judged:
         notes.append(f"{judged} task(s) not scored (NL assertions need a judge)")
     if len(skipped) > judged:
-        notes.append(f"{len(skipped) - judged} task(s) not generated (generation with a model is not implemented "
-                     "yet)")
+        notes.append(f"{len(skipped) - judged} task(s) not generated (a model converses in native mode only: "
+                     "--toolbench-mode native)")
     note = "; ".join(notes)
     return Metric(name, reward / total if total else None, reward, total, group=group,
                   formula="mean of the task rewards (upstream's average reward, pass^1)", incomplete=note)
@@ -30,4 +32,4 @@ def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
         by_domain.setdefault(result.category, []).append(result)
     metrics = [_mean(by_domain[d], f"{d} average reward", "category") for d in sorted(by_domain)]
     metrics.insert(0, _mean(list(results), "average reward", "aggregate"))
-    return metrics
+    return metrics + cost_metrics(results)

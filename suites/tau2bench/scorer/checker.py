@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 from pytest_toolbench.contract.suite import FORMAT_ERROR, NOT_SCORED, Case, Generation, Verdict
 
+from .conversation_cost import transcript_cost
 from .decoding import NotATrajectory, decode_trajectory
 from .evaluation import NeedsJudge, evaluate
 from .gold import make_env_for
@@ -52,7 +53,8 @@ def score(case: Case, generation: Generation) -> Verdict:
     try:
         info = evaluate(make_env_for(case), task, messages, termination)
     except NeedsJudge as error:
-        return Verdict(False, NOT_SCORED, f"{error}: not scored without a judge")
+        return Verdict(False, NOT_SCORED, f"{error}: not scored without a judge",
+                       counts=transcript_cost(generation.recorded()))
     except (ValueError, AssertionError, TypeError, KeyError, AttributeError) as error:
         # the trajectory cannot be replayed (upstream raises too): malformed calls, results that differ
         return Verdict(False, "replay_error", f"the trajectory cannot be replayed: {error}", counts={"reward": 0.0})
@@ -62,7 +64,7 @@ def score(case: Case, generation: Generation) -> Verdict:
                                "termination_reason": termination}
     if info.get("skipped_gold_actions"):
         details["skipped_gold_actions"] = info["skipped_gold_actions"]
-    counts = {"reward": reward}
+    counts = {"reward": reward, **transcript_cost(generation.recorded())}
     for part, value in breakdown.items():
         counts[f"reward_{part.lower()}"] = value
     if reward == 1.0:

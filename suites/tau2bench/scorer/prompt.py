@@ -1,46 +1,104 @@
-"""The conversation. Generation with a model (the agent and its simulated user on the run's backend, issue 39 item
-3) is not implemented yet, so a task's conversation is held by the gold backend only: it is one step, answered with
-the gold trajectory (``gold_reply``). Under any other conversing backend the item is skipped before anything is
-generated, with :data:`REFUSAL` as its reason (``unavailable``), never scored with made-up figures; the replay
-backend scores ``tau2 run`` results files without a conversation."""
+"""The conversation of a case (the core drives it: ``InteractiveBenchmark``), and which backends can hold it.
+
+A model backend holds upstream's simulation (:mod:`.conversation`): the agent is the model under test, the user
+simulator the same engine (or ``--toolbench-user-model``). Upstream's agent and user call tools natively (OpenAI
+``tools=``), so a model backend must answer in native mode (``--toolbench-mode native``); in prompt mode the item
+is skipped before anything is generated, with :data:`PROMPT_MODE_REFUSAL` (``unavailable``).
+
+The gold backend answers the conversation's first request with the task's gold trajectory (``gold_reply``), which
+then ends the conversation: the conversation tells it from a model's reply by the text itself, registered by
+``gold_reply`` in this process (a model cannot register text), so no model reply is ever taken for the gold one.
+The replay backend scores ``tau2 run`` results files without a conversation.
+"""
 
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any, Iterator
 
 from pytest_toolbench.contract.errors import UsageProblem
-from pytest_toolbench.contract.suite import Case, Generation, Request
+from pytest_toolbench.contract.suite import Case, Generation, Request, SuiteContext
 
+from .conversation import MAX_ERRORS, MAX_STEPS, USER_TEMPERATURE, simulate
 from .gold import gold_output
 
-REFUSAL = ("tau2bench: generation with a model (the agent and its simulated user) is not implemented yet; this "
-           "suite is scored under the gold backend and --toolbench-replay of tau2 results files only")
+PROMPT_MODE_REFUSAL = ("tau2bench: upstream's agent and user simulator call tools natively (OpenAI tools=); run "
+                       "a model with --toolbench-mode native (prompt mode has no tools to offer)")
+#: upstream's leaderboard: the user simulator every published figure was made with (``config.py``'s
+#: ``DEFAULT_LLM_USER`` at ``DEFAULT_LLM_TEMPERATURE_USER``)
+LEADERBOARD_USER = "gpt-4.1-2025-04-14 at temperature 0.0"
+SINGLE_SHOT_REFUSAL = "tau2bench: every case is a conversation (agent and simulated user); it has no single request"
+
+_GOLD_TEXTS: dict[str, int] = {}  # gold trajectories handed out and not yet received (text -> how many)
+_GOLD_LOCK = threading.Lock()
+
+
+def _mode(backend: Any) -> str | None:
+    for candidate in (backend, getattr(backend, "model", None)):
+        mode = getattr(candidate, "mode", None)
+        if isinstance(mode, str):
+            return mode
+    return None
 
 
 def unavailable(case: Case, backend: Any = None) -> str | None:
-    """None under a backend that answers by case (gold: it never reads a request); the refusal otherwise, a model
-    backend included (None: an xdist worker of an engine run)."""
+    """None for the gold backend, an xdist worker of an engine run (None: the controller decided) and a model
+    backend in native mode; the refusal for a model backend in prompt mode."""
     capabilities = getattr(backend, "capabilities", None)
-    if capabilities is not None and not capabilities.reads_requests and not capabilities.final_outputs:
+    if capabilities is None or not capabilities.reads_requests:
         return None
-    return REFUSAL
+    mode = _mode(backend)
+    return PROMPT_MODE_REFUSAL if mode is not None and mode != "native" else None
 
 
 def conversation(case: Case) -> Iterator[Request]:
-    """One step, whose answer (the gold backend's ``gold_reply``) is the trajectory; returns it."""
-    task = case.payload["task"]
-    reply: Generation = yield Request(messages=({"role": "user", "content": f"tau2bench task {task['id']}"},))
+    """Upstream's simulation of the task; under the gold backend its first reply is the gold trajectory."""
+    simulation = simulate(case)
     try:
-        return json.loads(reply.recorded())
-    except ValueError:
-        return {"messages": None, "unreadable": reply.recorded()[:200]}
+        request = next(simulation)
+    except StopIteration as done:  # a history that already ends the simulation: no request at all
+        return done.value
+    while True:
+        reply: Generation = yield request
+        text = reply.text if isinstance(reply.text, str) else ""
+        with _GOLD_LOCK:
+            gold = _GOLD_TEXTS.get(text, 0) > 0
+            if gold:
+                _GOLD_TEXTS[text] -= 1
+                if not _GOLD_TEXTS[text]:
+                    del _GOLD_TEXTS[text]
+        if gold:
+            return json.loads(text)
+        try:
+            request = simulation.send(reply)
+        except StopIteration as done:
+            return done.value
 
 
 def gold_reply(case: Case, step: int, request: Request) -> str:
-    return gold_output(case)
+    text = gold_output(case)
+    with _GOLD_LOCK:
+        _GOLD_TEXTS[text] = _GOLD_TEXTS.get(text, 0) + 1
+    return text
 
 
 def build_request(case: Case) -> Request:
     """Single-shot requests do not exist for this suite (every case converses); asked for one, refuse."""
-    raise UsageProblem(REFUSAL)
+    raise UsageProblem(SINGLE_SHOT_REFUSAL)
+
+
+def run_info(context: SuiteContext) -> dict[str, str]:
+    """The run header's note: the selection, the conversation's limits, and who plays the user."""
+    options = context.options
+    return {
+        "tau2bench": f"domains {', '.join(options.get('domains') or ())}, split {options.get('split', 'base')}; "
+                     f"conversations: max_steps {options.get('max_steps', MAX_STEPS)}, max_errors "
+                     f"{options.get('max_errors', MAX_ERRORS)} (upstream's defaults {MAX_STEPS}, {MAX_ERRORS})",
+        "tau2bench user simulator": (
+            f"the agent is the run's model; the user simulator is the run's model too unless --toolbench-user-model "
+            f"routes its turns elsewhere (its requests ask temperature {USER_TEMPERATURE}, upstream's; on one engine "
+            f"--toolbench-temperature, when given, applies to both); upstream's leaderboard "
+            f"user is {LEADERBOARD_USER}: with any other user model the figures are not comparable with published "
+            f"ones"),
+    }

@@ -3,7 +3,7 @@
 import copy
 from typing import List
 
-from .. import arithmetic
+from ..arithmetic import calculate as calculate_expression
 from ..models import F, Choice, DictOf, Invalid, ListOf, Lit, Model, Opt, coerce
 from ..toolkit import ModelOrDict, Record, ToolKit, is_tool
 
@@ -226,7 +226,7 @@ class AirlineTools(ToolKit):
         Raises:
             ValueError: If the expression is invalid.
         """
-        return arithmetic.calculate(expression)
+        return calculate_expression(expression)
 
     @is_tool("write")
     def cancel_reservation(self, reservation_id: str):

@@ -2,7 +2,7 @@
 
 import json
 
-from .. import arithmetic
+from ..arithmetic import calculate as calculate_expression
 from ..models import F, Choice, DictOf, ListOf, Lit, Model, Opt, coerce
 from ..toolkit import Record, ToolKit, is_tool
 
@@ -103,7 +103,7 @@ class RetailTools(ToolKit):
         Raises:
             ValueError: If the expression is invalid.
         """
-        return arithmetic.calculate(expression)
+        return calculate_expression(expression)
 
     @is_tool("write")
     def cancel_pending_order(self, order_id: str, reason: str):
