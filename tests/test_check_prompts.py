@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolbench.backends.prompt_check import check_prompts
+from pytest_toolbench.prompting.check import check_prompts
 from pytest_toolbench.backends.vllm.engine import VllmBackend
 from pytest_toolbench.backends.vllm.options import VllmOptions
 

@@ -177,7 +177,7 @@ def test_parse_engine_args():
 
 
 def test_tool_call_arguments_reach_the_chat_template_as_objects_like_vllm_serve_gives_them():
-    from pytest_toolbench.backends.vllm.prompts import template_messages
+    from pytest_toolbench.prompting.chat_template import template_messages
 
     messages = [{"role": "user", "content": "weather?"},
                 {"role": "assistant", "content": "", "tool_calls": [

@@ -20,17 +20,17 @@ MAY_IMPORT = {
     "parsing": set(),
     "scorer_lib": {"contract", "parsing"},
     "data": {"contract"},
-    # suites: the shipped folder, whose suite.yaml files declare their prompt style (no scorer)
-    "backends": {"contract", "parsing", "scorer_lib", "suites"},
-    "run": {"contract", "data", "backends", "scorer_lib", "parsing"},
+    "prompting": {"contract", "parsing", "scorer_lib"},
+    "backends": {"contract", "parsing", "scorer_lib", "prompting"},
+    "run": {"contract", "data", "backends", "scorer_lib", "parsing", "prompting"},
     "report": {"contract", "run", "suites"},  # suites: the shipped folder, where profile.yaml lies (no scorer)
-    "plugin": {"contract", "data", "backends", "run", "report", "scorer_lib", "parsing"},
+    "plugin": {"contract", "data", "backends", "run", "report", "scorer_lib", "parsing", "prompting"},
 }
 
 
 
 #: The folders that make the run apart from pytest: none of their modules imports these (see ``plugin/``).
-PYTEST_FREE = ("run", "report", "data", "contract", "parsing", "scorer_lib")
+PYTEST_FREE = ("run", "report", "data", "contract", "parsing", "scorer_lib", "prompting")
 PYTEST_PACKAGES = ("pytest", "_pytest", "xdist", "pytest_html")
 
 

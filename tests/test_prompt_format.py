@@ -1,4 +1,4 @@
-"""Prompt rendering as BFCL's official handlers render it (``pytest_toolbench/backends/prompt_format.py``).
+"""Prompt rendering as BFCL's official handlers render it (``pytest_toolbench/prompting/prompt_format.py``).
 
 Oracle: ``tests/data/bfcl_prompt_oracle.json``, frozen by ``scripts/make_prompt_oracle.py`` from the official
 bfcl-eval 2026.3.23 handlers (QwenHandler, LlamaHandler for Llama 3 and Llama 4, GemmaHandler) run in a separate
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolbench.backends import handler_formats as hf, prompt_format as pf
+from pytest_toolbench.prompting import handler_formats as hf, prompt_format as pf
 from pytest_toolbench.contract.suite import Generation, SuiteContext
 from shipped import scorer
 
@@ -389,7 +389,7 @@ def test_format_for_handler_renders_the_prompting_handlers_as_the_oracle():
 def test_a_suite_declares_its_prompt_style_in_suite_yaml(tmp_path):
     """Which suites get the official handler or a text prompt is each suite's ``generation.prompt``, schema-checked;
     the core names none. The shipped declarations keep the renderer choice (and the fingerprint) as before."""
-    from pytest_toolbench.backends.suite_prompts import SuitePrompts
+    from pytest_toolbench.prompting.suite_prompts import SuitePrompts
     from pytest_toolbench.contract.definition import load_definition
     from pytest_toolbench.contract.errors import DataError
 

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from pytest_toolbench.backends import bfcl_rows
-from pytest_toolbench.backends.sampling_record import SamplingRecord, official_sampling
+from pytest_toolbench.prompting import rows as bfcl_rows
+from pytest_toolbench.prompting.sampling_record import SamplingRecord, official_sampling
 from pytest_toolbench.backends.vllm.engine import VllmBackend
 from pytest_toolbench.contract.suite import Case, Request, Task
 from pytest_toolbench.report.facts import sent_line

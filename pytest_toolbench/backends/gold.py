@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import pytest
 
 from ..contract.suite import BackendCapabilities, Generation, Task
-from .bfcl_rows import RowChoice
+from ..prompting.rows import RowChoice
 from .kind import BackendKind, RunOptions, SuiteLookup
 
 

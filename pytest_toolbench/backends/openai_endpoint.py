@@ -34,7 +34,7 @@ from typing import Any, Callable, Mapping, Sequence
 import dataclasses
 import threading
 
-from pytest_toolbench.backends import bfcl_rows, handler_formats, prompt_format, sampling_record
+from pytest_toolbench.prompting import handler_formats, prompt_format, rows as bfcl_rows, sampling_record
 from pytest_toolbench.backends.common import (
     MODES,
     ChunkCallback,
@@ -46,7 +46,7 @@ from pytest_toolbench.backends.common import (
 )
 from pytest_toolbench.backends.openai_wire import GONE, RETRYABLE_STATUS, EndpointError, ServerGone, decode_body, \
     decode_tool_calls, openai_tools, retry_after_seconds
-from pytest_toolbench.backends.suite_prompts import SuitePrompts
+from pytest_toolbench.prompting.suite_prompts import SuitePrompts
 from pytest_toolbench.contract.errors import ToolbenchError
 from pytest_toolbench.contract.suite import Generation, Request, Task
 

@@ -36,8 +36,8 @@ from ..contract.errors import MissingOutput
 from ..contract.replay_files import Problem, ReplayOutputs, plural
 from ..contract.safe_values import safe_text
 from ..contract.suite import Backend, BackendCapabilities, Case, Generation, Task
-from . import prompt_format
-from .bfcl_rows import RowChoice, RowError, choose_row
+from ..prompting import prompt_format
+from ..prompting.rows import RowChoice, RowError, choose_row
 from .kind import BackendKind, RunOptions, SuiteLookup
 
 #: Unknown ids shown per file, as examples.

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import pytest
 
-from ..backends.bfcl_rows import RowError, check_row
+from ..prompting.rows import RowError, check_row
 from ..backends.common import MODES
 from ..run.sampling import DEFAULT_SEED, parse_sample
 from .option_scope import refuse_unhonoured

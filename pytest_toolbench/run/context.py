@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from .. import __version__ as plugin_version
 from .. import backends as backends_module
 from ..backends.kind import BackendKind
-from ..backends.suite_prompts import SuitePrompts
+from ..prompting.suite_prompts import SuitePrompts
 from ..backends.user_simulator import with_user_simulator
 from ..contract import aggregates
 from ..contract.errors import ToolbenchError
@@ -211,7 +211,7 @@ class RunContext:
     def sampling_section(self) -> dict[str, Any]:
         """The options as asked (``temperature`` None: each suite's own; ``max_tokens`` None: each suite's own) and,
         under ``sent``, what the backend's requests of this run actually carried, per suite (see
-        ``backends/sampling_record.py``); absent when nothing was sent (every answer came from the cache)."""
+        ``prompting/sampling_record.py``); absent when nothing was sent (every answer came from the cache)."""
         section = dict(self.options.sampling())
         backend_stats = (self.pregeneration or {}).get("backend")
         sent = backend_stats.get("sampling_sent") if isinstance(backend_stats, dict) else None

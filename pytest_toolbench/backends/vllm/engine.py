@@ -30,7 +30,7 @@ from pytest_toolbench.backends.common import (
     Stopwatch,
 )
 from pytest_toolbench.backends.model_source import hash_local_checkpoint, resolve_hub_revision
-from pytest_toolbench.backends.suite_prompts import SuitePrompts
+from pytest_toolbench.prompting.suite_prompts import SuitePrompts
 from pytest_toolbench.backends.vllm.engine_log import route as route_engine_log
 from pytest_toolbench.backends.vllm.batch import BatchPreparation
 from pytest_toolbench.backends.vllm.executor import generate_with

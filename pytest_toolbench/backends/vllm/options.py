@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from pytest_toolbench.backends.prompt_format import PROMPT_FORMATS
+from pytest_toolbench.prompting.prompt_format import PROMPT_FORMATS
 from pytest_toolbench.backends.vllm.engine_log import LOG_NAME
 
 #: ``--toolbench-conversations`` values

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_toolbench.backends import handler_formats, prompt_format
+from pytest_toolbench.prompting import handler_formats, prompt_format
 from pytest_toolbench.scorer_lib.bfcl_handlers import handlers, registry
 
 #: upstream handler class -> the renderer family of ``handler_formats.HANDLER_FORMATS`` that reproduces it

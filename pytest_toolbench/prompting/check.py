@@ -27,9 +27,9 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolbench.backends import handler_formats, prompt_format
-from pytest_toolbench.backends.suite_prompts import SuitePrompts
-from pytest_toolbench.backends.vllm.prompts import template_messages
+from pytest_toolbench.prompting import handler_formats, prompt_format
+from pytest_toolbench.prompting.suite_prompts import SuitePrompts
+from pytest_toolbench.prompting.chat_template import template_messages
 from pytest_toolbench.contract.suite import Request
 
 #: a BFCL-shaped function doc and the conversations every renderer is run on

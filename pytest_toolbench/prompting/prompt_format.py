@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from pytest_toolbench.backends.handler_formats import HANDLER_FORMATS, UPSTREAM, HandlerFormat, PromptFormatError, \
+from pytest_toolbench.prompting.handler_formats import HANDLER_FORMATS, UPSTREAM, HandlerFormat, PromptFormatError, \
     handler_format
-from pytest_toolbench.backends.suite_prompts import SuitePrompts
+from pytest_toolbench.prompting.suite_prompts import SuitePrompts
 
 #: ``--toolbench-prompt-format`` values. ``auto``: the official harness's renderer where the suite has one and the
 #: model's family is recognised, else the chat template; ``handler``: the harness's renderer, an error when the family

@@ -4,18 +4,18 @@ here. The model backends read them to pick a request's renderer (``prompt_format
 is tokenized, and list them in their fingerprint.
 
 The fingerprint is part of every cache key, so it must not depend on which suites a run selects: the declarations are
-those of every suite the run can see, the shipped ones (``pytest_toolbench.suites``) and those under the run's paths,
-whichever are selected.
+those of every suite the run can see, the shipped ones (the folder ``pytest_toolbench.suites`` ships from, found
+without importing it: the core never imports the suites) and those under the run's paths, whichever are selected.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Protocol
 
-import pytest_toolbench.suites as shipped_suites
 from pytest_toolbench.contract.definition import SuiteDefinition, find_definitions, load_definition
 from pytest_toolbench.contract.errors import ToolbenchError
 
@@ -54,10 +54,23 @@ class SuitePrompts:
         return cls.declared_by([*_shipped_definitions(), *catalog.definitions_under(catalog.paths)])
 
 
+#: The package the shipped suites are installed as (``suites/`` in a checkout: pyproject.toml's ``package-dir``).
+SHIPPED_PACKAGE = "pytest_toolbench.suites"
+
+
+def shipped_folder() -> Path | None:
+    """The folder of the shipped suites, located by the import system without importing (executing) the package, or
+    None when it is not installed."""
+    spec = importlib.util.find_spec(SHIPPED_PACKAGE)
+    locations = list(spec.submodule_search_locations or ()) if spec is not None else []
+    return Path(locations[0]).resolve() if locations else None
+
+
 @functools.lru_cache(maxsize=1)
 def _shipped_definitions() -> tuple[SuiteDefinition, ...]:
-    found = []
-    for path in find_definitions([Path(shipped_suites.__file__).resolve().parent]):
+    found: list[SuiteDefinition] = []
+    folder = shipped_folder()
+    for path in find_definitions([folder] if folder is not None else []):
         try:
             found.append(load_definition(path))
         except (ToolbenchError, OSError):
