@@ -30,6 +30,7 @@ from typing import Any, Mapping, Sequence
 from .common import (HandlerDecodeError, Messages, _grouped_tool_response, _json_calls_in_tags, _python_value,
                      _tool_calls_block)
 from .qwen_llama import _qwen_tools
+from .function_docs import convert_to_tool
 
 
 # -- Hammer, GLM, Granite, Phi FC, Mistral, Arch --------------------------------------------------------------------
@@ -85,52 +86,6 @@ def render_hammer(messages: Messages, functions: Sequence[Any], model_name: str,
             f"{query}<|im_start|>assistant\n")
 
 
-# ``bfcl_eval/constants/type_mappings.py`` GORILLA_TO_OPENAPI, for ``convert_to_tool``.
-_GORILLA_TO_OPENAPI = {
-    "integer": "integer", "number": "number", "float": "number", "string": "string", "boolean": "boolean",
-    "bool": "boolean", "array": "array", "list": "array", "dict": "object", "object": "object", "tuple": "array",
-    "any": "string", "byte": "integer", "short": "integer", "long": "integer", "double": "number", "char": "string",
-    "ArrayList": "array", "Array": "array", "HashMap": "object", "Hashtable": "object", "Queue": "array",
-    "Stack": "array", "Any": "string", "String": "string", "Bigint": "integer",
-}
-
-
-def _cast_properties(properties: dict) -> dict:
-    """``utils.py::_cast_to_openai_type``: an unknown type becomes ``string``, but an unknown item type raises (the
-    mapping is indexed directly there)."""
-    for value in properties.values():
-        if "type" not in value:
-            value["type"] = "string"
-        else:
-            declared = value["type"]
-            if declared == "float":
-                value["format"] = "float"
-                value["description"] += " This is a float type value."
-            value["type"] = _GORILLA_TO_OPENAPI.get(declared, "string")
-        if value["type"] in ("array", "object"):
-            if "properties" in value:
-                value["properties"] = _cast_properties(value["properties"])
-            elif "items" in value:
-                value["items"]["type"] = _GORILLA_TO_OPENAPI[value["items"]["type"]]
-                if value["items"]["type"] == "array" and "items" in value["items"]:
-                    value["items"]["items"]["type"] = _GORILLA_TO_OPENAPI[value["items"]["items"]["type"]]
-                elif value["items"]["type"] == "object" and "properties" in value["items"]:
-                    value["items"]["properties"] = _cast_properties(value["items"]["properties"])
-    return properties
-
-
-def _convert_to_tool(functions: Sequence[Any], wrap: bool) -> list[dict]:
-    """``utils.py::convert_to_tool`` for the OSSMODEL (``wrap`` False: bare docs) and OPENAI_COMPLETIONS (``wrap``:
-    ``{"type": "function", "function": doc}``) styles: dots in names become ``_``, parameters become an object."""
-    tools = []
-    for item in json.loads(json.dumps(list(functions))):
-        item["name"] = re.sub(r"\.", "_", item["name"])
-        item["parameters"]["type"] = "object"
-        item["parameters"]["properties"] = _cast_properties(item["parameters"]["properties"])
-        tools.append({"type": "function", "function": item} if wrap else item)
-    return tools
-
-
 _GLM_SYSTEM = ("[gMASK]<sop><|system|>\n你是一个名为 ChatGLM 的人工智能助手。你是基于智谱AI训练的语言模型 GLM-4 模型开发的，"
                "你的任务是针对用户的问题和要求提供适当的答复和支持。\n\n# 可用工具")
 
@@ -140,7 +95,7 @@ def render_glm(messages: Messages, functions: Sequence[Any], model_name: str, st
     ``convert_to_tool``, ``json.dumps(indent=4)``); no system text at all when there is no tool; messages as
     ``<|role|>\\ncontent`` with no separator."""
     out = ""
-    tools = _convert_to_tool(functions, wrap=True)
+    tools = convert_to_tool(functions, wrap=True)
     if tools:
         out = _GLM_SYSTEM
         for tool in tools:
@@ -161,7 +116,7 @@ _GRANITE_FC_SYSTEM = (
 def render_granite_function_calling(messages: Messages, functions: Sequence[Any], model_name: str, step: int) -> str:
     """GraniteFunctionCallingHandler (granite.py): a plain-text ``SYSTEM:`` header with the OSSMODEL-style docs one
     per line, then ``ROLE:\\ncontent`` blocks and ``ASSISTANT: ``."""
-    docs = "\n".join(json.dumps(tool) for tool in _convert_to_tool(functions, wrap=False))
+    docs = "\n".join(json.dumps(tool) for tool in convert_to_tool(functions, wrap=False))
     out = _GRANITE_FC_SYSTEM.replace("{functions_str}", docs)
     out += "".join(f"{m['role'].upper()}:\n{m['content']}\n\n" for m in messages)
     return out + "ASSISTANT: "

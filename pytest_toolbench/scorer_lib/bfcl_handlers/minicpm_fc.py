@@ -16,7 +16,7 @@ import json
 from typing import Any, Callable, Mapping, Sequence
 
 from .common import AstDecoder, HandlerDecodeError, Messages, UnknownHandler, _call_text
-from .fc_families import _convert_to_tool
+from .function_docs import convert_to_tool
 
 
 # -- MiniCPM FC -------------------------------------------------------------------------------------------------------
@@ -102,7 +102,7 @@ def render_minicpm_fc(messages: Messages, functions: Sequence[Any], model_name: 
     ``message_format`` edits the stored messages in place: an empty system message is inserted for good, and the
     functions block is appended to the system text on every request, so request ``step`` carries it ``step + 1``
     times (DEFECTS); every stored text is ``strip()``-ed."""
-    tools = _convert_to_tool(functions, wrap=False)
+    tools = convert_to_tool(functions, wrap=False)
     block = ""
     if tools:
         code = _MINICPM_HEADER
