@@ -115,7 +115,7 @@ def test_fingerprint_records_settings_that_change_generations(checkpoint):
     assert defaults == {"repetition_penalty": 1.05, "top_k": 20, "top_p": 0.8}
     assert VllmBackend(str(checkpoint), settings=VllmOptions(engine_args={"generation_config": "vllm"})).fingerprint()[
         "sampling"]["official_path"]["server_defaults"] == {}
-    named = VllmBackend(str(checkpoint), bfcl_row="Qwen/Qwen3-8B").fingerprint()
+    named = VllmBackend(str(checkpoint), handler_row="Qwen/Qwen3-8B").fingerprint()
     assert named["bfcl_row"] == "Qwen/Qwen3-8B"
 
 

@@ -29,6 +29,9 @@ LIBRARIES = ("tl_failures",)
 #: suite.yaml ``generation.prompt`` values: how the suite's upstream hands a local model its prompt (see the schema)
 PROMPT_STYLES = ("chat", "text", "official_handler")
 
+#: suite.yaml ``generation.handlers``: a dotted module path under ``pytest_toolbench.scorer_lib``
+HANDLER_LIBRARY = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
+
 
 def suite_marker(name: str) -> str:
     """The marker that every item of the suite ``name``, and only those, carries."""
@@ -162,8 +165,13 @@ SUITE_SCHEMA: dict[str, Any] = {
                                           "the chat template's text, tokenized as a chat API does (no special tokens "
                                           "added); `text`: the chat template's text sent as a plain text prompt (the "
                                           "tokenizer's special tokens added); `official_handler`: the official "
-                                          "harness writes the prompt itself per model family (BFCL's handlers; "
-                                          "`--toolbench-prompt-format`) and sends it as a text prompt"},
+                                          "harness writes the prompt itself per model family (its handlers, "
+                                          "named by `handlers`; `--toolbench-prompt-format`) and sends it as a text "
+                                          "prompt"},
+                "handlers": {"type": "string", "pattern": HANDLER_LIBRARY,
+                             "description": "with `prompt: official_handler`: the handler library (a module of "
+                                            "pytest_toolbench.scorer_lib exposing `LIBRARY`) that writes the "
+                                            "prompts, chooses the leaderboard row and names the option for it"},
             },
         },
         "libraries": {
@@ -329,6 +337,12 @@ class SuiteDefinition:
     def prompt_style(self) -> str:
         """suite.yaml ``generation.prompt``: one of :data:`PROMPT_STYLES` (default ``chat``)."""
         return str(self.raw["generation"].get("prompt", "chat"))
+
+    @property
+    def handler_library(self) -> str | None:
+        """suite.yaml ``generation.handlers``: the handler library of an ``official_handler`` suite, or None."""
+        value = self.raw["generation"].get("handlers")
+        return str(value) if value else None
 
     def known_defects(self) -> dict[str, str]:
         path = self.folder / self.raw.get("known_defects", "known_defects.yaml")

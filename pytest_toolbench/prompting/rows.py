@@ -1,128 +1,49 @@
-"""Which BFCL leaderboard row a checkpoint is prompted and decoded as, and how that was decided.
+"""The leaderboard row a checkpoint is prompted (or replayed files are decoded) as: asked of the handler library the
+run's official-handler suites declare (suite.yaml ``generation.handlers``; the rows, their order of matching and the
+option that names one are the library's). Without a declared library there is no row.
 
-A leaderboard figure belongs to a row (``bfcl generate --model <registry name>``), and a row is a handler: the prompt
-text it writes and how it decodes the reply. A local checkpoint is matched to a row in this order:
-
-1. ``--toolbench-bfcl-model=<registry name>`` names it (a fine-tune at ``/ckpt/step-1200`` prompted as
-   ``Qwen/Qwen3-8B-FC``); the row's mode (FC or prompting) follows;
-2. the checkpoint's id is a row's Hugging Face id (``Qwen/Qwen3-8B`` is the prompting row ``Qwen/Qwen3-8B``; both
-   modes exist for some ids, and the prompting one is taken, as ``--toolbench-mode prompt`` asks);
-3. the checkpoint's family (``prompt_format.detect_family``: config.json's model type, else the name) gives the
-   family's prompting handler (QwenHandler, LlamaHandler, GemmaHandler), i.e. the prompting rows of that family,
-   without naming one;
-4. none: the checkpoint's chat template is used, and the figures are not comparable with the board.
-
-The rows come from ``scorer_lib.bfcl_handlers.registry`` (bfcl-eval 2026.3.23 ``model_config.py``). Every row whose
-local handler is reproduced, FC rows included (Falcon3FCHandler renders with the checkpoint's own chat template and
-``tools=``: the vllm backend's tokenizer does that; the endpoint backend cannot, one clear error).
-
-Pure; nothing heavy is imported (the rows and handlers are this package's own ``scorer_lib.bfcl_handlers``).
+Pure; nothing heavy is imported.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
-from pytest_toolbench.prompting import handler_formats, prompt_format
-from pytest_toolbench.scorer_lib.bfcl_handlers import handlers, registry
+from pytest_toolbench.prompting.suite_prompts import SuitePrompts
+from pytest_toolbench.scorer_lib.handler_library import HandlerLibrary, RowChoice, RowError, RowOption
 
-#: upstream handler class -> the renderer family of ``handler_formats.HANDLER_FORMATS`` that reproduces it
-#: (LlamaHandler writes Llama 3's or Llama 4's header tokens by the model name: see :func:`_family_of`)
-RENDERED_HANDLERS = {"QwenHandler": "qwen", "LlamaHandler": "llama3", "GemmaHandler": "gemma3"}
+__all__ = ["RowChoice", "RowError", "RowOption", "choose_row", "row_option", "header_key", "NO_LIBRARY"]
 
-#: the handler a detected family's prompting rows use
-FAMILY_HANDLERS = {"qwen": "QwenHandler", "llama3": "LlamaHandler", "llama4": "LlamaHandler", "gemma3": "GemmaHandler"}
+#: the choice where no suite declares a handler library
+NO_LIBRARY = RowChoice(None, None, None, None, "none", "no suite declares a handler library: no row")
 
 
-class RowError(ValueError):
-    """A ``--toolbench-bfcl-model`` that is not a row, or a row that cannot be reproduced here."""
+def _library(suites: SuitePrompts | None) -> HandlerLibrary | None:
+    return (suites if suites is not None else SuitePrompts.shipped()).library()
 
 
-@dataclass(frozen=True)
-class RowChoice:
-    """The row (or family) a run prompts BFCL as, for the renderer choice and the run header."""
-
-    row: str | None  #: registry name, None when no row was named or matched
-    handler: str | None  #: the upstream handler class, None: the chat template
-    mode: str | None  #: "FC" or "prompting" (the row's flag), None without a row
-    family: str | None  #: the renderer family in ``handler_formats.HANDLER_FORMATS``, None: the chat template
-    matched: str  #: how: "named", "checkpoint id", "family", "none"
-    note: str  #: one sentence for the header
-
-    def to_json(self) -> dict[str, Any]:
-        return {"row": self.row, "handler": self.handler, "mode": self.mode, "matched": self.matched,
-                "note": self.note}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "RowChoice":
-        """The choice of :meth:`to_json` (the renderer family is not part of it: None)."""
-        return cls(data.get("row"), data.get("handler"), data.get("mode"), None,
-                   data.get("matched", "none"), data.get("note", ""))
+def choose_row(suites: SuitePrompts | None, named: str | None, model: str, family: str | None,
+               renders: bool = True) -> RowChoice:
+    """The row for a run (named, else by the checkpoint's id, else by its family: the library's order);
+    :class:`RowError` for a named row the library refuses."""
+    library = _library(suites)
+    return library.choose_row(named, model, family, renders) if library is not None else NO_LIBRARY
 
 
-def _family_of(handler: str, model_name: str) -> str | None:
-    """The renderer family of a row's handler: the detected-family renderers for QwenHandler, LlamaHandler and
-    GemmaHandler (as before), else the row's own handler renderer (``handler_formats.row_family``: every other local
-    handler, prompting or FC, Falcon3FCHandler's chat-template rendering included)."""
-    family = RENDERED_HANDLERS.get(handler)
-    if family == "llama3" and any(key in model_name.lower() for key in ("llama-4", "llama4")):
-        return "llama4"
-    if family is None:
-        if handler_formats.format_for_handler(handler, model_name) is not None:
-            return handler_formats.row_family(handler, model_name)
-    return family
+def replay_row(suites: SuitePrompts | None, named: str | None, model: str | None, family: Callable[[], Any],
+               mode: str | None) -> RowChoice:
+    """The row replayed files are decoded as (the library's rule); :class:`RowError` for a refused one."""
+    library = _library(suites)
+    return library.replay_row(named, model, family, mode) if library is not None else NO_LIBRARY
 
 
-def check_row(name: str, renders: bool = True) -> Any:
-    """The row of ``--toolbench-bfcl-model``, or :class:`RowError` naming the closest rows, or saying that the row's
-    handler is not reproduced here; ``renders`` False (a replay, which decodes and renders nothing) skips the check
-    that the row's renderer can run here (MiniCPMFCHandler's datamodel-code-generator)."""
-    try:
-        row = registry.bfcl_row(name)
-    except registry.UnknownBfclRow as error:
-        raise RowError(f"--toolbench-bfcl-model={name}: {error}") from None
-    if not row.local:
-        raise RowError(f"--toolbench-bfcl-model={name}: the row is answered by an API ({row.handler}), not a "
-                       "local checkpoint")
-    if _family_of(row.handler, row.model_name) is None:
-        raise RowError(f"--toolbench-bfcl-model={name}: its handler {row.handler} has no renderer here; use "
-                       "--toolbench-prompt-format=chat-template (not comparable with the board)")
-    if renders:
-        _probe(row)
-    return row
+def row_option(suites: SuitePrompts | None = None) -> RowOption | None:
+    """The option that names a row (the declared library's), or None."""
+    library = _library(suites)
+    return library.option if library is not None else None
 
 
-def _probe(row: Any) -> None:
-    """A row whose handler needs something not installed (MiniCPMFCHandler: datamodel-code-generator) is one clear
-    error before any generation, not a failure on every request."""
-    renderer = handler_formats.format_for_handler(row.handler, row.model_name)
-    if renderer is None or not renderer.own_tools_block or renderer.renders_with_template:
-        return
-    doc = {"name": "f", "description": "d", "parameters": {"type": "dict", "properties": {}, "required": []}}
-    try:
-        renderer.render([{"role": "user", "content": "q"}], functions=[doc])
-    except handlers.UnknownHandler as error:
-        raise RowError(f"--toolbench-bfcl-model={row.name}: {error}") from None
-
-
-def choose_row(named: str | None, model: str, family: str | None, renders: bool = True) -> RowChoice:
-    """The row for a run: see the module docstring for the order (``renders``: see :func:`check_row`)."""
-    if named:
-        row = check_row(named, renders)
-        return RowChoice(row.name, row.handler, row.mode, _family_of(row.handler, row.model_name), "named",
-                         f"prompted and decoded as BFCL row {row.name} ({row.handler}, {row.mode}), named by "
-                         "--toolbench-bfcl-model")
-    for row in sorted(registry.rows_for_checkpoint(model), key=lambda r: r.is_fc_model):
-        rendered = _family_of(row.handler, row.model_name)
-        if rendered is not None:
-            return RowChoice(row.name, row.handler, row.mode, rendered, "checkpoint id",
-                             f"the checkpoint id is BFCL row {row.name}'s model ({row.handler}, {row.mode})")
-    if family in FAMILY_HANDLERS:
-        handler = FAMILY_HANDLERS[family]
-        return RowChoice(None, handler, "prompting", family, "family",
-                         f"no BFCL row named or matched by id; family {family} gives {handler}, the handler of "
-                         "that family's prompting rows (name the row with --toolbench-bfcl-model to be exact)")
-    return RowChoice(None, None, None, None, "none",
-                     "no BFCL row matched: the checkpoint's chat template was used, so the figures are not "
-                     "comparable with the leaderboard (name a row with --toolbench-bfcl-model)")
+def header_key(suites: SuitePrompts | None = None) -> str | None:
+    """The run header's key for the row choice (the declared library's), or None."""
+    library = _library(suites)
+    return library.header_key if library is not None else None

@@ -1,6 +1,6 @@
 """Which suites' prompts the official harness writes itself, and which are sent as a plain text prompt: declared by
-each suite in its ``suite.yaml`` (``generation.prompt``: ``chat``, ``text`` or ``official_handler``), never named
-here. The model backends read them to pick a request's renderer (``prompt_format.PromptFormats``) and how its text
+each suite in its ``suite.yaml`` (``generation.prompt``: ``chat``, ``text`` or ``official_handler``, and with the last
+the handler library, ``generation.handlers``), never named here. The model backends read them to pick a request's renderer (``prompt_format.PromptFormats``) and how its text
 is tokenized, and list them in their fingerprint.
 
 The fingerprint is part of every cache key, so it must not depend on which suites a run selects: the declarations are
@@ -18,6 +18,7 @@ from typing import Iterable, Protocol
 
 from pytest_toolbench.contract.definition import SuiteDefinition, find_definitions, load_definition
 from pytest_toolbench.contract.errors import ToolbenchError
+from pytest_toolbench.scorer_lib.handler_library import HandlerLibrary, LibraryError, load_library
 
 
 class DefinitionLookup(Protocol):
@@ -31,17 +32,27 @@ class DefinitionLookup(Protocol):
 
 @dataclass(frozen=True)
 class SuitePrompts:
-    """The suites declaring ``generation.prompt: official_handler`` and ``generation.prompt: text``."""
+    """The suites declaring ``generation.prompt: official_handler`` and ``generation.prompt: text``, and the handler
+    library the official-handler suites name (``generation.handlers``; one per run)."""
 
     handler_suites: frozenset[str] = frozenset()
     text_prompt_suites: frozenset[str] = frozenset()
+    handlers: str | None = None
 
     @classmethod
     def declared_by(cls, definitions: Iterable[SuiteDefinition]) -> "SuitePrompts":
-        """From suite definitions; a later definition of the same suite name wins."""
-        styles = {definition.name: definition.prompt_style for definition in definitions}
+        """From suite definitions; a later definition of the same suite name wins. Official-handler suites that name
+        different handler libraries are one error (a run prompts as one leaderboard's row)."""
+        latest = {definition.name: definition for definition in definitions}
+        styles = {name: definition.prompt_style for name, definition in latest.items()}
+        libraries = sorted({definition.handler_library for definition in latest.values()
+                            if definition.prompt_style == "official_handler" and definition.handler_library})
+        if len(libraries) > 1:
+            raise ToolbenchError(f"suites with generation.prompt official_handler name different handler libraries "
+                                 f"(generation.handlers: {', '.join(libraries)}); a run prompts with one")
         return cls(frozenset(name for name, style in styles.items() if style == "official_handler"),
-                   frozenset(name for name, style in styles.items() if style == "text"))
+                   frozenset(name for name, style in styles.items() if style == "text"),
+                   libraries[0] if libraries else None)
 
     @classmethod
     def shipped(cls) -> "SuitePrompts":
@@ -52,6 +63,18 @@ class SuitePrompts:
     def of_run(cls, catalog: DefinitionLookup) -> "SuitePrompts":
         """The shipped suites' declarations, and those of the suites under the run's paths (which win by name)."""
         return cls.declared_by([*_shipped_definitions(), *catalog.definitions_under(catalog.paths)])
+
+    def library(self) -> HandlerLibrary | None:
+        """The declared handler library, or None when no suite declares one."""
+        return _library(self.handlers) if self.handlers else None
+
+
+@functools.lru_cache(maxsize=None)
+def _library(name: str) -> HandlerLibrary:
+    try:
+        return load_library(name)
+    except LibraryError as error:
+        raise ToolbenchError(str(error)) from None
 
 
 #: The package the shipped suites are installed as (``suites/`` in a checkout: pyproject.toml's ``package-dir``).

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from .. import __version__ as plugin_version
 from .. import backends as backends_module
 from ..backends.kind import BackendKind
+from ..prompting import rows
 from ..prompting.suite_prompts import SuitePrompts
 from ..backends.user_simulator import with_user_simulator
 from ..contract import aggregates
@@ -143,11 +144,11 @@ class RunContext:
 
     def _prompts_as_row(self) -> bool:
         """Whether a selected suite is prompted with an official handler (its suite.yaml's generation.prompt), so
-        the run header names the BFCL row."""
+        the run header names the leaderboard row (under the handler library's key)."""
         return bool(SuitePrompts.of_run(self.catalog).handler_suites & set(self.ledger.selected_suites))
 
     def _row_choice(self) -> Any:
-        """Which BFCL row the model was prompted as (or the files decoded as), and how: the backend's own answer,
+        """Which leaderboard row the model was prompted as (or the files decoded as), and how: the backend's own answer,
         else the kind's from the options (gold and replay: no backend on an xdist controller); None when none."""
         row_choice = getattr(self._backend, "row_choice", None)
         if not callable(row_choice):
@@ -251,8 +252,9 @@ class RunContext:
             header["model_source"] = self.model_note
         if self._prompts_as_row():
             choice = self._row_choice() or self._closed_row
-            if choice is not None:
-                header["bfcl_row"] = choice.to_json()
+            key = rows.header_key(SuitePrompts.of_run(self.catalog))
+            if choice is not None and key:
+                header[key] = choice.to_json()
         if self.interrupted:
             header["interrupted"] = self.interrupted
         if self.uses_engine:

@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from pytest_toolbench.prompting import handler_formats, prompt_format, rows as bfcl_rows
+from pytest_toolbench.prompting import handler_formats, prompt_format, rows
 from pytest_toolbench.prompting.chat_template import template_argument, template_messages
 from pytest_toolbench.prompting.suite_prompts import SuitePrompts
 from pytest_toolbench.backends.vllm.prompt_segments import SegmentedEncoder
@@ -31,19 +31,19 @@ from pytest_toolbench.parsing.tool_calls import detect_parser
 class PromptPreparation:
     """The prompt side of :class:`~pytest_toolbench.backends.vllm.engine.VllmBackend` (a base class of it): needs
     no engine. Reads the backend's ``model``, ``revision``, ``mode``, ``settings`` (its ``VllmOptions``),
-    ``engine_args``, ``bfcl_row`` and ``suite_prompts``."""
+    ``engine_args``, ``handler_row`` and ``suite_prompts``."""
 
     model: str
     revision: str | None
     mode: str
     settings: Any
     engine_args: dict[str, Any]
-    bfcl_row: str | None
+    handler_row: str | None
     suite_prompts: SuitePrompts
 
     def _init_prompts(self, tool_parser: str | None) -> None:
         self._requested_parser = tool_parser
-        self._row_choice: bfcl_rows.RowChoice | None = None
+        self._row_choice: rows.RowChoice | None = None
         self._prompt_formats: prompt_format.PromptFormats | None = None
         self._tokenizer_obj: Any = None
         self._tokenizer_lock = threading.Lock()
@@ -152,15 +152,15 @@ class PromptPreparation:
                 raise ToolbenchError(f"model {self.model!r}: {exc}") from None
         return self._prompt_formats
 
-    def row_choice(self) -> bfcl_rows.RowChoice:
-        """The BFCL row the checkpoint is prompted as (``--toolbench-bfcl-model``, else by its id or family), for
-        the renderer and the run header (``bfcl_rows.py``)."""
+    def row_choice(self) -> rows.RowChoice:
+        """The leaderboard row the checkpoint is prompted as (named by the declared handler library's option, else
+        by its id or family), for the renderer and the run header (``prompting/rows.py``)."""
         if self._row_choice is None:
             family = prompt_format.detect_family(
                 self.model, prompt_format.read_model_config(self.model, self.revision), self.chat_template())
             try:
-                self._row_choice = bfcl_rows.choose_row(self.bfcl_row, self.model, family)
-            except bfcl_rows.RowError as exc:
+                self._row_choice = rows.choose_row(self.suite_prompts, self.handler_row, self.model, family)
+            except rows.RowError as exc:
                 raise ToolbenchError(str(exc)) from None
         return self._row_choice
 
