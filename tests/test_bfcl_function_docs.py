@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_toolbench.scorer_lib.bfcl_handlers import fc_families, minicpm_fc
+from pytest_toolbench.scorer_lib.bfcl_handlers import glm, granite, hammer, minicpm_fc
 from pytest_toolbench.scorer_lib.bfcl_handlers.function_docs import FunctionDocError, convert_to_tool
 from pytest_toolbench.suites.bfcl.scorer import prompt
 
@@ -43,8 +43,8 @@ def test_what_upstream_fails_on_raises(properties):
 
 def test_the_suite_and_the_handlers_use_the_one_conversion():
     assert prompt.convert_to_tool is convert_to_tool
-    assert fc_families.convert_to_tool is convert_to_tool and minicpm_fc.convert_to_tool is convert_to_tool
-    assert not hasattr(prompt, "_cast_properties") and not hasattr(fc_families, "_cast_properties")
+    assert all(module._convert_to_tool is convert_to_tool for module in (glm, granite, minicpm_fc))
+    assert not hasattr(prompt, "_cast_properties") and not hasattr(hammer, "_cast_properties")
     doc = _doc(n={"type": "integer", "description": "n"})
     assert prompt.native_tools([doc], "simple_python") == convert_to_tool(
         prompt.hinted_functions([doc], "simple_python"), wrap=True)

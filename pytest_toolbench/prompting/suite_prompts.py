@@ -1,6 +1,7 @@
 """Which suites' prompts the official harness writes itself, and which are sent as a plain text prompt: declared by
 each suite in its ``suite.yaml`` (``generation.prompt``: ``chat``, ``text`` or ``official_handler``, and with the last
-the handler library, ``generation.handlers``), never named here. The model backends read them to pick a request's renderer (``prompt_format.PromptFormats``) and how its text
+the handler library, ``generation.handlers``), never named here. The model backends read them to pick a request's
+renderer (``prompt_format.PromptFormats``) and how its text
 is tokenized, and list them in their fingerprint.
 
 The fingerprint is part of every cache key, so it must not depend on which suites a run selects: the declarations are

@@ -48,7 +48,8 @@ def prepare_acebench_agent_message(text: Any) -> str | None:
 #: ``bfcl evaluate`` (bfcl-eval 2026.3.23, Python 3.11, recursion limit 1,000): ``resolve_ast_by_type`` of a top-level
 #: argument is the 20th Python frame (console script, typer/click, ``evaluation_main`` ... ``ast_parse``,
 #: ``resolve_ast_call``), and C-level calls on that stack count too: 22 in recursion-limit units. Calibrated with
-#: :data:`pytest_toolbench.parsing.python_calls._THREAD_BASE_FRAMES` so that 269 texts around the limit (operator chains, subscripts, at 20 nestings) fail
+#: ``pytest_toolbench.parsing.python_calls._THREAD_BASE_FRAMES`` so that 269 texts around the limit (operator
+#: chains, subscripts, at 20 nestings) fail
 #: exactly where a real ``bfcl evaluate`` run reported ``ast_decoder:decoder_failed``.
 BFCL_EVALUATE_FRAMES = 22
 
