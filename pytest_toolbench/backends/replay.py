@@ -45,6 +45,9 @@ from .kind import BackendKind, RunOptions, SuiteLookup
 UNKNOWN_EXAMPLES = 5
 #: ``--toolbench-replay-mode``: which handler made a replayed file (the replay backend hands it to readers that ask).
 REPLAY_MODES = ("fc", "prompting")
+#: ``--toolbench-replay-mode``'s help where no suite declares a handler library (which words it for its files)
+REPLAY_MODE_HELP = ("How replayed result files were made: fc (a native-mode model's files) or prompting; default: "
+                    "per file.")
 #: Problems printed when the run starts (all of them are in the JSON header).
 PROBLEM_LINES_SHOWN = 20
 
@@ -70,10 +73,9 @@ class ReplayKind(BackendKind):
         group = parser.getgroup("toolbench")
         group.addoption("--toolbench-replay", dest="toolbench_replay", default=None, metavar="PATH",
                         help="Score saved outputs: a file or folder of the benchmarks' own result files.")
+        library = SuitePrompts.shipped().library()  # whose result files come in both modes (its words)
         group.addoption("--toolbench-replay-mode", dest="toolbench_replay_mode", default=None, choices=REPLAY_MODES,
-                        help="How replayed BFCL result files were made: fc (a native-mode model's files) or "
-                             "prompting; default: per file, FC when any record of the file holds a structured call "
-                             "step.")
+                        help=library.replay_mode_help if library is not None else REPLAY_MODE_HELP)
 
     @classmethod
     def claims(cls, config: pytest.Config) -> bool:

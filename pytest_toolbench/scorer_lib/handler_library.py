@@ -133,6 +133,8 @@ class HandlerLibrary:
     gold_refusal: Callable[[str], str]
     #: ``RowChoice.to_json() -> words`` for a replay's one-line description
     replay_words: Callable[[Mapping[str, Any]], str]
+    #: ``--toolbench-replay-mode``'s help: how the library's result files come in the two modes (fc, prompting)
+    replay_mode_help: str
 
 
 def load_library(name: str) -> HandlerLibrary:

@@ -30,7 +30,7 @@ QwenFCHandler, NanbeigeFCHandler, PelicanVLFCHandler), :mod:`.llama` (LlamaHandl
 The renderer then applies what the handler does differently (its own pre-processing of the question, what it stores
 of a reply, how it stores results) and its ``_format_prompt``. ``step`` is the number of requests made before this
 one for the same entry (HammerHandler's renderer mutates the function docs on every call; see DEFECTS in
-:mod:`.fc_families`).
+:mod:`.hammer`).
 
 **What a decoder is given**: :func:`recorded_answer` is the handler's ``model_responses`` (what the result file
 holds and ``decode_execute`` reads; a list of ``{name: arguments}`` for the handlers that parse calls while

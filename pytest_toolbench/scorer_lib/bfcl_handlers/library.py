@@ -24,8 +24,14 @@ OPTION = RowOption(
          "decoded by the row's handler, as bfcl evaluate does (default: the row --model matches, else "
          "the per-file rule).")
 
+#: ``--toolbench-replay-mode`` (registered by the replay backend)
+REPLAY_MODE_HELP = ("How replayed BFCL result files were made: fc (a native-mode model's files) or "
+                    "prompting; default: per file, FC when any record of the file holds a structured call "
+                    "step.")
+
 LIBRARY = HandlerLibrary(
     name="bfcl_handlers.library", upstream=UPSTREAM, header_key="bfcl_row", row_label="BFCL row",
     option=OPTION,
     families=HANDLER_FORMATS, handler_format=handler_format, choose_row=choose_row, check_option=check_option,
-    replay_row=replay_row, gold_choice=GOLD_CHOICE, gold_refusal=gold_refusal, replay_words=replay_words)
+    replay_row=replay_row, gold_choice=GOLD_CHOICE, gold_refusal=gold_refusal, replay_words=replay_words,
+    replay_mode_help=REPLAY_MODE_HELP)
