@@ -103,8 +103,7 @@ class OpenAIEndpointBackend(ModelBackend):
         keep_prompts: bool = False,
     ):
         """``prompt_format_option`` (``--toolbench-prompt-format``), ``family`` (the handler family, see
-        ``prompt_format.detect_family``), ``handler_row`` (the declared handler library's row option) and
-        ``suite_prompts`` (which
+        ``prompt_format.detect_family``), ``handler_row`` (the row option) and ``suite_prompts`` (which
         suites declare an official handler; default: the shipped suites'): which requests go to ``/completions``
         with the official harness's text (see the module docstring)."""
         if mode not in MODES:
@@ -126,12 +125,11 @@ class OpenAIEndpointBackend(ModelBackend):
         self._sleep = sleep
         self._stats.extra["retries"] = 0
         self.handler_row = handler_row
-        suite_prompts = suite_prompts if suite_prompts is not None else SuitePrompts.shipped()
-        library = suite_prompts.library()
+        library = (suite_prompts := suite_prompts or SuitePrompts.shipped()).library()
         try:
             # the family from the served name (a local config is not at hand), unless given or the row is named
-            self._row_choice = rows.choose_row(suite_prompts, handler_row, model,
-                                               family or prompt_format.detect_family(model))
+            family = family or prompt_format.detect_family(model)
+            self._row_choice = rows.choose_row(suite_prompts, handler_row, model, family)
             self.formats = prompt_format.PromptFormats(
                 prompt_format_option, self._row_choice.family, mode == "native", "", suite_prompts)
             template_row = library.handler_format(self._row_choice.family) if library is not None else None

@@ -8,8 +8,8 @@
 * :data:`ACEBENCH_AGENT`: the ACEBench agent and execution roles' ``decode_function_list`` (chenchen0103/ACEBench @
   56dd66cf).
 
-A scorer library: the suites' scorers import their preset from here (and set their own ``error`` with
-:func:`dataclasses.replace`).
+A scorer library: the suites' scorers import their preset from here, with the decoder (and set their own ``error``
+with :func:`dataclasses.replace`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,10 @@ import ast
 from typing import Any
 
 from pytest_toolbench.parsing.dialect import Dialect, Messages
-from pytest_toolbench.parsing.python_calls import strip_and_wrap
+from pytest_toolbench.parsing.python_calls import PythonCallDecoder, strip_and_wrap
+
+__all__ = ["ACEBENCH_AGENT", "ACEBENCH_NORMAL", "BFCL_EVALUATE_FRAMES", "BFCL_PROMPTING", "PythonCallDecoder",
+           "prepare_acebench_agent", "prepare_acebench_agent_message", "prepare_bfcl"]
 
 
 def prepare_bfcl(text: Any) -> str:
