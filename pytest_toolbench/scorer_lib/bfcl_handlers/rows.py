@@ -29,7 +29,7 @@ import pytest_toolbench.scorer_lib.bfcl_handlers.handlers as handlers
 import pytest_toolbench.scorer_lib.bfcl_handlers.registry as registry
 from pytest_toolbench.scorer_lib.handler_library import RowChoice, RowError
 
-import pytest_toolbench.scorer_lib.bfcl_handlers.row_formats as handler_formats
+import pytest_toolbench.scorer_lib.bfcl_handlers.row_formats as row_formats
 
 #: upstream handler class -> the renderer family of ``family_formats.HANDLER_FORMATS`` that reproduces it
 #: (LlamaHandler writes Llama 3's or Llama 4's header tokens by the model name: see :func:`_family_of`)
@@ -41,14 +41,14 @@ FAMILY_HANDLERS = {"qwen": "QwenHandler", "llama3": "LlamaHandler", "llama4": "L
 
 def _family_of(handler: str, model_name: str) -> str | None:
     """The renderer family of a row's handler: the detected-family renderers for QwenHandler, LlamaHandler and
-    GemmaHandler (as before), else the row's own handler renderer (``handler_formats.row_family``: every other local
+    GemmaHandler (as before), else the row's own handler renderer (``row_formats.row_family``: every other local
     handler, prompting or FC, Falcon3FCHandler's chat-template rendering included)."""
     family = RENDERED_HANDLERS.get(handler)
     if family == "llama3" and any(key in model_name.lower() for key in ("llama-4", "llama4")):
         return "llama4"
     if family is None:
-        if handler_formats.format_for_handler(handler, model_name) is not None:
-            return handler_formats.row_family(handler, model_name)
+        if row_formats.format_for_handler(handler, model_name) is not None:
+            return row_formats.row_family(handler, model_name)
     return family
 
 
@@ -74,7 +74,7 @@ def check_row(name: str, renders: bool = True) -> Any:
 def _probe(row: Any) -> None:
     """A row whose handler needs something not installed (MiniCPMFCHandler: datamodel-code-generator) is one clear
     error before any generation, not a failure on every request."""
-    renderer = handler_formats.format_for_handler(row.handler, row.model_name)
+    renderer = row_formats.format_for_handler(row.handler, row.model_name)
     if renderer is None or not renderer.own_tools_block or renderer.renders_with_template:
         return
     doc = {"name": "f", "description": "d", "parameters": {"type": "dict", "properties": {}, "required": []}}
