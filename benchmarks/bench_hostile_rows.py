@@ -64,7 +64,7 @@ SHIM = "import sys\nsys.path.insert(0, {here!r})\nfrom stub_engine import *  # n
 
 def row_per_handler() -> dict[str, str]:
     """Handler class -> one of its local rows (the first by name that this checkout can render, else the first)."""
-    from pytest_toolbench.backends import bfcl_rows
+    from pytest_toolbench.scorer_lib.bfcl_handlers import rows as bfcl_rows
     from pytest_toolbench.scorer_lib.bfcl_handlers import HANDLERS, bfcl_rows as rows
 
     out = {}

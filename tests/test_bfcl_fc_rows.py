@@ -62,7 +62,7 @@ class HandedToTheTemplate:
 
 
 def _backend(checkpoint: str, row: str) -> VllmBackend:
-    backend = VllmBackend(checkpoint, bfcl_row=row)
+    backend = VllmBackend(checkpoint, handler_row=row)
     assert backend.row_choice().row == row and backend.row_choice().matched == "named"
     if backend.prompt_formats().handler_for("bfcl").renders_with_template:
         backend._tokenizer_obj = HandedToTheTemplate()
@@ -199,13 +199,13 @@ def test_fc_rows_send_the_handler_extras_and_no_bfcl_system_prompt(checkpoint):
     from pytest_toolbench.backends.openai_endpoint import OpenAIEndpointBackend
     from pytest_toolbench.contract.errors import ToolbenchError
     with pytest.raises(ToolbenchError, match="use the vllm backend"):
-        OpenAIEndpointBackend("http://127.0.0.1:9/v1", "m", mode="prompt", bfcl_row="tiiuae/Falcon3-7B-Instruct-FC")
+        OpenAIEndpointBackend("http://127.0.0.1:9/v1", "m", mode="prompt", handler_row="tiiuae/Falcon3-7B-Instruct-FC")
 
 
 def test_the_preflight_renders_an_fc_row_with_its_own_tools_block(checkpoint):
     from types import SimpleNamespace
 
-    from pytest_toolbench.backends import prompt_check
+    from pytest_toolbench.prompting import check as prompt_check
 
     backend = _backend(checkpoint, "Qwen/Qwen3-8B-FC")
     handler = backend.prompt_formats().handler_for("bfcl")
@@ -225,7 +225,7 @@ def test_the_preflight_renders_an_fc_row_with_its_own_tools_block(checkpoint):
 
 
 def test_every_local_row_but_the_chat_template_ones_is_rendered_in_a_run(checkpoint):
-    from pytest_toolbench.backends import bfcl_rows
+    from pytest_toolbench.scorer_lib.bfcl_handlers import rows as bfcl_rows
     from pytest_toolbench.scorer_lib.bfcl_handlers import registry
 
     scenario = next(s for s in ORACLE["Qwen/Qwen3-8B-FC"]["scenarios"] if s["id"] == "simple_python_0")

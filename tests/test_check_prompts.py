@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolbench.backends.prompt_check import check_prompts
+from pytest_toolbench.prompting.check import check_prompts
 from pytest_toolbench.backends.vllm.engine import VllmBackend
 from pytest_toolbench.backends.vllm.options import VllmOptions
 
@@ -55,7 +55,7 @@ def test_a_qwen_checkpoint_gets_the_handler_and_its_traps_are_named(tmp_path):
     assert "tool docs appear 2 times" in traps
     assert not report.missing and report.lines()[-1].startswith("check-prompts: OK")
     # a named row wins over the family, and says so
-    named = check_prompts(VllmBackend(str(folder), bfcl_row="Qwen/Qwen3-8B"), ["bfcl"])
+    named = check_prompts(VllmBackend(str(folder), handler_row="Qwen/Qwen3-8B"), ["bfcl"])
     assert named.row["row"] == "Qwen/Qwen3-8B" and named.row["matched"] == "named"
     # the chat template asked for: BFCL has no official renderer, listed
     template_only = check_prompts(VllmBackend(str(folder), settings=VllmOptions(prompt_format="chat-template")),
@@ -92,7 +92,7 @@ def test_a_row_whose_prompt_is_not_the_checkpoints_own_format_is_a_warning_not_o
     """A Qwen2.5 checkpoint asked to be Qwen3-0.6B-FC: QwenFCHandler's first request is not what the Qwen2.5 template
     writes (the format the checkpoint was trained on): a WARNING with its consequence, no "OK" line, exit 0."""
     folder = checkpoint(tmp_path / "qwen25", "qwen2", "Qwen2.5-7B-Instruct.jinja")
-    report = check_prompts(VllmBackend(str(folder), bfcl_row="Qwen/Qwen3-0.6B-FC"), ["bfcl"])
+    report = check_prompts(VllmBackend(str(folder), handler_row="Qwen/Qwen3-0.6B-FC"), ["bfcl"])
     (bfcl,) = report.suites
     assert bfcl.official and bfcl.renderer == "bfcl-handler:QwenFCHandler"
     assert bfcl.diffs["first request"]

@@ -311,7 +311,7 @@ def bfcl_task(content="What is 2+2?", temperature=0.001, max_tokens=4096, reserv
 
 
 def test_bfcl_requests_go_to_completions_with_the_handler_text_as_bfcl_generate_sends_them():
-    from pytest_toolbench.backends.handler_formats import render_qwen
+    from pytest_toolbench.scorer_lib.bfcl_handlers.family_formats import render_qwen
 
     with VllmLikeServer() as server:
         client = OpenAIEndpointBackend(server.url, "Qwen/Qwen3-8B", mode="prompt", api_key_env=None,

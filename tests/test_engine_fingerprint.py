@@ -115,7 +115,7 @@ def test_fingerprint_records_settings_that_change_generations(checkpoint):
     assert defaults == {"repetition_penalty": 1.05, "top_k": 20, "top_p": 0.8}
     assert VllmBackend(str(checkpoint), settings=VllmOptions(engine_args={"generation_config": "vllm"})).fingerprint()[
         "sampling"]["official_path"]["server_defaults"] == {}
-    named = VllmBackend(str(checkpoint), bfcl_row="Qwen/Qwen3-8B").fingerprint()
+    named = VllmBackend(str(checkpoint), handler_row="Qwen/Qwen3-8B").fingerprint()
     assert named["bfcl_row"] == "Qwen/Qwen3-8B"
 
 
@@ -177,7 +177,7 @@ def test_parse_engine_args():
 
 
 def test_tool_call_arguments_reach_the_chat_template_as_objects_like_vllm_serve_gives_them():
-    from pytest_toolbench.backends.vllm.prompts import template_messages
+    from pytest_toolbench.prompting.chat_template import template_messages
 
     messages = [{"role": "user", "content": "weather?"},
                 {"role": "assistant", "content": "", "tool_calls": [

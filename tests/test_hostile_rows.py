@@ -56,7 +56,7 @@ def _backend(tmp_path, row):
     folder.mkdir()
     (folder / "config.json").write_text(json.dumps({"model_type": "qwen2"}))
     (folder / "tokenizer_config.json").write_text(json.dumps({"chat_template": "{{ 'x' }}"}))
-    return VllmBackend(str(folder), bfcl_row=row)
+    return VllmBackend(str(folder), handler_row=row)
 
 
 def _task(messages, step=1):
@@ -190,7 +190,7 @@ def test_the_endpoint_fails_only_the_request_its_renderer_cannot_write():
     from pytest_toolbench.backends.openai_endpoint import OpenAIEndpointBackend
 
     backend = OpenAIEndpointBackend("http://127.0.0.1:9/v1", "some-model", mode="prompt",
-                                    bfcl_row="mistralai/Ministral-8B-Instruct-2410")
+                                    handler_row="mistralai/Ministral-8B-Instruct-2410")
     bad = _task([{"role": "user", "content": "q"}, {"role": "assistant", "content": "[1, 2]"},
                  {"role": "user", "content": "again"}])
     generation = backend._complete(bad)  # no request is sent: the prompt cannot be written

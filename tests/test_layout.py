@@ -20,19 +20,19 @@ MAY_IMPORT = {
     "parsing": set(),
     "scorer_lib": {"contract", "parsing"},
     "data": {"contract"},
-    # suites: the shipped folder, whose suite.yaml files declare their prompt style (no scorer)
-    "backends": {"contract", "parsing", "scorer_lib", "suites"},
+    "prompting": {"contract", "parsing", "scorer_lib"},
+    "backends": {"contract", "parsing", "scorer_lib", "prompting"},
     # stats: the statistics, pure functions (records and the suites' aggregates are read through contract/)
     "stats": {"contract"},
-    "run": {"contract", "data", "backends", "scorer_lib", "parsing", "stats"},
+    "run": {"contract", "data", "backends", "scorer_lib", "parsing", "prompting", "stats"},
     "report": {"contract", "run", "stats"},
-    "plugin": {"contract", "data", "backends", "run", "report", "scorer_lib", "parsing", "stats"},
+    "plugin": {"contract", "data", "backends", "run", "report", "scorer_lib", "parsing", "prompting", "stats"},
 }
 
 
 
 #: The folders that make the run apart from pytest: none of their modules imports these (see ``plugin/``).
-PYTEST_FREE = ("run", "report", "stats", "data", "contract", "parsing", "scorer_lib")
+PYTEST_FREE = ("run", "report", "stats", "data", "contract", "parsing", "scorer_lib", "prompting")
 PYTEST_PACKAGES = ("pytest", "_pytest", "xdist", "pytest_html")
 
 

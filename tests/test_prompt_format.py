@@ -1,4 +1,4 @@
-"""Prompt rendering as BFCL's official handlers render it (``pytest_toolbench/backends/prompt_format.py``).
+"""Prompt rendering as BFCL's official handlers render it (``pytest_toolbench/prompting/prompt_format.py``).
 
 Oracle: ``tests/data/bfcl_prompt_oracle.json``, frozen by ``scripts/make_prompt_oracle.py`` from the official
 bfcl-eval 2026.3.23 handlers (QwenHandler, LlamaHandler for Llama 3 and Llama 4, GemmaHandler) run in a separate
@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolbench.backends import handler_formats as hf, prompt_format as pf
+from pytest_toolbench.prompting import handler_formats as hf, prompt_format as pf
+from pytest_toolbench.scorer_lib.bfcl_handlers import family_formats as ff, row_formats as rf
 from pytest_toolbench.contract.suite import Generation, SuiteContext
 from shipped import scorer
 
@@ -83,7 +84,7 @@ def test_rendering_is_byte_identical_to_the_official_handler(scenario_id, family
     expected = scenario["prompts"][family]
     requests = project_requests(scenario)
     assert len(requests) == len(expected)
-    handler = hf.HANDLER_FORMATS[family]
+    handler = ff.HANDLER_FORMATS[family]
     for step, (messages, official) in enumerate(zip(requests, expected)):
         rendered = hf.render_with_handler(handler, messages, first_step=step == 0)
         assert rendered == official, f"step {step} differs"
@@ -112,7 +113,7 @@ def test_a_reply_with_reasoning_after_the_last_user_turn_keeps_it():
                 {"role": "tool", "name": "f()", "content": "1"},
                 {"role": "assistant", "content": "no reasoning"},
                 {"role": "tool", "name": "f()", "content": "2"}]
-    rendered = hf.render_qwen(messages)
+    rendered = ff.render_qwen(messages)
     assert "<|im_start|>assistant\n<think>\nplan\n</think>\n\n[f()]<|im_end|>" in rendered
     assert "<|im_start|>assistant\nno reasoning<|im_end|>" in rendered
     assert rendered.endswith("<|im_start|>user\n<tool_response>\n2\n</tool_response><|im_end|>\n"
@@ -153,7 +154,7 @@ def test_read_model_config_of_a_local_folder(tmp_path):
 
 def test_choice_per_suite_mode_and_option():
     auto = pf.PromptFormats("auto", "qwen", native=False, chat_template_sha256="t")
-    assert auto.handler_for("bfcl") is hf.HANDLER_FORMATS["qwen"]
+    assert auto.handler_for("bfcl") is ff.HANDLER_FORMATS["qwen"]
     assert auto.handler_for("acebench") is None  # other suites' harnesses use the chat template
     assert pf.PromptFormats("auto", "qwen", native=True, chat_template_sha256="t").handler_for("bfcl") is None
     assert pf.PromptFormats("chat-template", "qwen", False, "t").handler_for("bfcl") is None
@@ -174,7 +175,7 @@ def test_handler_option_for_an_unknown_family_is_one_clear_error():
 
 
 def test_renderer_hashes_differ_per_family():
-    hashes = {f.family: f.sha256 for f in hf.HANDLER_FORMATS.values()}
+    hashes = {f.family: f.sha256 for f in ff.HANDLER_FORMATS.values()}
     assert len(set(hashes.values())) == len(hashes)
 
 
@@ -217,7 +218,8 @@ def test_bfcl_sampling_defaults_follow_bfcl_generate():
     from pytest_toolbench.contract.suite import Request
 
     generation = load_definition(REPO / "suites/bfcl/suite.yaml").generation
-    assert generation == {"max_tokens": 4096, "temperature": 0.001, "context_reserve": 2, "prompt": "official_handler"}
+    assert generation == {"max_tokens": 4096, "temperature": 0.001, "context_reserve": 2, "prompt": "official_handler",
+                          "handlers": "bfcl_handlers.library"}
     request = finalize_request(Request(messages=[{"role": "user", "content": "q"}]), generation, None)
     assert (request.max_tokens, request.temperature, request.context_reserve) == (4096, 0.001, 2)
     # min(4096, context - prompt - 2), at least one token
@@ -306,12 +308,12 @@ def test_engine_tokenizes_a_handler_prompt_with_special_tokens(tmp_path):
 ])
 def test_qwen_handler_records_the_text_after_the_last_think_block(text, recorded):
     # qwen.py _parse_query_response_prompting: split on "</think>", keep parts[-1].lstrip("\n")
-    assert hf.qwen_recorded_answer(text) == recorded
+    assert ff.qwen_recorded_answer(text) == recorded
 
 
 def test_only_the_qwen_handler_post_processes_replies():
-    assert hf.HANDLER_FORMATS["qwen"].recorded_answer is hf.qwen_recorded_answer
-    assert all(h.recorded_answer is None for family, h in hf.HANDLER_FORMATS.items() if family != "qwen")
+    assert ff.HANDLER_FORMATS["qwen"].recorded_answer is ff.qwen_recorded_answer
+    assert all(h.recorded_answer is None for family, h in ff.HANDLER_FORMATS.items() if family != "qwen")
 
 
 def test_bfcl_decodes_what_the_handler_recorded():
@@ -319,7 +321,7 @@ def test_bfcl_decodes_what_the_handler_recorded():
     area = cases["simple_python_0"]
     text = "<think>\nThe user wants an area.\n</think>\n\n[geometry.rectangle_area(width=3, height=4.5)]"
     bfcl = scorer("bfcl")
-    assert bfcl.score(area, Generation(text=text, answer=hf.qwen_recorded_answer(text))).passed
+    assert bfcl.score(area, Generation(text=text, answer=ff.qwen_recorded_answer(text))).passed
     # without a handler that strips it (Llama, Gemma, the chat template), the reasoning makes it undecodable
     assert not bfcl.score(area, Generation(text=text)).passed
 
@@ -335,7 +337,7 @@ def test_multi_turn_steps_hold_the_recorded_answer_and_the_history_the_written_r
     loop = dialogue.turn(execute)
     next(loop)
     written = "<think>\nmkdir it\n</think>\n\n[mkdir(dir_name='x')]"
-    loop.send(Generation(text=written, answer=hf.qwen_recorded_answer(written)))
+    loop.send(Generation(text=written, answer=ff.qwen_recorded_answer(written)))
     with pytest.raises(StopIteration) as finished:
         loop.send(Generation(text="Done.", answer="Done."))
     steps, force_quit = finished.value.value
@@ -357,7 +359,7 @@ def test_the_engine_stores_the_recorded_answer_with_the_generation():
     backend = VllmBackend("unused-model")
     results: list = [None, None]
     run = _GenerationRun(backend, None, results, 2, None, None, [])
-    run.recorded_answers = [hf.HANDLER_FORMATS["qwen"], None]
+    run.recorded_answers = [ff.HANDLER_FORMATS["qwen"], None]
     run._finish(0, output)
     run._finish(1, output)
     assert results[0].answer == "[f(a=1)]" and results[0].text == written
@@ -373,43 +375,54 @@ def test_format_for_handler_renders_the_prompting_handlers_as_the_oracle():
                                      "llama3": ("LlamaHandler", "meta-llama/Llama-3.1-8B-Instruct"),
                                      "llama4": ("LlamaHandler", "meta-llama/Llama-4-Scout-17B-16E-Instruct"),
                                      "gemma3": ("GemmaHandler", "google/gemma-3-4b-it")}.items():
-        renderer = hf.format_for_handler(handler, model)
+        renderer = rf.format_for_handler(handler, model)
         for scenario in ORACLE["scenarios"]:
             for step, (messages, official) in enumerate(zip(project_requests(scenario), scenario["prompts"][family])):
                 assert renderer.render(messages, first_step=step == 0) == official
-    assert hf.format_for_handler("QwenFCHandler", "Qwen/Qwen3-8B").own_tools_block  # reads Request.functions
-    assert hf.format_for_handler("Falcon3FCHandler", "tiiuae/Falcon3-7B-Instruct").renders_with_template  # its template
-    assert hf.format_for_handler("QuickTestingOSSHandler", "m") is None  # an upstream test fixture
-    deepseek = hf.format_for_handler("DeepseekReasoningHandler", "deepseek-ai/DeepSeek-R1")
+    assert rf.format_for_handler("QwenFCHandler", "Qwen/Qwen3-8B").own_tools_block  # reads Request.functions
+    assert rf.format_for_handler("Falcon3FCHandler", "tiiuae/Falcon3-7B-Instruct").renders_with_template  # its template
+    assert rf.format_for_handler("QuickTestingOSSHandler", "m") is None  # an upstream test fixture
+    deepseek = rf.format_for_handler("DeepseekReasoningHandler", "deepseek-ai/DeepSeek-R1")
     assert deepseek.recorded_answer("<think>a</think>\n[f()]") == "\n[f()]"
-    assert hf.format_for_handler("PhiHandler", "microsoft/phi-4").recorded_answer is None
+    assert rf.format_for_handler("PhiHandler", "microsoft/phi-4").recorded_answer is None
     assert deepseek.name == "bfcl-handler:DeepseekReasoningHandler" and len(deepseek.sha256) == 64
 
 
 def test_a_suite_declares_its_prompt_style_in_suite_yaml(tmp_path):
     """Which suites get the official handler or a text prompt is each suite's ``generation.prompt``, schema-checked;
     the core names none. The shipped declarations keep the renderer choice (and the fingerprint) as before."""
-    from pytest_toolbench.backends.suite_prompts import SuitePrompts
+    from pytest_toolbench.prompting.suite_prompts import SuitePrompts
     from pytest_toolbench.contract.definition import load_definition
-    from pytest_toolbench.contract.errors import DataError
+    from pytest_toolbench.contract.errors import DataError, ToolbenchError
 
     shipped = SuitePrompts.shipped()
     assert (shipped.handler_suites, shipped.text_prompt_suites) == ({"bfcl"}, {"acebench"})
     assert pf.PromptFormats("auto", "qwen", False, "x").suites == shipped
 
-    def definition(prompt: str, name: str = "mine"):
-        folder = tmp_path / f"{name}-{prompt}"
+    def definition(prompt: str, name: str = "mine", handlers: str = ""):
+        folder = tmp_path / f"{name}-{prompt}-{handlers}"
         folder.mkdir()
         (folder / "suite.yaml").write_text(
             f"name: {name}\ntitle: Mine\nscorer: scorer\ndata: {{folder: {name}}}\ncategories: [{{name: a}}]\n"
-            f"generation: {{max_tokens: 512, prompt: {prompt}}}\n", encoding="utf-8")
+            f"generation: {{max_tokens: 512, prompt: {prompt}{', handlers: ' + handlers if handlers else ''}}}\n",
+            encoding="utf-8")
         return load_definition(folder / "suite.yaml")
 
-    mine = SuitePrompts.declared_by([definition("text"), definition("official_handler", "other")])
-    assert (mine.handler_suites, mine.text_prompt_suites) == ({"other"}, {"mine"})
+    library = "bfcl_handlers.library"
+    mine = SuitePrompts.declared_by([definition("text"), definition("official_handler", "other", library)])
+    assert (mine.handler_suites, mine.text_prompt_suites, mine.handlers) == ({"other"}, {"mine"}, library)
     formats = pf.PromptFormats("auto", "qwen", False, "x", mine)
     assert formats.adds_special_tokens("mine") and formats.handler_for("mine") is None
-    assert formats.handler_for("other") is hf.HANDLER_FORMATS["qwen"] and formats.handler_for("bfcl") is None
+    assert formats.handler_for("other") is ff.HANDLER_FORMATS["qwen"] and formats.handler_for("bfcl") is None
+    # an official-handler suite that names no handler library gets no handler: the chat template
+    bare = SuitePrompts.declared_by([definition("official_handler", "bare")])
+    assert bare.library() is None and pf.PromptFormats("auto", "qwen", False, "x", bare).handler_for("bare") is None
+    # a library that is not one, or two libraries in one run: one clear error
+    with pytest.raises(ToolbenchError, match="no handler library 'nowhere'"):
+        SuitePrompts.declared_by([definition("official_handler", "lost", "nowhere")]).library()
+    with pytest.raises(ToolbenchError, match="different handler libraries"):
+        SuitePrompts.declared_by([definition("official_handler", "a", library),
+                                  definition("official_handler", "b", "rouge")])
     # a later definition of the same suite wins (the run's own over a shipped one)
     later = SuitePrompts.declared_by([definition("official_handler", "twice"), definition("text", "twice")])
     assert (later.handler_suites, later.text_prompt_suites) == (set(), {"twice"})

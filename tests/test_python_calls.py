@@ -14,9 +14,10 @@ import dataclasses
 
 import pytest
 
-from pytest_toolbench.parsing.python_calls import (ACEBENCH_AGENT, ACEBENCH_NORMAL, BFCL_PROMPTING, Dialect,
-                                                   PythonCallDecoder, PythonCallError, call_name,
-                                                   prepare_acebench_agent, strip_and_wrap)
+from pytest_toolbench.parsing.python_calls import (Dialect, PythonCallDecoder, PythonCallError, call_name,
+                                                   strip_and_wrap)
+from pytest_toolbench.scorer_lib.python_dialects import (ACEBENCH_AGENT, ACEBENCH_NORMAL, BFCL_PROMPTING,
+                                                         prepare_acebench_agent)
 from shipped import scorer
 
 AceDecodeError = scorer("acebench", "decoding").DecodeError

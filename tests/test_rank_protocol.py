@@ -138,7 +138,7 @@ def test_a_comparison_names_the_settings_that_differ_and_na_in_both_runs_is_not_
 
 
 def test_the_sampling_the_backend_recorded_is_what_the_protocol_reads():
-    """``header.sampling.sent`` (backends/sampling_record.py) is the per-suite record: BFCL's per-request max_tokens
+    """``header.sampling.sent`` (prompting/sampling_record.py) is the per-suite record: BFCL's per-request max_tokens
     rule sends a range whose cap is the setting; a run capped at 64 tokens is not the leaderboard's protocol."""
     from pytest_toolbench.report.protocol import protocol_differences
 

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from pytest_toolbench.backends import bfcl_rows
-from pytest_toolbench.backends.sampling_record import SamplingRecord, official_sampling
+from pytest_toolbench.scorer_lib.bfcl_handlers import rows as bfcl_rows
+from pytest_toolbench.prompting.sampling_record import SamplingRecord, official_sampling
 from pytest_toolbench.backends.vllm.engine import VllmBackend
 from pytest_toolbench.contract.suite import Case, Request, Task
 from pytest_toolbench.report.facts import sent_line
@@ -84,7 +84,7 @@ def test_rows_are_named_matched_by_id_or_by_family(tmp_path):
     # a named row prompts the checkpoint as its handler, whatever the checkpoint's family
     fine_tune = str(_checkpoint(tmp_path))  # a qwen2 checkpoint
     assert VllmBackend(fine_tune).row_choice().handler == "QwenHandler"
-    assert VllmBackend(fine_tune, bfcl_row="google/gemma-3-4b-it").row_choice().family == "gemma3"
+    assert VllmBackend(fine_tune, handler_row="google/gemma-3-4b-it").row_choice().family == "gemma3"
 
 
 def test_the_option_is_checked_up_front(pytester):

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Callable, Mapping, Sequence
 
-from pytest_toolbench.backends.sampling_record import SamplingRecord
+from pytest_toolbench.prompting.sampling_record import SamplingRecord
 from pytest_toolbench.contract.suite import MODEL_BACKEND, Generation
 
 #: ``on_progress(done, total)``: called as requests finish (done counts requests of this ``generate`` call). The

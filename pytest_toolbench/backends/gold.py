@@ -11,7 +11,9 @@ from typing import Any, Sequence
 import pytest
 
 from ..contract.suite import BackendCapabilities, Generation, Task
-from .bfcl_rows import RowChoice
+from ..prompting import rows
+from ..prompting.rows import RowChoice
+from ..prompting.suite_prompts import SuitePrompts
 from .kind import BackendKind, RunOptions, SuiteLookup
 
 
@@ -28,17 +30,16 @@ class GoldKind(BackendKind):
 
     @classmethod
     def from_config(cls, config: pytest.Config, model: str | None) -> Any:
-        row = config.getoption("toolbench_bfcl_model", None)
+        library = SuitePrompts.shipped().library()
+        row = config.getoption(library.option.dest, None) if library is not None else None
         if row:
-            raise pytest.UsageError(f"--toolbench-bfcl-model={row}: the gold backend writes the reference answers, "
-                                    "which no row's handler made; a row applies to --model, --toolbench-backend "
-                                    "openai and --toolbench-replay")
+            raise pytest.UsageError(library.gold_refusal(row))
         return super().from_config(config, model)
 
     @classmethod
     def row_choice(cls, options: RunOptions) -> RowChoice:
-        return RowChoice(None, None, None, None, "none", "gold: the reference answers, written as BFCL's prompting "
-                                                         "decoder reads them; no row")
+        library = SuitePrompts.shipped().library()
+        return library.gold_choice if library is not None else rows.NO_LIBRARY
 
     @classmethod
     def build(cls, options: RunOptions, suites: SuiteLookup) -> "GoldBackend":

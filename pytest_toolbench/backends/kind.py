@@ -129,8 +129,8 @@ class BackendKind:
 
     @classmethod
     def row_choice(cls, options: RunOptions) -> Any:
-        """The run header's ``bfcl_row`` for a backend that has no ``row_choice()`` of its own (gold, replay: a
-        ``bfcl_rows.RowChoice``, from the options), or None."""
+        """The run header's row choice (under the handler library's key) for a backend that has no
+        ``row_choice()`` of its own (gold, replay: a ``prompting.rows.RowChoice``, from the options), or None."""
         return None
 
     @classmethod

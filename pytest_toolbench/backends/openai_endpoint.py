@@ -34,7 +34,7 @@ from typing import Any, Callable, Mapping, Sequence
 import dataclasses
 import threading
 
-from pytest_toolbench.backends import bfcl_rows, handler_formats, prompt_format, sampling_record
+from pytest_toolbench.prompting import handler_formats, prompt_format, rows, sampling_record
 from pytest_toolbench.backends.common import (
     MODES,
     ChunkCallback,
@@ -46,7 +46,7 @@ from pytest_toolbench.backends.common import (
 )
 from pytest_toolbench.backends.openai_wire import GONE, RETRYABLE_STATUS, EndpointError, ServerGone, decode_body, \
     decode_tool_calls, openai_tools, retry_after_seconds
-from pytest_toolbench.backends.suite_prompts import SuitePrompts
+from pytest_toolbench.prompting.suite_prompts import SuitePrompts
 from pytest_toolbench.contract.errors import ToolbenchError
 from pytest_toolbench.contract.suite import Generation, Request, Task
 
@@ -98,12 +98,12 @@ class OpenAIEndpointBackend(ModelBackend):
         sleep: Callable[[float], None] = time.sleep,
         prompt_format_option: str = "auto",
         family: str | None = None,
-        bfcl_row: str | None = None,
+        handler_row: str | None = None,
         suite_prompts: SuitePrompts | None = None,
         keep_prompts: bool = False,
     ):
         """``prompt_format_option`` (``--toolbench-prompt-format``), ``family`` (the handler family, see
-        ``prompt_format.detect_family``), ``bfcl_row`` (``--toolbench-bfcl-model``) and ``suite_prompts`` (which
+        ``prompt_format.detect_family``), ``handler_row`` (the row option) and ``suite_prompts`` (which
         suites declare an official handler; default: the shipped suites'): which requests go to ``/completions``
         with the official harness's text (see the module docstring)."""
         if mode not in MODES:
@@ -124,19 +124,20 @@ class OpenAIEndpointBackend(ModelBackend):
         self.backoff_max_s = backoff_max_s
         self._sleep = sleep
         self._stats.extra["retries"] = 0
-        self.bfcl_row = bfcl_row
+        self.handler_row = handler_row
+        library = (suite_prompts := suite_prompts or SuitePrompts.shipped()).library()
         try:
             # the family from the served name (a local config is not at hand), unless given or the row is named
-            self._row_choice = bfcl_rows.choose_row(bfcl_row, model, family or prompt_format.detect_family(model))
+            family = family or prompt_format.detect_family(model)
+            self._row_choice = rows.choose_row(suite_prompts, handler_row, model, family)
             self.formats = prompt_format.PromptFormats(
-                prompt_format_option, self._row_choice.family, mode == "native", "",
-                suite_prompts if suite_prompts is not None else SuitePrompts.shipped())
-            template_row = handler_formats.handler_format(self._row_choice.family)
+                prompt_format_option, self._row_choice.family, mode == "native", "", suite_prompts)
+            template_row = library.handler_format(self._row_choice.family) if library is not None else None
             if template_row is not None and template_row.renders_with_template and not self.formats.native:
                 raise handler_formats.PromptFormatError(
-                    f"BFCL row {self._row_choice.row} ({template_row.handler}) renders with the checkpoint's own chat "
-                    "template and tools=, which needs its tokenizer: use the vllm backend")
-        except (handler_formats.PromptFormatError, bfcl_rows.RowError) as exc:
+                    f"{library.row_label} {self._row_choice.row} ({template_row.handler}) renders with the "
+                    "checkpoint's own chat template and tools=, which needs its tokenizer: use the vllm backend")
+        except (handler_formats.PromptFormatError, rows.RowError) as exc:
             raise ToolbenchError(f"model {model!r} at {base_url}: {exc}") from None
         self._lock = threading.Lock()
         self._answered = 0  # successful responses in this backend's life: a refusal after one means the server died
@@ -148,8 +149,8 @@ class OpenAIEndpointBackend(ModelBackend):
 
     # -- Backend protocol ---------------------------------------------------------------------------------------------
 
-    def row_choice(self) -> bfcl_rows.RowChoice:
-        """The BFCL row the served model is prompted as (for the run header)."""
+    def row_choice(self) -> rows.RowChoice:
+        """The leaderboard row the served model is prompted as (for the run header)."""
         return self._row_choice
 
     def fingerprint(self) -> dict[str, Any]:
@@ -171,8 +172,8 @@ class OpenAIEndpointBackend(ModelBackend):
                                    if suite in handler_suites}
             described.pop("default", None)
             fingerprint["prompt_format"] = {**described, "endpoint": "completions for these suites, else chat"}
-            if self.bfcl_row:
-                fingerprint["prompt_format"]["bfcl_row"] = self.bfcl_row
+            if self.handler_row:
+                fingerprint["prompt_format"][rows.header_key(self.formats.suites)] = self.handler_row
         return fingerprint
 
     @classmethod
@@ -184,7 +185,7 @@ class OpenAIEndpointBackend(ModelBackend):
         endpoint = options.backend_options
         return cls(endpoint.base_url, options.model, api_key_env=options.generation.api_key_env,
                    prompt_format_option=getattr(endpoint, "prompt_format", "auto"),
-                   bfcl_row=options.generation.bfcl_row, suite_prompts=suite_prompts, **settings)
+                   handler_row=options.generation.handler_row, suite_prompts=suite_prompts, **settings)
 
     def generate(
         self,

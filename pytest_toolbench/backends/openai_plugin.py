@@ -12,7 +12,7 @@ from ..contract.suite import Backend
 from .kind import BackendKind, RunOptions, SuiteLookup
 from .model_source import check_endpoint
 from .openai_endpoint import OpenAIEndpointBackend
-from .suite_prompts import SuitePrompts
+from ..prompting.suite_prompts import SuitePrompts
 
 
 @dataclasses.dataclass(frozen=True)

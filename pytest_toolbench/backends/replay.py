@@ -15,7 +15,7 @@ model's never reads structured calls). It reaches the readers that take a ``mode
 reader decides per file. The choice is in the fingerprint and the run header.
 
 **The BFCL row.** ``--toolbench-bfcl-model=<row>`` (or, without it, the row ``--model`` matches by checkpoint id or
-family, exactly as the generation path matches it: ``bfcl_rows.choose_row``) says which leaderboard row's handler
+family, exactly as the generation path matches it: ``prompting.rows.replay_row``) says which leaderboard row's handler
 made the files; it reaches the readers that take a ``row`` keyword (BFCL's), which then decode every record with
 that handler's decoders, as ``bfcl evaluate --model <row>`` does, whatever the per-file rule would say. A run
 without a row (no option, no ``--model``, or ``--model`` matching no row) keeps the per-file rule, and so does one
@@ -36,14 +36,18 @@ from ..contract.errors import MissingOutput
 from ..contract.replay_files import Problem, ReplayOutputs, plural
 from ..contract.safe_values import safe_text
 from ..contract.suite import Backend, BackendCapabilities, Case, Generation, Task
-from . import prompt_format
-from .bfcl_rows import RowChoice, RowError, choose_row
+from ..prompting import prompt_format, rows
+from ..prompting.rows import RowChoice, RowError
+from ..prompting.suite_prompts import SuitePrompts
 from .kind import BackendKind, RunOptions, SuiteLookup
 
 #: Unknown ids shown per file, as examples.
 UNKNOWN_EXAMPLES = 5
 #: ``--toolbench-replay-mode``: which handler made a replayed file (the replay backend hands it to readers that ask).
 REPLAY_MODES = ("fc", "prompting")
+#: ``--toolbench-replay-mode``'s help where no suite declares a handler library (which words it for its files)
+REPLAY_MODE_HELP = ("How replayed result files were made: fc (a native-mode model's files) or prompting; default: "
+                    "per file.")
 #: Problems printed when the run starts (all of them are in the JSON header).
 PROBLEM_LINES_SHOWN = 20
 
@@ -54,7 +58,7 @@ class ReplayOptions:
     path: str
     #: ``--toolbench-replay-mode``: None decides per file
     mode: str | None = None
-    #: the BFCL row the files are decoded as (``bfcl_rows.RowChoice.to_json()``; ``handler`` None: no row)
+    #: the row the files are decoded as (``rows.RowChoice.to_json()``; ``handler`` None: no row)
     row: dict | None = None
 
 
@@ -69,10 +73,9 @@ class ReplayKind(BackendKind):
         group = parser.getgroup("toolbench")
         group.addoption("--toolbench-replay", dest="toolbench_replay", default=None, metavar="PATH",
                         help="Score saved outputs: a file or folder of the benchmarks' own result files.")
+        library = SuitePrompts.shipped().library()  # whose result files come in both modes (its words)
         group.addoption("--toolbench-replay-mode", dest="toolbench_replay_mode", default=None, choices=REPLAY_MODES,
-                        help="How replayed BFCL result files were made: fc (a native-mode model's files) or "
-                             "prompting; default: per file, FC when any record of the file holds a structured call "
-                             "step.")
+                        help=library.replay_mode_help if library is not None else REPLAY_MODE_HELP)
 
     @classmethod
     def claims(cls, config: pytest.Config) -> bool:
@@ -85,8 +88,9 @@ class ReplayKind(BackendKind):
             raise pytest.UsageError("--toolbench-backend replay needs --toolbench-replay PATH")
         _check_exists(replay)
         mode = config.getoption("toolbench_replay_mode")
-        return ReplayOptions(path=str(Path(replay).resolve()), mode=mode,
-                             row=replay_row(config.getoption("toolbench_bfcl_model", None), model, mode).to_json())
+        option = rows.row_option()
+        named = config.getoption(option.dest, None) if option is not None else None
+        return ReplayOptions(path=str(Path(replay).resolve()), mode=mode, row=replay_row(named, model, mode).to_json())
 
     @classmethod
     def check_unchosen(cls, config: pytest.Config) -> None:
@@ -105,7 +109,8 @@ class ReplayKind(BackendKind):
     @classmethod
     def describe(cls, options: RunOptions) -> str:
         row = options.backend_options.row or {}
-        decoded = (f"decoded as BFCL row {row['row'] or row['handler']} ({row['handler']})" if row.get("handler")
+        library = SuitePrompts.shipped().library()
+        decoded = (library.replay_words(row) if row.get("handler") and library is not None
                    else f"replay mode: {options.backend_options.mode or 'per file'}")
         return f"replay of {options.backend_options.path} ({decoded})"
 
@@ -148,27 +153,16 @@ class ReplayKind(BackendKind):
 
 
 def replay_row(named: str | None, model: str | None, mode: str | None) -> RowChoice:
-    """The BFCL row replayed files are decoded as: named, else matched by ``--model`` (its id, else its family, as
-    the generation path matches), else none (the per-file rule); one usage error for a named row that is not one or
-    that contradicts ``--toolbench-replay-mode``."""
-    if named and mode:
-        raise pytest.UsageError(f"--toolbench-replay-mode={mode} and --toolbench-bfcl-model={named} exclude each "
-                                "other: the row's handler decodes every replayed BFCL file; leave the mode out")
+    """The row replayed files are decoded as (the declared handler library's rule: named, else matched by
+    ``--model``, its id, else its family, as the generation path matches, else none: the per-file rule); one usage
+    error for a named row that is not one or that contradicts ``--toolbench-replay-mode``."""
+    def family() -> str | None:
+        return prompt_format.detect_family(model or "", prompt_format.read_model_config(model or ""))
+
     try:
-        if named:
-            return choose_row(named, "", None, renders=False)
-        if model and not mode:
-            return choose_row(None, model,
-                              prompt_format.detect_family(model, prompt_format.read_model_config(model)),
-                              renders=False)
+        return rows.replay_row(None, named, model, family, mode)
     except RowError as error:
         raise pytest.UsageError(str(error)) from None
-    why = (f"--toolbench-replay-mode={mode} states how the files were made" if mode else
-           "no --toolbench-bfcl-model and no --model")
-    return RowChoice(None, None, None, None, "none",
-                     f"no BFCL row ({why}): each replayed file is decoded by the per-file rule, so the figures are "
-                     "comparable with the board only when that rule is the row's decoder (name the row with "
-                     "--toolbench-bfcl-model)")
 
 
 def _check_exists(replay: str) -> None:
@@ -206,7 +200,7 @@ class ReplayBackend:
 
     def fingerprint(self) -> dict[str, Any]:
         return {"backend": "replay", "path": str(self.path), "replay_mode": self.mode or "per file",
-                **({"bfcl_row": self.row} if self.row else {})}
+                **({rows.header_key(): self.row} if self.row else {})}
 
     # -- reading -----------------------------------------------------------------------------------------------
     def load(self, suite_name: str) -> ReplayOutputs:

@@ -1,6 +1,7 @@
 """Python-call text (``[name(key=value, ...), ...]``) decoded into calls, never evaluated: the one decoder that BFCL
-and ACEBench share, with each benchmark's quirks as explicit flags, and the strict literal reader of the TL-Training
-protocol.
+and ACEBench share, with each benchmark's quirks as explicit flags (:mod:`.dialect`; the presets are
+``scorer_lib.python_dialects``), and (re-exported) the strict literal reader of the TL-Training protocol
+(:mod:`.literal_calls`).
 
 Upstream decoders (BFCL's ``default_decode_ast_prompting`` / ``resolve_ast_by_type`` in bfcl-eval 2026.3.23,
 ACEBench's ``decode_ast`` and its agent roles' ``decode_function_list`` at chenchen0103/ACEBench @ 56dd66cf, both
@@ -8,10 +9,10 @@ descendants of the same Gorilla code) parse the text with ``ast`` and walk the t
 ``{name: {keyword: value}}`` and each value node is resolved by one ``resolve_ast_by_type``. The copies have drifted
 apart, so one :class:`PythonCallDecoder` reproduces all of them from a :class:`Dialect`:
 
-* :data:`BFCL_PROMPTING`: ``default_decode_ast_prompting`` for python categories;
-* :data:`ACEBENCH_NORMAL`: ACEBench Normal/Special ``decode_ast`` (the text is prepared by the caller: first bracket
+* ``BFCL_PROMPTING``: ``default_decode_ast_prompting`` for python categories;
+* ``ACEBENCH_NORMAL``: ACEBench Normal/Special ``decode_ast`` (the text is prepared by the caller: first bracket
   span or whitespace removed, see ``suites/acebench/scorer/decoding.py``);
-* :data:`ACEBENCH_AGENT`: the ACEBench agent and execution roles' ``decode_function_list``.
+* ``ACEBENCH_AGENT``: the ACEBench agent and execution roles' ``decode_function_list``.
 
 What all dialects share (upstream's common ``resolve_ast_by_type``): positional arguments are dropped silently and
 ``**kwargs`` lands under the key ``None``; the call name is the ``Attribute`` chain down to a ``Name`` (any other
@@ -33,17 +34,16 @@ them), so deeply nested input reaches Python's recursion limit where it did befo
 from __future__ import annotations
 
 import ast
-import operator
 import re
 import sys
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable
 
 from .arithmetic import ArithmeticRefused, apply_binary, apply_unary
+from .dialect import Dialect, Messages, PythonCallError
+from .literal_calls import parse_literal_calls
 
-
-class PythonCallError(ValueError):
-    """The text does not decode (the default ``error`` of a :class:`Dialect`)."""
+__all__ = ["Dialect", "Messages", "PythonCallDecoder", "PythonCallError", "call_name", "parse_literal_calls",
+           "strip_and_wrap"]
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -60,153 +60,6 @@ def strip_and_wrap(text: str) -> str:
         text = text + "]"
     return text
 
-
-def prepare_acebench_agent(text: str) -> str:
-    """ACEBench's agent ``decode_function_list``: one leading space is dropped, the missing brackets are added, then
-    ``strip("[]'")`` removes *all* leading and trailing brackets and quotes. Quirk: a message with a trailing space or
-    newline after its ``]`` keeps that bracket and fails (``"[f()] "`` becomes ``"f()] "``)."""
-    candidate = text[1:] if text[0] == " " else text
-    if not candidate.startswith("["):
-        candidate = "[" + candidate
-    if not candidate.endswith("]"):
-        candidate = candidate + "]"
-    return candidate.strip("[]'")
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Dialects
-
-
-@dataclass(frozen=True)
-class Messages:
-    """The error texts of one dialect (templates: ``{type}`` a type name, ``{type_repr}`` its ``repr``, ``{exc}``
-    the underlying exception's text)."""
-
-    no_text: str = "no text to decode"
-    parse_error: str = "not a Python expression: {type}: {exc}"
-    not_a_list: str = "expected a list of calls, got {type}"
-    not_a_call: str = "list element is not a call ({type})"
-    too_deep: str = "expression nested too deeply"
-    unary_non_constant: str = "unary operator on a non-constant"
-    unary_bad_operand: str = "bad operand type for unary -: {type}"
-    dict_unpacking: str = "dict unpacking is not supported"
-    unhashable_key: str = "unhashable dict key"
-    unsupported: str = "unsupported value syntax: {type}"
-    render_failed: str = "cannot render source text: {exc}"
-    arithmetic_failed: str = "cannot evaluate {type}"
-    expression_dict_unpacking: str = "dict unpacking inside an expression"
-    expression_unsupported: str = "binary operation over non-constant syntax ({type})"
-    #: None: an unhashable key inside a constant expression raises TypeError (then ``arithmetic_failed``).
-    expression_unhashable_key: str | None = "unhashable dict key"
-
-
-@dataclass(frozen=True)
-class Dialect:
-    """One upstream decoder's behaviour, as flags."""
-
-    name: str
-    #: The exception class raised for undecodable text (scorers replace it with their own).
-    error: type[Exception] = PythonCallError
-    #: Text preparation before ``ast.parse``: ``"bfcl"`` (:func:`strip_and_wrap`, then ``.strip().strip("'")``);
-    #: ``"acebench_agent"`` (:func:`prepare_acebench_agent`; an empty or non-string message is ``no_text``);
-    #: ``"none"`` (prepared by the caller; ``None`` is ``no_text``: ACEBench hands upstream's ``None`` span to
-    #: ``ast.parse``).
-    prepare: str = "none"
-    #: A lone call expression (no list around it) is one call. Upstream BFCL and the ACEBench agent roles test for
-    #: ``ast.Call``; ACEBench's ``decode_ast`` reads ``body.elts`` at once and fails.
-    bare_call: bool = True
-    #: The displays whose elements are the calls (upstream reads ``body.elts``: lists, tuples and sets have it; the
-    #: agent roles test for tuple and list only).
-    containers: tuple[type, ...] = (ast.List, ast.Tuple, ast.Set)
-    #: Any other expression decodes to no call at all (ACEBench agent roles) instead of failing.
-    other_expression_is_empty: bool = False
-    #: A nested call without keyword arguments: ``"source"`` keeps its source text (BFCL, ACEBench agent roles);
-    #: ``"empty_call"`` gives ``{name: {}}`` (ACEBench ``decode_ast``).
-    call_without_keywords: str = "source"
-    #: Source text that ``ast.unparse`` cannot render (too deep) is a decode error with ``render_failed`` (BFCL);
-    #: otherwise the RecursionError surfaces as ``too_deep`` like any other.
-    wrap_render_errors: bool = True
-    #: Dict displays: the key is hashed before the value is resolved (ACEBench: ``hash(key)`` first), rather than on
-    #: insertion after both (BFCL), which decides which error an unhashable key beside a bad value reports.
-    hash_key_before_value: bool = False
-    #: Any failure of a constant expression other than the dialect's own error (ZeroDivisionError, TypeError,
-    #: RecursionError, ...) becomes ``arithmetic_failed`` (ACEBench: ``except Exception`` around the evaluation).
-    wrap_arithmetic_failures: bool = False
-    #: f-strings inside a constant expression are evaluated (BFCL: ``f'{1}' + 'a'`` evaluates upstream).
-    fstrings: bool = True
-    #: Python frames on upstream's stack at ``resolve_ast_by_type`` for a top-level argument, under the default
-    #: recursion limit of 1,000, when upstream renders source text there (``ast.unparse`` of a binary operation, a
-    #: subscript, a call without keywords): the text renders here with the same number of frames left, so deep
-    #: text fails where it fails upstream whatever this process's own stack depth (None: this process's stack).
-    upstream_frames: int | None = None
-    #: Set displays inside a constant expression are evaluated (BFCL: ``{1, 2} | {3}`` evaluates upstream to
-    #: ``{1, 2, 3}``; an unhashable element is its TypeError, a decode failure).
-    sets_in_expressions: bool = True
-    #: A call's keyword arguments are collected in a dict comprehension (ACEBench agent roles' code shape: one more
-    #: frame per nested call, so the recursion limit is reached where it was).
-    arguments_in_comprehension: bool = False
-    messages: Messages = field(default_factory=Messages)
-
-
-#: ``bfcl evaluate`` (bfcl-eval 2026.3.23, Python 3.11, recursion limit 1,000): ``resolve_ast_by_type`` of a top-level
-#: argument is the 20th Python frame (console script, typer/click, ``evaluation_main`` ... ``ast_parse``,
-#: ``resolve_ast_call``), and C-level calls on that stack count too: 22 in recursion-limit units. Calibrated with
-#: :data:`_THREAD_BASE_FRAMES` so that 269 texts around the limit (operator chains, subscripts, at 20 nestings) fail
-#: exactly where a real ``bfcl evaluate`` run reported ``ast_decoder:decoder_failed``.
-BFCL_EVALUATE_FRAMES = 22
-
-BFCL_PROMPTING = Dialect(name="bfcl_prompting", prepare="bfcl", upstream_frames=BFCL_EVALUATE_FRAMES)
-
-ACEBENCH_NORMAL = Dialect(
-    name="acebench_normal",
-    prepare="none",
-    bare_call=False,
-    call_without_keywords="empty_call",
-    wrap_render_errors=False,
-    hash_key_before_value=True,
-    wrap_arithmetic_failures=True,
-    fstrings=False,
-    sets_in_expressions=False,
-    messages=Messages(
-        no_text="Invalid syntax. Failed to decode AST. compile() arg 1 must be a string, bytes or AST object",
-        parse_error="Invalid syntax. Failed to decode AST. {exc}",
-        not_a_list="'{type}' object has no attribute 'elts'",
-        not_a_call="element is not a call",
-        too_deep="output nested too deeply",
-        unary_bad_operand="bad operand for unary -: {type}",
-        dict_unpacking="Unsupported AST type: dict unpacking",
-        unsupported="Unsupported AST type: {type_repr}",
-        expression_dict_unpacking="dict unpacking in an expression",
-        expression_unsupported="unsupported expression {type}",
-        expression_unhashable_key=None,
-    ),
-)
-
-ACEBENCH_AGENT = Dialect(
-    name="acebench_agent",
-    prepare="acebench_agent",
-    containers=(ast.Tuple, ast.List),
-    other_expression_is_empty=True,
-    wrap_render_errors=False,
-    hash_key_before_value=True,
-    wrap_arithmetic_failures=True,
-    fstrings=False,
-    sets_in_expressions=False,
-    arguments_in_comprehension=True,
-    messages=Messages(
-        no_text="empty message",
-        parse_error="invalid syntax: {exc}",
-        not_a_call="Element is not a function call",
-        too_deep="message nested too deeply",
-        unary_non_constant="unary operator on an unsupported operand",
-        unary_bad_operand="unary operator on an unsupported operand",
-        dict_unpacking="dict unpacking",
-        unsupported="Unsupported AST type: {type_repr}",
-        expression_dict_unpacking="dict unpacking in an expression",
-        expression_unsupported="unsupported expression {type}",
-        expression_unhashable_key=None,
-    ),
-)
 
 _PARSE_FAILURES = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 _FORMAT_CONVERSIONS = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}
@@ -304,16 +157,9 @@ class PythonCallDecoder:
     def decode(self, text: Any) -> list[dict[Any, Any]]:
         """The calls of ``text`` as ``[{name: {keyword: value}}]``; raises the dialect's ``error``."""
         dialect, messages = self.dialect, self.messages
-        if dialect.prepare == "bfcl":
-            source = strip_and_wrap(text).strip().strip("'")
-        elif dialect.prepare == "acebench_agent":
-            if not isinstance(text, str) or not text:
-                raise self.error(messages.no_text)
-            source = prepare_acebench_agent(text)
-        else:
-            if text is None:
-                raise self.error(messages.no_text)
-            source = text
+        source = dialect.prepare(text) if dialect.prepare is not None else text
+        if source is None:
+            raise self.error(messages.no_text)
         try:
             tree = ast.parse(source, mode="eval")
         except _PARSE_FAILURES as exc:
@@ -503,91 +349,3 @@ class PythonCallDecoder:
             raise
         except (TypeError, ValueError, KeyError, OverflowError) as exc:
             raise self.error(f"f-string formatting failed: {exc}") from None
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Strict literal calls (the TL-Training protocol's reader: no upstream decoder to reproduce)
-
-_ARITHMETIC: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
-}
-_NOT_A_LITERAL = (ValueError, TypeError, SyntaxError, RecursionError, MemoryError, ZeroDivisionError, OverflowError)
-
-
-def _literal(node: ast.AST) -> Any:
-    """A literal value; numeric arithmetic between literals (BFCL writes ``p=1/6``) is folded."""
-    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
-        left, right = _literal(node.left), _literal(node.right)
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (left, right)):
-            raise ValueError("arithmetic on non-numbers")
-        if isinstance(node.op, ast.Pow) and abs(right) > 64:
-            raise ValueError("exponent too large")
-        return _ARITHMETIC[type(node.op)](left, right)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        value = _literal(node.operand)
-        if not isinstance(value, (int, float)) or isinstance(value, bool):
-            raise ValueError("sign on a non-number")
-        return -value if isinstance(node.op, ast.USub) else value
-    if isinstance(node, (ast.List, ast.Tuple)):
-        return [_literal(e) for e in node.elts]
-    if isinstance(node, ast.Dict):
-        return {_literal(k) if k is not None else None: _literal(v) for k, v in zip(node.keys, node.values)}
-    value = ast.literal_eval(node)
-    if isinstance(value, (tuple, set)):
-        return list(value)
-    return value
-
-
-def _dotted_name(node: ast.AST) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return f"{_dotted_name(node.value)}.{node.attr}"
-    raise ValueError("call target is not a name")
-
-
-def parse_literal_calls(text: str, signatures: Mapping[str, Sequence[str]] | None = None) -> list[dict[str, Any]]:
-    """``name(k=v, ...)`` calls, one per line or as a list/tuple, as ``[{"name", "arguments"}]``; raises
-    ``ValueError`` when not decodable. Values must be literals (``ast.literal_eval``; tuples and sets become lists),
-    with numeric arithmetic folded (exponents up to 64).
-
-    Positional arguments are accepted for tools in ``signatures`` and named after the parameters in their order
-    (BFCL's gold writes ``calculate_mean([1,3,4,6,8])``).
-    """
-    body = text.strip()
-    try:
-        tree = ast.parse(body, mode="exec")
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        raise ValueError(f"not Python calls: {exc}") from None
-    nodes: list[ast.AST] = []
-    for statement in tree.body:
-        if not isinstance(statement, ast.Expr):
-            raise ValueError("not a call expression")
-        value = statement.value
-        nodes.extend(value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value])
-    calls = []
-    for node in nodes:
-        if not isinstance(node, ast.Call):
-            raise ValueError("expected name(keyword=value, ...)")
-        name = _dotted_name(node.func)
-        arguments: dict[str, Any] = {}
-        order = list((signatures or {}).get(name, ()))
-        if len(node.args) > len(order) or any(isinstance(a, ast.Starred) for a in node.args):
-            raise ValueError(f"positional arguments to {name!r} that its signature cannot name")
-        for param, value in zip(order, node.args):
-            try:
-                arguments[param] = _literal(value)
-            except _NOT_A_LITERAL:
-                raise ValueError(f"argument {param!r} is not a literal") from None
-        for keyword in node.keywords:
-            if keyword.arg is None:
-                raise ValueError("**kwargs are not a call")
-            try:
-                arguments[keyword.arg] = _literal(keyword.value)
-            except _NOT_A_LITERAL:
-                raise ValueError(f"argument {keyword.arg!r} is not a literal") from None
-        calls.append({"name": name, "arguments": arguments})
-    if not calls:
-        raise ValueError("no call")
-    return calls

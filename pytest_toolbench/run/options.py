@@ -45,8 +45,9 @@ class GenerationOptions:
     user_model: str | None = None
     user_base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
-    #: ``--toolbench-bfcl-model``: the BFCL leaderboard row a checkpoint is prompted and decoded as (None: detected)
-    bfcl_row: str | None = None
+    #: the leaderboard row a checkpoint is prompted and decoded as, named by the option of the handler library the
+    #: suites declare (suite.yaml ``generation.handlers``; None: detected)
+    handler_row: str | None = None
     #: ``--toolbench-keep-prompts``: keep each rendered prompt in the cache and the records
     keep_prompts: bool = False
 

@@ -13,7 +13,12 @@ another suite's scorer package.
 * :mod:`.rouge`: ROUGE-L as the ``rouge==1.0.1`` package computes it (API-Bank's dialogue score, NesTools'
   parameter values).
 * :mod:`.bfcl_handlers`: BFCL's open-model rows (registry name -> handler, mode) and its local handlers' prompt
-  text and reply decoding (read by the vLLM/endpoint backends to render, by the BFCL scorer to decode).
+  text and reply decoding (rendered through :mod:`.handler_library`, decoded by the BFCL scorer); its
+  ``library`` module is the handler library ``suites/bfcl/suite.yaml`` names (``generation.handlers``).
+* :mod:`.handler_library`: what an official-handler library is (renderers, row choice, the option naming a row),
+  and :func:`~.handler_library.load_library`, the core's one way to reach a library (by the declared name).
+* :mod:`.python_dialects`: the Python-call decoders of BFCL and ACEBench as presets of
+  :class:`~pytest_toolbench.parsing.python_calls.PythonCallDecoder`.
 
 Like scorers, libraries import neither pytest, a backend nor the core: only the contract types
 (:mod:`pytest_toolbench.contract.suite`, :mod:`pytest_toolbench.contract.data_files`, :mod:`pytest_toolbench.contract.errors`) and

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Iterator, Sequence
 
-from pytest_toolbench.backends import sampling_record
+from pytest_toolbench.prompting import sampling_record
 from pytest_toolbench.backends.common import make_generation
 from pytest_toolbench.backends.vllm.prompts import PromptPreparation
 from pytest_toolbench.backends.vllm.shims import completion_fields, is_cpu_build

@@ -30,7 +30,8 @@ from pytest_toolbench.backends.common import (
     Stopwatch,
 )
 from pytest_toolbench.backends.model_source import hash_local_checkpoint, resolve_hub_revision
-from pytest_toolbench.backends.suite_prompts import SuitePrompts
+from pytest_toolbench.prompting import rows
+from pytest_toolbench.prompting.suite_prompts import SuitePrompts
 from pytest_toolbench.backends.vllm.engine_log import route as route_engine_log
 from pytest_toolbench.backends.vllm.batch import BatchPreparation
 from pytest_toolbench.backends.vllm.executor import generate_with
@@ -69,7 +70,7 @@ class VllmBackend(BatchPreparation, ModelBackend):
         on_chunk: ChunkCallback | None = None,
         llm: Any = None,
         engine_log: Path | str | None = None,
-        bfcl_row: str | None = None,
+        handler_row: str | None = None,
         suite_prompts: SuitePrompts | None = None,
         keep_prompts: bool = False,
     ):
@@ -97,7 +98,7 @@ class VllmBackend(BatchPreparation, ModelBackend):
         if llm is None and is_cpu_build() and "compilation_config" not in self.engine_args:
             for key, value in CPU_ENGINE_DEFAULTS.items():
                 self.engine_args.setdefault(key, value)
-        self.bfcl_row = bfcl_row  # --toolbench-bfcl-model
+        self.handler_row = handler_row  # the row the declared handler library's option names
         self.suite_prompts = suite_prompts if suite_prompts is not None else SuitePrompts.shipped()
         self._init_prompts(tool_parser)
         self._llm: Any = llm
@@ -118,7 +119,7 @@ class VllmBackend(BatchPreparation, ModelBackend):
             tool_parser=options.generation.tool_parser,
             settings=options.backend_options,
             engine_log=engine_log_file(options),
-            bfcl_row=options.generation.bfcl_row,
+            handler_row=options.generation.handler_row,
             suite_prompts=suite_prompts,
         )
 
@@ -144,7 +145,7 @@ class VllmBackend(BatchPreparation, ModelBackend):
                 **model_identity,
                 "chat_template_sha256": hashlib.sha256(self.chat_template().encode()).hexdigest(),
                 "prompt_format": self.prompt_formats().describe(),
-                **({"bfcl_row": self.row_choice().row} if self.bfcl_row else {}),
+                **({rows.header_key(self.suite_prompts): self.row_choice().row} if self.handler_row else {}),
                 "mode": self.mode,
                 "tool_parser": self.tool_parser,
                 "sampling": self.sampling(),

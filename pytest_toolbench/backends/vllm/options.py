@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from pytest_toolbench.backends.prompt_format import PROMPT_FORMATS
+from pytest_toolbench.prompting.prompt_format import PROMPT_FORMATS
+from pytest_toolbench.prompting.suite_prompts import SuitePrompts
 from pytest_toolbench.backends.vllm.engine_log import LOG_NAME
 
 #: ``--toolbench-conversations`` values
@@ -52,13 +53,14 @@ class VllmOptions:
 
 def add_options(gen: Any) -> None:
     """Declare the vLLM options in the generation option group (a ``pytest`` ``OptionGroup``)."""
+    library = SuitePrompts.shipped().library()  # the declared handler library names its renderers
+    renderers = f" ({library.renderers_words})" if library is not None else ""
     gen.addoption("--toolbench-prompt-format", dest="toolbench_prompt_format", default="auto",
                   choices=PROMPT_FORMATS,
                   help="How prompts are written (vllm backend): auto (default): as the benchmark's official "
-                       "harness writes them for the model's family where it has its own renderer (BFCL's "
-                       "handlers for Qwen, Llama 3/4, Gemma 3), else the chat template; handler: the harness's "
-                       "renderer, an error for an unrecognised family; chat-template: always the checkpoint's "
-                       "chat template.")
+                       f"harness writes them for the model's family where it has its own renderer{renderers}, else "
+                       "the chat template; handler: the harness's renderer, an error for an unrecognised family; "
+                       "chat-template: always the checkpoint's chat template.")
     gen.addoption("--toolbench-tp", dest="toolbench_tp", type=int, default=1, metavar="N",
                   help="vLLM tensor-parallel size.")
     gen.addoption("--toolbench-replicas", dest="toolbench_replicas", type=int, default=1, metavar="N",

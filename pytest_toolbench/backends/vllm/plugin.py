@@ -9,7 +9,7 @@ import pytest
 
 from pytest_toolbench.backends.kind import BackendKind, RunOptions, SuiteLookup
 from pytest_toolbench.backends.model_source import check_engine_installed, check_tokenizer_files, locate_model
-from pytest_toolbench.backends.suite_prompts import SuitePrompts
+from pytest_toolbench.prompting.suite_prompts import SuitePrompts
 from pytest_toolbench.backends.vllm.engine import VllmBackend
 from pytest_toolbench.backends.vllm.options import VllmOptions, add_options, engine_log_file, parse_engine_args, \
     resolve_replicas

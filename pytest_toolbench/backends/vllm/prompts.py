@@ -18,8 +18,9 @@ import threading
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from pytest_toolbench.backends import bfcl_rows, handler_formats, prompt_format
-from pytest_toolbench.backends.suite_prompts import SuitePrompts
+from pytest_toolbench.prompting import handler_formats, prompt_format, rows
+from pytest_toolbench.prompting.chat_template import template_argument, template_messages
+from pytest_toolbench.prompting.suite_prompts import SuitePrompts
 from pytest_toolbench.backends.vllm.prompt_segments import SegmentedEncoder
 from pytest_toolbench.contract.errors import ToolbenchError
 from pytest_toolbench.contract.suite import Task
@@ -27,58 +28,22 @@ from pytest_toolbench.contract.safe_values import utf8_text
 from pytest_toolbench.parsing.tool_calls import detect_parser
 
 
-def template_messages(messages: Any) -> list[dict[str, Any]]:
-    """The request's messages as vLLM's OpenAI server hands them to a chat template: an assistant turn's tool-call
-    ``arguments`` written as JSON text become the object they encode (templates such as Qwen2.5's render them with
-    ``tojson``, which would otherwise quote the text a second time). Text that is not a JSON object stays text."""
-    out = []
-    for message in messages:
-        message = dict(message)
-        calls = message.get("tool_calls")
-        if message.get("role") == "assistant" and isinstance(calls, (list, tuple)):
-            decoded = []
-            for call in calls:
-                call = dict(call) if isinstance(call, Mapping) else call
-                function = call.get("function") if isinstance(call, dict) else None
-                if isinstance(function, Mapping) and isinstance(function.get("arguments"), str):
-                    try:
-                        arguments = json.loads(function["arguments"])
-                    except ValueError:
-                        arguments = None
-                    if isinstance(arguments, dict):
-                        call["function"] = {**function, "arguments": arguments}
-                decoded.append(call)
-            message["tool_calls"] = decoded
-        out.append(message)
-    return out
-
-
-def template_argument(value: Any) -> Any:
-    """``--toolbench-vllm-arg chat_template=``: a template's text, or the path of a file holding it (as vLLM's
-    ``--chat-template`` takes either)."""
-    if isinstance(value, str) and "{" not in value and "\n" not in value:
-        path = Path(value).expanduser()
-        if path.is_file():
-            return path.read_text(encoding="utf-8")
-    return value
-
-
 class PromptPreparation:
     """The prompt side of :class:`~pytest_toolbench.backends.vllm.engine.VllmBackend` (a base class of it): needs
     no engine. Reads the backend's ``model``, ``revision``, ``mode``, ``settings`` (its ``VllmOptions``),
-    ``engine_args``, ``bfcl_row`` and ``suite_prompts``."""
+    ``engine_args``, ``handler_row`` and ``suite_prompts``."""
 
     model: str
     revision: str | None
     mode: str
     settings: Any
     engine_args: dict[str, Any]
-    bfcl_row: str | None
+    handler_row: str | None
     suite_prompts: SuitePrompts
 
     def _init_prompts(self, tool_parser: str | None) -> None:
         self._requested_parser = tool_parser
-        self._row_choice: bfcl_rows.RowChoice | None = None
+        self._row_choice: rows.RowChoice | None = None
         self._prompt_formats: prompt_format.PromptFormats | None = None
         self._tokenizer_obj: Any = None
         self._tokenizer_lock = threading.Lock()
@@ -187,15 +152,15 @@ class PromptPreparation:
                 raise ToolbenchError(f"model {self.model!r}: {exc}") from None
         return self._prompt_formats
 
-    def row_choice(self) -> bfcl_rows.RowChoice:
-        """The BFCL row the checkpoint is prompted as (``--toolbench-bfcl-model``, else by its id or family), for
-        the renderer and the run header (``bfcl_rows.py``)."""
+    def row_choice(self) -> rows.RowChoice:
+        """The leaderboard row the checkpoint is prompted as (named by the declared handler library's option, else
+        by its id or family), for the renderer and the run header (``prompting/rows.py``)."""
         if self._row_choice is None:
             family = prompt_format.detect_family(
                 self.model, prompt_format.read_model_config(self.model, self.revision), self.chat_template())
             try:
-                self._row_choice = bfcl_rows.choose_row(self.bfcl_row, self.model, family)
-            except bfcl_rows.RowError as exc:
+                self._row_choice = rows.choose_row(self.suite_prompts, self.handler_row, self.model, family)
+            except rows.RowError as exc:
                 raise ToolbenchError(str(exc)) from None
         return self._row_choice
 

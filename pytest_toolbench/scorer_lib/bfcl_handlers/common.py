@@ -147,3 +147,71 @@ def _grouped_tool_response(messages: Messages, index: int, content: Any, open_tu
 def _tool_result_text(content: Any) -> str:
     """xLAM, BitAgent, Llama 3.1: a result is written as JSON when it is a dict or list, else as it is."""
     return json.dumps(content) if isinstance(content, (dict, list)) else content
+
+
+# -- shared by several handlers' modules ------------------------------------------------------------------------
+
+def _named(calls: list, key: str) -> list[dict]:
+    return [{call["name"]: call[key]} for call in calls]
+
+
+def _executed(calls: list, key: str) -> list[str]:
+    return [_call_text(call["name"], call[key]) for call in calls]
+
+
+def _phi_fc_like_tools(text: str, fallback_to_end: bool) -> list:
+    """``_extract_tool_calls`` of PhiFCHandler (``fallback_to_end``: ``<|tool_call|>`` bodies, closed or running to
+    the end) and Granite3FCHandler (the text after the first ``<tool_call>``/``<|tool_call|>``)."""
+    if fallback_to_end:
+        bodies = re.findall(r"<\|tool_call\|>(.*?)<\|/tool_call\|>", text, re.DOTALL)
+        if not bodies:
+            bodies = re.findall(r"<\|tool_call\|>(.*?)(?:<\|/tool_call\|>)?$", text, re.DOTALL)
+    else:
+        text = text.lstrip("ASSISTANT:").lstrip()
+        if "<tool_call>" in text:
+            text, pattern = text.replace("</tool_call>", ""), r"<tool_call>(.*)"
+        else:
+            pattern = r"<\|tool_call\|>(.*)"
+        bodies = [body.strip() for body in re.findall(pattern, text, re.DOTALL)]
+    found: list = []
+    for body in bodies:
+        if not body.startswith("[") and not body.endswith("]"):
+            body = "[" + body + "]"
+        try:
+            body = json.loads(body)
+        except ValueError:
+            pass
+        if type(body) is list:
+            found.extend(_python_value(item) if type(item) is str else item for item in body)
+        else:
+            found.append(body)
+    return found
+
+
+def _is_call_list(calls: Any) -> bool:
+    return type(calls) is list and all(
+        type(item) is dict and "name" in item and "arguments" in item and len(item) == 2 for item in calls)
+
+
+def _combine_users(messages: Messages) -> list[dict]:
+    out: list[dict] = []
+    for message in messages:
+        message = dict(message)
+        if message["role"] == "user" and out and out[-1]["role"] == "user" and isinstance(out[-1]["content"], str):
+            out[-1]["content"] = out[-1]["content"] + "\n\n" + message["content"]
+            continue
+        out.append(message)
+    return out
+
+
+_QWEN_TOOLS_HEAD = ("# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided "
+                    "with function signatures within <tools></tools> XML tags:\n<tools>")
+
+
+_QWEN_TOOLS_TAIL = ('\n</tools>\n\nFor each function call, return a json object with function name and arguments within '
+                    '<tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": '
+                    '<args-json-object>}\n</tool_call><|im_end|>\n')
+
+
+def _qwen_tools(functions: Sequence[Any]) -> str:
+    return _QWEN_TOOLS_HEAD + "".join(f"\n{json.dumps(tool)}" for tool in functions) + _QWEN_TOOLS_TAIL

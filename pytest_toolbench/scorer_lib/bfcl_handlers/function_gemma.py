@@ -1,8 +1,9 @@
-"""BFCL's FunctionGemmaHandler (bfcl-eval 2026.3.23, ``functiongemma.py``): its ``_format_prompt`` as a pure
-renderer (what a renderer is given: :mod:`.handlers`) and the reading of its call syntax that its decoders use.
+"""BFCL's FunctionGemmaHandler (``functiongemma.py``), bfcl-eval 2026.3.23 ``bfcl_eval/model_handler/local_inference/``:
+the whole handler in one module, as upstream keeps it in one class: its renderer (``_format_prompt``, on what a
+renderer is given: :mod:`.handlers`), what it records of a reply and its ``decode_ast`` / ``decode_execute``
+(:data:`SPECS`).
 
-Reference: bfcl-eval 2026.3.23 = gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8, one file per handler (named in
-each renderer's docstring). Standard library only.
+Reference: bfcl-eval 2026.3.23 = gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8. Standard library only.
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ import json
 import re
 from typing import Any, Mapping, Sequence
 
-from .common import Messages
+from .common import Messages, _call_text
+from .spec import HandlerSpec, _ast, _exe
 
-
-# -- FunctionGemma ----------------------------------------------------------------------------------------------------
 
 _FG_ESCAPE = "<escape>"
+
+
 _FG_STANDARD_KEYS = frozenset({"description", "type", "properties", "required", "nullable"})
 
 
@@ -235,3 +237,11 @@ def _function_gemma_calls(text: str) -> list[tuple[str, dict]]:
             continue
         calls.append((body[len("call:"):brace].strip(), _FunctionGemmaArguments().parse(body[brace:])))
     return calls
+
+
+#: the handlers this module reproduces, as the table of :mod:`.handlers` lists them
+SPECS: tuple[HandlerSpec, ...] = (
+    HandlerSpec("FunctionGemmaHandler", "functiongemma.py", render_function_gemma, False,
+                decode_ast=_ast(lambda r: [{name: args} for name, args in _function_gemma_calls(r)]),
+                decode_execute=_exe(lambda r: [_call_text(name, args, ", ") for name, args in _function_gemma_calls(r)])),
+)

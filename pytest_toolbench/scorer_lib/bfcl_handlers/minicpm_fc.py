@@ -1,12 +1,15 @@
-"""BFCL's MiniCPMFCHandler (bfcl-eval 2026.3.23, ``minicpm_fc.py``): its ``_format_prompt`` as a pure renderer
-(what a renderer is given: :mod:`.handlers`), the Python stubs it writes for the tool docs, and its decoders.
+"""BFCL's MiniCPMFCHandler (``minicpm_fc.py``), bfcl-eval 2026.3.23 ``bfcl_eval/model_handler/local_inference/``: the
+whole handler in one module, as upstream keeps it in one class: its renderer (``_format_prompt``, on what a renderer
+is given: :mod:`.handlers`), what it records of a reply and its ``decode_ast`` / ``decode_execute`` (:data:`SPECS`).
 
-Reference: bfcl-eval 2026.3.23 = gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8, one file per handler (named in
-each renderer's docstring). Standard library only.
 :func:`minicpm_tool_code` needs ``datamodel-code-generator``, imported only when installed.
 
-DEFECTS of the official handler reproduced here: ``message_format`` edits the stored messages in place, so the
-functions block grows by one copy on every request (see :func:`render_minicpm_fc`).
+DEFECTS of the official handler reproduced here (see :mod:`.handlers` for the whole list):
+
+- MiniCPMFCHandler: ``message_format`` edits the stored messages in place, so the functions block grows by
+  one copy on every request (see :func:`render_minicpm_fc`).
+
+Reference: bfcl-eval 2026.3.23 = gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8. Standard library only.
 """
 
 from __future__ import annotations
@@ -16,10 +19,9 @@ import json
 from typing import Any, Callable, Mapping, Sequence
 
 from .common import AstDecoder, HandlerDecodeError, Messages, UnknownHandler, _call_text
-from .fc_families import _convert_to_tool
+from .function_docs import convert_to_tool as _convert_to_tool  # the name the renderers were hashed with
+from .spec import HandlerSpec
 
-
-# -- MiniCPM FC -------------------------------------------------------------------------------------------------------
 
 _MINICPM_TOOLS = (
     "# Functions\nHere is a list of functions that you can invoke:\n```python\n{tools}\n```\n\n# Function Call Rule "
@@ -36,6 +38,8 @@ _MINICPM_TOOLS = (
     "user's question.}}\n<|thought_end|>\n<|tool_call_start|>\n```python\nfunc1(params_name=params_value, "
     "params_name2=params_value2...)\nfunc2(params)\n```\n<|tool_call_end|>\n{{answer the user's question directly "
     "or ask the user for more information}}\n")
+
+
 _MINICPM_HEADER = ("from enum import Enum\nfrom typing import List, Dict, Optional\nfrom pydantic import BaseModel, "
                    "Field\n\n")
 
@@ -164,3 +168,12 @@ def _minicpm_ast(recorded: Any, language: str, prompting_ast: AstDecoder) -> Any
 def _minicpm_execute(recorded: Any, prompting_ast: AstDecoder) -> list:
     message = _minicpm_fc2dict(recorded, prompting_ast)
     return [_call_text(call["name"], call["arguments"], ", ") for call in message.get("tool_calls") or []]
+
+
+#: the handlers this module reproduces, as the table of :mod:`.handlers` lists them
+SPECS: tuple[HandlerSpec, ...] = (
+    HandlerSpec("MiniCPMFCHandler", "minicpm_fc.py", render_minicpm_fc, False, decode_ast=_minicpm_ast,
+                decode_execute=lambda recorded, prompting_execute, prompting_ast: _minicpm_execute(recorded,
+                                                                                                   prompting_ast),
+                stop_token_ids=(2, 73440), skip_special_tokens=False),
+)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from pytest_toolbench.parsing.python_calls import ACEBENCH_NORMAL, PythonCallDecoder
+from pytest_toolbench.scorer_lib.python_dialects import ACEBENCH_NORMAL, PythonCallDecoder
 
 
 class DecodeError(ValueError):

@@ -33,7 +33,7 @@ import json
 import re
 from typing import Any, Iterator, Mapping, Sequence
 
-from pytest_toolbench.parsing.python_calls import ACEBENCH_AGENT, PythonCallDecoder
+from pytest_toolbench.scorer_lib.python_dialects import ACEBENCH_AGENT, PythonCallDecoder
 from pytest_toolbench.contract.suite import Case, Generation, Request
 from .agent_prompts import AGENT_SYSTEM, AGENT_USER, USER_OPENING, USER_SYSTEM_BASE, USER_SYSTEM_TRAVEL
 from .agent import end_to_end

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from typing import Any
 
 from pytest_toolbench.contract.suite import Case, Request
+from pytest_toolbench.scorer_lib.bfcl_handlers.function_docs import convert_to_tool
 from .categories import language_of
 
 
@@ -52,16 +52,6 @@ _LANGUAGE_HINTS = {
     "javascript": " Note that the provided function is in JavaScript syntax.",
     "python": " Note that the provided function is in Python 3 syntax.",
 }
-
-# bfcl_eval/constants/type_mappings.py GORILLA_TO_OPENAPI
-GORILLA_TO_OPENAPI = {
-    "integer": "integer", "number": "number", "float": "number", "string": "string", "boolean": "boolean",
-    "bool": "boolean", "array": "array", "list": "array", "dict": "object", "object": "object", "tuple": "array",
-    "any": "string", "byte": "integer", "short": "integer", "long": "integer", "double": "number", "char": "string",
-    "ArrayList": "array", "Array": "array", "HashMap": "object", "Hashtable": "object", "Queue": "array",
-    "Stack": "array", "Any": "string", "String": "string", "Bigint": "integer",
-}
-
 
 def hinted_functions(functions: list[dict], category: str) -> list[dict]:
     """The function docs as the generation step sees them (language hint, Java/JS types as strings)."""
@@ -118,44 +108,15 @@ def prompting_messages(question: list[list[dict]], functions: list[dict], catego
     return messages
 
 
-def _cast_properties(properties: dict) -> dict:
-    for value in properties.values():
-        if "type" not in value:
-            value["type"] = "string"
-        else:
-            declared = value["type"]
-            if declared == "float":
-                value["format"] = "float"
-                value["description"] = value.get("description", "") + " This is a float type value."
-            value["type"] = GORILLA_TO_OPENAPI.get(declared, "string")
-        if value["type"] in ("array", "object"):
-            if "properties" in value:
-                value["properties"] = _cast_properties(value["properties"])
-            elif "items" in value:
-                items = value["items"]
-                # Upstream indexes the mapping directly (and would raise on an unknown item type).
-                items["type"] = GORILLA_TO_OPENAPI.get(items.get("type"), "string")
-                if items["type"] == "array" and "items" in items:
-                    items["items"]["type"] = GORILLA_TO_OPENAPI.get(items["items"].get("type"), "string")
-                elif items["type"] == "object" and "properties" in items:
-                    items["properties"] = _cast_properties(items["properties"])
-    return properties
-
-
 def native_tools(functions: list[dict], category: str) -> list[dict]:
-    """``convert_to_tool(functions, GORILLA_TO_OPENAPI, ModelStyle.OSSMODEL)`` on the hinted docs.
+    """``convert_to_tool(functions, GORILLA_TO_OPENAPI, ModelStyle.OSSMODEL)`` on the hinted docs (the one
+    conversion, ``scorer_lib.bfcl_handlers.function_docs``: upstream's, raising where it raises).
 
     For OSS FC models upstream passes the bare converted function objects; we wrap each one as
     ``{"type": "function", "function": ...}``, the shape OpenAI-compatible chat endpoints and chat templates take.
     Dots in names become underscores, as upstream does for this model style.
     """
-    tools = []
-    for function in hinted_functions(functions, category):
-        function["name"] = re.sub(r"\.", "_", function["name"])
-        function["parameters"]["type"] = "object"
-        function["parameters"]["properties"] = _cast_properties(function["parameters"]["properties"])
-        tools.append({"type": "function", "function": function})
-    return tools
+    return convert_to_tool(hinted_functions(functions, category), wrap=True)
 
 
 def python_literal(value: Any) -> str:

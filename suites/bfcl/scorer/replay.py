@@ -261,7 +261,7 @@ def replay_outputs(path: Path, mode: str | None = None, row: Mapping[str, Any] |
     also documents how v3 categories and ids map to v4 and how list-form FC results become call text). Returns a
     :class:`~pytest_toolbench.contract.replay_files.ReplayOutputs` (a dict that also carries the problems found).
     ``mode``: ``--toolbench-replay-mode`` (``fc`` / ``prompting``), or None to decide per file. ``row``: the BFCL
-    row the run decodes as (``bfcl_rows.RowChoice.to_json()``: its ``handler`` reads every file), or None.
+    row the run decodes as (``RowChoice.to_json()``: its ``handler`` reads every file), or None.
     """
     handler = row.get("handler") if isinstance(row, Mapping) else None
     if handler is not None and handler not in bfcl_handlers.HANDLERS:

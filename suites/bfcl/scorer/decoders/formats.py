@@ -31,13 +31,14 @@ import json
 import xml.etree.ElementTree as ElementTree
 from typing import Any
 
-from pytest_toolbench.parsing.python_calls import BFCL_PROMPTING, PythonCallDecoder, strip_and_wrap
+from pytest_toolbench.parsing.python_calls import PythonCallDecoder, strip_and_wrap
+from pytest_toolbench.scorer_lib.python_dialects import BFCL_PROMPTING
 from .common import DecodeError
 
 RETURN_FORMATS = ("python", "json", "verbose_xml", "concise_xml")
 
 #: the Python call grammar after upstream's own preparation (done here: the tag comes out before it)
-_PYTHON = PythonCallDecoder(dataclasses.replace(BFCL_PROMPTING, prepare="none", error=DecodeError))
+_PYTHON = PythonCallDecoder(dataclasses.replace(BFCL_PROMPTING, prepare=None, error=DecodeError))
 
 
 def decode_format(text: str, return_format: str, tool_call_tag: bool) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from pytest_toolbench.parsing.python_calls import BFCL_PROMPTING, PythonCallDecoder
+from pytest_toolbench.scorer_lib.python_dialects import BFCL_PROMPTING, PythonCallDecoder
 from .common import DecodeError
 
 #: Python return format: the shared decoder (:mod:`pytest_toolbench.parsing.python_calls`) in BFCL's dialect

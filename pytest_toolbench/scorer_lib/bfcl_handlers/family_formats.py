@@ -1,4 +1,5 @@
-"""The official harness's own renderers: how BFCL's handlers write a request's prompt text, reproduced.
+"""BFCL's prompting handlers for a detected model family, reproduced: how QwenHandler, LlamaHandler (Llama 3 and 4)
+and GemmaHandler write a request's prompt text (``_format_prompt`` on the messages their assembly holds).
 
 A score is comparable with a published one only if the model saw the same text. BFCL's leaderboard prompts a local
 model in prompting mode through the family's handler in ``bfcl_eval/model_handler/local_inference/``, whose
@@ -22,35 +23,26 @@ The messages handed in are the ones the BFCL suite builds (``suites/bfcl/scorer/
 what the generic ``OSSHandler`` would hold: the question turns (system prompt included), each reply as it was
 generated (raw text, a ``<think>`` block included), each execution result as
 ``{"role": "tool", "name": <call>, "content": <result>}``.
-Each family's renderer first applies its handler's own assembly differences, then its ``_format_prompt``.
+Each family's renderer first applies its handler's own assembly differences, then its ``_format_prompt``. Every
+other local handler (a row's) is rendered by :mod:`.row_formats`.
 
-Every other local handler of BFCL (the leaderboard rows' handlers, ``--toolbench-bfcl-model``) is rendered through
-:mod:`pytest_toolbench.scorer_lib.bfcl_handlers` (:func:`format_for_handler`). Which renderer a request gets is
-``prompt_format.PromptFormats``'s choice.
-
-Pure functions; nothing here imports transformers or vllm.
+Pure functions; standard library only.
 """
 
 from __future__ import annotations
 
-import hashlib
-import inspect
-from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
-from pytest_toolbench.scorer_lib.bfcl_handlers import handlers as bfcl
+from pytest_toolbench.scorer_lib.handler_library import HandlerFormat
 
+#: what the renderers reproduce
 UPSTREAM = "bfcl-eval 2026.3.23 (gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8)"
+
+#: the name prefix of a BFCL handler renderer (``HandlerFormat.name``: ``bfcl-handler:<handler class>``)
+LABEL = "bfcl-handler"
 
 Messages = Sequence[Mapping[str, Any]]
 
-
-class PromptFormatError(ValueError):
-    """A renderer that cannot be had: ``--toolbench-prompt-format=handler`` for a model whose family has no official
-    renderer, or a handler that needs the checkpoint's tokenizer where there is none."""
-
-
-# -- the handlers' renderers ------------------------------------------------------------------------------------------
 
 def _text(value: Any) -> str:
     """An f-string's view of a message field (the handlers interpolate ``content`` with f-strings)."""
@@ -181,43 +173,6 @@ def render_gemma3(messages: Messages, *, first_step: bool = True) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True)
-class HandlerFormat:
-    """One family's official renderer: what it reproduces and the function doing it."""
-
-    family: str
-    handler: str  # upstream class
-    upstream_file: str  # relative to the wheel
-    render: Callable[..., str]
-    helpers: tuple[Callable[..., Any], ...] = ()  # the assembly functions it calls
-    #: the handler's own post-processing of a reply (``_parse_query_response_prompting``), or None: it keeps the
-    #: text as the model wrote it (``base_oss_handler.py``)
-    recorded_answer: Callable[[str], str] | None = None
-    #: the renderer writes its own tools block from ``Request.functions`` and is given ``Request.native_messages``
-    #: (the question without a prompting system prompt): BFCL's FC handlers
-    own_tools_block: bool = False
-    #: request settings the handler adds (``stop_token_ids``, ``skip_special_tokens``), sent with each request
-    extras: Mapping[str, Any] | None = None
-    #: the handler's ``_format_prompt`` is the checkpoint's own chat template given ``tools=`` the raw docs
-    #: (Falcon3FCHandler): the backend hands ``render`` an ``apply_template(messages, tools)`` of its tokenizer
-    renders_with_template: bool = False
-
-    @property
-    def name(self) -> str:
-        return f"bfcl-handler:{self.handler}"
-
-    @property
-    def sha256(self) -> str:
-        """Identity of the renderer as run: the source of its functions (a change to them regenerates)."""
-        digest = hashlib.sha256()
-        for function in (self.render, *self.helpers, *([self.recorded_answer] if self.recorded_answer else [])):
-            try:
-                digest.update(inspect.getsource(function).encode())
-            except (OSError, TypeError):  # installed without sources: the compiled code stands in
-                digest.update(function.__code__.co_code + repr(function.__code__.co_consts).encode())
-        return digest.hexdigest()
-
-
 def qwen_recorded_answer(text: str) -> str:
     """QwenHandler's ``_parse_query_response_prompting`` (qwen.py): a reply holding ``</think>`` is recorded as what
     follows its last ``</think>``, leading newlines dropped; that is what the result file holds and the checker
@@ -229,119 +184,11 @@ def qwen_recorded_answer(text: str) -> str:
 
 HANDLER_FORMATS: dict[str, HandlerFormat] = {
     "qwen": HandlerFormat("qwen", "QwenHandler", "bfcl_eval/model_handler/local_inference/qwen.py", render_qwen,
-                          recorded_answer=qwen_recorded_answer),
+                          recorded_answer=qwen_recorded_answer, label=LABEL, takes_step=False),
     "llama3": HandlerFormat("llama3", "LlamaHandler", "bfcl_eval/model_handler/local_inference/llama.py",
-                            render_llama3, (_llama_messages,)),
+                            render_llama3, (_llama_messages,), label=LABEL, takes_step=False),
     "llama4": HandlerFormat("llama4", "LlamaHandler", "bfcl_eval/model_handler/local_inference/llama.py",
-                            render_llama4, (_llama_messages,)),
+                            render_llama4, (_llama_messages,), label=LABEL, takes_step=False),
     "gemma3": HandlerFormat("gemma3", "GemmaHandler", "bfcl_eval/model_handler/local_inference/gemma.py",
-                            render_gemma3, (_gemma_messages,)),
+                            render_gemma3, (_gemma_messages,), label=LABEL, takes_step=False),
 }
-
-
-def render_with_handler(handler: HandlerFormat, messages: Messages, *, first_step: bool) -> str:
-    return handler.render([dict(m) for m in messages], first_step=first_step)
-
-
-def render_request(handler: HandlerFormat, request: Any, *, step: int,
-                   apply_template: Callable[[list, list], str] | None = None) -> str:
-    """The prompt text of one request under ``handler``: a renderer with its own tools block (BFCL's FC handlers)
-    gets the request's ``native_messages`` (no prompting system prompt) and its ``functions``; any other the
-    prompting ``messages``. ``step``: the requests made before this one for the same case. ``apply_template``:
-    ``(messages, tools) -> text`` with the checkpoint's tokenizer, for a handler that renders with its chat template
-    (:attr:`HandlerFormat.renders_with_template`)."""
-    if handler.own_tools_block:
-        extra = {"apply_template": apply_template} if handler.renders_with_template else {}
-        return handler.render([dict(m) for m in request.messages_for(True)], first_step=step == 0, step=step,
-                              functions=[dict(f) for f in (request.functions or ())], **extra)
-    if handler.family in HANDLER_FORMATS:
-        return handler.render([dict(m) for m in request.messages], first_step=step == 0)
-    return handler.render([dict(m) for m in request.messages], first_step=step == 0, step=step)
-
-
-#: A renderer family that names a BFCL row's handler and model (``bfcl_rows``): ``bfcl-row:<handler>|<model>``.
-ROW_FAMILY = "bfcl-row:"
-
-
-def row_family(handler: str, model_name: str) -> str:
-    return f"{ROW_FAMILY}{handler}|{model_name}"
-
-
-def handler_format(family: str | None) -> HandlerFormat | None:
-    """The renderer of a family: a detected family's (:data:`HANDLER_FORMATS`) or a row's (:func:`row_family`)."""
-    if not family:
-        return None
-    if family in HANDLER_FORMATS:
-        return HANDLER_FORMATS[family]
-    if family.startswith(ROW_FAMILY):
-        handler, _, model_name = family[len(ROW_FAMILY):].partition("|")
-        return _row_format(handler, model_name)
-    return None
-
-
-# -- every local handler of BFCL, by name (the leaderboard rows' handlers) --------------------------------------------
-
-def format_for_handler(handler: str, model_name: str) -> HandlerFormat | None:
-    """A renderer for BFCL's handler class ``handler`` (a row's ``BfclRow.handler``, e.g. for
-    ``--toolbench-bfcl-model``), built on :mod:`pytest_toolbench.scorer_lib.bfcl_handlers` (every local handler of
-    bfcl-eval 2026.3.23, checked byte for byte against the official ones); ``model_name`` is the row's Hugging Face id
-    (LlamaHandler and PhiHandler branch on it).
-
-    Prompting handlers (QwenHandler, LlamaHandler, GemmaHandler, PhiHandler, MiniCPMHandler, BielikHandler,
-    DeepseekReasoningHandler) render ``Request.messages``, which hold BFCL's prompting system prompt; FC handlers
-    (QwenFCHandler, xLAM, Hammer, Phi FC, GLM, Granite, Mistral, Arch, ...) write their own tools block from
-    ``Request.functions`` (the raw docs with the language hint) around ``Request.native_messages``
-    (``own_tools_block``). None for a handler that renders with the checkpoint's chat template (Falcon3FCHandler)."""
-    return _row_format(handler, model_name)
-
-
-def _row_format(handler: str, model_name: str) -> HandlerFormat | None:
-    try:
-        spec = bfcl.handler_spec(handler)
-    except bfcl.UnknownHandler:
-        return None
-    if spec.render is None:
-        return _template_format(spec, handler, model_name)
-
-    def render(messages: Messages, *, first_step: bool = True, step: int | None = None,
-               functions: Sequence[Any] = ()) -> str:
-        return bfcl.render(handler, messages, list(functions), model_name=model_name,
-                           step=step if step is not None else (0 if first_step else 1))
-
-    def recorded_answer(text: str) -> str:
-        # a list of calls (PhiFC, Granite 3, Arch, Mistral) or a reply the handler cannot record stays the text:
-        # the scorer records and decodes it again by ``Generation.renderer``
-        try:
-            recorded = bfcl.recorded_answer(handler, text)
-        except bfcl.HandlerDecodeError:
-            return text
-        return recorded if isinstance(recorded, str) else text
-
-    extras = {key: value for key, value in (("stop_token_ids", list(spec.stop_token_ids or ()) or None),
-                                            ("skip_special_tokens", spec.skip_special_tokens)) if value is not None}
-    render.__doc__ = f"{handler}._format_prompt ({spec.upstream_file}) for {model_name}"
-    return HandlerFormat(family=row_family(handler, model_name), handler=handler,
-                         upstream_file=f"bfcl_eval/model_handler/local_inference/{spec.upstream_file}",
-                         render=render, helpers=(spec.render, spec.record),
-                         recorded_answer=None if spec.records_reply_as_written else recorded_answer,
-                         own_tools_block=not spec.bfcl_system_prompt, extras=extras or None)
-
-
-def _template_format(spec: Any, handler: str, model_name: str) -> HandlerFormat | None:
-    """Falcon3FCHandler (falcon_fc.py): ``tokenizer.apply_chat_template(messages, tools=<raw docs>, tokenize=False,
-    add_generation_prompt=True)`` with the checkpoint's own tokenizer, on the messages as OSSHandler holds them (no
-    BFCL system prompt, raw replies, ``tool`` results). None for a prompting handler without a renderer
-    (QuickTestingOSSHandler, a test fixture upstream)."""
-    if spec.bfcl_system_prompt:
-        return None
-
-    def render(messages: Messages, *, first_step: bool = True, step: int | None = None, functions: Sequence[Any] = (),
-               apply_template: Callable[[list, list], str] | None = None) -> str:
-        if apply_template is None:
-            raise PromptFormatError(f"{handler} renders with the checkpoint's chat template, which needs its "
-                                    "tokenizer here (the vllm backend); the endpoint backend cannot render it")
-        return apply_template([dict(m) for m in messages], [dict(f) for f in functions])
-
-    return HandlerFormat(family=row_family(handler, model_name), handler=handler,
-                         upstream_file=f"bfcl_eval/model_handler/local_inference/{spec.upstream_file}",
-                         render=render, helpers=(spec.record,), own_tools_block=True, renders_with_template=True)

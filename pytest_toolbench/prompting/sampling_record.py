@@ -38,9 +38,6 @@ SERVER_DEFAULT_KEYS = ("repetition_penalty", "presence_penalty", "frequency_pena
 #: What the completions endpoint decodes with when the request does not say (vLLM's ``CompletionRequest``).
 SERVER_DECODING = {"skip_special_tokens": True, "spaces_between_special_tokens": True}
 
-#: BFCL's rule for max_tokens of a prompting request, as the header states it.
-BFCL_MAX_TOKENS_RULE = "min(4096, context - prompt_tokens - 2) (bfcl-eval base_oss_handler._query_prompting)"
-
 
 def read_generation_config(model: str, engine_args: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The checkpoint's ``generation_config.json`` as ``vllm serve`` reads it by default, or {} (no file, a Hub id not

@@ -1,7 +1,7 @@
 """``--toolbench-check-prompts``: what a model would be sent and how its replies would be read, before any generation.
 
 Per selected suite: the renderer (the official harness's own, e.g. a BFCL handler, or the checkpoint's chat
-template), the decoder, the BFCL row the checkpoint matches (``bfcl_rows``), and for a suite whose harness writes its
+template), the decoder, the BFCL row the checkpoint matches (``rows``), and for a suite whose harness writes its
 own prompt text the differences between the checkpoint's chat template and that text on canonical conversations
 (a first request; a later step holding a reply with reasoning, two tool results and a follow-up question; a request
 without a system message), plus the known traps found on them:
@@ -27,9 +27,9 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolbench.backends import handler_formats, prompt_format
-from pytest_toolbench.backends.suite_prompts import SuitePrompts
-from pytest_toolbench.backends.vllm.prompts import template_messages
+from pytest_toolbench.prompting import handler_formats, prompt_format
+from pytest_toolbench.prompting.suite_prompts import SuitePrompts
+from pytest_toolbench.prompting.chat_template import template_messages
 from pytest_toolbench.contract.suite import Request
 
 #: a BFCL-shaped function doc and the conversations every renderer is run on
@@ -72,6 +72,8 @@ class CheckReport:
     model: str
     row: dict[str, Any] | None
     suites: list[SuiteCheck]
+    #: what the handler library calls a row ("BFCL row")
+    row_label: str = "row"
 
     @property
     def missing(self) -> list[SuiteCheck]:
@@ -84,7 +86,7 @@ class CheckReport:
     def lines(self, diff_lines: int = 12) -> list[str]:
         out = [f"check-prompts: model {self.model}"]
         if self.row is not None:
-            out.append(f"  BFCL row: {self.row.get('row') or 'none'} (matched: {self.row.get('matched')}; "
+            out.append(f"  {self.row_label}: {self.row.get('row') or 'none'} (matched: {self.row.get('matched')}; "
                        f"handler {self.row.get('handler') or 'none'}, mode {self.row.get('mode') or '-'})")
             out.append(f"    {self.row.get('note')}")
         for check in self.suites:
@@ -156,7 +158,7 @@ def handler_traps(handler: handler_formats.HandlerFormat, rendered: dict[str, st
     return traps
 
 
-def _without_bfcl_prompt(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _without_system_prompt(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [m for m in messages if m.get("content") != _SYSTEM]
 
 
@@ -165,7 +167,7 @@ def _render_handler(handler: handler_formats.HandlerFormat, messages: list[dict[
     """The handler's text for a canonical conversation: an FC handler (own tools block) gets the question without
     BFCL's prompting system prompt and the function doc, as a BFCL request carries them."""
     if handler.own_tools_block:
-        plain = _without_bfcl_prompt(messages)
+        plain = _without_system_prompt(messages)
         return handler_formats.render_request(handler, Request(messages=messages, native_messages=plain,
                                                              functions=[_FUNCTION]), step=0 if first else 1,
                                             apply_template=apply_template)
@@ -188,12 +190,13 @@ def duplicated_tools(backend: Any) -> str | None:
 FIRST_REQUEST = next(iter(CONVERSATIONS))
 
 
-def _trained_format_warning(check: SuiteCheck, handler: handler_formats.HandlerFormat, row: Any) -> str | None:
+def _trained_format_warning(check: SuiteCheck, handler: handler_formats.HandlerFormat, row: Any,
+                            row_label: str) -> str | None:
     """The warning when the handler's first request differs from the checkpoint's own chat template's, else None."""
     diff = check.diffs.get(FIRST_REQUEST)
     if not diff:
         return None
-    who = (f"BFCL row {row.row} ({handler.handler})" if row is not None and row.row else handler.handler)
+    who = (f"{row_label} {row.row} ({handler.handler})" if row is not None and row.row else handler.handler)
     text = (f"{check.suite}: the prompt {who} writes differs from the checkpoint's own chat template, the format it "
             f"was trained on ({len(diff)} diff lines on the {FIRST_REQUEST}, shown above): the model is asked in a "
             f"format it was not trained on, so its {check.suite} figures are those of the row's protocol "
@@ -212,7 +215,10 @@ def check_prompts(backend: Any, suites: list[str]) -> CheckReport:
     has_template = callable(getattr(backend, "chat_template", None)) and callable(getattr(backend, "tokenizer", None))
     mode = getattr(backend, "mode", "prompt")
     parser = getattr(backend, "tool_parser", None) if mode == "native" else None
-    handler_suites = (formats.suites if formats is not None else SuitePrompts.shipped()).handler_suites
+    declared = formats.suites if formats is not None else SuitePrompts.shipped()
+    handler_suites = declared.handler_suites
+    library = declared.library()
+    row_label = library.row_label if library is not None else "row"
     checks = []
     for suite in sorted(set(suites)):
         handler = formats.handler_for(suite) if formats is not None else None
@@ -230,7 +236,7 @@ def check_prompts(backend: Any, suites: list[str]) -> CheckReport:
         else:
             recorded = f", the reply recorded as {handler.handler} records it" if handler.recorded_answer else ""
             check = SuiteCheck(suite, handler.name, f"{handler.handler}'s decode_ast/decode_execute (" + (
-                "its own call format" if handler.own_tools_block else "BFCL's prompting decoder") + f"){recorded}",
+                "its own call format" if handler.own_tools_block else "the suite's prompting decoder") + f"){recorded}",
                 True)
         own_tools = handler is not None and handler.own_tools_block
         rendered: dict[str, str] = {}
@@ -244,8 +250,8 @@ def check_prompts(backend: Any, suites: list[str]) -> CheckReport:
         if has_template:
             for name, (messages, _) in CONVERSATIONS.items():
                 try:
-                    # an FC handler's own tools block is compared with the template's (tools=, no BFCL prompt)
-                    template[name] = (_render_template(backend, _without_bfcl_prompt(messages),
+                    # an FC handler's own tools block is compared with the template's (tools=, no prompting system prompt)
+                    template[name] = (_render_template(backend, _without_system_prompt(messages),
                                                        [{"type": "function", "function": _FUNCTION}])
                                       if own_tools else _render_template(backend, messages, None))
                 except Exception as error:  # noqa: BLE001 - a template that refuses a shape is itself a finding
@@ -254,13 +260,13 @@ def check_prompts(backend: Any, suites: list[str]) -> CheckReport:
             for name, text in template.items():
                 check.diffs[name] = _diff(text, rendered[name])
             check.traps.extend(handler_traps(handler, rendered, template))
-            check.warning = _trained_format_warning(check, handler, row_choice)
+            check.warning = _trained_format_warning(check, handler, row_choice, row_label)
         if has_template:
             duplicate = duplicated_tools(backend)
             if duplicate:
                 check.traps.append(duplicate + (" (this run: native mode)" if mode == "native" else
                                                 " (only in native mode; this run does not pass tools=)"))
         checks.append(check)
-    bfcl_like = any(check.suite in handler_suites for check in checks)
+    prompts_as_row = any(check.suite in handler_suites for check in checks)
     return CheckReport(str(getattr(backend, "model", "?")),
-                       row_choice.to_json() if row_choice and bfcl_like else None, checks)
+                       row_choice.to_json() if row_choice and prompts_as_row else None, checks, row_label)

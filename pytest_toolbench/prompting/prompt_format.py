@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from pytest_toolbench.backends.handler_formats import HANDLER_FORMATS, UPSTREAM, HandlerFormat, PromptFormatError, \
-    handler_format
-from pytest_toolbench.backends.suite_prompts import SuitePrompts
+from pytest_toolbench.prompting.suite_prompts import SuitePrompts
+from pytest_toolbench.scorer_lib.handler_library import HandlerFormat, PromptFormatError
 
 #: ``--toolbench-prompt-format`` values. ``auto``: the official harness's renderer where the suite has one and the
 #: model's family is recognised, else the chat template; ``handler``: the harness's renderer, an error when the family
@@ -130,17 +129,25 @@ class PromptFormats:
         if self.option not in PROMPT_FORMATS:
             raise PromptFormatError(f"--toolbench-prompt-format must be one of {', '.join(PROMPT_FORMATS)}, "
                                     f"got {self.option!r}")
-        if self.option == "handler" and handler_format(self.family) is None:
+        if self.option == "handler" and self._handler() is None:
+            library = self.suites.library()
             raise PromptFormatError(
                 "--toolbench-prompt-format=handler: no official handler renderer for this model (family not "
-                f"recognised; known: {', '.join(sorted(HANDLER_FORMATS))}); use auto or chat-template")
+                f"recognised; known: {', '.join(sorted(library.families if library else ()))}); use auto or "
+                "chat-template")
+
+    def _handler(self) -> HandlerFormat | None:
+        """The declared handler library's renderer of this model's family, or None."""
+        library = self.suites.library()
+        return library.handler_format(self.family) if library is not None else None
 
     def handler_for(self, suite: str) -> HandlerFormat | None:
         """The official renderer for a request of ``suite``, or None (chat template). Native mode always uses the
-        chat template with ``tools=`` (BFCL's ``-FC`` handlers are another protocol, not reproduced here)."""
+        chat template with ``tools=`` (a leaderboard's ``-FC`` API handlers are another protocol, not reproduced
+        here)."""
         if self.option == CHAT_TEMPLATE or self.native or suite not in self.suites.handler_suites:
             return None
-        return handler_format(self.family)
+        return self._handler()
 
     def adds_special_tokens(self, suite: str) -> bool:
         """Whether the rendered text is tokenized *with* the tokenizer's special tokens, as upstream's inference
@@ -157,12 +164,13 @@ class PromptFormats:
 
     def describe(self) -> dict[str, Any]:
         chat = {"renderer": CHAT_TEMPLATE, "sha256": self.chat_template_sha256}
-        handler = None if self.native or self.option == CHAT_TEMPLATE else handler_format(self.family)
+        handler = None if self.native or self.option == CHAT_TEMPLATE else self._handler()
+        library = self.suites.library()
         suites: dict[str, Any] = {}
         for suite in sorted(self.suites.handler_suites):
             if handler is not None:
                 suites[suite] = {"renderer": handler.name, "sha256": handler.sha256,
-                                 "upstream": f"{UPSTREAM} {handler.upstream_file}"}
+                                 "upstream": f"{library.upstream if library else ''} {handler.upstream_file}"}
             else:
                 why = ("chat template asked for" if self.option == CHAT_TEMPLATE else
                        "native mode: chat template with tools=" if self.native else

@@ -1,0 +1,20 @@
+"""BFCL's QuickTestingOSSHandler (``quick_testing_oss.py``), bfcl-eval 2026.3.23
+``bfcl_eval/model_handler/local_inference/``: the whole handler in one module, as upstream keeps it in one class: its
+renderer (``_format_prompt``, on what a renderer is given: :mod:`.handlers`), what it records of a reply and its
+``decode_ast`` / ``decode_execute`` (:data:`SPECS`).
+
+A test fixture upstream (no leaderboard row); the default prompting assembly, no renderer.
+
+Reference: bfcl-eval 2026.3.23 = gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8. Standard library only.
+"""
+
+from __future__ import annotations
+
+
+from .spec import HandlerSpec
+
+
+#: the handlers this module reproduces, as the table of :mod:`.handlers` lists them
+SPECS: tuple[HandlerSpec, ...] = (
+    HandlerSpec("QuickTestingOSSHandler", "quick_testing_oss.py", None, True),
+)
