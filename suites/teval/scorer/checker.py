@@ -33,7 +33,7 @@ import re
 from typing import Any, Mapping, Sequence
 
 from pytest_toolbench.contract.suite import FORMAT_ERROR, NOT_SCORED, Case, Generation, Verdict
-from . import similarity
+from .similarity import EXTRA_HINT, Encoder, get_encoder
 from .decoding import FormatLoadError, format_load, jsonable, literal_eval, parse_string, split_special_tokens
 from .loading import settings
 
@@ -164,7 +164,7 @@ def plan_str_parse(text: str, api_list: Sequence[str]) -> list[dict[str, Any]]:
 
 
 def match_plans(pred_plan: list[dict[str, Any]], gt_plan: list[dict[str, Any]],
-                encoder: similarity.Encoder) -> dict[str, Any]:
+                encoder: Encoder) -> dict[str, Any]:
     """``PlanningEvaluator.bertscore_match`` with upstream's default weights and threshold.
 
     QUIRKS kept: a trailing ``FinishAction`` is dropped from both plans (after sorting by id); the matched count is
@@ -216,13 +216,13 @@ def match_plans(pred_plan: list[dict[str, Any]], gt_plan: list[dict[str, Any]],
             "matched": correct, "pairs": sorted(mapping.items()), "scores": [[round(v, 4) for v in r] for r in scores]}
 
 
-def plan_encoder(model: str) -> tuple[similarity.Encoder | None, str | None]:
+def plan_encoder(model: str) -> tuple[Encoder | None, str | None]:
     """The encoder for plan matching, which also needs networkx (both come with the ``teval`` extra)."""
     import importlib.util
 
     if importlib.util.find_spec("networkx") is None:
-        return None, f"networkx is not installed; {similarity.EXTRA_HINT}"
-    return similarity.get_encoder(model)
+        return None, f"networkx is not installed; {EXTRA_HINT}"
+    return get_encoder(model)
 
 
 def score_plan(payload: Mapping[str, Any], text: str, options: Mapping[str, Any]) -> Verdict:
@@ -356,7 +356,7 @@ def score_rru(payload: Mapping[str, Any], text: str, options: Mapping[str, Any])
     details: dict[str, Any] = {}
     problems: list[tuple[str, str]] = []
     if "thought" in pred and "thought" in gt:
-        encoder, reason = similarity.get_encoder(options["embedding_model"])
+        encoder, reason = get_encoder(options["embedding_model"])
         if encoder is None:
             counts.pop("thought", None)
             labels["similarity"] = NOT_COMPUTED
