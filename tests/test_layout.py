@@ -293,38 +293,42 @@ def test_a_function_local_package_import_is_found(tmp_path):
 SUITES_MAY_IMPORT = {"contract", "parsing", "scorer_lib"}
 
 
-def suite_crossings(suites: Path, name: str = SUITES_PACKAGE) -> list[str]:
-    """``path:line imports target`` of every import (inside functions and under ``if TYPE_CHECKING:`` too) of a suite
-    module that reaches the package outside ``SUITES_MAY_IMPORT``, or another suite (``pytest_toolbench.suites.<x>``
-    for a suite ``<y>``, relative or absolute)."""
-    package = name.split(".")[0]
+def import_targets(module: str, path: Path) -> list[tuple[int, str]]:
+    """(line, absolute target) of every import statement of one module (inside functions and under
+    ``if TYPE_CHECKING:`` too); ``from x import y`` gives ``x`` and ``x.y`` (``y`` may be a module)."""
     found = []
-    for module, path in package_modules(suites, name).items():
-        own = module.split(".")[: len(name.split(".")) + 1]  # pytest_toolbench.suites.<suite>
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parts = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
-                    parts = parts[:len(parts) - (node.level - 1)]
-                    base = ".".join(parts + ([node.module] if node.module else []))
-                targets = [base] if node.module else [f"{base}.{alias.name}" for alias in node.names]
-            else:
-                continue
-            for target in targets:
-                parts = target.split(".")
-                if parts[0] != package:
-                    continue
-                inside_suites = parts[:len(name.split("."))] == name.split(".")
-                if inside_suites:
-                    allowed = len(parts) == len(own) - 1 or parts[:len(own)] == own  # the suites' package, or its own
-                else:
-                    allowed = len(parts) > 1 and parts[1] in SUITES_MAY_IMPORT
-                if not allowed:
-                    found.append(f"{path.relative_to(suites.parent)}:{node.lineno} imports {target}")
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+                parts = parts[:len(parts) - (node.level - 1)]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            found += [(node.lineno, base)] + [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
     return found
+
+
+def suite_crossings(suites: Path, name: str = SUITES_PACKAGE) -> list[str]:
+    """``path:line imports target`` (the line's first offending target) of every import of a suite module that
+    reaches the package outside ``SUITES_MAY_IMPORT`` or another suite (``pytest_toolbench.suites.<other>``, relative
+    or absolute); the package itself and the suites' package are no crossing."""
+    package, depth = name.split(".")[0], len(name.split("."))
+    found = {}
+    for module, path in package_modules(suites, name).items():
+        own = module.split(".")[:depth + 1]  # pytest_toolbench.suites.<suite>
+        for line, target in import_targets(module, path):
+            parts = target.split(".")
+            if parts[0] != package or len(parts) == 1:
+                continue
+            if parts[:depth] == name.split("."):
+                allowed = len(parts) == depth or parts[:depth + 1] == own
+            else:
+                allowed = parts[1] in SUITES_MAY_IMPORT
+            if not allowed:
+                found.setdefault(f"{path.relative_to(suites.parent)}:{line}", target)
+    return [f"{where} imports {target}" for where, target in found.items()]
 
 
 def test_the_suites_module_graph_has_no_cycle():
@@ -350,29 +354,9 @@ def core_imports_of_the_suites(package: Path) -> list[str]:
     """``path:line`` of every import (inside functions and under ``if TYPE_CHECKING:`` too) by which a module of the
     package reaches ``<package>.suites``."""
     suites = f"{package.name}.suites"
-    found = []
-    for module, path in package_modules(package).items():
-        graph = module_graph_of_file(module, path)
-        found += [f"{path.relative_to(package.parent)}:{line}" for line, target in graph
-                  if target == suites or target.startswith(suites + ".")]
-    return sorted(set(found))
-
-
-def module_graph_of_file(module: str, path: Path) -> list[tuple[int, str]]:
-    """(line, absolute target) of every import statement of one module, ``from x import y`` giving ``x`` and
-    ``x.y`` (``y`` may be a module)."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
-                parts = parts[:len(parts) - (node.level - 1)]
-                base = ".".join(parts + ([node.module] if node.module else []))
-            found += [(node.lineno, base)] + [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
-    return found
+    return sorted({f"{path.relative_to(package.parent)}:{line}" for module, path in package_modules(package).items()
+                   for line, target in import_targets(module, path)
+                   if target == suites or target.startswith(suites + ".")})
 
 
 def test_the_core_never_imports_the_suites():
