@@ -93,7 +93,7 @@ def test_a_named_row_prompts_single_turn_and_multi_turn_as_its_handler(row, chec
         executed.append(list(calls))
         return [json.dumps({"call": call, "k": k}) if k % 2 else f"Result {k} of {call}" for k, call in enumerate(calls)]
 
-    monkeypatch.setattr(executor, "execute_calls", execute_calls)
+    monkeypatch.setattr(conversation, "execute_calls", execute_calls)  # the name the conversation calls
     monkeypatch.setattr(conversation, "new_instances", lambda case: {"simulators": object()})
     for scenario in oracle["scenarios"]:
         case = _case(scenario)

@@ -22,6 +22,7 @@ from shipped import scorer
 
 bfcl = scorer("bfcl")
 multi_turn = scorer("bfcl", "multi_turn.conversation")
+dialogue = scorer("bfcl", "multi_turn.dialogue")
 prompt = scorer("bfcl", "prompt")
 
 
@@ -130,7 +131,7 @@ def test_an_always_calling_model_is_force_quit_after_21_steps(cases):
     case = cases["multi_turn_base_0"]
     assert len(case.payload["question"]) > 1
     requests, transcript = drive(case, text("[pwd()]"))
-    assert len(requests) == multi_turn.MAXIMUM_STEP_LIMIT + 1
+    assert len(requests) == dialogue.MAXIMUM_STEP_LIMIT + 1
     assert len(transcript["result"]) == 1
     verdict = bfcl.score(case, Generation(text=json.dumps(transcript)))
     assert not verdict.passed and verdict.error_type == "multi_turn:force_terminated"

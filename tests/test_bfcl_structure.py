@@ -106,10 +106,18 @@ def test_subpackages_import_nothing_of_the_package_root_but_its_modules():
     assert all("" not in edges for name, edges in graph.items() if name), graph
 
 
+#: Each language's decoder modules: the decoder (upstream's reading of the tree), its grammar and its lexer.
+LANGUAGE_MODULES = {language: (language, f"{language}_parser", f"{language}_lexer") for language in ("java", "javascript")}
+
+
 def test_the_language_decoders_import_nothing_else_of_the_scorer():
     graph = import_graph()
-    for name in ("decoders.common", "decoders.java", "decoders.javascript", "decoders.python"):
+    for name in ("decoders.common", "decoders.python"):
         assert graph[name] <= {"decoders.common"}, (name, graph[name])
+    for language, modules in LANGUAGE_MODULES.items():
+        own = {f"decoders.{module}" for module in modules}
+        for module in modules:  # the language's own modules, and common.py
+            assert graph[f"decoders.{module}"] <= own | {"decoders.common"}, (module, graph[f"decoders.{module}"])
 
 
 def _definitions(path: Path) -> dict[str, str]:
@@ -133,8 +141,9 @@ def _definitions(path: Path) -> dict[str, str]:
 
 
 def test_java_and_javascript_define_nothing_twice():
-    java = _definitions(SCORER / "decoders" / "java.py")
-    javascript = _definitions(SCORER / "decoders" / "javascript.py")
+    java, javascript = ({name: body for module in LANGUAGE_MODULES[language]
+                         for name, body in _definitions(SCORER / "decoders" / f"{module}.py").items()}
+                        for language in ("java", "javascript"))
     common = _definitions(SCORER / "decoders" / "common.py")
     by_body: dict[str, list[str]] = {}
     for module, definitions in (("java", java), ("javascript", javascript), ("common", common)):
@@ -147,10 +156,11 @@ def test_java_and_javascript_define_nothing_twice():
 @pytest.mark.parametrize("module", ["java", "javascript"])
 def test_both_decoders_run_on_the_shared_pieces(module):
     """The parse guard, the reading of call arguments and the lexer's scanning steps are common.py's."""
-    tree = ast.parse((SCORER / "decoders" / f"{module}.py").read_text(encoding="utf-8"))
-    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module == "common"
-                for alias in node.names}
+    trees = [ast.parse((SCORER / "decoders" / f"{part}.py").read_text(encoding="utf-8"))
+             for part in LANGUAGE_MODULES[module]]
+    imported = {alias.name for tree in trees for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.module == "common" for alias in node.names}
     assert {"tree_sitter_input", "call_arguments", "scan_name_or_number", "scan_operator", "longest_first",
             "TokenStream", "DecodeError", "skip_blanks_and_comments"} <= imported
-    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    names = {node.id for tree in trees for node in ast.walk(tree) if isinstance(node, ast.Name)}
     assert "RecursionError" not in names and "UnicodeEncodeError" not in names  # the guard is common.py's

@@ -3,7 +3,12 @@ which. Checked on every import statement of every module (imports inside functio
 ``if TYPE_CHECKING:`` are annotations only and are left out), so a new module that reaches across a layer fails here
 with the line that does it. Then: the folder rules themselves have no cycle; the core folders import no pytest,
 ``_pytest``, xdist or pytest-html (imports inside functions included); and the module import graph, every import
-counted (inside functions and under ``if TYPE_CHECKING:`` too), has no cycle."""
+counted (inside functions and under ``if TYPE_CHECKING:`` too), has no cycle.
+
+The suites (``suites/``, shipped as ``pytest_toolbench.suites``) live under the same rules: their module graph has no
+cycle, no function imports a module of the suite or of the package, a suite imports of the package only
+``SUITES_MAY_IMPORT`` (never another suite, never a backend, the run, the reports or the plugin), and the core never
+imports ``pytest_toolbench.suites``."""
 
 from __future__ import annotations
 
@@ -13,6 +18,9 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "pytest_toolbench"
+#: The suites' folder; it ships inside the wheel as ``pytest_toolbench.suites`` (pyproject's package-dir).
+SUITES = PACKAGE.parent / "suites"
+SUITES_PACKAGE = "pytest_toolbench.suites"
 
 #: folder -> the package's folders its modules may import (besides their own folder and the standard library).
 MAY_IMPORT = {
@@ -127,14 +135,25 @@ def test_the_core_imports_no_pytest(folder):
 
 
 # -- the module import graph -----------------------------------------------------------------------------------
-def module_graph(package: Path) -> dict[str, set[str]]:
+def package_modules(package: Path, name: str | None = None) -> dict[str, Path]:
+    """Dotted module name -> file of every module under ``package`` (a package named without ``__init__``), the
+    folder itself named ``name`` (default: the folder's name; the suites' folder is ``pytest_toolbench.suites``).
+    The suites' ``samples/`` folders hold data in an upstream layout, not modules of the suite."""
+    modules: dict[str, Path] = {}
+    for path in sorted(package.rglob("*.py")):
+        parts = list(path.relative_to(package).with_suffix("").parts)
+        if "samples" in parts[:-1]:
+            continue
+        parts = [name or package.name, *(parts[:-1] if parts[-1] == "__init__" else parts)]
+        modules[".".join(parts)] = path
+    return modules
+
+
+def module_graph(package: Path, name: str | None = None) -> dict[str, set[str]]:
     """Module -> the package's modules it imports, every import statement counted: at module level, inside
     functions and under ``if TYPE_CHECKING:``. A package is named without ``__init__``; ``from . import x`` imports
     the package as well as ``x`` (its ``__init__`` runs first)."""
-    modules: dict[str, Path] = {}
-    for path in sorted(package.rglob("*.py")):
-        parts = list(path.relative_to(package.parent).with_suffix("").parts)
-        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    modules = package_modules(package, name)
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
         is_package = path.name == "__init__.py"
@@ -234,18 +253,21 @@ def test_a_planted_cycle_is_found(tmp_path):
 #: What a function may import inside its body: heavy third-party packages (and optional extras), loaded only when a
 #: run needs them, so that importing the plugin (and ``pytest --help``) stays cheap. Never the package's own modules:
 #: an arrow between them is written at the top of the module, where a reader sees it.
-def local_package_imports(package: Path) -> list[str]:
-    """``path:line`` of every import of the package's own modules inside a function body."""
+def local_package_imports(package: Path, own: tuple[str, ...] = ()) -> list[str]:
+    """``path:line`` of every import of the package's own modules inside a function body: a relative import, or an
+    absolute one of the folder's name or of a name in ``own`` (the suites: ``pytest_toolbench``, whose
+    ``pytest_toolbench.suites`` they are)."""
+    roots = {package.name, *own}
     found = []
-    for path in sorted(package.rglob("*.py")):
+    for path in sorted(package_modules(package).values()):
         for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             for node in ast.walk(function):
-                own = (isinstance(node, ast.ImportFrom) and (node.level > 0 or
-                                                              (node.module or "").split(".")[0] == package.name)) or \
-                      (isinstance(node, ast.Import) and any(a.name.split(".")[0] == package.name for a in node.names))
-                if own:
+                own_import = (isinstance(node, ast.ImportFrom) and (node.level > 0 or
+                                                                     (node.module or "").split(".")[0] in roots)) or \
+                    (isinstance(node, ast.Import) and any(a.name.split(".")[0] in roots for a in node.names))
+                if own_import:
                     found.append(f"{path.relative_to(package.parent)}:{node.lineno}")
     return sorted(set(found))
 
@@ -263,3 +285,143 @@ def test_a_function_local_package_import_is_found(tmp_path):
     (package / "a.py").write_text("import json\n\ndef f():\n    import torch\n    from . import b\n", encoding="utf-8")
     (package / "b.py").write_text("def g():\n    import pkg.a\n    from json import dumps\n", encoding="utf-8")
     assert local_package_imports(package) == ["pkg/a.py:5", "pkg/b.py:2"]
+
+
+# -- the suites under the same rules ---------------------------------------------------------------------------
+#: What a suite (its scorer, its ``__init__``) may import of the package: the contract it is written against, the
+#: parsers and the scorer libraries, as a layer of ``MAY_IMPORT`` would say it. Never another suite, never a backend,
+#: the run, the reports, the data layer or the plugin (``tests/test_scorer_lib.py`` names the modules of these three
+#: folders one by one: ``SCORER_MAY_IMPORT``).
+SUITES_MAY_IMPORT = {"contract", "parsing", "scorer_lib"}
+
+
+def import_targets(module: str, path: Path) -> list[tuple[int, str]]:
+    """(line, absolute target) of every import statement of one module (inside functions and under
+    ``if TYPE_CHECKING:`` too); ``from x import y`` gives ``x`` and ``x.y`` (``y`` may be a module)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+                parts = parts[:len(parts) - (node.level - 1)]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            found += [(node.lineno, base)] + [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+    return found
+
+
+def suite_crossings(suites: Path, name: str = SUITES_PACKAGE) -> list[str]:
+    """``path:line imports target`` (the line's first offending target) of every import of a suite module that
+    reaches the package outside ``SUITES_MAY_IMPORT`` or another suite (``pytest_toolbench.suites.<other>``, relative
+    or absolute); the package itself and the suites' package are no crossing."""
+    package, depth = name.split(".")[0], len(name.split("."))
+    found = {}
+    for module, path in package_modules(suites, name).items():
+        own = module.split(".")[:depth + 1]  # pytest_toolbench.suites.<suite>
+        for line, target in import_targets(module, path):
+            parts = target.split(".")
+            if parts[0] != package or len(parts) == 1:
+                continue
+            if parts[:depth] == name.split("."):
+                allowed = len(parts) == depth or parts[:depth + 1] == own
+            else:
+                allowed = parts[1] in SUITES_MAY_IMPORT
+            if not allowed:
+                found.setdefault(f"{path.relative_to(suites.parent)}:{line}", target)
+    return [f"{where} imports {target}" for where, target in found.items()]
+
+
+def test_the_suites_module_graph_has_no_cycle():
+    cycles = strongly_connected(module_graph(SUITES, SUITES_PACKAGE))
+    assert not cycles, "suite modules that import each other, round and round (function-local and TYPE_CHECKING " \
+                       "imports count; `from . import x` imports the package, whose __init__ imports the module " \
+                       "back):\n" + "\n".join(" <-> ".join(cycle) for cycle in cycles)
+
+
+def test_suite_functions_import_no_module_of_the_suite_or_the_package():
+    found = local_package_imports(SUITES, own=("pytest_toolbench",))
+    assert not found, "imports of the suite's or the package's modules inside functions (move them to the " \
+                      "module's top):\n" + "\n".join(found)
+
+
+def test_a_suite_imports_only_the_contract_the_parsers_and_the_scorer_libraries():
+    found = suite_crossings(SUITES)
+    assert not found, f"a suite may import of the package {sorted(SUITES_MAY_IMPORT)} and itself only:\n" + \
+        "\n".join(found)
+
+
+def core_imports_of_the_suites(package: Path) -> list[str]:
+    """``path:line`` of every import (inside functions and under ``if TYPE_CHECKING:`` too) by which a module of the
+    package reaches ``<package>.suites``."""
+    suites = f"{package.name}.suites"
+    return sorted({f"{path.relative_to(package.parent)}:{line}" for module, path in package_modules(package).items()
+                   for line, target in import_targets(module, path)
+                   if target == suites or target.startswith(suites + ".")})
+
+
+def test_the_core_never_imports_the_suites():
+    """The arrow runs from the suites to the core only: what the core needs of a suite comes through the suite's
+    declaration (suite.yaml, loaded as data from the suites' folder) and its scorer, bound by the catalog."""
+    found = core_imports_of_the_suites(PACKAGE)
+    assert not found, "the core imports pytest_toolbench.suites (the suites import the core, never back):\n" + \
+        "\n".join(found)
+    allowing = sorted(folder for folder, allowed in MAY_IMPORT.items() if "suites" in allowed)
+    assert not allowing, f"folder rules that still allow importing the suites: {allowing}"
+
+
+def _write_tree(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+
+
+def test_planted_suite_violations_are_found(tmp_path):
+    suites = tmp_path / "suites"
+    _write_tree(suites, {
+        "__init__.py": "",
+        "one/__init__.py": "",
+        "one/scorer/__init__.py": "from .checker import score\n",
+        # a cycle through the scorer's __init__: `from . import x` imports the package first
+        "one/scorer/checker.py": "from . import rules\nfrom pytest_toolbench.contract.suite import Case\n",
+        "one/scorer/rules.py": "import json\n\ndef f():\n    import torch\n    from .other import g\n"
+                               "    from pytest_toolbench.contract.errors import DataError\n",
+        "one/scorer/other.py": "def g():\n    return 1\n",
+        "one/samples/data.py": "from pytest_toolbench.backends import gold\n",  # data, not a module of the suite
+        "two/__init__.py": "",
+        "two/scorer/__init__.py": "from ...one.scorer import checker\nimport pytest_toolbench.suites.one.scorer\n"
+                                  "from pytest_toolbench.backends.gold import GoldBackend\n"
+                                  "from pytest_toolbench.parsing.python_calls import PythonCallDecoder\n"
+                                  "from pytest_toolbench.suites.two.scorer import x\nimport pytest_toolbench.suites\n",
+    })
+    graph = module_graph(suites, SUITES_PACKAGE)
+    assert "pytest_toolbench.suites.one.samples.data" not in graph
+    assert strongly_connected(graph) == [("pytest_toolbench.suites.one.scorer",
+                                          "pytest_toolbench.suites.one.scorer.checker")]
+    assert local_package_imports(suites, own=("pytest_toolbench",)) == ["suites/one/scorer/rules.py:5",
+                                                                         "suites/one/scorer/rules.py:6"]
+    assert suite_crossings(suites) == ["suites/two/scorer/__init__.py:1 imports pytest_toolbench.suites.one.scorer",
+                                       "suites/two/scorer/__init__.py:2 imports pytest_toolbench.suites.one.scorer",
+                                       "suites/two/scorer/__init__.py:3 imports pytest_toolbench.backends.gold"]
+    (suites / "one/scorer/checker.py").write_text("from .rules import f\n", encoding="utf-8")
+    assert strongly_connected(module_graph(suites, SUITES_PACKAGE)) == []
+
+
+def test_a_planted_core_import_of_the_suites_is_found(tmp_path):
+    package = tmp_path / "pytest_toolbench"
+    _write_tree(package, {
+        "__init__.py": "",
+        "suites/__init__.py": "",
+        "report/__init__.py": "",
+        "report/profile.py": "import pytest_toolbench.suites as shipped\n",
+        "backends/__init__.py": "",
+        "backends/prompts.py": "def f():\n    from .. import suites\n",
+        "run/__init__.py": "",
+        "run/context.py": "from ..backends import prompts\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                          "    from pytest_toolbench.suites.bfcl import scorer\n",
+    })
+    assert core_imports_of_the_suites(package) == ["pytest_toolbench/backends/prompts.py:2",
+                                                   "pytest_toolbench/report/profile.py:1",
+                                                   "pytest_toolbench/run/context.py:4"]
+

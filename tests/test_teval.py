@@ -30,6 +30,7 @@ from shipped import scorer
 
 teval = scorer("teval")
 checker = scorer("teval", "checker")
+planning = scorer("teval", "plan")
 decoding = scorer("teval", "decoding")
 loading = scorer("teval", "loading")
 aggregation = scorer("teval", "aggregation")
@@ -214,21 +215,21 @@ def test_instruct_verdicts(sample_cases):
 
 def test_plan_format_load_normalises_steps_or_gives_empty():
     """PlanningEvaluator.format_load: {name: str, id: int, args: str} per step; one bad step -> []."""
-    assert checker.plan_format_load('[{"name": 1, "id": "2", "args": {"a": 1}}]') == [
+    assert planning.plan_format_load('[{"name": 1, "id": "2", "args": {"a": 1}}]') == [
         {"name": "1", "id": 2, "args": "{'a': 1}"}]
-    assert checker.plan_format_load('[{"name": "a", "args": "{}"}]') == []  # no id
-    assert checker.plan_format_load('[{"name": "a", "id": "x", "args": "{}"}]') == []  # int("x")
-    assert checker.plan_format_load("({'name': 'a', 'id': 0, 'args': ''},)") == []  # a tuple is not a list
-    assert checker.plan_format_load("[]") == []
+    assert planning.plan_format_load('[{"name": "a", "args": "{}"}]') == []  # no id
+    assert planning.plan_format_load('[{"name": "a", "id": "x", "args": "{}"}]') == []  # int("x")
+    assert planning.plan_format_load("({'name': 'a', 'id': 0, 'args': ''},)") == []  # a tuple is not a list
+    assert planning.plan_format_load("[]") == []
 
 
 def test_plan_str_parse_splits_lines_and_picks_the_earliest_api():
     """str plans: '. ' ends a line too; the API name found first in a line wins (ties: API_list order)."""
     api = ["A.get", "A.get_all", "B.x"]
-    steps = checker.plan_str_parse("use B.x then A.get. no api here\nA.get_all now", api)
+    steps = planning.plan_str_parse("use B.x then A.get. no api here\nA.get_all now", api)
     assert [(s["id"], s["name"]) for s in steps] == [(0, "B.x"), (1, "A.get")]
     assert steps[0]["args"] == "use B.x then A.get"
-    assert checker.plan_str_parse("x", api) == []
+    assert planning.plan_str_parse("x", api) == []
 
 
 def _plan(*names: str) -> list[dict]:
@@ -238,16 +239,16 @@ def _plan(*names: str) -> list[dict]:
 def test_plan_matching_longest_increasing_run(fake_encoder):
     """bertscore_match: edges 0.75 name + 0.25 args > 0.8, max-weight matching, LIS of matched gold indices."""
     gold = _plan("A", "B", "C")
-    assert checker.match_plans(_plan("A", "B", "C"), gold, fake_encoder)["f1_score"] == 1.0
-    crossed = checker.match_plans(_plan("C", "A", "B"), gold, fake_encoder)
+    assert planning.match_plans(_plan("A", "B", "C"), gold, fake_encoder)["f1_score"] == 1.0
+    crossed = planning.match_plans(_plan("C", "A", "B"), gold, fake_encoder)
     assert (crossed["matched"], crossed["precision"], crossed["recall"]) == (2, 2 / 3, 2 / 3)
-    partial = checker.match_plans(_plan("A", "X"), gold, fake_encoder)
+    partial = planning.match_plans(_plan("A", "X"), gold, fake_encoder)
     assert (partial["precision"], partial["recall"]) == (0.5, 1 / 3)
 
 
 def test_plan_matching_counts_one_even_without_any_match(fake_encoder):
     """QUIRK: dp starts at 1 for every step, so a non-empty prediction always has >= 1 'correct' step."""
-    result = checker.match_plans(_plan("X", "Y"), _plan("A", "B", "C", "D"), fake_encoder)
+    result = planning.match_plans(_plan("X", "Y"), _plan("A", "B", "C", "D"), fake_encoder)
     assert result["matched"] == 1 and result["precision"] == 0.5 and result["recall"] == 0.25
 
 
@@ -255,19 +256,19 @@ def test_plan_matching_threshold_is_strict_and_weights_name_over_args():
     """An edge needs 0.75 cos(name) + 0.25 cos(args) > 0.8: the same name with unrelated args (0.75) is no match."""
     encoder = FakeEncoder({("{'q': 1}", "{}"): 0.2})
     pred = [{"id": 0, "name": "A", "args": "{'q': 1}"}, {"id": 1, "name": "B", "args": "{}"}]
-    result = checker.match_plans(pred, _plan("A", "B"), encoder)
+    result = planning.match_plans(pred, _plan("A", "B"), encoder)
     assert dict(result["pairs"])[0] == -1 and result["scores"][0][0] == 0.8  # 0.75 + 0.05 is not > 0.8
     encoder.table[("{'q': 1}", "{}")] = 0.21
-    assert checker.match_plans(pred, _plan("A", "B"), encoder)["f1_score"] == 1.0
+    assert planning.match_plans(pred, _plan("A", "B"), encoder)["f1_score"] == 1.0
 
 
 def test_plan_matching_drops_one_trailing_finish_action(fake_encoder):
     """A trailing FinishAction is removed from both plans (after sorting by id), not any other."""
     gold = _plan("A", "B", "FinishAction")
-    assert checker.match_plans(_plan("A", "B"), gold, fake_encoder)["f1_score"] == 1.0
-    assert checker.match_plans(_plan("FinishAction", "A", "B"), gold, fake_encoder)["precision"] == 2 / 3
+    assert planning.match_plans(_plan("A", "B"), gold, fake_encoder)["f1_score"] == 1.0
+    assert planning.match_plans(_plan("FinishAction", "A", "B"), gold, fake_encoder)["precision"] == 2 / 3
     # DEVIATION: upstream raises here (empty plan after the drop) and stops the whole evaluation.
-    lone = checker.match_plans(_plan("FinishAction"), gold, fake_encoder)
+    lone = planning.match_plans(_plan("FinishAction"), gold, fake_encoder)
     assert lone["f1_score"] == 0.0 and lone["upstream_crash"]
 
 

@@ -1,5 +1,5 @@
 """Ground truth rendered as the text a prompting-mode model would write (the gold backend's answers); agent
-cases answer with the reference transcript (``agent.py``) and, step by step, the gold plan (``loop.py``)."""
+cases answer with the reference transcript (``agent.py``) and, step by step, the gold plan (``gold_plan.py``)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any, Mapping
 
 from pytest_toolbench.contract.suite import Case, Request
 from .agent import gold_transcript
+from .gold_plan import gold_reply as agent_gold_reply
 from .loading import REPEAT_SUFFIX, is_agent
 
 
@@ -76,7 +77,5 @@ def gold_output(case: Case) -> str:
 
 def gold_reply(case: Case, step: int, request: Request) -> str:
     if is_agent(case):
-        from . import loop  # deferred: the loop loads the sandbox
-
-        return loop.gold_reply(case, step, request)
+        return agent_gold_reply(case, step, request)
     return gold_output(case)

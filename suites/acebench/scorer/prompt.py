@@ -16,6 +16,7 @@ from typing import Any, Mapping
 
 from pytest_toolbench.contract.suite import Case, Request
 from .loading import is_agent
+from .loop import conversation as agent_conversation, first_request
 
 SYSTEM_PROMPT_FOR_NORMAL_DATA_EN = """You are an AI assistant with the role name "assistant." Based on the provided API specifications and conversation history from steps 1 to t, generate the API requests that the assistant should call in step t+1. The API requests should be output in the format [ApiName(key1='value1', key2='value2', ...)], replacing ApiName with the actual API name, key1, key2, etc., with the actual parameter names, and value1, value2, etc., with the actual parameter values. The output should start with a square bracket "[" and end with a square bracket "]".
 If there are multiple API requests, separate them with commas, for example: [ApiName(key1='value1', key2='value2', ...), ApiName(key1='value1', key2='value2', ...), ...]. Do not include any other explanations, prompts, or API call results in the output.
@@ -171,16 +172,9 @@ def single_turn_messages(language: str, category: str, item: Mapping[str, Any]) 
 #: Upstream local inference: greedy, max_tokens 1024 (``model_infer.LLMInfer``).
 
 
-def _loop():
-    # Imported on first use so the Normal/Special scorer does not load the sandbox.
-    from . import loop
-
-    return loop
-
-
 def build_request(case: Case) -> Request:
     if is_agent(case):
-        return _loop().first_request(case)
+        return first_request(case)
     messages = single_turn_messages(case.payload["language"], case.category, case.payload)
     return Request(messages=messages, tools=None)
 
@@ -191,4 +185,4 @@ def is_interactive(case: Case) -> bool:
 
 
 def conversation(case: Case):
-    return _loop().conversation(case)
+    return agent_conversation(case)

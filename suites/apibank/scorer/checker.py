@@ -23,7 +23,7 @@ from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.scorer_lib.tl_failures import CORRECT, REWARDS
 from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verdict
 
-from . import api_check
+from .api_check import NO_API_CALL, judge
 from .decoding import decode_call, render_gold_call
 from .loading import API_CALL, settings
 from .prompt import described_apis
@@ -109,8 +109,8 @@ def _score_api_call(case: Case, generation: Generation) -> Verdict:
     target = payload["target"]
     text = generation.text if isinstance(generation.text, str) else ""
     call = decode_call(text)
-    result = api_check.judge(call, target)
-    error = None if result.correct else (FORMAT_ERROR if result.error_type == api_check.NO_API_CALL
+    result = judge(call, target)
+    error = None if result.correct else (FORMAT_ERROR if result.error_type == NO_API_CALL
                                          else result.error_type)
     expected = {"api_name": target["api_name"], "param_dict": target["param_dict"], "request": target["result"]["input"]}
     lines = []

@@ -30,6 +30,7 @@ from .aggregation import aggregate
 from .categories import AGENTIC, FORMAT_SENSITIVITY, MULTI_TURN
 from .loading import load_cases
 from .multi_turn import conversation as multi_turn_conversation
+from .multi_turn.simulators import wheel_problem
 from .replay import replay_outputs
 
 
@@ -51,8 +52,6 @@ def unavailable(case: Case) -> str | None:
     or an optional extra (:func:`.agentic.conversation.unavailable`)."""
     if not is_interactive(case):
         return None
-    from .multi_turn.simulators import wheel_problem
-
     problem = wheel_problem(multi_turn_conversation.data_dirs(case))
     if problem is None and case.category in AGENTIC:
         problem = agentic_conversation.unavailable(case)

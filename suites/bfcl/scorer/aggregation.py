@@ -17,7 +17,8 @@ from typing import Sequence
 from pytest_toolbench.scorer_lib.tl_failures import tl_metrics
 from pytest_toolbench.contract.suite import NOT_RUN, NOT_SCORED, CaseResult, Metric
 from .categories import ALL_CATEGORIES, LIVE_AST, MEMORY, MULTI_TURN, NON_LIVE_AST, WEB_SEARCH
-from . import format_sensitivity, unpassable
+from .format_sensitivity import metrics as format_sensitivity_metrics
+from .unpassable import metrics as unpassable_metrics
 from .tl import SINGLE_CALL_CATEGORIES
 
 #: Entries per category in the pinned data; used as the weight of a live category that did not run.
@@ -171,5 +172,5 @@ def aggregate(results: Sequence[CaseResult]) -> list[Metric]:
     no model can pass (:mod:`.unpassable`, not official); TL-Training's failure categories and mean reward
     (single-call cases); the non-scoring format-sensitivity figures (in no aggregate: :mod:`.format_sensitivity`)."""
     single_call = [r for r in results if r.category in SINGLE_CALL_CATEGORIES]
-    return (official_metrics(results) + unpassable.metrics(results, ALL_CATEGORIES) + tl_metrics(single_call)
-            + format_sensitivity.metrics(results))
+    return (official_metrics(results) + unpassable_metrics(results, ALL_CATEGORIES) + tl_metrics(single_call)
+            + format_sensitivity_metrics(results))

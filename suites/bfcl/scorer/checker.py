@@ -14,10 +14,11 @@ from typing import Any
 
 from pytest_toolbench.scorer_lib import tl_failures
 from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verdict
-from . import format_sensitivity
 from .categories import FORMAT_SENSITIVITY, RELEVANCE_CATEGORIES, language_of
 from .decoders.common import DecodeError
 from .decoding import decode, is_empty_output, is_function_calling_format
+from .format_prompts import Config as FormatConfig
+from .format_sensitivity import decode as decode_format_case
 from .single_turn.ast_checker import CHECKER_CRASH, check_calls, show
 from .handler_path import (decode_recorded, decode_single, handler_of, replayed_record, sends_bfcl_system_prompt,
                            underscore_to_dot)
@@ -86,7 +87,7 @@ def _score_format_sensitivity(case: Case, generation: Generation, handler: str |
     ``decode_ast`` when a row's handler wrote the prompt), checked by the AST checker with the original id as the
     category. Upstream runs the category for prompting models only; a native reply or an FC row's reply, like a
     non-text result in a result file, is a decoder failure (upstream's ``decode_ast`` strips a string)."""
-    config = format_sensitivity.Config.parse(case.payload["config"])
+    config = FormatConfig.parse(case.payload["config"])
     underscore = False
     if is_fc(generation) or (handler is not None and not sends_bfcl_system_prompt(handler)):
         decoded, decode_error = None, ("format sensitivity is a prompting category (bfcl generate skips it for FC "
@@ -94,10 +95,10 @@ def _score_format_sensitivity(case: Case, generation: Generation, handler: str |
         mode = "fc"
     elif handler is not None:
         decoded, decode_error = _attempt(decode_single, handler, generation.text or "", config.return_format,
-                                         lambda text, _language: format_sensitivity.decode(case, text))
+                                         lambda text, _language: decode_format_case(case, text))
         mode, underscore = "prompting", underscore_to_dot(handler)
     else:
-        decoded, decode_error = _attempt(format_sensitivity.decode, case, generation.recorded())
+        decoded, decode_error = _attempt(decode_format_case, case, generation.recorded())
         mode = "prompting"
     verdict = _score_ast(case, decoded, decode_error, mode, underscore,
                          check_category=case.payload["original_id"], language="python")

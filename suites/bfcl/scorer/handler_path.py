@@ -31,6 +31,7 @@ from pytest_toolbench.scorer_lib.bfcl_handlers import handlers as bfcl_handlers
 from pytest_toolbench.scorer_lib.bfcl_handlers import registry
 from .decoders.common import DecodeError
 from .decoding import decode
+from .multi_turn.executor import StepDecodeError, decode_prompting_step
 
 #: ``prompt_format.HandlerFormat.name`` of a BFCL handler renderer
 RENDERER_PREFIX = "bfcl-handler:"
@@ -118,12 +119,10 @@ def decode_recorded(handler: str, value: Any, language: str, prompting_ast: Any 
 
 def step_decoder(handler: str):
     """``decode_execute`` of the handler on a recorded multi-turn step -> call strings (raises on failure)."""
-    from .multi_turn import executor
-
     def decode_step(step: Any) -> list[str]:
         try:
-            return bfcl_handlers.decode_execute(handler, step, executor.decode_prompting_step, decode)
+            return bfcl_handlers.decode_execute(handler, step, decode_prompting_step, decode)
         except bfcl_handlers.HandlerDecodeError as error:
-            raise executor.StepDecodeError(str(error)) from None
+            raise StepDecodeError(str(error)) from None
 
     return decode_step

@@ -6,11 +6,12 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from pytest_toolbench.contract.data_files import load_jsonl
+from pytest_toolbench.contract.errors import DataError
 from pytest_toolbench.contract.suite import Case, SuiteContext
 from .agentic.conversation import load_agentic_cases
-from . import format_sensitivity
 from .categories import (AGENTIC, CATEGORIES, FORMAT_SENSITIVITY, MULTI_TURN, RELEVANCE_CATEGORIES,
                          RUN_CATEGORIES, language_of)
+from .format_sensitivity import load_format_cases
 from .multi_turn.conversation import load_multi_turn_cases
 
 
@@ -79,7 +80,7 @@ def load_cases(context: SuiteContext) -> list[Case]:
     cases += load_multi_turn_cases(data_dir, [c for c in selected if c in MULTI_TURN])
     cases += load_agentic_cases(data_dir, [c for c in selected if c in AGENTIC])
     if FORMAT_SENSITIVITY in selected:
-        cases += format_sensitivity.load_format_cases(data_dir, ANSWER_SCHEMA, PROMPT_SCHEMA)
+        cases += load_format_cases(data_dir, ANSWER_SCHEMA, PROMPT_SCHEMA)
     return context.bind(cases)
 
 
@@ -97,8 +98,6 @@ def _load_single_turn(data_dir: Path, categories: list[str], definition: Mapping
             answer_file = data_dir / "possible_answer" / prompt_file.name
             answers = load_jsonl(answer_file, ANSWER_SCHEMA)
             if len(answers) != len(prompts):
-                from pytest_toolbench.contract.errors import DataError
-
                 raise DataError(answer_file, f"{len(answers)} answers for {len(prompts)} prompts")
         live = "live" if category.startswith("live_") else "non_live"
         kind = "relevance" if category in RELEVANCE_CATEGORIES else "ast"

@@ -28,7 +28,9 @@ from typing import Any, Mapping
 
 from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verdict
 
-from . import tl, toleap, upstream
+from .tl import classify as tl_classify
+from .toleap import as_sets, f1, label_representation, representation, sample_scores
+from .upstream import lcs_ratio, sample as upstream_sample
 from .decoding import PARSED_RESULT, toleap_result, upstream_result
 from .prompt import protocol_of
 from .rouge import rouge_n
@@ -94,9 +96,9 @@ def _score_toleap(case: Case, text: str) -> Verdict:
     temporal = payload["tools"]["dependency_type"] == "temporal"
     label = payload["label"]
     result, bad, is_list = toleap_result(text)
-    sample = toleap.sample_scores(result, label, temporal)
-    predicted_sets = toleap.as_sets(sample["predicted"])
-    expected_sets = toleap.as_sets(toleap.representation(label, temporal))
+    sample = sample_scores(result, label, temporal)
+    predicted_sets = as_sets(sample["predicted"])
+    expected_sets = as_sets(representation(label, temporal))
     crashes = sample["predicted"]["crashes"]
     counts = dict(sample["scores"])
     counts.update(bad_case=1.0 if bad else 0.0, toleap_crash=1.0 if crashes else 0.0)
@@ -128,10 +130,10 @@ def _score_toleap(case: Case, text: str) -> Verdict:
 def _toleap_ceiling(label: Mapping[str, Any], temporal: bool) -> dict[str, float]:
     """The reference answer's own ToLeaP scores where below 1 (label-side rules no prediction can meet, or empty
     label sets, which ToLeaP scores 0)."""
-    echo = toleap.representation(label, temporal)
-    gold = toleap.label_representation(label, temporal)
-    ceiling = {"name_f1": toleap.f1(echo["names"], gold["names"]), "t_f1": toleap.f1(echo["arg_names"], gold["arg_names"]),
-               "v_f1": toleap.f1(echo["arg_values"], gold["arg_values"]), "link_f1": toleap.f1(echo["links"], gold["links"])}
+    echo = representation(label, temporal)
+    gold = label_representation(label, temporal)
+    ceiling = {"name_f1": f1(echo["names"], gold["names"]), "t_f1": f1(echo["arg_names"], gold["arg_names"]),
+               "v_f1": f1(echo["arg_values"], gold["arg_values"]), "link_f1": f1(echo["links"], gold["links"])}
     return {key: value for key, value in ceiling.items() if value < 1}
 
 
@@ -151,7 +153,7 @@ def _score_upstream(case: Case, text: str) -> Verdict:
         _add_tl(verdict, case, None, unparseable=True)
         return verdict
     counts["written"] = 1.0
-    sample = upstream.sample(result, payload["label"], temporal, tools["output_types"])
+    sample = upstream_sample(result, payload["label"], temporal, tools["output_types"])
     if sample["steps"] is not None:
         predicted_text, label_text = sample["steps"]
         counts.update(steps=1.0, rouge1=rouge_n(label_text, predicted_text, 1, stem=False)[2],
@@ -169,7 +171,7 @@ def _score_upstream(case: Case, text: str) -> Verdict:
     if sample["crash"]:
         counts["upstream_crash"] = 1.0
         details["upstream_crash"] = f"task_links: {sample['crash']} (evaluate.py would stop; counted as no links)"
-    echo = upstream.sample(_label_result(payload["label"]), payload["label"], temporal, tools["output_types"])["graph"]
+    echo = upstream_sample(_label_result(payload["label"]), payload["label"], temporal, tools["output_types"])["graph"]
     predicted_sets, expected_sets = _upstream_sets(graph), _upstream_sets(echo) if echo else None
     if expected_sets is None:  # the label itself cannot be scored by evaluate.py: a data defect
         error_type, explanation = FORMAT_ERROR, "evaluate.py cannot score the reference answer of this case"
@@ -215,13 +217,13 @@ def _pool_counts(graph: Mapping[str, Any], tool_names: list[str]) -> dict[str, f
     # evaluate.py "ed": tool_map (1-based positions, "<PAD>" -> -1, unknown -> 0), Levenshtein.ratio per sample
     tool_map = {name: i + 1 for i, name in enumerate(tool_names)}
     tool_map["<PAD>"] = -1
-    counts["ed_ratio"] = upstream.lcs_ratio([tool_map.get(n, 0) for n in graph["pred_names"]],
+    counts["ed_ratio"] = lcs_ratio([tool_map.get(n, 0) for n in graph["pred_names"]],
                                             [tool_map.get(n, 0) for n in graph["label_names"]])
     return counts
 
 
 def _add_tl(verdict: Verdict, case: Case, result: Any, unparseable: bool) -> None:
-    outcome = tl.classify(case, result, unparseable)
+    outcome = tl_classify(case, result, unparseable)
     if outcome is not None:
         verdict.labels["tl_category"] = outcome[0]
         verdict.counts["tl_reward"] = outcome[1]

@@ -22,9 +22,8 @@ from collections import defaultdict
 from typing import Iterable, Sequence
 
 from pytest_toolbench.contract.suite import NOT_SCORED, CaseResult, Metric
-from .checker import NOT_COMPUTED
 from .loading import CATEGORIES
-from .similarity import EXTRA_HINT
+from .similarity import EXTRA_HINT, NOT_COMPUTED
 
 NOT_COMPUTED_NOTE = f"NOT COMPUTED: needs sentence-transformers, networkx and the embedding model ({EXTRA_HINT})"
 SHORT_NOTE = "NOT COMPUTED (no sentence-embedding model: the teval extra)"

@@ -23,6 +23,8 @@ from typing import Any, Protocol, Sequence
 from pytest_toolbench.scorer_lib import embedding_models
 
 EXTRA_HINT = "pip install 'pytest-toolbench[teval]'"
+#: The label of an item whose similarity could not be computed (no ``teval`` extra): left out of its counts.
+NOT_COMPUTED = "not_computed"
 
 
 class Encoder(Protocol):

@@ -25,7 +25,8 @@ import json
 from typing import Any, Mapping
 
 from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Verdict
-from . import arguments as args_rules
+from .arguments import CORRECT, ArgumentChecker, error_path, value_at
+from .arguments import category as failure_category
 from .loop import EMPTY_OUTPUT, UPSTREAM_RAISES, WRONG_ACTION
 
 #: error_type values (besides format_error) and what they mean.
@@ -51,7 +52,7 @@ def _step_keys(log: Mapping[str, Any]) -> list[str]:
 def params_check(result: dict[str, Any], tools: Any) -> dict[str, Any]:
     """Upstream ``params_checker`` on one task result (modified in place, as upstream); returns what was found:
     the argument label, the first failing (step, pair) and the checker's notes."""
-    checker = args_rules.ArgumentChecker()
+    checker = ArgumentChecker()
     arguments_label = "correct"
     failure: dict[str, Any] | None = None
     log = result.get("inference_log")
@@ -89,7 +90,7 @@ def params_check(result: dict[str, Any], tools: Any) -> dict[str, Any]:
                 raise ValueError(f"{key}: call {name!r} paired with gold {gold['name']!r} (upstream asserts equal)")
             check = checker.check(tools, name, call["function"]["arguments"], gold["arguments"])
             results.append(check)
-            if check != args_rules.CORRECT:
+            if check != CORRECT:
                 step_label = "error"
                 arguments_label = "error"
                 if failure is None:
@@ -154,11 +155,11 @@ def _action_failure(log: Mapping[str, Any]) -> tuple[str, str]:
 
 def _argument_explanation(failure: Mapping[str, Any]) -> str:
     result = failure["result"]
-    path = args_rules.error_path(result)
+    path = error_path(result)
     detail = ""
     if path is not None:
-        detail = (f"; argument {path!r}: expected {_short(args_rules.value_at(failure['gold'], path))}, got "
-                  f"{_short(args_rules.value_at(failure['predicted'], path))}")
+        detail = (f"; argument {path!r}: expected {_short(value_at(failure['gold'], path))}, got "
+                  f"{_short(value_at(failure['predicted'], path))}")
     return (f"{failure['step']}, call {failure['name']}: {result}{detail} (predicted {_short(failure['predicted'])}; "
             f"gold {_short(failure['gold'])})")
 
@@ -209,7 +210,7 @@ def verdict_from_result(case: Case, result: dict[str, Any]) -> Verdict:
         return Verdict(True, counts=counts, labels=labels, details=details)
     if found["failure"] is not None:
         failure = found["failure"]
-        kind = args_rules.category(failure["result"])
+        kind = failure_category(failure["result"])
         return Verdict(False, kind, _argument_explanation(failure), counts=counts, labels=labels, details=details,
                        decoded=_short(failure["predicted"], 2000), expected=_short(failure["gold"], 2000))
     kind, explanation = _action_failure(original.get("inference_log") or {})

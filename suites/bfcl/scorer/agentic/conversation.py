@@ -7,7 +7,7 @@ Follows bfcl-eval 2026.3.23 (gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8, `
   twice (``web_search_base_<n>``, ``web_search_no_snippet_<n>``, ``initial_config`` ``show_snippet``); the 155 memory
   questions run once per backend (``memory_<b>_<n>-<scenario>-<k>``, class ``MemoryAPI_<b>``); each question gets the
   answer-format system message first; the class docs with the Python hint.
-- the conversation: the multi-turn step loop (:class:`..multi_turn.conversation.Dialogue`). A memory question
+- the conversation: the multi-turn step loop (:class:`..multi_turn.dialogue.Dialogue`). A memory question
   first runs its scenario's prerequisite conversations in file order (upstream links each to the ones before it with
   ``depends_on``): the first starts with an empty memory, each later one (and the question) starts from the state the
   previous one left (upstream's ``<scenario>_final.json`` snapshot, kept in memory here). Each entry's first system
@@ -36,10 +36,14 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from pytest_toolbench.contract.data_files import load_jsonl
+from pytest_toolbench.contract.errors import DataError
 from pytest_toolbench.contract.suite import FORMAT_ERROR, Case, Generation, Request, Verdict
 from ..categories import MEMORY, WEB_SEARCH
-from ..multi_turn.conversation import (Dialogue, data_dirs, load_class_docs, transcript, transcript_handler,
-                                       transcript_of)
+from ..handler_path import step_decoder
+from ..multi_turn.conversation import data_dirs, load_class_docs, transcript, transcript_handler, transcript_of
+from ..multi_turn.dialogue import Dialogue
+from ..multi_turn.executor import decode_fc_step, decode_prompting_step, execute_calls
+from ..multi_turn.simulators import official_module
 from ..prompt import hinted_functions, native_tools, system_prompt
 from .memory import (
     memory_instance, memory_instruction, memory_snapshot, vector_backend_problem, with_memory_instruction,
@@ -83,8 +87,6 @@ def _paired(data_dir: Path, name: str) -> list[tuple[dict, dict]]:
     entries = load_jsonl(data_dir / name, QUESTION_SCHEMA)
     answers = load_jsonl(data_dir / "possible_answer" / name, ANSWER_SCHEMA)
     if len(entries) != len(answers):
-        from pytest_toolbench.contract.errors import DataError
-
         raise DataError(data_dir / "possible_answer" / name, f"{len(answers)} answers for {len(entries)} questions")
     return list(zip(entries, answers))
 
@@ -166,14 +168,12 @@ def unavailable(case: Case) -> str | None:
 def _entry(question: list[list[dict]], docs: list[dict], category: str, instances: dict[str, Any], entry_id: str,
            native: bool | None) -> Iterator[Request]:
     """One entry through the step loop; returns (turns of steps, mode known after it)."""
-    from ..multi_turn import executor
-
     hinted = hinted_functions(docs, category)
     dialogue = Dialogue(question[0], system_prompt(hinted), native_tools(docs, category), native=native,
                         functions=hinted)
 
     def execute(calls: list[str]) -> list[str]:
-        return executor.execute_calls(calls, instances, entry_id=entry_id)
+        return execute_calls(calls, instances, entry_id=entry_id)
 
     turns = []
     for index, messages in enumerate(question):
@@ -193,8 +193,6 @@ def conversation(case: Case) -> Iterator[Request]:
     docs = payload["function"]
     near = data_dirs(case)
     if case.category in WEB_SEARCH:
-        from ..multi_turn.simulators import official_module
-
         search = official_module("web_search", near).WebSearchAPI()
         search._load_scenario(copy.deepcopy(payload["initial_config"]["WebSearchAPI"]))
         turns, native, handler = yield from _entry(payload["question"], docs, case.category,
@@ -245,16 +243,12 @@ def standardize(text: str) -> str:
 
 
 def score(case: Case, generation: Generation) -> Verdict:
-    from ..multi_turn import executor
-
-    from ..handler_path import step_decoder
-
     mode, result = transcript_of(generation.text or "")
     handler = transcript_handler(generation.text or "")
     ground_truth = case.payload["ground_truth"]
     verdict = check_agentic(result, ground_truth,
                             decode_step=step_decoder(handler) if handler else
-                            executor.decode_fc_step if mode == "fc" else executor.decode_prompting_step)
+                            decode_fc_step if mode == "fc" else decode_prompting_step)
     verdict.labels["mode"] = mode
     return verdict
 

@@ -17,6 +17,7 @@ import threading
 from typing import Any
 
 from pytest_toolbench.scorer_lib import embedding_models
+from ..multi_turn.simulators import official_module
 
 #: The encoder ``memory_vector.py`` loads, by this name (sentence-transformers expands it to the Hub id
 #: ``sentence-transformers/all-MiniLM-L6-v2``).
@@ -89,8 +90,6 @@ def vector_backend_problem(data_dirs: list[str]) -> str | None:
 
 
 def _memory_class(category: str, data_dirs: list[str]) -> type:
-    from ..multi_turn.simulators import official_module
-
     backend = category.removeprefix("memory_")
     return getattr(official_module(f"memory_{backend}", data_dirs), f"MemoryAPI_{backend}")
 

@@ -12,7 +12,7 @@ Follows bfcl-eval 2026.3.23 (gorilla 6ea57973c7a6097fd7c5915698c54c17c5b1b6c8, `
   system prompt stays as it was, the FC model gets the docs added to its tools and the bare sentence; the step loop
   (query; the reply is recorded; a reply that does not decode, or decodes to no call, ends the turn; the calls run
   in order on the conversation's simulator instances, one tool message each; after the 21st executing step
-  (``MAXIMUM_STEP_LIMIT = 20``) the entry is force-quit and no later turn runs).
+  (``MAXIMUM_STEP_LIMIT = 20``) the entry is force-quit and no later turn runs); the step loop is ``dialogue.py``.
 - the transcript is upstream's ``result`` (turns -> steps -> raw text, or ``[{name: "<arguments JSON>"}]`` for a
   natively answering model), wrapped as ``{"mode": "prompting" | "fc", "result": ...}`` so the checker decodes each
   step as the handler that produced it would.
@@ -31,14 +31,18 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from pytest_toolbench.contract.data_files import load_jsonl
-from pytest_toolbench.contract.errors import DataError
-from pytest_toolbench.contract.suite import Case, Generation, Request, Verdict
+from pytest_toolbench.contract.errors import DataError, ToolbenchError
+from pytest_toolbench.contract.suite import NOT_SCORED, Case, Generation, Request, Verdict
+from pytest_toolbench.scorer_lib.bfcl_handlers import handlers as bfcl_handlers
 from ..categories import MULTI_TURN
+from ..handler_path import step_decoder
 from ..prompt import hinted_functions, native_tools, system_prompt
+from .checker import check_multi_turn
+from .dialogue import Dialogue, holdout_tools
+from .executor import decode_fc_step, decode_prompting_step, execute_calls
+from .simulators import new_instances as simulator_instances, simulator_classes
 
 
-#: ``constants/default_prompts.py``: ``MAXIMUM_STEP_LIMIT``; the loop force-quits once a turn has run more steps.
-MAXIMUM_STEP_LIMIT = 20
 #: ``constants/default_prompts.py``: ``DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC`` (the FC holdout message) and
 #: ``..._PROMPTING`` (``"{functions}\n"`` + the same sentence).
 HOLDOUT_SENTENCE = "I have updated some more functions you can choose from. What about now?"
@@ -150,163 +154,16 @@ def _offered_and_held_out(entry: Mapping[str, Any], docs: Mapping[str, list[dict
 
 # -- the conversation -------------------------------------------------------------------------------------------------
 
-def is_native(generation: Generation) -> bool:
-    """A native backend sets ``tool_calls`` (``[]`` for a plain answer) or ``parse_error`` on every reply."""
-    return generation.tool_calls is not None or generation.parse_error is not None
-
-
-def fc_step(generation: Generation) -> Any:
-    """A native reply as an FC handler records it: ``[{name: "<arguments JSON>"}]``, or the text without calls."""
-    if not generation.tool_calls:
-        return generation.text or ""
-    step = []
-    for call in generation.tool_calls:
-        arguments = call.get("arguments", {})
-        step.append({str(call.get("name", "")): arguments if isinstance(arguments, str)
-                     else json.dumps(arguments, ensure_ascii=False)})
-    return step
-
-
-def _fc_messages(step: Any, calls: list[str], results: list[str], step_index: int) -> list[dict]:
-    """The assistant message of an FC step and one tool message per executed call, OpenAI-style."""
-    if not isinstance(step, list):
-        return [{"role": "assistant", "content": step}]
-    tool_calls = []
-    for position, item in enumerate(step):
-        (name, arguments), = item.items()
-        tool_calls.append({"id": f"call_{step_index}_{position}", "type": "function",
-                           "function": {"name": name, "arguments": arguments}})
-    messages: list[dict] = [{"role": "assistant", "content": "", "tool_calls": tool_calls}]
-    for call, result, tool_call in zip(calls, results, tool_calls):
-        messages.append({"role": "tool", "tool_call_id": tool_call["id"], "name": tool_call["function"]["name"],
-                         "content": result})
-    return messages
-
-
-def holdout_tools(docs: list[dict]) -> list[dict]:
-    """FC tools for held-out docs: ``convert_to_tool`` on the docs as they are (held-out docs carry no language
-    hint, which :func:`native_tools` adds: the description is put back)."""
-    return [dict(tool, function={**tool["function"], "description": doc["description"]})
-            for tool, doc in zip(native_tools(docs, "multi_turn"), docs)]
-
-
-class Dialogue:
-    """One entry's message history through the step loop (§6.4), in the prompting and the FC protocol.
-
-    Until the first reply tells which protocol the backend answers in (``native`` is None), both histories are kept
-    and each request carries both (``messages`` and ``native_messages``); then only the one in use. ``native``
-    may be given up front (a later entry of a chain whose mode is known)."""
-
-    def __init__(self, first_turn: list[dict], system: str, tools: list[dict], native: bool | None = None,
-                 functions: list[dict] | None = None):
-        self.prompting = [dict(m) for m in first_turn]
-        self.fc = [dict(m) for m in first_turn]
-        # What a BFCL handler with its own tools block is given (``Request.functions`` and ``native_messages``):
-        # the offered docs with the language hint, never extended at a holdout turn (the local handlers' prompting
-        # path, ``inference_multi_turn_prompting``, does not recompile them), and the question without BFCL's
-        # system prompt, with the prompting holdout message, raw replies and ``tool`` results.
-        self.plain = [dict(m) for m in first_turn]
-        self.functions = functions
-        #: the BFCL handler that renders this conversation (learnt from the first reply's ``renderer``), or None
-        self.handler: str | None = None
-        if self.prompting and self.prompting[0]["role"] == "system":
-            self.prompting[0]["content"] = system + "\n\n" + self.prompting[0]["content"]
-        else:
-            self.prompting.insert(0, {"role": "system", "content": system})
-        self.tools = tools
-        self.native = native
-        self.executed_steps = 0
-
-    @property
-    def mode(self) -> str:
-        return "fc" if self.native else "prompting"
-
-    def add_user(self, prompting_message: dict, fc_message: dict | None = None) -> None:
-        self.prompting.append(dict(prompting_message))
-        self.plain.append(dict(prompting_message))
-        self.fc.append(dict(fc_message or prompting_message))
-
-    def request(self) -> Request:
-        if self.native:
-            return Request(messages=list(self.fc), tools=self.tools)
-        # Prompting, or not known yet: the prompting messages, and what a native backend (before the first reply the
-        # FC history is the question, as ``plain``) or a handler with its own tools block reads.
-        return Request(messages=list(self.prompting), tools=self.tools, native_messages=list(self.plain),
-                       functions=self.functions)
-
-    def _record(self, generation: Generation) -> tuple[Any, Any]:
-        """(the step as recorded in the transcript, the call strings or None when the step ends the turn)."""
-        from . import executor as run
-        from .. import handler_path
-
-        if self.native:
-            step = fc_step(generation)
-            decode = run.decode_fc_step
-        elif self.handler is not None:
-            # the row's handler: what its _parse_query_response_prompting records, its decode_execute
-            try:
-                step = handler_path.recorded(self.handler, generation.text or "")
-            except Exception:  # noqa: BLE001 - upstream: the entry's recording fails; here the turn ends
-                return generation.text or "", None
-            decode = handler_path.step_decoder(self.handler)
-        else:
-            # The transcript holds what the handler recorded (QwenHandler: the text after </think>)
-            step = generation.recorded()
-            decode = run.decode_prompting_step
-        try:
-            calls = decode(step)
-        except Exception:  # noqa: BLE001 - upstream: any decoding error ends the turn
-            calls = None
-        return step, calls
-
-    def turn(self, execute: Any) -> Iterator[Request]:
-        """The step loop of one turn; ``execute(calls) -> results``. Returns ``(steps, force_quit)``."""
-        from . import executor as run
-        steps: list[Any] = []
-        count = 0
-        while True:
-            generation: Generation = yield self.request()
-            if self.native is None:
-                self.native = is_native(generation)
-            if self.handler is None and not self.native:
-                from ..handler_path import handler_of
-                self.handler = handler_of(generation)
-            # Prompting: both ``prompting`` and ``plain`` grow (a handler with its own tools block reads ``plain``).
-            histories = [self.fc] if self.native else [self.prompting, self.plain]
-            # The history keeps the reply as written, from which the handler's renderer re-derives what it stores
-            # (the reasoning it keeps, the calls it parsed); the transcript holds what the handler recorded.
-            step, calls = self._record(generation)
-            written = step if self.native else (generation.text or "")
-            steps.append(step)
-            if calls is None or run.is_empty_step(calls):
-                for history in histories:
-                    history.append({"role": "assistant", "content": written if isinstance(written, str) else ""})
-                return steps, False
-            results = execute(calls)
-            for history in histories:
-                if self.native:
-                    history.extend(_fc_messages(step, calls, results, self.executed_steps))
-                else:
-                    history.append({"role": "assistant", "content": written})
-                    history.extend({"role": "tool", "name": call, "content": output}
-                                   for call, output in zip(calls, results))
-            self.executed_steps += 1
-            count += 1
-            if count > MAXIMUM_STEP_LIMIT:
-                return steps, True
-
-
 def conversation(case: Case) -> Iterator[Request]:
     """The §6.4 loop for one multi-turn entry (see the module docstring). Yields requests, receives generations,
     returns ``{"mode", "result"}``."""
-    from . import executor as run
     payload = case.payload
     instances: dict[str, Any] = {}
 
     def execute(calls: list[str]) -> list[str]:
         if not instances:  # built on the first call: a conversation without calls never needs the classes
             instances.update(new_instances(case))
-        return run.execute_calls(calls, instances, entry_id=payload["id"])
+        return execute_calls(calls, instances, entry_id=payload["id"])
 
     offered = payload["function"]
     hinted = hinted_functions(offered, case.category)
@@ -337,9 +194,8 @@ def transcript(mode: str, result: Any, handler: str | None) -> dict[str, Any]:
 
 
 def new_instances(case: Case) -> dict[str, Any]:
-    from .simulators import new_instances as make
     payload = case.payload
-    return make(payload["involved_classes"], payload["initial_config"], case.category, data_dirs(case))
+    return simulator_instances(payload["involved_classes"], payload["initial_config"], case.category, data_dirs(case))
 
 
 def data_dirs(case: Case) -> list[str]:
@@ -384,7 +240,6 @@ def keyword_call(call: str, involved_classes: list[str], near: list[str] = ()) -
 
 
 def _parameters(method: str, involved_classes: list[str], near: list[str]) -> list[str]:
-    from .simulators import simulator_classes
     for name, cls in simulator_classes(near).items():
         if name in involved_classes and callable(getattr(cls, method, None)):
             return [p for p in inspect.signature(getattr(cls, method)).parameters if p != "self"]
@@ -420,7 +275,6 @@ def transcript_of(output: str) -> tuple[str, Any]:
 
 def transcript_handler(output: str) -> str | None:
     """The BFCL handler class a finished output names (:func:`transcript`), when it is one reproduced here."""
-    from ..handler_path import bfcl_handlers
     try:
         data = json.loads(output)
     except (ValueError, RecursionError):
@@ -443,16 +297,11 @@ __all__ = ["MULTI_TURN", "load_multi_turn_cases", "conversation", "gold_reply", 
 def score(case: Case, generation: Generation) -> Verdict:
     """The official multi-turn checker on the transcript (ours or a replayed ``result``), each step decoded as the
     handler that produced it would (prompting text or FC calls)."""
-    from pytest_toolbench.contract.errors import ToolbenchError
-    from pytest_toolbench.contract.suite import NOT_SCORED
-    from . import executor
-    from ..handler_path import step_decoder
-    from .checker import check_multi_turn
 
     mode, result = transcript_of(generation.text or "")
     handler = transcript_handler(generation.text or "")
     decode = (step_decoder(handler) if handler else
-              executor.decode_fc_step if mode == "fc" else executor.decode_prompting_step)
+              decode_fc_step if mode == "fc" else decode_prompting_step)
     try:
         verdict = check_multi_turn(case.payload, result, decode_step=decode, category=case.category,
                                    wheel_near=data_dirs(case))

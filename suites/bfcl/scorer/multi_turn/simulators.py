@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from pytest_toolbench.contract.errors import ToolbenchError
+from pytest_toolbench.scorer_lib import embedding_models
 
 WHEEL = "bfcl_eval-2026.3.23-py3-none-any.whl"
 WHEEL_SHA256 = "3bb6dfa5f0c68ad403c9ec50b00db2bb3b4cc9b38ab1ff33f48fe30d853d3a0a"
@@ -166,8 +167,6 @@ def verified_sentence_transformers() -> types.ModuleType:
     the name goes to sentence-transformers unchanged, as upstream; a copy that does not verify raises
     :class:`~pytest_toolbench.scorer_lib.embedding_models.ModelCopyError`."""
     import sentence_transformers as installed
-
-    from pytest_toolbench.scorer_lib import embedding_models
 
     class VerifiedSentenceTransformers(types.ModuleType):
         def __getattr__(self, attribute: str) -> Any:
