@@ -29,7 +29,7 @@ import pytest
 from .check_prompts import run_check_prompts
 from .collection import RECORD_KEY, REQUEST_KEY, CaseItem, Markers, SuiteFile, is_definition, unknown_mark_names, \
     unmatched_keywords
-from .html import HtmlHooks, case_extras
+from .html import case_extras
 from .options import DATA_ENV, anchor_data_env, resolve as resolve_options, rootdir_moved_by
 from .report_options import resolve as resolve_report_settings, resolve_leaderboards
 from .xdist import is_worker, new_manifest_dir, process_role, read_manifest, remove_manifest_dir, worker_id, \
@@ -42,17 +42,14 @@ from .errors import usage_error
 from .lifecycle import check_backend, check_gates, one_line_failures, run_pregeneration, selected_cases, selected_items, \
     terminal_writer
 from ..report import terminal
-from ..report.facts import report_title
 from ..report.run import FinishedRun, ReportRun
+from ..report.writers import collect as collect_writers
 from ..run import case_request, ledger, records
 from ..run.catalog import Registry
 from ..run.context import RunContext
 from ..run.ledger import Ledger
 from ..run.options import RunOptions
 from ..run.role import WORKER_INPUT_KEY, Role
-
-HTML_PLUGIN = "toolbench-html"
-
 
 class ToolbenchSession:
     """The run in this pytest process (``role``: single, xdist controller or worker)."""
@@ -68,6 +65,7 @@ class ToolbenchSession:
         #: unconfigure (see ``anchor_data_env``)
         self.data_env = data_env
         self.report_run: ReportRun | None = None  # controller or single process: the run's reporting
+        self.writers: list[Any] = []  # controller or single process: the run's outputs (report/writers.py)
         self.keep_requests = False  # --html: each case's request rides to its row
         self.manifest_dir: Path | None = None  # xdist controller: where workers write their selection
         self.generated = False  # xdist controller: pre-generation ran (once, for the first worker's selection)
@@ -127,13 +125,13 @@ class ToolbenchSession:
             settings = resolve_report_settings(config)
             settings = dataclasses.replace(settings, leaderboards=resolve_leaderboards(
                 config, definitions, toolbench.options.data.data_dir))
-            self.report_run = ReportRun(settings)
+            try:  # the built-in writers (plugin/writers.py) and any a conftest or plugin adds
+                writers = collect_writers(config.hook.pytest_toolbench_writers(config=config, settings=settings))
+            except ValueError as error:
+                raise pytest.UsageError(str(error)) from None
+            self.writers = writers
+            self.report_run = ReportRun(settings, writers)
             config.pluginmanager.register(ReportHandler(self), "toolbench-reports")
-            if html_active:  # the HTML writer gets data only: its title now, the run report when it finishes
-                page = Path(os.path.expandvars(config.option.htmlpath)).expanduser()  # as pytest-html reads it
-                config.pluginmanager.register(HtmlHooks(
-                    report_title(None, toolbench.options), self.run_report, Path.cwd() / page,
-                    keep_previous=self._html_kept), HTML_PLUGIN)
         if role == "controller":
             self.manifest_dir = new_manifest_dir()
         elif role == "worker":
@@ -380,8 +378,6 @@ class ToolbenchSession:
             session.exitstatus, self.summary, case_records, toolbench.options.generation.tool_parser,
             extra_gates=lambda summary, comparison: config.hook.pytest_toolbench_gates(
                 config=config, summary=summary, comparison=comparison),
-            extend_document=lambda document: config.hook.pytest_toolbench_results_document(
-                config=config, document=document),
             interrupted=toolbench.interrupted, defects_expected=toolbench.kind.reference_answers,
             progress=self._progress_line)
         session.exitstatus = self.finished.exit_status
@@ -394,19 +390,12 @@ class ToolbenchSession:
             reporter.write("\n")  # after xdist's progress dots, which leave the line open
         reporter.write_line(text)
 
-    def _html_kept(self) -> bool:
-        """An interrupted run whose JSON and Markdown files were left as they were (no case scored, or none
-        collected) leaves the HTML page as it was too."""
-        return self.finished is None or self.finished.report is None or bool(self.finished.kept)
-
-    def run_report(self):
-        """The finished run's report (None before the session finishes, or when no case ran)."""
-        return self.finished.report if self.finished is not None else None
-
     def terminal_summary(self, reporter: Any) -> None:
         if self.finished is None:
             return
-        for line in terminal.run_end(self.finished):
+        shown = [line for writer in self.writers if isinstance(writer, terminal.TerminalWriter)
+                 for line in writer.lines]
+        for line in terminal.run_end(self.finished, shown):
             if line.section:
                 reporter.section(line.text)
             else:

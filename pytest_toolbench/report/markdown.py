@@ -6,6 +6,7 @@ Plain pipe tables and lists only (no HTML), so it renders the same in a comment,
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from ..run.summary import SuiteSummary
@@ -189,6 +190,21 @@ def _verdict_lines(report: "RunReport") -> list[str]:
         lines.append(f"- **{cell(suite.name)}**{sample}: {suite.passed:,}/{suite.total:,} passed"
                      + (f" · {figures}{more}" if figures else ""))
     return lines + [""]
+
+
+class MarkdownWriter:
+    """The built-in writer of ``--toolbench-md`` (``report/writers.py``)."""
+
+    name = "markdown"
+    what = "Markdown summary"
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def write(self, report: "RunReport") -> Path:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(render(report), encoding="utf-8")
+        return self.path
 
 
 def render(report: "RunReport") -> str:

@@ -44,6 +44,8 @@ class RunReport:
     leaderboards: Mapping[str, "SuiteRanks"] = field(default_factory=dict)
     #: the headline figures across several ``--toolbench-baseline`` files and this run (None with fewer than two)
     history: "History | None" = None
+    #: the run marks known upstream defects as expected failures (the gold backend): the failures section says so
+    defects_expected: bool = False
 
     @property
     def header(self) -> Mapping[str, Any]:
@@ -70,18 +72,19 @@ class RunReport:
             "outcome": self.outcome.to_json() if self.outcome is not None else None,
             "leaderboards": {name: ranks.to_json() for name, ranks in self.leaderboards.items()},
             "history": self.history.to_json() if self.history is not None else None,
+            "defects_expected": self.defects_expected,
         }
 
 
 def build(summary: RunSummary, records: Iterable[CaseRecord] = (), outcome: RunOutcome | None = None,
           tool_parser: str | None = None, leaderboards: Mapping[str, "SuiteRanks"] | None = None,
-          history: "History | None" = None) -> RunReport:
+          history: "History | None" = None, defects_expected: bool = False) -> RunReport:
     """The run report, once: ``tool_parser`` is the run's ``--toolbench-tool-parser`` (the facts table names it
     when the backend's fingerprint does not)."""
     options = _ToolParser(tool_parser)
     return RunReport(summary=summary, records=tuple(records), outcome=outcome,
                      title=report_title(summary, options), facts=tuple(run_facts(summary, options)),
-                     leaderboards=dict(leaderboards or {}), history=history)
+                     leaderboards=dict(leaderboards or {}), history=history, defects_expected=defects_expected)
 
 
 @dataclass(frozen=True)

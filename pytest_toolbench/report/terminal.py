@@ -201,22 +201,43 @@ class TerminalLine:
     section: bool = False
 
 
-def run_end(finished: "FinishedRun") -> list[TerminalLine]:
-    """The toolbench part of pytest's terminal summary: the failures section, the summary section, then the files
-    written, the reports left as they were, the interruption, write errors, cases without a verdict, gates, and
-    why the exit status differs from pytest's."""
+class TerminalWriter:
+    """The built-in writer of the terminal summary (``report/writers.py``): it formats the failures and summary
+    sections when the run's report is handed to it; the plugin prints them, then :func:`run_end`'s closing lines,
+    in pytest's terminal summary."""
+
+    name = "terminal"
+    what = "terminal summary"
+    path = None
+
+    def __init__(self) -> None:
+        self.lines: list[TerminalLine] = []
+
+    def write(self, report: "RunReport") -> None:
+        self.lines = sections(report)
+        return None
+
+
+def sections(report: "RunReport") -> list[TerminalLine]:
+    """The failures section (the failing cases, one line each) and the summary section (each suite's block)."""
     lines: list[TerminalLine] = []
-    failure_lines = failures.lines(finished.records, defects_expected=finished.defects_expected)
+    failure_lines = failures.lines(report.records, defects_expected=report.defects_expected)
     if failure_lines:
         lines.append(TerminalLine("toolbench failures", section=True))
         lines += [TerminalLine(line) for line in failure_lines]
-    report = finished.report
-    if report is not None:
-        lines.append(TerminalLine("toolbench summary", section=True))
-        lines += [TerminalLine(line) for line in render(report)]
-        samples = samples_line(report)
-        if samples:
-            lines.append(TerminalLine(samples, ("yellow", "bold")))
+    lines.append(TerminalLine("toolbench summary", section=True))
+    lines += [TerminalLine(line) for line in render(report)]
+    samples = samples_line(report)
+    if samples:
+        lines.append(TerminalLine(samples, ("yellow", "bold")))
+    return lines
+
+
+def run_end(finished: "FinishedRun", shown: "list[TerminalLine] | tuple[TerminalLine, ...]" = ()) -> list[TerminalLine]:
+    """The toolbench part of pytest's terminal summary: what the terminal writer formatted (``shown``: the failures
+    and summary sections), then the files written, the reports left as they were, the interruption, write errors,
+    cases without a verdict, gates, and why the exit status differs from pytest's."""
+    lines: list[TerminalLine] = list(shown)
     lines += [TerminalLine(f"toolbench: {what} written to {path}") for what, path in finished.written]
     lines += [TerminalLine(line, ("yellow",)) for line in finished.kept]
     if finished.interrupted:
