@@ -35,6 +35,7 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     options.add_run_options(parser, backend_kinds(pluginmanager))
+    writers.add_options(parser)
 
 
 @pytest.hookimpl(tryfirst=True)

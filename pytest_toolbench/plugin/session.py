@@ -17,7 +17,6 @@ in the core.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import gc
 import importlib.util
 import os
@@ -27,7 +26,7 @@ from typing import Any, Iterable
 import pytest
 
 from .check_prompts import run_check_prompts
-from .collection import RECORD_KEY, REQUEST_KEY, CaseItem, Markers, SuiteFile, is_definition, unknown_mark_names, \
+from .collection import RECORD_KEY, REQUEST_KEY, CaseItem, Markers, SuiteFile, is_definition, \
     unmatched_keywords
 from .html import case_extras
 from .options import DATA_ENV, anchor_data_env, resolve as resolve_options, rootdir_moved_by
@@ -39,6 +38,8 @@ from ..backends.model_source import ModelUnavailable, check_endpoint
 from ..contract.errors import UsageProblem
 from ..contract.suite import CaseRecord
 from .errors import usage_error
+from .handlers import InactiveSession, ReportHandler, WorkerCollection
+from .markers import register_markers
 from .lifecycle import check_backend, check_gates, one_line_failures, run_pregeneration, selected_cases, selected_items, \
     terminal_writer
 from ..report import terminal
@@ -117,7 +118,8 @@ class ToolbenchSession:
         if role != "worker" and not config.getoption("collectonly"):
             toolbench.model_note = check_model(toolbench.kind, toolbench.options)
         definitions = toolbench.catalog.definitions_under(self.run_paths)
-        self._register_markers(definitions, warn=role != "worker")
+        register_markers(config, self.markers, definitions, warn=role != "worker",
+                         data_unverified=toolbench.options.data.data_unverified)
         html_active = bool(config.pluginmanager.hasplugin("html") and config.getoption("htmlpath", None))
         # a worker keeps each case's request when its controller writes the HTML report
         self.keep_requests = bool(toolbench.worker_input.get("keep_requests")) if role == "worker" else html_active
@@ -136,44 +138,6 @@ class ToolbenchSession:
             self.manifest_dir = new_manifest_dir()
         elif role == "worker":
             config.pluginmanager.register(WorkerCollection(self), "toolbench-manifest")
-
-    def _register_markers(self, definitions: Any, warn: bool) -> None:
-        """Every marker of the run's suites, described, before collection (``pytest --markers``,
-        ``--strict-markers``, also on xdist workers, whose ``-m`` check may name a suite they rule out); then a
-        ``-m`` expression naming a marker no suite, plugin or ini file declares is a usage error (once: not on
-        workers), as ``--strict-markers`` makes an undeclared mark one: such a name can select nothing, so a typo
-        would run nothing (``-m multiturn``) or everything (``-m "not multiturn"``) with only a warning to say so.
-        Every marker of the pinned data is declared by name; only with ``--toolbench-data-unverified`` (data beyond
-        the pinned files) does a name that a family pattern allows (a NesTools task domain) get a warning instead."""
-        config = self.config
-        self.markers.register_declared(definitions)
-        if not warn or not definitions:
-            # no suite in this run (the plugin installed beside a project's own tests): their marks follow pytest's
-            # own rules, an undeclared one selecting what carries it (with pytest's warning)
-            return
-        known = sorted({line.split(":", 1)[0].split("(", 1)[0].strip() for line in config.getini("markers")})
-        unknown = []
-        for name in unknown_mark_names(config):
-            close = difflib.get_close_matches(name, known, n=3)
-            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-            if self.toolbench.options.data.data_unverified and \
-                    any(definition.keyword_description(name) for definition in definitions):
-                # every name of the pinned data is declared; data beyond it (accepted unverified) may carry a name
-                # only a family pattern allows (a task domain), registered once its suite is collected
-                config.issue_config_time_warning(pytest.PytestConfigWarning(
-                    f"pytest-toolbench: -m {config.option.markexpr!r} names the marker {name!r}, which no suite "
-                    f"declares by name; it selects only cases whose data carry it{hint}"), stacklevel=2)
-            else:
-                unknown.append((name, hint))
-        if not unknown:
-            return
-        name, hint = unknown[0]
-        suites = sorted(definition.name for definition in definitions)
-        raise pytest.UsageError(
-            f"-m {config.option.markexpr!r} names the marker {name!r}, which no suite, plugin or ini file declares, "
-            f"so it would select nothing by that name{hint} (the {len(known)} known markers, among them the suites' "
-            f"{', '.join(suites) or 'none'}, are listed by `pytest --markers`; a mark of your own tests is declared "
-            "in the ini file's `markers`)")
 
     def unconfigure(self) -> None:
         self.toolbench.close()
@@ -400,62 +364,6 @@ class ToolbenchSession:
                 reporter.section(line.text)
             else:
                 reporter.write_line(line.text, **dict.fromkeys(line.markup, True))
-
-
-class ReportHandler:
-    """The one handler of test and collection reports, on the controller or the single process (pytest hands a
-    report to its hooks without the config, so the session is reached through this object)."""
-
-    def __init__(self, session: ToolbenchSession):
-        self.session = session
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.session.log_report(report)
-
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        self.session.collect_report(report)
-
-
-class WorkerCollection:
-    """Worker only: ``tryfirst``, so the manifest file exists before xdist's own ``pytest_collection_finish``
-    reports this worker's ids to the controller (which reads the file then)."""
-
-    def __init__(self, session: ToolbenchSession):
-        self.session = session
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.session.write_worker_manifest(session)
-
-
-class InactiveSession:
-    """What the hooks talk to where the plugin is not set up (``--help``, ``--version``, a configure error): nothing
-    happens."""
-
-    def report_header(self) -> None:
-        return None
-
-    def collect_file(self, file_path: Path, parent: pytest.Collector) -> None:
-        return None
-
-    def collection_finished(self, session: pytest.Session) -> None:
-        return None
-
-    def finish(self, session: pytest.Session, exitstatus: int) -> None:
-        return None
-
-    def terminal_summary(self, reporter: Any) -> None:
-        return None
-
-    def unconfigure(self) -> None:
-        return None
-
-    def configure_node(self, node: Any) -> None:
-        return None
-
-    def node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        return None
 
 
 SESSION_KEY = pytest.StashKey[ToolbenchSession]()

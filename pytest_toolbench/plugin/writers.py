@@ -23,7 +23,8 @@ from .session import toolbench_session
 HTML_PLUGIN = "toolbench-html"
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def add_options(parser: pytest.Parser) -> None:
+    """The export's option, last in the reporting group (called by the entry point's ``pytest_addoption``)."""
     group = parser.getgroup("toolbench-reporting", "pytest-toolbench: reporting")
     group.addoption("--toolbench-eee", dest="toolbench_eee", default=None, metavar="DIR",
                     help="Export the run to Every Eval Ever (schema 0.3.0) under DIR: per suite, an aggregate JSON "

@@ -62,27 +62,9 @@ def _earlier_runs(runs: Any) -> str:
             f"{last.get('generation_s') or 0:.1f} s{rates}")
 
 
-#: the suites whose figures a BFCL leaderboard row stands behind (the rows are BFCL's)
-ROW_SUITES = ("bfcl",)
-NO_ROW = "no row: not comparable with the board"
-
-
-def bfcl_row_text(header: Mapping[str, Any], ran: Any) -> str | None:
-    """The BFCL row the run was prompted and decoded as (the header's ``bfcl_row``), or :data:`NO_ROW` with the
-    reason; None where no BFCL suite ran or the answers are the reference ones (gold)."""
-    if not set(ROW_SUITES) & set(ran) or header.get("backend") == "gold":
-        return None
-    choice = header.get("bfcl_row")
-    if not isinstance(choice, Mapping):
-        return NO_ROW + (" (replayed outputs decoded by the per-file rule; name the row with --toolbench-bfcl-model)"
-                         if header.get("backend") == "replay" else "")
-    if choice.get("row"):
-        how = {"named": "named by --toolbench-bfcl-model", "checkpoint id": "matched by the checkpoint id"}.get(
-            str(choice.get("matched")), str(choice.get("matched") or ""))
-        return f"{choice['row']} ({choice.get('handler')}, {choice.get('mode')}; {how})"
-    if choice.get("handler"):
-        return f"{NO_ROW} (the {choice['handler']} of the checkpoint's family, no row named or matched)"
-    return f"{NO_ROW} (the checkpoint's chat template; name a row with --toolbench-bfcl-model)"
+def suite_facts(summary: RunSummary) -> list[tuple[str, str]]:
+    """The lines the suites that ran add to the run facts (``SuiteSummary.header_facts``), in suite order."""
+    return [fact for suite in summary.suites for fact in suite.header_facts]
 
 
 def run_facts(summary: RunSummary, options: Any = None) -> list[tuple[str, str]]:
@@ -122,9 +104,7 @@ def run_facts(summary: RunSummary, options: Any = None) -> list[tuple[str, str]]
         if set(ran) - set(described_suites):
             described.append("other suites: chat-template")
         facts.append(("Prompt format", "; ".join(described)))
-    row = bfcl_row_text(header, ran)
-    if row:
-        facts.append(("BFCL row", row))
+    facts += suite_facts(summary)
     if header.get("replay_mode"):
         facts.append(("Replay mode", str(header["replay_mode"])))
     if header.get("user_simulator"):

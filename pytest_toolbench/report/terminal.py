@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from . import failures, leaderboard
 from .compare import baseline_label
-from .facts import bfcl_row_text, generation_figures
+from .facts import generation_figures, suite_facts
 from . import profile_views
 from .significance import PAIRED_TESTS_NOTE, family_note, figures_text, format_test, untested_notes
 from .stats import ESTIMATE_INTERVALS_NOTE, INTERVALS_NOTE, count_interval, figure_notes, format_change, \
@@ -21,17 +21,14 @@ if TYPE_CHECKING:
 
 LISTED_CASES = 10
 
-#: What each per-case label tally means (labels are set by the scorers and the core; counts are cases).
+#: What each per-case label the core sets means (counts are cases); a suite's own labels are described by the suite
+#: (its scorer's ``LABEL_NOTES``, ``SuiteSummary.label_notes``).
 LABEL_NOTES = {
     "outcome": "how each case ended: pass; wrong (read, judged wrong); format_error (could not be read); "
                "checker_crash (the official checker raises); scorer_error; missing_output; not_run",
     "mode": "how the output was read: prompt (call text) or native (structured tool calls)",
     "has_call": "whether the output held at least one tool call",
     "truncated": "the generation stopped at the max-tokens limit",
-    "tool_error": "NesTools: the kind of wrong tool use",
-    "config": "BFCL format sensitivity: the system-prompt format the case was asked in",
-    "unpassable": "BFCL: items no model can pass (upstream ground truth unreachable; "
-                  "suites/bfcl/scorer/unpassable.yaml), by upstream issue; they stay in every official figure",
 }
 
 
@@ -46,9 +43,8 @@ def render(report: "RunReport") -> list[str]:
     lines: list[str] = []
     header = summary.header
     lines.append(f"backend: {header.get('backend')}" + (f"  model: {header['model']}" if header.get("model") else ""))
-    row = bfcl_row_text(header, [suite.name for suite in summary.suites])
-    if row:
-        lines.append(f"bfcl row: {row}")
+    for label, text in suite_facts(summary):  # what the suites that ran add (a leaderboard row)
+        lines.append(f"{label.lower()}: {text}")
     if header.get("user_simulator"):
         lines.append(f"simulated user: {header['user_simulator']}")
     generation = generation_figures(header)
@@ -136,7 +132,8 @@ def render(report: "RunReport") -> list[str]:
         for label, tally in suite.labels.items():
             if label in shown_groups:  # already a metric group above (e.g. tl_category): one table, one meaning
                 continue
-            lines.append(f"  [cases by {label}: {LABEL_NOTES.get(label, 'a label the scorer gives each case')}]")
+            note = suite.label_notes.get(label) or LABEL_NOTES.get(label, "a label the scorer gives each case")
+            lines.append(f"  [cases by {label}: {note}]")
             for value, count in tally.items():
                 lines.append(f"    {value:<{width}}{count:>8}")
         if suite.name in report.leaderboards:

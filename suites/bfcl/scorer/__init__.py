@@ -31,6 +31,7 @@ from .categories import AGENTIC, FORMAT_SENSITIVITY, MULTI_TURN
 from .loading import load_cases
 from .multi_turn import conversation as multi_turn_conversation
 from .replay import replay_outputs
+from .report_notes import LABEL_NOTES, header_facts
 
 
 def is_interactive(case: Case) -> bool:
@@ -110,4 +111,6 @@ __all__ = [
     "score",
     "aggregate",
     "replay_outputs",
+    "LABEL_NOTES",
+    "header_facts",
 ]
