@@ -1,22 +1,20 @@
 """The small plugin objects the session registers, and what the hooks talk to where the plugin is not set up: each
-reaches the run's session (``plugin/session.py``) it was made with."""
+reaches the run's session (``plugin/session.py``'s ``ToolbenchSession``, not imported here: the session imports
+this module) it was made with."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
-
-if TYPE_CHECKING:
-    from .session import ToolbenchSession
 
 
 class ReportHandler:
     """The one handler of test and collection reports, on the controller or the single process (pytest hands a
     report to its hooks without the config, so the session is reached through this object)."""
 
-    def __init__(self, session: "ToolbenchSession"):
+    def __init__(self, session: Any):
         self.session = session
 
     @pytest.hookimpl(tryfirst=True)
@@ -31,7 +29,7 @@ class WorkerCollection:
     """Worker only: ``tryfirst``, so the manifest file exists before xdist's own ``pytest_collection_finish``
     reports this worker's ids to the controller (which reads the file then)."""
 
-    def __init__(self, session: "ToolbenchSession"):
+    def __init__(self, session: Any):
         self.session = session
 
     @pytest.hookimpl(tryfirst=True)
