@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from ..contract.suite import NOT_RUN
 from ..run.records import CaseRecord
 from ..run.summary import SuiteSummary
+from .header import RunHeader
 from .stats import count_interval, is_percentage
 
 if TYPE_CHECKING:
@@ -43,17 +44,16 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", str(text)).strip("-.") or "unknown"
 
 
-def model_identity(header: Mapping[str, Any]) -> tuple[str, str, str]:
+def model_identity(header: RunHeader) -> tuple[str, str, str]:
     """(name, ``developer/model`` id, developer) of what answered: the model id as given (a local path by its folder
     name), the gold reference answers or the replayed outputs' folder when no model is named."""
-    fingerprint = header.get("fingerprint") or {}
-    model = header.get("model") or fingerprint.get("model")
-    backend = str(header.get("backend") or "unknown")
+    model = header.model_named
+    backend = str(header.backend or "unknown")
     if not model:
         if backend == "gold":
             return "gold reference answers", f"{LIBRARY}/gold-reference-answers", LIBRARY
-        name = f"replayed outputs: {header.get('replay')}" if backend == "replay" else backend
-        return name, f"unknown/{slug(Path(str(header.get('replay') or backend)).name)}", "unknown"
+        name = f"replayed outputs: {header.replay}" if backend == "replay" else backend
+        return name, f"unknown/{slug(Path(str(header.replay or backend)).name)}", "unknown"
     text = str(model)
     if text.startswith(("/", ".", "~")):  # a local checkpoint: its folder's name
         return text, f"local/{slug(Path(text).name)}", "local"
@@ -200,12 +200,12 @@ def sample(record: CaseRecord, evaluation_id: str, model_id: str) -> dict[str, A
 
 def documents(report: "RunReport") -> Iterable[tuple[Path, dict[str, Any], list[dict[str, Any]]]]:
     """Per suite: (its folder under the export, the aggregate log, the sample lines)."""
-    header = report.header
+    header = report.run_header
     name, model_id, developer = model_identity(header)
-    finished = header.get("finished")
-    retrieved = f"{finished:.3f}" if finite(finished) else "0"
-    backend = str(header.get("backend") or "unknown")
-    sampling = header.get("sampling") or {}
+    retrieved = f"{header.finished:.3f}" if finite(header.finished) else "0"
+    backend = str(header.backend or "unknown")
+    sampling = header.sampling
+    generated = not header.reference_or_replayed
     by_suite: dict[str, list[CaseRecord]] = {}
     for record in sorted(report.records, key=lambda r: (r.suite, r.order, r.sample or 0)):
         if record.error_type != NOT_RUN:
@@ -219,31 +219,30 @@ def documents(report: "RunReport") -> Iterable[tuple[Path, dict[str, Any], list[
         results = [result for metric in suite.metrics
                    if (result := evaluation_result(suite, metric, source)) is not None]
         args = {key: sampling.get(key) for key in ("temperature", "top_p", "top_k")
-                if backend not in ("gold", "replay") and finite(sampling.get(key))}
-        if backend not in ("gold", "replay") and isinstance(sampling.get("max_tokens"), int) \
-                and sampling["max_tokens"] >= 1:
+                if generated and finite(sampling.get(key))}
+        if generated and isinstance(sampling.get("max_tokens"), int) and sampling["max_tokens"] >= 1:
             args["max_tokens"] = sampling["max_tokens"]
         if args:
             for result in results:
                 result["generation_config"] = {"generation_args": args,
-                                               "additional_details": details({"mode": header.get("mode")})}
+                                               "additional_details": details({"mode": header.mode})}
         log = {
             "schema_version": SCHEMA_VERSION, "evaluation_id": evaluation_id, "retrieved_timestamp": retrieved,
             "source_metadata": {"source_name": LIBRARY, "source_type": "evaluation_run",
                                 "source_organization_name": LIBRARY, "evaluator_relationship": "third_party",
-                                "additional_details": details({"backend": backend, "mode": header.get("mode"),
-                                                               "replay": header.get("replay")})},
+                                "additional_details": details({"backend": backend, "mode": header.mode,
+                                                               "replay": header.replay})},
             "model_info": {"name": name, "id": model_id, "developer": developer,
                            "additional_details": {"deployment_type": {"vllm": "self_deployed",
                                                                       "openai": "externally_managed"}.get(
                                                       backend, "unknown"),
                                                   "model_availability": "unknown", "backend": backend}},
-            "eval_library": {"name": LIBRARY, "version": str(header.get("plugin") or "unknown"),
+            "eval_library": {"name": LIBRARY, "version": str(header.plugin or "unknown"),
                              "additional_details": details({"suite": suite.name, "title": suite.title})},
             "evaluation_results": results,
         }
-        if finite(header.get("started")):
-            log["evaluation_timestamp"] = f"{header['started']:.3f}"
+        if finite(header.started):
+            log["evaluation_timestamp"] = f"{header.started:.3f}"
         lines = [sample(record, evaluation_id, model_id) for record in by_suite.get(suite.name, [])]
         yield folder, log, lines
 

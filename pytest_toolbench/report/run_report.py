@@ -21,6 +21,7 @@ from ..contract.suite import NOT_RUN
 from ..run.records import CaseRecord
 from ..run.summary import RunSummary
 from .facts import report_title, run_facts
+from .header import RunHeader
 from .outcome import RunOutcome
 
 if TYPE_CHECKING:
@@ -46,6 +47,12 @@ class RunReport:
     history: "History | None" = None
     #: the run marks known upstream defects as expected failures (the gold backend): the failures section says so
     defects_expected: bool = False
+    #: the run header, typed (read once from ``summary.header`` when not given)
+    run_header: RunHeader = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.run_header is None:
+            object.__setattr__(self, "run_header", RunHeader.read(self.summary.header))
 
     @property
     def header(self) -> Mapping[str, Any]:
@@ -82,8 +89,10 @@ def build(summary: RunSummary, records: Iterable[CaseRecord] = (), outcome: RunO
     """The run report, once: ``tool_parser`` is the run's ``--toolbench-tool-parser`` (the facts table names it
     when the backend's fingerprint does not)."""
     options = _ToolParser(tool_parser)
-    return RunReport(summary=summary, records=tuple(records), outcome=outcome,
-                     title=report_title(summary, options), facts=tuple(run_facts(summary, options)),
+    header = RunHeader.read(summary.header)
+    facts = run_facts(summary, options, header)
+    return RunReport(summary=summary, records=tuple(records), outcome=outcome, run_header=header,
+                     title=report_title(summary, options, facts), facts=tuple(facts),
                      leaderboards=dict(leaderboards or {}), history=history, defects_expected=defects_expected)
 
 

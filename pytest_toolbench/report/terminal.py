@@ -41,12 +41,12 @@ def render(report: "RunReport") -> list[str]:
     summary = report.summary
     comparison = report.comparison
     lines: list[str] = []
-    header = summary.header
-    lines.append(f"backend: {header.get('backend')}" + (f"  model: {header['model']}" if header.get("model") else ""))
+    header = report.run_header
+    lines.append(f"backend: {header.backend}" + (f"  model: {header.model}" if header.model else ""))
     for label, text in suite_facts(summary):  # what the suites that ran add (a leaderboard row)
         lines.append(f"{label.lower()}: {text}")
-    if header.get("user_simulator"):
-        lines.append(f"simulated user: {header['user_simulator']}")
+    if header.user_simulator:
+        lines.append(f"simulated user: {header.user_simulator}")
     generation = generation_figures(header)
     if generation:
         lines.append(f"generation: {generation}")
