@@ -18,14 +18,15 @@ from urllib.parse import quote
 from ..run.summary import SuiteSummary
 from .charts import CHART_CSS, Bar, bar_chart
 from . import leaderboard
-from .compare import SuiteComparison, baseline_label
+from .compare import SuiteComparison
 from . import profile_views
-from .significance import PAIRED_TESTS_NOTE, PairedResult, decision_cells, family_note, format_delta_interval, \
+from .significance import PairedResult, decision_cells, format_delta_interval, \
     format_p, format_power, mde_text
 from .history import html_section as history_html
 from .html_rows import TABLE_HEADER_CELLS, case_details, table_row_cells, without_repeated_log  # noqa: F401
-from .stats import ESTIMATE_INTERVALS_NOTE, INTERVALS_NOTE, change_css, count_interval, direction_note, format_change, \
-    format_counts, format_interval, format_value, no_delta_text, repeat_text, sample_line, samples_note, warning_notes
+from .notes import SuiteNotes
+from .stats import change_css, count_interval, direction_note, format_change, format_counts, format_interval, \
+    format_value, no_delta_text, warning_notes
 
 if TYPE_CHECKING:
     from .leaderboard import SuiteRanks
@@ -155,31 +156,31 @@ def _leaderboard(ranks: "SuiteRanks") -> str:
 
 def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
                    nodeids: Mapping[tuple[str, str], str], baseline_name: str = "",
-                   ranks: "SuiteRanks | None" = None) -> str:
+                   ranks: "SuiteRanks | None" = None, *, notes: SuiteNotes) -> str:
     compared = comparison if comparison is not None and comparison.in_baseline else None
     parts = [f'<div class="tb-suite" id="tb-suite-{escape(suite.name)}">',
              f"<h3>{escape(suite.name)}: {escape(suite.title)}"
              + (' <span class="tb-warn">(shipped samples)</span>' if suite.is_sample else "") + "</h3>",
              f"<p><b>{suite.passed}/{suite.total}</b> {'samples' if suite.repeat else 'cases'} passed · data: "
              f"{escape(suite.data_source.get('description', '?'))}</p>"]
-    if suite.repeat:
-        parts.append(f"<p>Repeat: {escape(repeat_text(suite.repeat))}</p>")
+    if notes.repeat:
+        parts.append(f"<p>Repeat: {escape(notes.repeat)}</p>")
         curve = suite.repeat.get("pass_hat") or []
         if len(curve) > 1:  # the pass^k curve, one bar per k (tau-bench's C(c,k)/C(n,k))
             parts.append(bar_chart([Bar(f"pass^{point['k']}", point["value"],
                                         counts=f"over {point['cases']} cases") for point in curve],
                                    "pass^k: all of k samples pass", with_baseline=False))
-    if suite.is_sample:
-        parts.append(f'<p class="tb-warn">{escape(samples_note())}</p>')
-    if suite.partial_selection and suite.sampling_design is None:  # a sampled run's figures are estimates
-        parts.append(f"<p>Selection: {suite.selection_text()}; the figures marked (selection) "
+    if notes.samples:
+        parts.append(f'<p class="tb-warn">{escape(notes.samples)}</p>')
+    if notes.selection:  # a sampled run's figures are estimates, not a selection
+        parts.append(f"<p>Selection: {notes.selection}; the figures marked (selection) "
                      "cover only them.</p>")
-    if suite.sampling_design is not None:
-        parts.append(f'<p class="tb-warn">{escape(sample_line(suite.sampling_design))}</p>')
-    if comparison is not None and not comparison.in_baseline:
+    if notes.sampling:
+        parts.append(f'<p class="tb-warn">{escape(notes.sampling)}</p>')
+    if notes.in_baseline is False:
         parts.append("<p>Not in the baseline.</p>")
-    if compared is not None and compared.delta_note():
-        parts.append(f"<p><b>{escape(compared.delta_note())}.</b></p>")
+    if compared is not None and notes.delta:
+        parts.append(f"<p><b>{escape(notes.delta)}.</b></p>")
     primary = [m for m in suite.metrics if m.group in PRIMARY_GROUPS] or list(suite.metrics)
     rest = [m for m in suite.metrics if m not in primary]
     parts.append(f'<div class="tb-flex"><div>{_metric_table(suite, primary, compared)}')
@@ -195,8 +196,8 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None,
         parts.append(f"<p>Against the baseline ({compared.compared_cases} cases in both runs): "
                      f"<b>{len(compared.newly_failing)} newly failing</b>, "
                      f"<b>{len(compared.newly_passing)} newly passing</b>.</p>")
-        if compared.coverage_text():
-            parts.append(f"<p>{escape(compared.coverage_text())}.</p>")
+        if notes.coverage:
+            parts.append(f"<p>{escape(notes.coverage)}.</p>")
         for label, ids, css in (("Newly failing", compared.newly_failing, "tb-down"),
                                 ("Newly passing", compared.newly_passing, "tb-up")):
             if not ids:
@@ -318,27 +319,27 @@ def summary_html(report: "RunReport") -> str:
     parts.append(verdict_html(report))
     parts.append('<table class="tb-table tb-facts">' + "".join(
         f"<tr><th>{escape(label)}</th><td>{escape(value)}</td></tr>" for label, value in report.facts) + "</table>")
-    if comparison is not None:
-        parts.append(f"<p>Baseline: <code>{escape(comparison.path)}</code> "
-                     f"({escape(baseline_label(comparison.header))}); Δ in percentage points.</p>")
-        parts.append(f"<p>Paired tests: {escape(PAIRED_TESTS_NOTE)}.</p>")
-        parts.append(f"<p>{escape(family_note(comparison))}.</p>")
-        if comparison.settings_differ:
+    notes = report.notes
+    if notes.baseline is not None:
+        parts.append(f"<p>Baseline: <code>{escape(str(notes.baseline_path))}</code> "
+                     f"({escape(str(notes.baseline_label))}); Δ in percentage points.</p>")
+        parts.append(f"<p>Paired tests: {escape(str(notes.paired_tests))}.</p>")
+        parts.append(f"<p>{escape(str(notes.family))}.</p>")
+        if notes.settings_differ:
             parts.append("<p><b>Settings that differ from the baseline</b> (this run vs baseline): "
-                         f"{escape('; '.join(comparison.settings_differ))}.</p>")
+                         f"{escape('; '.join(notes.settings_differ))}.</p>")
     if report.history is not None:
         parts.append(history_html(report.history))
-    samples = [suite.name for suite in summary.suites if suite.is_sample]
-    if samples:
+    if notes.samples:
         parts.append(f'<p class="tb-warn">Ran on shipped samples, not the benchmark\'s data: '
-                     f'{escape(", ".join(samples))}</p>')
-    parts.append(f"<p>{escape(INTERVALS_NOTE)}. "
-                 + (f"{escape(ESTIMATE_INTERVALS_NOTE)} " if any(s.sampling_design for s in summary.suites) else "")
+                     f'{escape(", ".join(notes.samples))}</p>')
+    parts.append(f"<p>{escape(notes.intervals)}. "
+                 + (f"{escape(notes.estimate_intervals)} " if notes.estimate_intervals else "")
                  + "Hover a chart bar or a metric row for its exact figures or formula.</p>")
     parts.append(profile_views.html_section(run.profile if run else None))
     for suite in summary.suites:
         parts.append(_suite_section(suite, comparison.suites.get(suite.name) if comparison else None, nodeids,
                                     Path(comparison.path).name if comparison else "",
-                                    report.leaderboards.get(suite.name)))
+                                    report.leaderboards.get(suite.name), notes=notes.suite(suite.name)))
     parts.append("</section>")
     return "".join(parts)

@@ -22,6 +22,7 @@ from ..run.records import CaseRecord
 from ..run.summary import RunSummary
 from .facts import report_title, run_facts
 from .header import RunHeader
+from .notes import RunNotes, build as build_notes
 from .outcome import RunOutcome
 
 if TYPE_CHECKING:
@@ -49,10 +50,14 @@ class RunReport:
     defects_expected: bool = False
     #: the run header, typed (read once from ``summary.header`` when not given)
     run_header: RunHeader = None  # type: ignore[assignment]
+    #: the notes every writer shows beside the figures (``report/notes.py``), made once
+    notes: RunNotes = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         if self.run_header is None:
             object.__setattr__(self, "run_header", RunHeader.read(self.summary.header))
+        if self.notes is None:
+            object.__setattr__(self, "notes", build_notes(self.summary, self.comparison))
 
     @property
     def header(self) -> Mapping[str, Any]:

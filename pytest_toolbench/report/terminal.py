@@ -6,12 +6,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import failures, leaderboard
-from .compare import baseline_label
 from .facts import generation_figures, suite_facts
 from . import profile_views
-from .significance import PAIRED_TESTS_NOTE, family_note, figures_text, format_test, untested_notes
-from .stats import ESTIMATE_INTERVALS_NOTE, INTERVALS_NOTE, count_interval, figure_notes, format_change, \
-    format_counts, format_interval, format_value, no_delta_text, repeat_text, sample_line, samples_note
+from .significance import figures_text, format_test, untested_notes
+from .stats import count_interval, figure_notes, format_change, format_counts, format_interval, format_value, \
+    no_delta_text
 
 if TYPE_CHECKING:
     from .leaderboard import SuiteRanks
@@ -50,27 +49,28 @@ def render(report: "RunReport") -> list[str]:
     generation = generation_figures(header)
     if generation:
         lines.append(f"generation: {generation}")
-    if comparison is not None:
-        lines.append(f"baseline: {comparison.path} ({baseline_label(comparison.header)}); "
-                     "deltas in percentage points")
-        lines.append(f"paired tests: {PAIRED_TESTS_NOTE}")
-        lines.append(family_note(comparison))
-        if comparison.settings_differ:
+    notes = report.notes
+    if notes.baseline is not None:
+        lines.append(f"baseline: {notes.baseline}; deltas in percentage points")
+        lines.append(f"paired tests: {notes.paired_tests}")
+        lines.append(str(notes.family))
+        if notes.settings_differ:
             lines.append(f"settings that differ from the baseline (this run vs baseline): "
-                         f"{'; '.join(comparison.settings_differ)}")
+                         f"{'; '.join(notes.settings_differ)}")
     if report.history is not None:
         lines.append(f"history: {len(report.history.runs) - 1} baselines given; deltas and gates use the last one, "
                      "the trend across all of them is in the HTML and Markdown reports and the JSON (history)")
-    lines.append(f"intervals: {INTERVALS_NOTE}"
-                 + (f"; {ESTIMATE_INTERVALS_NOTE}" if any(s.sampling_design for s in summary.suites) else ""))
+    lines.append(f"intervals: {notes.intervals}"
+                 + (f"; {notes.estimate_intervals}" if notes.estimate_intervals else ""))
     for suite in summary.suites:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
+        suite_notes = notes.suite(suite.name)
         lines.append("")
         lines.append(f"{suite.name}: {suite.title}  ({suite.passed}/{suite.total} "
                      f"{'samples' if suite.repeat else 'cases'} passed)"
                      + ("  [SHIPPED SAMPLES]" if suite.is_sample else ""))
-        if suite.repeat:
-            lines.append(f"  repeat: {repeat_text(suite.repeat)}")
+        if suite_notes.repeat:
+            lines.append(f"  repeat: {suite_notes.repeat}")
         if suite.known_defects:
             lines.append(f"  {suite.known_defects} of the failing cases are documented upstream defects "
                          "(known_defects.yaml: the reference answer itself is wrong); they count as failures in these "
@@ -80,17 +80,17 @@ def render(report: "RunReport") -> list[str]:
             lines.append(f"  data sha256: {suite.data_source['data_sha256']}")
         for key, value in (suite.data_source.get("info") or {}).items():
             lines.append(f"  {key}: {value}")
-        if suite.is_sample:
-            lines.append(f"  !!! {samples_note()} !!!")
-        if suite.partial_selection and suite.sampling_design is None:  # a sampled run's figures are estimates
-            lines.append(f"  selection: {suite.selection_text()}; the figures marked "
+        if suite_notes.samples:
+            lines.append(f"  !!! {suite_notes.samples} !!!")
+        if suite_notes.selection:  # a sampled run's figures are estimates, not a selection
+            lines.append(f"  selection: {suite_notes.selection}; the figures marked "
                          "'(selection)' cover only them")
-        if suite.sampling_design is not None:
-            lines.append(f"  {sample_line(suite.sampling_design)}")
-        if suite_comparison is not None and not suite_comparison.in_baseline:
+        if suite_notes.sampling:
+            lines.append(f"  {suite_notes.sampling}")
+        if suite_notes.in_baseline is False:
             lines.append("  (not in the baseline)")
-        if suite_comparison is not None and suite_comparison.delta_note():
-            lines.append(f"  {suite_comparison.delta_note()}")
+        if suite_notes.delta:
+            lines.append(f"  {suite_notes.delta}")
         names = [m.name for m in suite.metrics] + list(suite.error_types) + list(suite.error_types_by_category)
         names += [str(value) for tally in suite.labels.values() for value in tally]
         width = min(max([len(n) for n in names] + [6]), 48) + 2
@@ -142,8 +142,8 @@ def render(report: "RunReport") -> list[str]:
             lines.append(f"  vs baseline ({suite_comparison.compared_cases} cases in both): "
                          f"{len(suite_comparison.newly_failing)} newly failing, "
                          f"{len(suite_comparison.newly_passing)} newly passing")
-            if suite_comparison.coverage_text():
-                lines.append(f"    {suite_comparison.coverage_text()}")
+            if suite_notes.coverage:
+                lines.append(f"    {suite_notes.coverage}")
             for note, names in untested_notes(suite_comparison):
                 lines.append(f"    p n/a ({figures_text(names)}): {note.removeprefix('n/a: ')}")
             if suite_comparison.newly_failing:
