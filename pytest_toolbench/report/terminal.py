@@ -49,22 +49,22 @@ def render(report: "RunReport") -> list[str]:
     generation = generation_figures(header)
     if generation:
         lines.append(f"generation: {generation}")
-    notes = report.notes
-    if notes.baseline is not None:
-        lines.append(f"baseline: {notes.baseline}; deltas in percentage points")
-        lines.append(f"paired tests: {notes.paired_tests}")
-        lines.append(str(notes.family))
-        if notes.settings_differ:
+    run_notes = report.notes
+    if run_notes.baseline is not None:
+        lines.append(f"baseline: {run_notes.baseline}; deltas in percentage points")
+        lines.append(f"paired tests: {run_notes.paired_tests}")
+        lines.append(str(run_notes.family))
+        if run_notes.settings_differ:
             lines.append(f"settings that differ from the baseline (this run vs baseline): "
-                         f"{'; '.join(notes.settings_differ)}")
+                         f"{'; '.join(run_notes.settings_differ)}")
     if report.history is not None:
         lines.append(f"history: {len(report.history.runs) - 1} baselines given; deltas and gates use the last one, "
                      "the trend across all of them is in the HTML and Markdown reports and the JSON (history)")
-    lines.append(f"intervals: {notes.intervals}"
-                 + (f"; {notes.estimate_intervals}" if notes.estimate_intervals else ""))
+    lines.append(f"intervals: {run_notes.intervals}"
+                 + (f"; {run_notes.estimate_intervals}" if run_notes.estimate_intervals else ""))
     for suite in summary.suites:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
-        suite_notes = notes.suite(suite.name)
+        suite_notes = run_notes.suite(suite.name)
         lines.append("")
         lines.append(f"{suite.name}: {suite.title}  ({suite.passed}/{suite.total} "
                      f"{'samples' if suite.repeat else 'cases'} passed)"
