@@ -197,3 +197,26 @@ def test_the_eee_export_of_a_replayed_real_run_validates_against_the_schemas(tmp
     calls = [line for line in lines if line["interaction_type"] == "agentic"]
     assert calls and all(line["evaluation"]["tool_calls_count"] == len(line["messages"][1]["tool_calls"])
                          for line in calls)
+
+
+def test_the_shipped_suites_declare_what_the_core_no_longer_names():
+    """BFCL's row line and BFCL's and NesTools' label notes come from the suites' scorers, word for word as before."""
+    from pytest_toolbench.report import terminal
+    from pytest_toolbench.report.run_report import build
+    from pytest_toolbench.suites.bfcl import scorer as bfcl
+    from pytest_toolbench.suites.nestools import scorer as nestools
+
+    def declared(module):
+        return SimpleNamespace(aggregate=lambda results: [], LABEL_NOTES=module.LABEL_NOTES,
+                               header_facts=getattr(module, "header_facts", lambda header: ()))
+
+    records = [CaseRecord("bfcl", "a", "c", False, "wrong", labels={"config": "plain"}),
+               CaseRecord("nestools", "b", "c", False, "wrong", labels={"tool_error": "tool_redundancy"})]
+    summary = summarize(records, {"bfcl": SuiteInput(declared(bfcl), "BFCL", {}),
+                                  "nestools": SuiteInput(declared(nestools), "NesTools", {})},
+                        {"backend": "replay", "replay": "results/"})
+    lines = terminal.render(build(summary))
+    assert "bfcl row: no row: not comparable with the board (replayed outputs decoded by the per-file rule; name the " \
+           "row with --toolbench-bfcl-model)" in lines
+    assert "  [cases by config: BFCL format sensitivity: the system-prompt format the case was asked in]" in lines
+    assert "  [cases by tool_error: NesTools: the kind of wrong tool use]" in lines
