@@ -129,10 +129,14 @@ def test_a_failure_line_shows_the_start_of_the_output_beside_the_decoded_calls()
     assert empty == "bfcl::c: e: why | output: (empty)"
 
 
-def _suite(name):
+def _suite(name, header=None):
+    """A suite's summary as the run makes it: BFCL's with the run facts its scorer declares (``header_facts``)."""
     from pytest_toolbench.run.summary import SuiteSummary
+    from pytest_toolbench.suites.bfcl.scorer import header_facts
 
-    return SuiteSummary(name, name.upper(), {"description": f"{name} data"}, 2, 1, [], {}, {}, {})
+    facts = tuple(header_facts(header)) if name == "bfcl" and header is not None else ()
+    return SuiteSummary(name, name.upper(), {"description": f"{name} data"}, 2, 1, [], {}, {}, {},
+                        header_facts=facts)
 
 
 def _header(**extra):
@@ -146,26 +150,29 @@ def _header(**extra):
 
 def test_the_run_header_names_the_bfcl_row_or_says_there_is_none():
     from pytest_toolbench.report import markdown, terminal
-    from pytest_toolbench.report.facts import NO_ROW, run_facts
+    from pytest_toolbench.report.facts import run_facts
     from pytest_toolbench.report.run_report import build
     from pytest_toolbench.run.summary import RunSummary
+    from pytest_toolbench.suites.bfcl.scorer.report_notes import NO_ROW
+
+    def run(header, suite):
+        return RunSummary(header=header, suites=[_suite(suite, header)])
 
     row = {"row": "Qwen/Qwen3-0.6B-FC", "handler": "QwenFCHandler", "mode": "FC", "matched": "named", "note": "."}
-    named = RunSummary(header=_header(bfcl_row=row), suites=[_suite("bfcl")])
+    named = run(_header(bfcl_row=row), "bfcl")
     expected = "Qwen/Qwen3-0.6B-FC (QwenFCHandler, FC; named by --toolbench-bfcl-model)"
     assert f"bfcl row: {expected}" in terminal.render(build(named))
     assert ("BFCL row", expected) in run_facts(named)
     assert f"| BFCL row | {expected} |" in markdown.render(build(named)).splitlines()
     none = {"row": None, "handler": None, "mode": None, "matched": "none", "note": "."}
-    chat = RunSummary(header=_header(bfcl_row=none), suites=[_suite("bfcl")])
+    chat = run(_header(bfcl_row=none), "bfcl")
     assert any(line.startswith(f"bfcl row: {NO_ROW}") for line in terminal.render(build(chat)))
-    replay = RunSummary(header={"backend": "replay", "replay": "results/"}, suites=[_suite("bfcl")])
+    replay = run({"backend": "replay", "replay": "results/"}, "bfcl")
     assert any(line.startswith(f"bfcl row: {NO_ROW} (replayed outputs") for line in terminal.render(build(replay)))
     # no BFCL suite ran, or the reference answers: no row line
     assert not any(line.startswith("bfcl row") for line in terminal.render(
-        build(RunSummary(header=_header(bfcl_row=row), suites=[_suite("acebench")]))))
-    assert not any(line.startswith("bfcl row") for line in terminal.render(
-        build(RunSummary(header={"backend": "gold"}, suites=[_suite("bfcl")]))))
+        build(run(_header(bfcl_row=row), "acebench"))))
+    assert not any(line.startswith("bfcl row") for line in terminal.render(build(run({"backend": "gold"}, "bfcl"))))
 
 
 def test_the_markdown_and_html_run_tables_describe_only_the_suites_that_ran():

@@ -48,6 +48,7 @@ GIVEN = {
     "toolbench_conversations": "--toolbench-conversations=rounds",
     "toolbench_base_url": "--toolbench-base-url=http://127.0.0.1:9/v1",
     "toolbench_json": "--toolbench-json=run.json", "toolbench_md": "--toolbench-md=run.md",
+    "toolbench_eee": "--toolbench-eee=eee",
     "toolbench_baseline": "--toolbench-baseline=base.json",
     "toolbench_leaderboard": "--toolbench-leaderboard=bfcl=x.csv",
     "toolbench_fail_under": "--toolbench-fail-under=bfcl.Overall=50", "toolbench_max_drop": "--toolbench-max-drop=1",

@@ -18,7 +18,8 @@ from pytest_toolbench.run.records import CaseRecord
 from pytest_toolbench.run.summary import RunSummary, SuiteSummary
 
 REPORT = Path(run_report.__file__).parent
-WRITERS = ("terminal.py", "markdown.py", "json_results.py", "html.py")
+WRITERS = ("terminal.py", "markdown.py", "json_results.py", "html.py", "html_rows.py", "eee.py", "notes.py", "header.py",
+           "writers.py")
 
 
 def sample_report() -> run_report.RunReport:

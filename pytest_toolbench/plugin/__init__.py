@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from . import hookspecs, options
+from . import hookspecs, options, writers
 from .. import backends
 from ..backends.kind import BackendKind
 from ..contract.suite import Backend
@@ -28,10 +28,14 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
         module = importlib.import_module(f"{backends.__name__}.{name}")
         if not pluginmanager.is_registered(module):
             pluginmanager.register(module, f"toolbench-backend-{name}")
+    # The built-in writers are a plugin too: their pytest_toolbench_writers, as a user's own writer would be added.
+    if not pluginmanager.is_registered(writers):
+        pluginmanager.register(writers, "toolbench-writers")
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     options.add_run_options(parser, backend_kinds(pluginmanager))
+    writers.add_options(parser)
 
 
 @pytest.hookimpl(tryfirst=True)

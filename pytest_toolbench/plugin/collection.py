@@ -293,7 +293,7 @@ def unmatched_keywords(config: pytest.Config, definitions: Iterable[Any], item_n
     """One line per ``-k`` identifier that matches nothing (pytest's rule: a case-insensitive substring) in any
     collected item's names (``item_names``: node ids, case ids, markers) nor in any suite's name, category or
     declared marker: a typo such as ``-k bfcll`` that would otherwise select nothing, silently. Each line offers the
-    closest names, as ``-m`` gets (``ToolbenchSession._register_markers`` in ``plugin/session.py``)."""
+    closest names, as ``-m`` gets (``register_markers`` in ``plugin/markers.py``)."""
     import difflib
 
     keyword = (config.option.keyword or "").strip()

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from ..backends.kind import BackendKind
     from ..contract.suite import Backend
     from ..report.compare import Comparison, GateResult
+    from ..report.settings import ReportSettings
     from ..run.catalog import Catalog, Registry
     from ..run.summary import RunSummary
     from .options import RunOptions
@@ -69,3 +70,13 @@ def pytest_toolbench_gates(config: pytest.Config, summary: "RunSummary",
 @hookspec
 def pytest_toolbench_results_document(config: pytest.Config, document: dict) -> None:
     """Add to (or change) the ``--toolbench-json`` document, a dict, before it is written on the controller."""
+
+
+@hookspec
+def pytest_toolbench_writers(config: pytest.Config, settings: "ReportSettings") -> "list[Any] | None":
+    """Return the run's outputs: a list of writers (``pytest_toolbench.report.writers.Writer``: ``name``, ``what``,
+    ``path`` and ``write(report)``), or None. Called once, on the controller (or the single process), at configure
+    time; ``settings`` are the resolved reporting options (``pytest_toolbench.report.settings.ReportSettings``). The
+    built-in writers (terminal, ``--toolbench-json``, ``--toolbench-md``, ``--html``, ``--toolbench-eee``) come from
+    the plugin's own implementation (``tryfirst``), then yours, in pluggy's order; each is handed the finished run's
+    ``RunReport`` once, when the session finishes. See docs/adding-a-writer.md."""

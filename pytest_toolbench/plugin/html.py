@@ -1,6 +1,7 @@
-"""pytest-html's hooks: registered by the session on the controller only, and only when pytest-html is active
-(``--html``), so the hook names are known. They hold no run state: the title, each row's record and request and the
-finished run come from the session; what the page shows is rendered by ``report/html.py`` from plain values."""
+"""pytest-html's hooks and the HTML writer: one object, registered by the built-in writers (``plugin/writers.py``) on
+the controller only, and only when pytest-html is active (``--html``), so the hook names are known. It holds no run
+state: the title comes at configure time, each row's record and request on its report, and the finished run's report
+as any writer gets it (``write``); what the page shows is rendered by ``report/html.py`` from plain values."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import pytest
 
@@ -29,12 +30,28 @@ def case_extras(report: pytest.TestReport, request: dict[str, Any] | None) -> No
 
 
 class HtmlHooks:
-    def __init__(self, title: str, run_report: "Callable[[], RunReport | None]", page: Path | None = None,
-                 keep_previous: Callable[[], bool] = lambda: False):
+    """The HTML writer (``report/writers.py``): pytest-html writes the page; :meth:`write` hands it the summary
+    section's report. ``path``: ``--html`` as given (for the run's closing lines), ``page``: that file, absolute."""
+
+    name = "html"
+    what = "HTML"
+
+    def __init__(self, title: str, path: Path | None = None, page: Path | None = None):
         self.title = title  # pytest-html asks for it at session start, before any figure exists
-        self.run_report = run_report  # the finished run's report (None until the session finishes, or no case ran)
+        self.path = path
         self.page = page  # the page pytest-html writes (absolute)
-        self.keep_previous = keep_previous  # true once the run ended interrupted before any case was scored
+        #: the finished run's report: None until the run hands it over, and when no case ran or the run was
+        #: interrupted before any case was scored (then the page is left as it was)
+        self.report: "RunReport | None" = None
+
+    def write(self, report: "RunReport") -> None:
+        self.report = report
+        return None  # pytest-html writes the page (and names it) in its own session finish
+
+    def keep_previous(self) -> bool:
+        """An interrupted run whose other files were left as they were (no case scored, or none collected)
+        leaves the page as it was too."""
+        return self.report is None
 
     @pytest.hookimpl(wrapper=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Iterator[None]:
@@ -76,6 +93,5 @@ class HtmlHooks:
 
     def pytest_html_results_summary(self, prefix: list[str], summary: list[str], postfix: list[str],
                                     session: pytest.Session) -> None:
-        report = self.run_report()
-        if report is not None:
-            prefix.append(html.summary_html(report))
+        if self.report is not None:
+            prefix.append(html.summary_html(self.report))

@@ -89,6 +89,7 @@ OPTION_SCOPE: Mapping[str, tuple[frozenset, str]] = {
     # reporting: every backend
     "toolbench_json": (ALL, ""),
     "toolbench_md": (ALL, ""),
+    "toolbench_eee": (ALL, ""),
     "toolbench_baseline": (ALL, ""),
     "toolbench_leaderboard": (ALL, ""),
     "toolbench_fail_under": (ALL, ""),

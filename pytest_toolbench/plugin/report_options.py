@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,7 @@ def load_baseline(path: Path) -> ResultsFile:
 def resolve(config: pytest.Config) -> ReportSettings:
     """Raise ``UsageError`` naming the option at configure time, before anything runs."""
     get = config.getoption
-    json_given, md_given = get("toolbench_json"), get("toolbench_md")
+    json_given, md_given, eee_given = get("toolbench_json"), get("toolbench_md"), get("toolbench_eee", None)
     baselines = []
     for given in get("toolbench_baseline") or []:  # oldest first; the last given is the one compared and gated on
         path = Path(given)
@@ -90,12 +91,16 @@ def resolve(config: pytest.Config) -> ReportSettings:
     html = get("htmlpath", None)
     json_path = report_path(config, json_given) if json_given else None
     markdown_path = report_path(config, md_given) if md_given else None
+    eee_path = report_path(config, eee_given) if eee_given else None
     for option, path in (("--toolbench-json", json_path), ("--toolbench-md", markdown_path)):
         if path is not None:
             check_writable(option, path if path.is_absolute() else config.invocation_params.dir / path)
+    if eee_path is not None:
+        check_folder("--toolbench-eee", eee_path if eee_path.is_absolute() else config.invocation_params.dir / eee_path)
     return ReportSettings(
         json_path=json_path,
         markdown_path=markdown_path,
+        eee_path=eee_path,
         baseline_path=baseline_path, baseline=baseline,
         thresholds=tuple(parse_threshold(given) for given in get("toolbench_fail_under")),
         max_drop=max_drop, significance=significance, multiple=multiple, accept_untested=accept_untested,
@@ -103,6 +108,17 @@ def resolve(config: pytest.Config) -> ReportSettings:
         html_path=Path(html) if html else None,
         baselines=tuple(baselines),
     )
+
+
+def check_folder(option: str, path: Path) -> None:
+    """Fail before the run, naming the option, when a folder the run writes into could not be made or written."""
+    if path.exists() and not path.is_dir():
+        raise pytest.UsageError(f"{option}={path}: is a file, not a folder")
+    folder = path
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not os.access(folder, os.W_OK):
+        raise pytest.UsageError(f"{option}={path}: cannot be written (no write access to {folder})")
 
 
 def resolve_leaderboards(config: pytest.Config, definitions: Any, data_dir: Any) -> dict[str, Any]:

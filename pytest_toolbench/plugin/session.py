@@ -17,7 +17,6 @@ in the core.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import gc
 import importlib.util
 import os
@@ -27,9 +26,9 @@ from typing import Any, Iterable
 import pytest
 
 from .check_prompts import run_check_prompts
-from .collection import RECORD_KEY, REQUEST_KEY, CaseItem, Markers, SuiteFile, is_definition, unknown_mark_names, \
+from .collection import RECORD_KEY, REQUEST_KEY, CaseItem, Markers, SuiteFile, is_definition, \
     unmatched_keywords
-from .html import HtmlHooks, case_extras
+from .html import case_extras
 from .options import DATA_ENV, anchor_data_env, resolve as resolve_options, rootdir_moved_by
 from .report_options import resolve as resolve_report_settings, resolve_leaderboards
 from .xdist import is_worker, new_manifest_dir, process_role, read_manifest, remove_manifest_dir, worker_id, \
@@ -39,20 +38,19 @@ from ..backends.model_source import ModelUnavailable, check_endpoint
 from ..contract.errors import UsageProblem
 from ..contract.suite import CaseRecord
 from .errors import usage_error
+from .handlers import InactiveSession, ReportHandler, WorkerCollection
+from .markers import register_markers
 from .lifecycle import check_backend, check_gates, one_line_failures, run_pregeneration, selected_cases, selected_items, \
     terminal_writer
 from ..report import terminal
-from ..report.facts import report_title
 from ..report.run import FinishedRun, ReportRun
+from ..report.writers import collect as collect_writers
 from ..run import case_request, ledger, records
 from ..run.catalog import Registry
 from ..run.context import RunContext
 from ..run.ledger import Ledger
 from ..run.options import RunOptions
 from ..run.role import WORKER_INPUT_KEY, Role
-
-HTML_PLUGIN = "toolbench-html"
-
 
 class ToolbenchSession:
     """The run in this pytest process (``role``: single, xdist controller or worker)."""
@@ -68,6 +66,7 @@ class ToolbenchSession:
         #: unconfigure (see ``anchor_data_env``)
         self.data_env = data_env
         self.report_run: ReportRun | None = None  # controller or single process: the run's reporting
+        self.writers: list[Any] = []  # controller or single process: the run's outputs (report/writers.py)
         self.keep_requests = False  # --html: each case's request rides to its row
         self.manifest_dir: Path | None = None  # xdist controller: where workers write their selection
         self.generated = False  # xdist controller: pre-generation ran (once, for the first worker's selection)
@@ -119,7 +118,8 @@ class ToolbenchSession:
         if role != "worker" and not config.getoption("collectonly"):
             toolbench.model_note = check_model(toolbench.kind, toolbench.options)
         definitions = toolbench.catalog.definitions_under(self.run_paths)
-        self._register_markers(definitions, warn=role != "worker")
+        register_markers(config, self.markers, definitions, warn=role != "worker",
+                         data_unverified=toolbench.options.data.data_unverified)
         html_active = bool(config.pluginmanager.hasplugin("html") and config.getoption("htmlpath", None))
         # a worker keeps each case's request when its controller writes the HTML report
         self.keep_requests = bool(toolbench.worker_input.get("keep_requests")) if role == "worker" else html_active
@@ -127,55 +127,17 @@ class ToolbenchSession:
             settings = resolve_report_settings(config)
             settings = dataclasses.replace(settings, leaderboards=resolve_leaderboards(
                 config, definitions, toolbench.options.data.data_dir))
-            self.report_run = ReportRun(settings)
+            try:  # the built-in writers (plugin/writers.py) and any a conftest or plugin adds
+                writers = collect_writers(config.hook.pytest_toolbench_writers(config=config, settings=settings))
+            except ValueError as error:
+                raise pytest.UsageError(str(error)) from None
+            self.writers = writers
+            self.report_run = ReportRun(settings, writers)
             config.pluginmanager.register(ReportHandler(self), "toolbench-reports")
-            if html_active:  # the HTML writer gets data only: its title now, the run report when it finishes
-                page = Path(os.path.expandvars(config.option.htmlpath)).expanduser()  # as pytest-html reads it
-                config.pluginmanager.register(HtmlHooks(
-                    report_title(None, toolbench.options), self.run_report, Path.cwd() / page,
-                    keep_previous=self._html_kept), HTML_PLUGIN)
         if role == "controller":
             self.manifest_dir = new_manifest_dir()
         elif role == "worker":
             config.pluginmanager.register(WorkerCollection(self), "toolbench-manifest")
-
-    def _register_markers(self, definitions: Any, warn: bool) -> None:
-        """Every marker of the run's suites, described, before collection (``pytest --markers``,
-        ``--strict-markers``, also on xdist workers, whose ``-m`` check may name a suite they rule out); then a
-        ``-m`` expression naming a marker no suite, plugin or ini file declares is a usage error (once: not on
-        workers), as ``--strict-markers`` makes an undeclared mark one: such a name can select nothing, so a typo
-        would run nothing (``-m multiturn``) or everything (``-m "not multiturn"``) with only a warning to say so.
-        Every marker of the pinned data is declared by name; only with ``--toolbench-data-unverified`` (data beyond
-        the pinned files) does a name that a family pattern allows (a NesTools task domain) get a warning instead."""
-        config = self.config
-        self.markers.register_declared(definitions)
-        if not warn or not definitions:
-            # no suite in this run (the plugin installed beside a project's own tests): their marks follow pytest's
-            # own rules, an undeclared one selecting what carries it (with pytest's warning)
-            return
-        known = sorted({line.split(":", 1)[0].split("(", 1)[0].strip() for line in config.getini("markers")})
-        unknown = []
-        for name in unknown_mark_names(config):
-            close = difflib.get_close_matches(name, known, n=3)
-            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-            if self.toolbench.options.data.data_unverified and \
-                    any(definition.keyword_description(name) for definition in definitions):
-                # every name of the pinned data is declared; data beyond it (accepted unverified) may carry a name
-                # only a family pattern allows (a task domain), registered once its suite is collected
-                config.issue_config_time_warning(pytest.PytestConfigWarning(
-                    f"pytest-toolbench: -m {config.option.markexpr!r} names the marker {name!r}, which no suite "
-                    f"declares by name; it selects only cases whose data carry it{hint}"), stacklevel=2)
-            else:
-                unknown.append((name, hint))
-        if not unknown:
-            return
-        name, hint = unknown[0]
-        suites = sorted(definition.name for definition in definitions)
-        raise pytest.UsageError(
-            f"-m {config.option.markexpr!r} names the marker {name!r}, which no suite, plugin or ini file declares, "
-            f"so it would select nothing by that name{hint} (the {len(known)} known markers, among them the suites' "
-            f"{', '.join(suites) or 'none'}, are listed by `pytest --markers`; a mark of your own tests is declared "
-            "in the ini file's `markers`)")
 
     def unconfigure(self) -> None:
         self.toolbench.close()
@@ -380,8 +342,6 @@ class ToolbenchSession:
             session.exitstatus, self.summary, case_records, toolbench.options.generation.tool_parser,
             extra_gates=lambda summary, comparison: config.hook.pytest_toolbench_gates(
                 config=config, summary=summary, comparison=comparison),
-            extend_document=lambda document: config.hook.pytest_toolbench_results_document(
-                config=config, document=document),
             interrupted=toolbench.interrupted, defects_expected=toolbench.kind.reference_answers,
             progress=self._progress_line)
         session.exitstatus = self.finished.exit_status
@@ -394,79 +354,16 @@ class ToolbenchSession:
             reporter.write("\n")  # after xdist's progress dots, which leave the line open
         reporter.write_line(text)
 
-    def _html_kept(self) -> bool:
-        """An interrupted run whose JSON and Markdown files were left as they were (no case scored, or none
-        collected) leaves the HTML page as it was too."""
-        return self.finished is None or self.finished.report is None or bool(self.finished.kept)
-
-    def run_report(self):
-        """The finished run's report (None before the session finishes, or when no case ran)."""
-        return self.finished.report if self.finished is not None else None
-
     def terminal_summary(self, reporter: Any) -> None:
         if self.finished is None:
             return
-        for line in terminal.run_end(self.finished):
+        shown = [line for writer in self.writers if isinstance(writer, terminal.TerminalWriter)
+                 for line in writer.lines]
+        for line in terminal.run_end(self.finished, shown):
             if line.section:
                 reporter.section(line.text)
             else:
                 reporter.write_line(line.text, **dict.fromkeys(line.markup, True))
-
-
-class ReportHandler:
-    """The one handler of test and collection reports, on the controller or the single process (pytest hands a
-    report to its hooks without the config, so the session is reached through this object)."""
-
-    def __init__(self, session: ToolbenchSession):
-        self.session = session
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.session.log_report(report)
-
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        self.session.collect_report(report)
-
-
-class WorkerCollection:
-    """Worker only: ``tryfirst``, so the manifest file exists before xdist's own ``pytest_collection_finish``
-    reports this worker's ids to the controller (which reads the file then)."""
-
-    def __init__(self, session: ToolbenchSession):
-        self.session = session
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.session.write_worker_manifest(session)
-
-
-class InactiveSession:
-    """What the hooks talk to where the plugin is not set up (``--help``, ``--version``, a configure error): nothing
-    happens."""
-
-    def report_header(self) -> None:
-        return None
-
-    def collect_file(self, file_path: Path, parent: pytest.Collector) -> None:
-        return None
-
-    def collection_finished(self, session: pytest.Session) -> None:
-        return None
-
-    def finish(self, session: pytest.Session, exitstatus: int) -> None:
-        return None
-
-    def terminal_summary(self, reporter: Any) -> None:
-        return None
-
-    def unconfigure(self) -> None:
-        return None
-
-    def configure_node(self, node: Any) -> None:
-        return None
-
-    def node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        return None
 
 
 SESSION_KEY = pytest.StashKey[ToolbenchSession]()

@@ -6,6 +6,7 @@ import time
 from typing import Any, Mapping
 
 from ..run.summary import RunSummary
+from .header import RunHeader
 
 
 def _package_version(name: str) -> str | None:
@@ -17,17 +18,19 @@ def _package_version(name: str) -> str | None:
         return None
 
 
-def report_title(summary: RunSummary | None, options: Any = None) -> str:
-    """The one title of a run's reports (HTML page and Markdown comment alike)."""
+def report_title(summary: RunSummary | None, options: Any = None,
+                 facts: "list[tuple[str, str]] | tuple[tuple[str, str], ...] | None" = None) -> str:
+    """The one title of a run's reports (HTML page and Markdown comment alike); ``facts``: the run's facts when
+    they are made already."""
     if summary is None:
         return f"pytest-toolbench: {getattr(options, 'model', None) or getattr(options, 'backend', '?')}"
-    return f"pytest-toolbench: {dict(run_facts(summary, options))['Model']}"
+    return f"pytest-toolbench: {dict(facts if facts is not None else run_facts(summary, options))['Model']}"
 
 
-def generation_figures(header: Mapping[str, Any]) -> str | None:
+def generation_figures(header: "RunHeader | Mapping[str, Any]") -> str | None:
     """How much was generated, how long it took and how fast it ran (engine backends), in one line: the requests,
     prompt and generated tokens, tokens per second, wall seconds of generation and the engine's start-up."""
-    figures = header.get("generation")
+    figures = header.generation if isinstance(header, RunHeader) else header.get("generation")
     if not isinstance(figures, Mapping):
         return None
     earlier = _earlier_runs(figures.get("earlier_runs"))
@@ -62,50 +65,33 @@ def _earlier_runs(runs: Any) -> str:
             f"{last.get('generation_s') or 0:.1f} s{rates}")
 
 
-#: the suites whose figures a BFCL leaderboard row stands behind (the rows are BFCL's)
-ROW_SUITES = ("bfcl",)
-NO_ROW = "no row: not comparable with the board"
+def suite_facts(summary: RunSummary) -> list[tuple[str, str]]:
+    """The lines the suites that ran add to the run facts (``SuiteSummary.header_facts``), in suite order."""
+    return [fact for suite in summary.suites for fact in suite.header_facts]
 
 
-def bfcl_row_text(header: Mapping[str, Any], ran: Any) -> str | None:
-    """The BFCL row the run was prompted and decoded as (the header's ``bfcl_row``), or :data:`NO_ROW` with the
-    reason; None where no BFCL suite ran or the answers are the reference ones (gold)."""
-    if not set(ROW_SUITES) & set(ran) or header.get("backend") == "gold":
-        return None
-    choice = header.get("bfcl_row")
-    if not isinstance(choice, Mapping):
-        return NO_ROW + (" (replayed outputs decoded by the per-file rule; name the row with --toolbench-bfcl-model)"
-                         if header.get("backend") == "replay" else "")
-    if choice.get("row"):
-        how = {"named": "named by --toolbench-bfcl-model", "checkpoint id": "matched by the checkpoint id"}.get(
-            str(choice.get("matched")), str(choice.get("matched") or ""))
-        return f"{choice['row']} ({choice.get('handler')}, {choice.get('mode')}; {how})"
-    if choice.get("handler"):
-        return f"{NO_ROW} (the {choice['handler']} of the checkpoint's family, no row named or matched)"
-    return f"{NO_ROW} (the checkpoint's chat template; name a row with --toolbench-bfcl-model)"
-
-
-def run_facts(summary: RunSummary, options: Any = None) -> list[tuple[str, str]]:
-    header: Mapping[str, Any] = summary.header
-    fingerprint: Mapping[str, Any] = header.get("fingerprint") or {}
-    backend = header.get("backend") or "?"
-    model = header.get("model") or fingerprint.get("model")
+def run_facts(summary: RunSummary, options: Any = None, header: RunHeader | None = None) -> list[tuple[str, str]]:
+    """The run facts table: (label, text) rows. ``header``: the summary's header read already (else read here)."""
+    header = header if header is not None else RunHeader.read(summary.header)
+    fingerprint = header.fingerprint
+    backend = header.backend or "?"
+    model = header.model_named
     if not model:
-        model = {"gold": "none (gold reference answers)", "replay": f"replayed outputs: {header.get('replay')}"
+        model = {"gold": "none (gold reference answers)", "replay": f"replayed outputs: {header.replay}"
                  }.get(backend, "?")
-    mode = header.get("mode") or "?"
+    mode = header.mode or "?"
     parser = fingerprint.get("tool_parser") or getattr(options, "tool_parser", None)
     if not parser:
         parser = "detected from the chat template" if mode == "native" else "none (prompt mode: the suite's decoder)"
     sources = sorted({s.data_source.get("description", "?") for s in summary.suites})
-    versions = [f"pytest-toolbench {header.get('plugin', '?')}", f"pytest {header.get('pytest', '?')}",
-                f"Python {header.get('python', '?')}"]
+    versions = [f"pytest-toolbench {header.plugin or '?'}", f"pytest {header.pytest or '?'}",
+                f"Python {header.python or '?'}"]
     for name, value in sorted((fingerprint.get("versions") or {}).items()):
         if value:
             versions.append(f"{name} {value}")
     facts = [("Model", str(model)), ("Backend", str(backend)), ("Mode", str(mode)), ("Tool parser", str(parser)),
              ("Data", "; ".join(sources) or "?")]
-    sampling = dict(header.get("sampling") or {})
+    sampling = dict(header.sampling)
     sent = sampling.pop("sent", None)
     if sampling and backend not in ("gold", "replay"):
         shown = {**sampling, "temperature": "each suite's" if sampling.get("temperature", 0) is None
@@ -122,18 +108,16 @@ def run_facts(summary: RunSummary, options: Any = None) -> list[tuple[str, str]]
         if set(ran) - set(described_suites):
             described.append("other suites: chat-template")
         facts.append(("Prompt format", "; ".join(described)))
-    row = bfcl_row_text(header, ran)
-    if row:
-        facts.append(("BFCL row", row))
-    if header.get("replay_mode"):
-        facts.append(("Replay mode", str(header["replay_mode"])))
-    if header.get("user_simulator"):
-        facts.append(("Simulated user", header["user_simulator"]))
-    if header.get("limit"):
-        facts.append(("Limit", f"first {header['limit']} cases per category (debugging: the figures do NOT "
+    facts += suite_facts(summary)
+    if header.replay_mode:
+        facts.append(("Replay mode", str(header.replay_mode)))
+    if header.user_simulator:
+        facts.append(("Simulated user", header.user_simulator))
+    if header.limit:
+        facts.append(("Limit", f"first {header.limit} cases per category (debugging: the figures do NOT "
                                "estimate the full benchmark; for a smoke tier use --toolbench-sample)"))
-    if header.get("sample"):
-        sample = header["sample"]
+    if header.sample:
+        sample = header.sample
         drawn = sample["count"] if sample.get("count") is not None else f"{100 * sample['fraction']:g}%"
         facts.append(("Sample", f"--toolbench-sample={drawn}, seed {sample['seed']}: stratified random sample; "
                                 "every figure is an estimate of the full benchmark's with its 95% interval"))
@@ -141,9 +125,9 @@ def run_facts(summary: RunSummary, options: Any = None) -> list[tuple[str, str]]
     if generation:
         facts.append(("Generation", generation))
     facts.append(("Versions", ", ".join(versions)))
-    if header.get("started") and header.get("finished"):
-        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(header["started"]))
-        facts.append(("Run", f"{started}, {header['finished'] - header['started']:.1f}s"))
+    if header.started and header.finished:
+        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(header.started))
+        facts.append(("Run", f"{started}, {header.finished - header.started:.1f}s"))
     return facts
 
 

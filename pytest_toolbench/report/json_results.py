@@ -50,6 +50,22 @@ def document(report: "RunReport") -> dict[str, Any]:
     return result
 
 
+class JsonWriter:
+    """The built-in writer of ``--toolbench-json`` (``report/writers.py``): ``extend`` is the
+    ``pytest_toolbench_results_document`` hook, called with the document before it is written."""
+
+    name = "json"
+    what = "results"
+
+    def __init__(self, path: Path, extend: Callable[[dict[str, Any]], None] | None = None):
+        self.path = path
+        self.extend = extend
+
+    def write(self, report: "RunReport") -> Path:
+        write(self.path, report, self.extend or (lambda document: None))
+        return self.path
+
+
 def write(path: Path, report: "RunReport", extend: Callable[[dict[str, Any]], None] | None = None) -> None:
     """``extend(document)`` may add to the document before it is written (the ``pytest_toolbench_results_document``
     hook); what it adds goes through the same serialisation policy."""

@@ -6,16 +6,18 @@ Plain pipe tables and lists only (no HTML), so it renders the same in a comment,
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from ..run.summary import SuiteSummary
 from . import leaderboard
-from .compare import SuiteComparison, baseline_label
+from .compare import SuiteComparison
 from . import profile_views
-from .significance import PAIRED_TESTS_NOTE, decision_cells, family_note, format_power, mde_text
+from .significance import decision_cells, format_power, mde_text
 from .history import row as history_row
-from .stats import ESTIMATE_INTERVALS_NOTE, INTERVALS_NOTE, count_interval, direction_note, format_change, \
-    format_counts, format_interval, format_value, no_delta_text, repeat_text, sample_line, samples_note, warning_notes
+from .notes import SuiteNotes
+from .stats import count_interval, direction_note, format_change, format_counts, format_interval, format_value, \
+    no_delta_text, warning_notes
 
 if TYPE_CHECKING:
     from .history import History
@@ -108,22 +110,22 @@ def _history_section(history: "History") -> list[str]:
 
 
 def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None, groups: set[str] | None,
-                   ranks: "SuiteRanks | None" = None) -> list[str]:
+                   ranks: "SuiteRanks | None" = None, *, notes: SuiteNotes) -> list[str]:
     lines = [f"### {cell(suite.name)}: {cell(suite.title)}" + (" (shipped samples)" if suite.is_sample else ""), "",
              f"**{suite.passed}/{suite.total}** {'samples' if suite.repeat else 'cases'} passed · data: "
              f"{cell(suite.data_source.get('description', '?'))}", ""]
-    if suite.repeat:
-        lines += [f"**Repeat**: {cell(repeat_text(suite.repeat))}", ""]
-    if suite.is_sample:
-        lines += [f"> **{cell(samples_note())}**", ""]
-    if suite.partial_selection and suite.sampling_design is None:  # a sampled run's figures are estimates
-        lines += [f"_Selection: {suite.selection_text()}; the figures marked (selection) cover "
+    if notes.repeat:
+        lines += [f"**Repeat**: {cell(notes.repeat)}", ""]
+    if notes.samples:
+        lines += [f"> **{cell(notes.samples)}**", ""]
+    if notes.selection:  # a sampled run's figures are estimates, not a selection
+        lines += [f"_Selection: {notes.selection}; the figures marked (selection) cover "
                   "only them._", ""]
-    if suite.sampling_design is not None:
-        lines += [f"**Sample**: {cell(sample_line(suite.sampling_design))}", ""]
+    if notes.sampling:
+        lines += [f"**Sample**: {cell(notes.sampling)}", ""]
     with_baseline = comparison is not None and comparison.in_baseline
-    if with_baseline and comparison.delta_note():
-        lines += [f"_{cell(comparison.delta_note())}._", ""]
+    if with_baseline and notes.delta:
+        lines += [f"_{cell(notes.delta)}._", ""]
     headers = ["Group", "Metric", "Value", "Correct/Total", "95% CI"]
     right = [2, 3]
     if with_baseline:
@@ -147,8 +149,8 @@ def _suite_section(suite: SuiteSummary, comparison: SuiteComparison | None, grou
         lines += ["", f"Against the baseline ({comparison.compared_cases} cases in both runs): "
                       f"**{len(comparison.newly_failing)} newly failing**, "
                       f"**{len(comparison.newly_passing)} newly passing**."]
-        if comparison.coverage_text():
-            lines += ["", f"_{cell(comparison.coverage_text())}._"]
+        if notes.coverage:
+            lines += ["", f"_{cell(notes.coverage)}._"]
         if comparison.newly_failing:
             lines += ["", f"- Newly failing: {_code_list(comparison.newly_failing)}"]
         if comparison.newly_passing:
@@ -191,6 +193,21 @@ def _verdict_lines(report: "RunReport") -> list[str]:
     return lines + [""]
 
 
+class MarkdownWriter:
+    """The built-in writer of ``--toolbench-md`` (``report/writers.py``)."""
+
+    name = "markdown"
+    what = "Markdown summary"
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def write(self, report: "RunReport") -> Path:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(render(report), encoding="utf-8")
+        return self.path
+
+
 def render(report: "RunReport") -> str:
     text = _render(report, groups=None)
     if len(text) > COMMENT_BUDGET:
@@ -204,22 +221,22 @@ def _render(report: "RunReport", groups: set[str] | None) -> str:
     lines += _verdict_lines(report)
     lines += table(["Run", ""], report.facts)
     lines.append("")
-    if comparison is not None:
-        lines += [f"Baseline: {code(comparison.path)} ({cell(baseline_label(comparison.header))}); "
-                  "Δ in percentage points.", "", f"Paired tests: {cell(PAIRED_TESTS_NOTE)}.", "",
-                  f"{cell(family_note(comparison))}.", ""]
-        if comparison.settings_differ:
+    notes = report.notes
+    if notes.baseline is not None:
+        lines += [f"Baseline: {code(notes.baseline_path)} ({cell(notes.baseline_label)}); "
+                  "Δ in percentage points.", "", f"Paired tests: {cell(notes.paired_tests)}.", "",
+                  f"{cell(notes.family)}.", ""]
+        if notes.settings_differ:
             lines += [f"**Settings that differ from the baseline** (this run vs baseline): "
-                      f"{cell('; '.join(comparison.settings_differ))}.", ""]
+                      f"{cell('; '.join(notes.settings_differ))}.", ""]
     if report.history is not None:
         lines += _history_section(report.history)
-    samples = [suite.name for suite in summary.suites if suite.is_sample]
-    if samples:
-        lines += [f"**Ran on shipped samples, not the benchmark's data:** {cell(', '.join(samples))}", ""]
+    if notes.samples:
+        lines += [f"**Ran on shipped samples, not the benchmark's data:** {cell(', '.join(notes.samples))}", ""]
     lines += profile_views.markdown_lines(run.profile if run else None, cell)
     for suite in summary.suites:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
-        lines += _suite_section(suite, suite_comparison, groups, report.leaderboards.get(suite.name))
-    lines.append(f"_{cell(INTERVALS_NOTE)}._"
-                 + (f" _{ESTIMATE_INTERVALS_NOTE}_" if any(s.sampling_design for s in summary.suites) else ""))
+        lines += _suite_section(suite, suite_comparison, groups, report.leaderboards.get(suite.name),
+                                notes=notes.suite(suite.name))
+    lines.append(f"_{cell(notes.intervals)}._" + (f" _{notes.estimate_intervals}_" if notes.estimate_intervals else ""))
     return "\n".join(lines) + "\n"

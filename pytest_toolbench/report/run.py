@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
-from . import json_results, markdown
 from ..run.records import CaseRecord
 from ..run.summary import RunSummary
 from .compare import Comparison, GateResult, compare, evaluate_gates
@@ -51,9 +50,6 @@ class FinishedRun:
 
     report: RunReport | None
     outcome: RunOutcome
-    records: tuple[CaseRecord, ...] = ()
-    #: the run marks known upstream defects as expected failures (the gold backend): the failures section says so
-    defects_expected: bool = False
     written: tuple[tuple[str, Path], ...] = ()
     write_errors: tuple[str, ...] = ()
     kept: tuple[str, ...] = ()  # lines on reports left as they were (an interrupted run that scored nothing)
@@ -66,17 +62,14 @@ class FinishedRun:
         return self.outcome.not_run
 
 
-def _write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
 class ReportRun:
     """The run's reporting on the controller (or the single process; never on xdist workers): the plugin's session
-    tallies each failure here as its report arrives, and :meth:`finish` ends the run into a :class:`FinishedRun`."""
+    tallies each failure here as its report arrives, and :meth:`finish` ends the run into a :class:`FinishedRun`.
+    ``writers``: the run's outputs (``report/writers.py``), each handed the run report once, in order."""
 
-    def __init__(self, settings: ReportSettings):
+    def __init__(self, settings: ReportSettings, writers: Sequence[Any] = ()):
         self.settings = settings
+        self.writers = list(writers)
         self.case_failures = 0
         self.other_failures = 0
         self.comparison: Comparison | None = None
@@ -107,14 +100,13 @@ class ReportRun:
 
     def finish(self, exit_status: int, summary: RunSummary | None, records: list[CaseRecord],
                tool_parser: str | None = None, extra_gates: ExtraGates | None = None,
-               extend_document: Callable[[dict[str, Any]], None] | None = None,
                interrupted: str | None = None, defects_expected: bool = False,
                progress: Callable[[str], None] | None = None) -> FinishedRun:
         """Compare, gate and decide the exit status (from pytest's ``exit_status``); then build the run report once
-        and write the JSON and Markdown files from it. ``tool_parser``: the run's ``--toolbench-tool-parser``, for
-        the facts table; ``extra_gates``: a conftest's own gates (``pytest_toolbench_gates``); ``extend_document``:
-        a conftest's additions to the results document (``pytest_toolbench_results_document``); ``progress``: where
-        the comparison says what takes long (a line each)."""
+        and hand it to every writer. ``tool_parser``: the run's ``--toolbench-tool-parser``, for the facts table;
+        ``extra_gates``: a conftest's own gates (``pytest_toolbench_gates``); ``defects_expected``: the run marks
+        known upstream defects as expected failures; ``progress``: where the comparison says what takes long (a
+        line each)."""
         settings = self.settings
         self.not_run = [record.nodeid or record.case_id for record in records
                         if record.error_type == "not_run"]
@@ -134,46 +126,41 @@ class ReportRun:
         self.original_status = int(exit_status)
         self.final_status = int(self.exit_status(exit_status))
         if summary is not None:
-            self.report = self._report(summary, records, tool_parser, extend_document)
-        return FinishedRun(report=self.report, outcome=self.outcome, records=tuple(records),
-                           defects_expected=defects_expected, written=tuple(self.written),
+            self.report = self._report(summary, records, tool_parser, defects_expected)
+        return FinishedRun(report=self.report, outcome=self.outcome, written=tuple(self.written),
                            write_errors=tuple(self.write_errors), kept=tuple(self.kept), interrupted=interrupted,
                            status_note=self.status_note(), exit_status=self.final_status)
 
     def _report(self, summary: RunSummary, records: list[CaseRecord], tool_parser: str | None,
-                extend_document: Callable[[dict[str, Any]], None] | None) -> RunReport:
+                defects_expected: bool) -> RunReport:
         settings = self.settings
         report = build_report(
             summary, records, self.outcome, tool_parser=tool_parser,
             leaderboards=rank_run(settings.leaderboards, summary, records),
-            history=build_history(summary, settings.baselines))
-        if summary.header.get("interrupted") and all(record.error_type == "not_run" for record in records):
-            # Ctrl-C before any verdict: a report of nothing but not_run records would replace the last real one
-            for what, path in (("results", settings.json_path), ("Markdown summary", settings.markdown_path),
-                               ("HTML", settings.html_path)):
-                if path:
-                    self.kept.append(f"toolbench: interrupted before any case was scored: the {what} file {path} "
-                                     f"was not written{' and is left as it was' if Path(path).exists() else ''}")
-            return report
-        if settings.json_path:
-            self._write("results", settings.json_path,
-                        lambda path: json_results.write(path, report, extend_document or (lambda document: None)))
-        if settings.markdown_path:
-            self._write("Markdown summary", settings.markdown_path,
-                        lambda path: _write_text(path, markdown.render(report)))
+            history=build_history(summary, settings.baselines), defects_expected=defects_expected)
+        # Ctrl-C before any verdict: a report of nothing but not_run records would replace the last real one
+        keep = bool(summary.header.get("interrupted")) and all(record.error_type == "not_run" for record in records)
+        for writer in self.writers:
+            if keep and writer.path is not None:
+                self.kept.append(f"toolbench: interrupted before any case was scored: the {writer.what} file "
+                                 f"{writer.path} was not written"
+                                 f"{' and is left as it was' if Path(writer.path).exists() else ''}")
+            else:
+                self._write(writer, report)
         if self.write_errors and self.final_status == ExitStatus.OK:
             self.final_status = int(ExitStatus.INTERNAL_ERROR)
         return report
 
-    def _write(self, what: str, path: Path, writer) -> None:
-        """A report that cannot be written is one line naming it; the run's other outputs still appear."""
+    def _write(self, writer: Any, report: RunReport) -> None:
+        """An output that cannot be written is one line naming it; the run's other outputs still appear."""
         try:
-            writer(path)
+            written = writer.write(report)
         except OSError as error:
-            self.write_errors.append(f"toolbench: could not write the {what} to {path}: "
+            self.write_errors.append(f"toolbench: could not write the {writer.what} to {writer.path}: "
                                      f"{error.strerror or error}")
         else:
-            self.written.append((what, path))
+            if written is not None:
+                self.written.append((writer.what, written))
 
     def exit_status(self, status: int) -> int:
         if self.not_run and status == ExitStatus.OK:

@@ -21,6 +21,8 @@ from ..contract.suite import NOT_RUN
 from ..run.records import CaseRecord
 from ..run.summary import RunSummary
 from .facts import report_title, run_facts
+from .header import RunHeader
+from .notes import RunNotes, build as build_notes
 from .outcome import RunOutcome
 
 if TYPE_CHECKING:
@@ -44,6 +46,18 @@ class RunReport:
     leaderboards: Mapping[str, "SuiteRanks"] = field(default_factory=dict)
     #: the headline figures across several ``--toolbench-baseline`` files and this run (None with fewer than two)
     history: "History | None" = None
+    #: the run marks known upstream defects as expected failures (the gold backend): the failures section says so
+    defects_expected: bool = False
+    #: the run header, typed (read once from ``summary.header`` when not given)
+    run_header: RunHeader = None  # type: ignore[assignment]
+    #: the notes every writer shows beside the figures (``report/notes.py``), made once
+    notes: RunNotes = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.run_header is None:
+            object.__setattr__(self, "run_header", RunHeader.read(self.summary.header))
+        if self.notes is None:
+            object.__setattr__(self, "notes", build_notes(self.summary, self.comparison))
 
     @property
     def header(self) -> Mapping[str, Any]:
@@ -70,18 +84,21 @@ class RunReport:
             "outcome": self.outcome.to_json() if self.outcome is not None else None,
             "leaderboards": {name: ranks.to_json() for name, ranks in self.leaderboards.items()},
             "history": self.history.to_json() if self.history is not None else None,
+            "defects_expected": self.defects_expected,
         }
 
 
 def build(summary: RunSummary, records: Iterable[CaseRecord] = (), outcome: RunOutcome | None = None,
           tool_parser: str | None = None, leaderboards: Mapping[str, "SuiteRanks"] | None = None,
-          history: "History | None" = None) -> RunReport:
+          history: "History | None" = None, defects_expected: bool = False) -> RunReport:
     """The run report, once: ``tool_parser`` is the run's ``--toolbench-tool-parser`` (the facts table names it
     when the backend's fingerprint does not)."""
     options = _ToolParser(tool_parser)
-    return RunReport(summary=summary, records=tuple(records), outcome=outcome,
-                     title=report_title(summary, options), facts=tuple(run_facts(summary, options)),
-                     leaderboards=dict(leaderboards or {}), history=history)
+    header = RunHeader.read(summary.header)
+    facts = run_facts(summary, options, header)
+    return RunReport(summary=summary, records=tuple(records), outcome=outcome, run_header=header,
+                     title=report_title(summary, options, facts), facts=tuple(facts),
+                     leaderboards=dict(leaderboards or {}), history=history, defects_expected=defects_expected)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,8 @@ class Threshold:
 class ReportSettings:
     json_path: Path | None = None
     markdown_path: Path | None = None
+    #: --toolbench-eee: the folder the Every Eval Ever export is written to
+    eee_path: Path | None = None
     baseline_path: Path | None = None
     baseline: ResultsFile | None = None
     thresholds: tuple[Threshold, ...] = ()

@@ -6,12 +6,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import failures, leaderboard
-from .compare import baseline_label
-from .facts import bfcl_row_text, generation_figures
+from .facts import generation_figures, suite_facts
 from . import profile_views
-from .significance import PAIRED_TESTS_NOTE, family_note, figures_text, format_test, untested_notes
-from .stats import ESTIMATE_INTERVALS_NOTE, INTERVALS_NOTE, count_interval, figure_notes, format_change, \
-    format_counts, format_interval, format_value, no_delta_text, repeat_text, sample_line, samples_note
+from .significance import figures_text, format_test, untested_notes
+from .stats import count_interval, figure_notes, format_change, format_counts, format_interval, format_value, \
+    no_delta_text
 
 if TYPE_CHECKING:
     from .leaderboard import SuiteRanks
@@ -21,17 +20,14 @@ if TYPE_CHECKING:
 
 LISTED_CASES = 10
 
-#: What each per-case label tally means (labels are set by the scorers and the core; counts are cases).
+#: What each per-case label the core sets means (counts are cases); a suite's own labels are described by the suite
+#: (its scorer's ``LABEL_NOTES``, ``SuiteSummary.label_notes``).
 LABEL_NOTES = {
     "outcome": "how each case ended: pass; wrong (read, judged wrong); format_error (could not be read); "
                "checker_crash (the official checker raises); scorer_error; missing_output; not_run",
     "mode": "how the output was read: prompt (call text) or native (structured tool calls)",
     "has_call": "whether the output held at least one tool call",
     "truncated": "the generation stopped at the max-tokens limit",
-    "tool_error": "NesTools: the kind of wrong tool use",
-    "config": "BFCL format sensitivity: the system-prompt format the case was asked in",
-    "unpassable": "BFCL: items no model can pass (upstream ground truth unreachable; "
-                  "suites/bfcl/scorer/unpassable.yaml), by upstream issue; they stay in every official figure",
 }
 
 
@@ -44,37 +40,37 @@ def render(report: "RunReport") -> list[str]:
     summary = report.summary
     comparison = report.comparison
     lines: list[str] = []
-    header = summary.header
-    lines.append(f"backend: {header.get('backend')}" + (f"  model: {header['model']}" if header.get("model") else ""))
-    row = bfcl_row_text(header, [suite.name for suite in summary.suites])
-    if row:
-        lines.append(f"bfcl row: {row}")
-    if header.get("user_simulator"):
-        lines.append(f"simulated user: {header['user_simulator']}")
+    header = report.run_header
+    lines.append(f"backend: {header.backend}" + (f"  model: {header.model}" if header.model else ""))
+    for label, text in suite_facts(summary):  # what the suites that ran add (a leaderboard row)
+        lines.append(f"{label.lower()}: {text}")
+    if header.user_simulator:
+        lines.append(f"simulated user: {header.user_simulator}")
     generation = generation_figures(header)
     if generation:
         lines.append(f"generation: {generation}")
-    if comparison is not None:
-        lines.append(f"baseline: {comparison.path} ({baseline_label(comparison.header)}); "
-                     "deltas in percentage points")
-        lines.append(f"paired tests: {PAIRED_TESTS_NOTE}")
-        lines.append(family_note(comparison))
-        if comparison.settings_differ:
+    run_notes = report.notes
+    if run_notes.baseline is not None:
+        lines.append(f"baseline: {run_notes.baseline}; deltas in percentage points")
+        lines.append(f"paired tests: {run_notes.paired_tests}")
+        lines.append(str(run_notes.family))
+        if run_notes.settings_differ:
             lines.append(f"settings that differ from the baseline (this run vs baseline): "
-                         f"{'; '.join(comparison.settings_differ)}")
+                         f"{'; '.join(run_notes.settings_differ)}")
     if report.history is not None:
         lines.append(f"history: {len(report.history.runs) - 1} baselines given; deltas and gates use the last one, "
                      "the trend across all of them is in the HTML and Markdown reports and the JSON (history)")
-    lines.append(f"intervals: {INTERVALS_NOTE}"
-                 + (f"; {ESTIMATE_INTERVALS_NOTE}" if any(s.sampling_design for s in summary.suites) else ""))
+    lines.append(f"intervals: {run_notes.intervals}"
+                 + (f"; {run_notes.estimate_intervals}" if run_notes.estimate_intervals else ""))
     for suite in summary.suites:
         suite_comparison = comparison.suites.get(suite.name) if comparison else None
+        suite_notes = run_notes.suite(suite.name)
         lines.append("")
         lines.append(f"{suite.name}: {suite.title}  ({suite.passed}/{suite.total} "
                      f"{'samples' if suite.repeat else 'cases'} passed)"
                      + ("  [SHIPPED SAMPLES]" if suite.is_sample else ""))
-        if suite.repeat:
-            lines.append(f"  repeat: {repeat_text(suite.repeat)}")
+        if suite_notes.repeat:
+            lines.append(f"  repeat: {suite_notes.repeat}")
         if suite.known_defects:
             lines.append(f"  {suite.known_defects} of the failing cases are documented upstream defects "
                          "(known_defects.yaml: the reference answer itself is wrong); they count as failures in these "
@@ -84,17 +80,17 @@ def render(report: "RunReport") -> list[str]:
             lines.append(f"  data sha256: {suite.data_source['data_sha256']}")
         for key, value in (suite.data_source.get("info") or {}).items():
             lines.append(f"  {key}: {value}")
-        if suite.is_sample:
-            lines.append(f"  !!! {samples_note()} !!!")
-        if suite.partial_selection and suite.sampling_design is None:  # a sampled run's figures are estimates
-            lines.append(f"  selection: {suite.selection_text()}; the figures marked "
+        if suite_notes.samples:
+            lines.append(f"  !!! {suite_notes.samples} !!!")
+        if suite_notes.selection:  # a sampled run's figures are estimates, not a selection
+            lines.append(f"  selection: {suite_notes.selection}; the figures marked "
                          "'(selection)' cover only them")
-        if suite.sampling_design is not None:
-            lines.append(f"  {sample_line(suite.sampling_design)}")
-        if suite_comparison is not None and not suite_comparison.in_baseline:
+        if suite_notes.sampling:
+            lines.append(f"  {suite_notes.sampling}")
+        if suite_notes.in_baseline is False:
             lines.append("  (not in the baseline)")
-        if suite_comparison is not None and suite_comparison.delta_note():
-            lines.append(f"  {suite_comparison.delta_note()}")
+        if suite_notes.delta:
+            lines.append(f"  {suite_notes.delta}")
         names = [m.name for m in suite.metrics] + list(suite.error_types) + list(suite.error_types_by_category)
         names += [str(value) for tally in suite.labels.values() for value in tally]
         width = min(max([len(n) for n in names] + [6]), 48) + 2
@@ -136,7 +132,8 @@ def render(report: "RunReport") -> list[str]:
         for label, tally in suite.labels.items():
             if label in shown_groups:  # already a metric group above (e.g. tl_category): one table, one meaning
                 continue
-            lines.append(f"  [cases by {label}: {LABEL_NOTES.get(label, 'a label the scorer gives each case')}]")
+            note = suite.label_notes.get(label) or LABEL_NOTES.get(label, "a label the scorer gives each case")
+            lines.append(f"  [cases by {label}: {note}]")
             for value, count in tally.items():
                 lines.append(f"    {value:<{width}}{count:>8}")
         if suite.name in report.leaderboards:
@@ -145,8 +142,8 @@ def render(report: "RunReport") -> list[str]:
             lines.append(f"  vs baseline ({suite_comparison.compared_cases} cases in both): "
                          f"{len(suite_comparison.newly_failing)} newly failing, "
                          f"{len(suite_comparison.newly_passing)} newly passing")
-            if suite_comparison.coverage_text():
-                lines.append(f"    {suite_comparison.coverage_text()}")
+            if suite_notes.coverage:
+                lines.append(f"    {suite_notes.coverage}")
             for note, names in untested_notes(suite_comparison):
                 lines.append(f"    p n/a ({figures_text(names)}): {note.removeprefix('n/a: ')}")
             if suite_comparison.newly_failing:
@@ -201,22 +198,43 @@ class TerminalLine:
     section: bool = False
 
 
-def run_end(finished: "FinishedRun") -> list[TerminalLine]:
-    """The toolbench part of pytest's terminal summary: the failures section, the summary section, then the files
-    written, the reports left as they were, the interruption, write errors, cases without a verdict, gates, and
-    why the exit status differs from pytest's."""
+class TerminalWriter:
+    """The built-in writer of the terminal summary (``report/writers.py``): it formats the failures and summary
+    sections when the run's report is handed to it; the plugin prints them, then :func:`run_end`'s closing lines,
+    in pytest's terminal summary."""
+
+    name = "terminal"
+    what = "terminal summary"
+    path = None
+
+    def __init__(self) -> None:
+        self.lines: list[TerminalLine] = []
+
+    def write(self, report: "RunReport") -> None:
+        self.lines = sections(report)
+        return None
+
+
+def sections(report: "RunReport") -> list[TerminalLine]:
+    """The failures section (the failing cases, one line each) and the summary section (each suite's block)."""
     lines: list[TerminalLine] = []
-    failure_lines = failures.lines(finished.records, defects_expected=finished.defects_expected)
+    failure_lines = failures.lines(report.records, defects_expected=report.defects_expected)
     if failure_lines:
         lines.append(TerminalLine("toolbench failures", section=True))
         lines += [TerminalLine(line) for line in failure_lines]
-    report = finished.report
-    if report is not None:
-        lines.append(TerminalLine("toolbench summary", section=True))
-        lines += [TerminalLine(line) for line in render(report)]
-        samples = samples_line(report)
-        if samples:
-            lines.append(TerminalLine(samples, ("yellow", "bold")))
+    lines.append(TerminalLine("toolbench summary", section=True))
+    lines += [TerminalLine(line) for line in render(report)]
+    samples = samples_line(report)
+    if samples:
+        lines.append(TerminalLine(samples, ("yellow", "bold")))
+    return lines
+
+
+def run_end(finished: "FinishedRun", shown: "list[TerminalLine] | tuple[TerminalLine, ...]" = ()) -> list[TerminalLine]:
+    """The toolbench part of pytest's terminal summary: what the terminal writer formatted (``shown``: the failures
+    and summary sections), then the files written, the reports left as they were, the interruption, write errors,
+    cases without a verdict, gates, and why the exit status differs from pytest's."""
+    lines: list[TerminalLine] = list(shown)
     lines += [TerminalLine(f"toolbench: {what} written to {path}") for what, path in finished.written]
     lines += [TerminalLine(line, ("yellow",)) for line in finished.kept]
     if finished.interrupted:

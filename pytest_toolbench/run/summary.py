@@ -41,6 +41,11 @@ class SuiteSummary:
     repeat: dict[str, Any] | None = None
     #: ``--toolbench-sample``: what was drawn (``stats.sampling.Design``); every metric then carries its estimate
     sampling_design: Any = None
+    #: What the suite's own per-case labels mean (its scorer's ``LABEL_NOTES``; never serialised), for the reports
+    label_notes: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
+    #: (label, text) lines the suite adds to the run facts when it ran (its scorer's ``header_facts(header)``, e.g.
+    #: the leaderboard row the run stands for; never serialised)
+    header_facts: tuple[tuple[str, str], ...] = field(default=(), repr=False, compare=False)
 
     @property
     def is_sample(self) -> bool:
@@ -319,6 +324,7 @@ def summarize(records: Iterable[CaseRecord], suites: Mapping[str, SuiteInput], h
             labels={k: dict(v.most_common()) for k, v in sorted(labels.items())},
             known_defects=sum(1 for r in results if r.known_defect and not r.passed),
             aggregate=benchmark.aggregate, sampling_design=design,
-            design=given.design,
+            design=given.design, label_notes=dict(getattr(benchmark, "LABEL_NOTES", None) or {}),
+            header_facts=tuple(getattr(benchmark, "header_facts", lambda header: ())(header)),
         ))
     return summary

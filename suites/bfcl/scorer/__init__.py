@@ -32,6 +32,7 @@ from .loading import load_cases
 from .multi_turn import conversation as multi_turn_conversation
 from .multi_turn.simulators import wheel_problem
 from .replay import replay_outputs
+from .report_notes import LABEL_NOTES, header_facts
 
 
 def is_interactive(case: Case) -> bool:
@@ -109,4 +110,6 @@ __all__ = [
     "score",
     "aggregate",
     "replay_outputs",
+    "LABEL_NOTES",
+    "header_facts",
 ]

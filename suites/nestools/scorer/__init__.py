@@ -27,6 +27,9 @@ from .loading import load_cases, run_info
 from .prompt import build_request
 from .replay import replay_dropped, replay_outputs
 
+#: What the suite's own per-case labels mean, for the reports' label tallies (counts are cases).
+LABEL_NOTES = {"tool_error": "NesTools: the kind of wrong tool use"}
+
 __all__ = [
     "load_cases",
     "build_request",
@@ -36,4 +39,5 @@ __all__ = [
     "replay_outputs",
     "replay_dropped",
     "run_info",
+    "LABEL_NOTES",
 ]
