@@ -16,14 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "pytest_toolbench"
 
 #: core files that still name a suite, and why
-STILL_NAMING = {
-    # help prose of generic options, which pytest --help shows byte for byte as before: "e.g. BFCL 0.001",
-    # "bfcl generate sends none", "(ACEBench agent multi-turn)", "e.g. --toolbench-suite-option=rotbench.levels=..."
-    "pytest_toolbench/plugin/options.py",
-    # the writers (issue 42 item 4, another branch): the header's bfcl_row shown as "BFCL row"
-    "pytest_toolbench/report/facts.py",
-    "pytest_toolbench/report/terminal.py",
-}
+STILL_NAMING: set[str] = set()
 
 
 def _code(path: Path) -> str:

