@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import pytest
-
+from ..contract.errors import UsageProblem
 from ..contract.suite import BackendCapabilities, Generation, Task
 from .bfcl_rows import RowChoice
-from .kind import BackendKind, RunOptions, SuiteLookup
+from .kind import BackendKind, OptionValues, RunOptions, SuiteLookup
 
 
 class GoldKind(BackendKind):
@@ -23,17 +22,17 @@ class GoldKind(BackendKind):
     samples = False
 
     @classmethod
-    def claims(cls, config: pytest.Config) -> bool:
+    def claims(cls, given: OptionValues) -> bool:
         return True  # the last implementation asked (trylast): whatever no other backend claimed
 
     @classmethod
-    def from_config(cls, config: pytest.Config, model: str | None) -> Any:
-        row = config.getoption("toolbench_bfcl_model", None)
+    def from_values(cls, given: OptionValues, model: str | None) -> Any:
+        row = given.get("toolbench_bfcl_model")
         if row:
-            raise pytest.UsageError(f"--toolbench-bfcl-model={row}: the gold backend writes the reference answers, "
-                                    "which no row's handler made; a row applies to --model, --toolbench-backend "
-                                    "openai and --toolbench-replay")
-        return super().from_config(config, model)
+            raise UsageProblem(f"--toolbench-bfcl-model={row}: the gold backend writes the reference answers, "
+                               "which no row's handler made; a row applies to --model, --toolbench-backend "
+                               "openai and --toolbench-replay")
+        return super().from_values(given, model)
 
     @classmethod
     def row_choice(cls, options: RunOptions) -> RowChoice:
@@ -47,14 +46,6 @@ class GoldKind(BackendKind):
     @classmethod
     def describe(cls, options: RunOptions) -> str:
         return "gold (reference answers; no --model given)"
-
-
-BACKEND_KIND = GoldKind
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_toolbench_backend_kind(config: pytest.Config, name: str | None) -> type[BackendKind] | None:
-    return GoldKind.choose(config, name)
 
 
 class GoldBackend:

@@ -30,15 +30,13 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-import pytest
-
-from ..contract.errors import MissingOutput
+from ..contract.errors import MissingOutput, UsageProblem
 from ..contract.replay_files import Problem, ReplayOutputs, plural
 from ..contract.safe_values import safe_text
 from ..contract.suite import Backend, BackendCapabilities, Case, Generation, Task
 from . import prompt_format
 from .bfcl_rows import RowChoice, RowError, choose_row
-from .kind import BackendKind, RunOptions, SuiteLookup
+from .kind import BackendKind, OptionValues, RunOptions, SuiteLookup, option
 
 #: Unknown ids shown per file, as examples.
 UNKNOWN_EXAMPLES = 5
@@ -63,39 +61,37 @@ class ReplayKind(BackendKind):
     samples = False
     reports_selection = True
     options_type = ReplayOptions
+    option_specs = (
+        option("--toolbench-replay", group="toolbench", dest="toolbench_replay", default=None, metavar="PATH",
+               help="Score saved outputs: a file or folder of the benchmarks' own result files."),
+        option("--toolbench-replay-mode", group="toolbench", dest="toolbench_replay_mode", default=None,
+               choices=REPLAY_MODES,
+               help="How replayed BFCL result files were made: fc (a native-mode model's files) or prompting; "
+                    "default: per file, FC when any record of the file holds a structured call step."),
+    )
 
     @classmethod
-    def add_options(cls, parser: pytest.Parser) -> None:
-        group = parser.getgroup("toolbench")
-        group.addoption("--toolbench-replay", dest="toolbench_replay", default=None, metavar="PATH",
-                        help="Score saved outputs: a file or folder of the benchmarks' own result files.")
-        group.addoption("--toolbench-replay-mode", dest="toolbench_replay_mode", default=None, choices=REPLAY_MODES,
-                        help="How replayed BFCL result files were made: fc (a native-mode model's files) or "
-                             "prompting; default: per file, FC when any record of the file holds a structured call "
-                             "step.")
+    def claims(cls, given: OptionValues) -> bool:
+        return bool(given["toolbench_replay"])
 
     @classmethod
-    def claims(cls, config: pytest.Config) -> bool:
-        return bool(config.getoption("toolbench_replay"))
-
-    @classmethod
-    def from_config(cls, config: pytest.Config, model: str | None) -> ReplayOptions:
-        replay = config.getoption("toolbench_replay")
+    def from_values(cls, given: OptionValues, model: str | None) -> ReplayOptions:
+        replay = given["toolbench_replay"]
         if not replay:
-            raise pytest.UsageError("--toolbench-backend replay needs --toolbench-replay PATH")
+            raise UsageProblem("--toolbench-backend replay needs --toolbench-replay PATH")
         _check_exists(replay)
-        mode = config.getoption("toolbench_replay_mode")
+        mode = given["toolbench_replay_mode"]
         return ReplayOptions(path=str(Path(replay).resolve()), mode=mode,
-                             row=replay_row(config.getoption("toolbench_bfcl_model", None), model, mode).to_json())
+                             row=replay_row(given.get("toolbench_bfcl_model"), model, mode).to_json())
 
     @classmethod
-    def check_unchosen(cls, config: pytest.Config) -> None:
-        replay, mode = config.getoption("toolbench_replay"), config.getoption("toolbench_replay_mode")
+    def check_unchosen(cls, given: OptionValues) -> None:
+        replay, mode = given["toolbench_replay"], given["toolbench_replay_mode"]
         if replay:
             _check_exists(replay)
         if mode:
-            raise pytest.UsageError(f"--toolbench-replay-mode={mode} applies to replayed outputs only "
-                                    "(--toolbench-replay=PATH)")
+            raise UsageProblem(f"--toolbench-replay-mode={mode} applies to replayed outputs only "
+                               "(--toolbench-replay=PATH)")
 
     @classmethod
     def build(cls, options: RunOptions, suites: SuiteLookup) -> "ReplayBackend":
@@ -152,8 +148,8 @@ def replay_row(named: str | None, model: str | None, mode: str | None) -> RowCho
     the generation path matches), else none (the per-file rule); one usage error for a named row that is not one or
     that contradicts ``--toolbench-replay-mode``."""
     if named and mode:
-        raise pytest.UsageError(f"--toolbench-replay-mode={mode} and --toolbench-bfcl-model={named} exclude each "
-                                "other: the row's handler decodes every replayed BFCL file; leave the mode out")
+        raise UsageProblem(f"--toolbench-replay-mode={mode} and --toolbench-bfcl-model={named} exclude each "
+                           "other: the row's handler decodes every replayed BFCL file; leave the mode out")
     try:
         if named:
             return choose_row(named, "", None, renders=False)
@@ -162,7 +158,7 @@ def replay_row(named: str | None, model: str | None, mode: str | None) -> RowCho
                               prompt_format.detect_family(model, prompt_format.read_model_config(model)),
                               renders=False)
     except RowError as error:
-        raise pytest.UsageError(str(error)) from None
+        raise UsageProblem(str(error)) from None
     why = (f"--toolbench-replay-mode={mode} states how the files were made" if mode else
            "no --toolbench-bfcl-model and no --model")
     return RowChoice(None, None, None, None, "none",
@@ -173,15 +169,7 @@ def replay_row(named: str | None, model: str | None, mode: str | None) -> RowCho
 
 def _check_exists(replay: str) -> None:
     if not Path(replay).exists():
-        raise pytest.UsageError(f"--toolbench-replay {replay}: no such file or folder")
-
-
-BACKEND_KIND = ReplayKind
-
-
-@pytest.hookimpl(tryfirst=True)  # saved outputs given: they are scored, even beside --model
-def pytest_toolbench_backend_kind(config: pytest.Config, name: str | None) -> type[BackendKind] | None:
-    return ReplayKind.choose(config, name)
+        raise UsageProblem(f"--toolbench-replay {replay}: no such file or folder")
 
 
 class ReplayOutputError(MissingOutput):

@@ -99,7 +99,8 @@ CAPABILITIES = tuple(MEMBERS)
 
 
 def lacking(backend: Any, capability: type) -> list[str]:
-    """The members of ``capability`` the backend lacks (a method that is not callable counts as lacking)."""
+    """The members of ``capability`` the backend lacks: absent, a method that is not callable, or only the
+    protocol's own empty stub (a class that names the protocol among its bases and never defines the method)."""
     missing = []
     for name, method in MEMBERS[capability]:
         try:
@@ -107,9 +108,16 @@ def lacking(backend: Any, capability: type) -> list[str]:
         except AttributeError:
             missing.append(name)
             continue
-        if method and not callable(value):
+        if (method and not callable(value)) or _only_the_stub(backend, name):
             missing.append(name)
     return missing
+
+
+def _only_the_stub(backend: Any, name: str) -> bool:
+    if name in getattr(backend, "__dict__", {}):
+        return False
+    owner = next((klass for klass in type(backend).__mro__ if name in vars(klass)), None)
+    return owner in CAPABILITIES
 
 
 def offers(backend: Any, capability: type) -> bool:

@@ -11,7 +11,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from ..contract.engine import CommitRhythm, StreamingBackend, offers
+from ..contract.engine import CommitRhythm, GenerationStream, StreamingBackend, offers
 from ..contract.errors import MissingOutput
 from ..contract.suite import Case, Generation, Request, Task
 from .batches import generate_missing, start_backend
@@ -67,7 +67,7 @@ def run_rounds(entries: Sequence[tuple[Any, Case, int]], backend: Any, cache: Ge
                  + "; ".join(failed[:3]) + (" ..." if len(failed) > 3 else ""))
 
 
-class BatchStream:
+class BatchStream(GenerationStream):
     """A stream over a backend's plain ``generate``: everything added since the last step is generated in one call
     (an engine that cannot take requests while it runs)."""
 
