@@ -30,7 +30,7 @@ MAY_IMPORT = {
 
 
 #: The folders that make the run apart from pytest: none of their modules imports these (see ``plugin/``).
-PYTEST_FREE = ("run", "report", "data", "contract", "parsing", "scorer_lib")
+PYTEST_FREE = ("run", "report", "data", "contract", "parsing", "scorer_lib", "backends")
 PYTEST_PACKAGES = ("pytest", "_pytest", "xdist", "pytest_html")
 
 
