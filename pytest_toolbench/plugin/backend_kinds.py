@@ -6,7 +6,6 @@ handed to a kind as a plain mapping, its ``UsageProblem`` raised as pytest's usa
 
 from __future__ import annotations
 
-import types
 from typing import Any, Sequence
 
 import pytest
@@ -26,25 +25,31 @@ def option_values(config: pytest.Config) -> dict[str, Any]:
     return dict(vars(config.option))
 
 
-def kind_plugin(kind: type[BackendKind], **order: bool) -> Any:
+class KindPlugin:
     """A plugin that declares ``kind`` (``BACKEND_KIND``) and returns it from ``pytest_toolbench_backend_kind``
     when named, or when unnamed and its options claim the run; ``order``: ``tryfirst``/``trylast``."""
 
-    @pytest.hookimpl(**order)
-    def pytest_toolbench_backend_kind(config: pytest.Config, name: str | None) -> type[BackendKind] | None:
-        return kind.choose(option_values(config), name)
+    def __init__(self, kind: type[BackendKind], **order: bool):
+        self.BACKEND_KIND = kind
 
-    return types.SimpleNamespace(BACKEND_KIND=kind, pytest_toolbench_backend_kind=pytest_toolbench_backend_kind)
+        @pytest.hookimpl(**order)
+        def pytest_toolbench_backend_kind(config: pytest.Config, name: str | None) -> type[BackendKind] | None:
+            return kind.choose(option_values(config), name)
+
+        self.pytest_toolbench_backend_kind = pytest_toolbench_backend_kind
+
+    def __repr__(self) -> str:
+        return f"<backend kind {self.BACKEND_KIND.name!r}>"
 
 
 #: The built-in backends' plugins, in the order their names are listed: (registered name, plugin). Asked in turn
 #: (firstresult): replay first (saved outputs given: they are scored, even beside --model), then openai (by name
 #: only) and vllm (``--model``), gold last (whatever no other backend claimed).
 BUILTIN_PLUGINS = (
-    ("gold", kind_plugin(GoldKind, trylast=True)),
-    ("replay", kind_plugin(ReplayKind, tryfirst=True)),
-    ("vllm.plugin", kind_plugin(VllmKind)),
-    ("openai_plugin", kind_plugin(OpenAIKind)),
+    ("gold", KindPlugin(GoldKind, trylast=True)),
+    ("replay", KindPlugin(ReplayKind, tryfirst=True)),
+    ("vllm.plugin", KindPlugin(VllmKind)),
+    ("openai_plugin", KindPlugin(OpenAIKind)),
 )
 
 
