@@ -45,7 +45,8 @@ from pytest_toolbench.backends.vllm.options import VllmOptions
 from pytest_toolbench.backends.vllm.shims import apply_cpu_environment  # noqa: E402
 from pytest_toolbench.run.cache import GenerationCache  # noqa: E402
 from pytest_toolbench.run.catalog import import_scorer  # noqa: E402
-from pytest_toolbench.run.generation import finalize_request, pregenerate  # noqa: E402
+from pytest_toolbench.run.generation import pregenerate  # noqa: E402
+from pytest_toolbench.run.requests import finalize_request  # noqa: E402
 from pytest_toolbench.contract.suite import Request, SuiteContext, Task  # noqa: E402
 
 

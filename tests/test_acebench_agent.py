@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolbench.run.generation import run_case
+from pytest_toolbench.run.requests import run_case
 from pytest_toolbench.contract.suite import Case, Generation, SuiteContext
 
 from shipped import scorer

@@ -99,6 +99,7 @@ import pytest
 
 from pytest_toolbench.backends.gold import GoldBackend
 from pytest_toolbench.backends.kind import BackendKind
+from pytest_toolbench.contract.errors import UsageProblem
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,14 +114,14 @@ class LoudKind(BackendKind):
     options_type = LoudOptions
 
     @classmethod
-    def claims(cls, config):
-        return config.getoption("loud") is not None
+    def claims(cls, given):
+        return given["loud"] is not None
 
     @classmethod
-    def from_config(cls, config, model):
-        volume = config.getoption("loud")
+    def from_values(cls, given, model):
+        volume = given["loud"]
         if volume is None or volume < 1:
-            raise pytest.UsageError("--loud must be a positive volume")
+            raise UsageProblem("--loud must be a positive volume")
         return LoudOptions(volume)
 
     @classmethod
@@ -138,7 +139,7 @@ def pytest_addoption(parser):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_toolbench_backend_kind(config, name):
-    return LoudKind.choose(config, name)
+    return LoudKind.choose(vars(config.option), name)
 '''
 
 

@@ -20,6 +20,7 @@ import pytest
 
 from conftest import REPO
 from pytest_toolbench.backends.replay import ReplayBackend, replay_row
+from pytest_toolbench.contract.errors import UsageProblem
 from pytest_toolbench.contract.suite import SuiteContext, Task
 from pytest_toolbench.scorer_lib.bfcl_handlers import handlers
 from shipped import scorer
@@ -126,9 +127,9 @@ def test_the_row_matched_by_model_decodes_as_the_generation_path_matches_it():
     assert replay_row(None, None, None).handler is None
     # --toolbench-replay-mode states the files' mode: no match by --model; with a named row it is refused
     assert replay_row(None, "microsoft/phi-4", "prompting").handler is None
-    with pytest.raises(pytest.UsageError, match="exclude each other"):
+    with pytest.raises(UsageProblem, match="exclude each other"):
         replay_row("microsoft/phi-4", None, "fc")
-    with pytest.raises(pytest.UsageError, match="not an open-model row"):
+    with pytest.raises(UsageProblem, match="not an open-model row"):
         replay_row("Qwen/Qwen9-1B", None, None)
 
 

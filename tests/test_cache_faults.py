@@ -27,7 +27,7 @@ from pytest_toolbench.backends.openai_endpoint import OpenAIEndpointBackend
 from pytest_toolbench.backends.openai_wire import decode_body as _decode_body
 from pytest_toolbench.run.cache import CacheError, GenerationCache, request_key
 from pytest_toolbench.run.cache_layout import CacheLayout
-from pytest_toolbench.run.generation import Answerer
+from pytest_toolbench.run.requests import Answerer
 from pytest_toolbench.backends import MissingOutput
 from pytest_toolbench.backends.openai_plugin import OpenAIOptions
 from pytest_toolbench.run.options import CacheOptions, RunOptions

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLE_SUITE, LocalHTTPServer, committed_generations
-from pytest_toolbench.run.generation import ProgressMeter
+from pytest_toolbench.run.progress import ProgressMeter
 
 CASES = 30
 ANSWERED_BEFORE_STALL = 20

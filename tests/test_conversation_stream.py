@@ -1,4 +1,4 @@
-"""Conversations without rounds (``run/generation.py`` ``converse``): the same requests, answers, transcripts and
+"""Conversations without rounds (``run/conversations.py`` ``converse``): the same requests, answers, transcripts and
 verdicts as step-synchronous rounds, resumable after an interrupt; incremental cache keys equal to ``request_key``;
 incremental tokenization equal to a full one, or switched off where it would not be."""
 
@@ -14,7 +14,8 @@ from pytest_toolbench.backends.vllm.prompt_segments import SegmentedEncoder, qua
 from pytest_toolbench.contract.definition import load_definition
 from pytest_toolbench.contract.suite import MODEL_BACKEND, SIMULATED_USER, Generation, Request, SuiteContext
 from pytest_toolbench.run.cache import ConversationKeys, GenerationCache, request_key
-from pytest_toolbench.run.generation import Answerer, pregenerate, run_case
+from pytest_toolbench.run.generation import pregenerate
+from pytest_toolbench.run.requests import Answerer, run_case
 from shipped import scorer
 
 bfcl = scorer("bfcl")

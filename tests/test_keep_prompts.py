@@ -15,7 +15,7 @@ import pytest
 from conftest import EXAMPLE_SUITE
 from pytest_toolbench.contract.suite import CaseRecord, Generation
 from pytest_toolbench.run import records
-from pytest_toolbench.run.generation import _Tally
+from pytest_toolbench.run.requests import _Tally
 from test_engine_endpoint import ScriptedServer, backend, task
 
 

@@ -40,7 +40,7 @@ MAY_IMPORT = {
 
 
 #: The folders that make the run apart from pytest: none of their modules imports these (see ``plugin/``).
-PYTEST_FREE = ("run", "report", "stats", "data", "contract", "parsing", "scorer_lib", "prompting")
+PYTEST_FREE = ("run", "report", "stats", "data", "contract", "parsing", "scorer_lib", "prompting", "backends")
 PYTEST_PACKAGES = ("pytest", "_pytest", "xdist", "pytest_html")
 
 

@@ -214,7 +214,7 @@ def test_bfcl_sampling_defaults_follow_bfcl_generate():
     from pytest_toolbench.backends.vllm.batch import answer_budget
     from pytest_toolbench.run.cache import request_key
     from pytest_toolbench.contract.definition import load_definition
-    from pytest_toolbench.run.generation import finalize_request
+    from pytest_toolbench.run.requests import finalize_request
     from pytest_toolbench.contract.suite import Request
 
     generation = load_definition(REPO / "suites/bfcl/suite.yaml").generation

@@ -287,7 +287,8 @@ def test_interactive_samples_are_separate_conversations(tmp_path):
     from types import SimpleNamespace
 
     from pytest_toolbench.run.cache import GenerationCache
-    from pytest_toolbench.run.generation import Answerer, pregenerate, run_case
+    from pytest_toolbench.run.generation import pregenerate
+    from pytest_toolbench.run.requests import Answerer, run_case
 
     suite = SimpleNamespace(name="talk", interactive=True, benchmark=_TwoTurns(),
                             definition=SimpleNamespace(generation={"max_tokens": 32}, max_tokens=32))

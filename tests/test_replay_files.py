@@ -25,7 +25,7 @@ from pytest_toolbench.run.catalog import Catalog, Registry
 from pytest_toolbench.run.cache_layout import CacheLayout
 from pytest_toolbench.contract.replay_files import ReplayOutputs, json_array, json_lines, leading_id
 from pytest_toolbench.contract.suite import Task
-from pytest_toolbench.run.generation import UNRENDERED
+from pytest_toolbench.run.requests import UNRENDERED
 
 from shipped import scorer
 

@@ -13,7 +13,7 @@ from pytest_toolbench.report.compare import Comparison, GateResult, SuiteCompari
 from pytest_toolbench.report.json_results import document
 from pytest_toolbench.report.outcome import RunOutcome
 from pytest_toolbench.run import case_request
-from pytest_toolbench.run.generation import UNRENDERED
+from pytest_toolbench.run.requests import UNRENDERED
 from pytest_toolbench.run.records import CaseRecord
 from pytest_toolbench.run.summary import RunSummary, SuiteSummary
 

@@ -13,7 +13,7 @@ from pytest_toolbench.prompting.sampling_record import SamplingRecord, official_
 from pytest_toolbench.backends.vllm.engine import VllmBackend
 from pytest_toolbench.contract.suite import Case, Request, Task
 from pytest_toolbench.report.facts import sent_line
-from pytest_toolbench.run.generation import finalize_request
+from pytest_toolbench.run.requests import finalize_request
 
 BFCL_GENERATION = {"max_tokens": 4096, "temperature": 0.001, "context_reserve": 2}  # suites/bfcl/suite.yaml
 

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import REPO
 
-NO_PREFILTER = "import pytest_toolbench.plugin.collection as collection\ncollection._selector = lambda parent: None\n"
+NO_PREFILTER = "import pytest_toolbench.plugin.collection as collection\ncollection.run_selector = lambda parent: None\n"
 
 
 def _selected(tmp_path: Path, args: list[str], prefilter: bool) -> list[str]:

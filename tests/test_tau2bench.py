@@ -147,7 +147,7 @@ def test_the_average_reward_leaves_out_and_names_what_was_not_scored():
 
 
 def test_the_core_hands_the_backend_to_a_two_parameter_unavailable():
-    from pytest_toolbench.run.generation import unavailable
+    from pytest_toolbench.run.requests import unavailable
 
     seen = []
     one = SimpleNamespace(interactive=True, benchmark=SimpleNamespace(unavailable=lambda case: seen.append(case)))

@@ -13,6 +13,7 @@ from importlib import metadata
 from typing import Any, Callable, Mapping, Sequence
 
 from pytest_toolbench.prompting.sampling_record import SamplingRecord
+from pytest_toolbench.contract.engine import CommitRhythm, StatsBackend
 from pytest_toolbench.contract.suite import MODEL_BACKEND, Generation
 
 #: ``on_progress(done, total)``: called as requests finish (done counts requests of this ``generate`` call). The
@@ -124,10 +125,11 @@ def package_version(*distributions: str) -> str | None:
     return None
 
 
-class ModelBackend:
+class ModelBackend(StatsBackend, CommitRhythm):
     """What the model backends (the in-process vLLM engine, an OpenAI-compatible endpoint) share by design: the model
     they ask, the mode, the sampling settings, the commit rhythm (``chunk_size`` results or ``commit_seconds``,
-    whichever first), the callbacks and the run statistics. Subclasses validate their own arguments and add theirs.
+    whichever first: :class:`~pytest_toolbench.contract.engine.CommitRhythm`), the callbacks and the run statistics
+    (:class:`~pytest_toolbench.contract.engine.StatsBackend`). Subclasses validate their own arguments and add theirs.
     """
 
     capabilities = MODEL_BACKEND

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import pytest
-
+from ..contract.errors import UsageProblem
 from ..contract.suite import BackendCapabilities, Generation, Task
 from ..prompting import rows
 from ..prompting.rows import RowChoice
 from ..prompting.suite_prompts import SuitePrompts
-from .kind import BackendKind, RunOptions, SuiteLookup
+from .kind import BackendKind, OptionValues, RunOptions, SuiteLookup
 
 
 class GoldKind(BackendKind):
@@ -25,16 +24,16 @@ class GoldKind(BackendKind):
     samples = False
 
     @classmethod
-    def claims(cls, config: pytest.Config) -> bool:
+    def claims(cls, given: OptionValues) -> bool:
         return True  # the last implementation asked (trylast): whatever no other backend claimed
 
     @classmethod
-    def from_config(cls, config: pytest.Config, model: str | None) -> Any:
+    def from_values(cls, given: OptionValues, model: str | None) -> Any:
         library = SuitePrompts.shipped().library()
-        row = config.getoption(library.option.dest, None) if library is not None else None
+        row = given.get(library.option.dest) if library is not None else None
         if row:
-            raise pytest.UsageError(library.gold_refusal(row))
-        return super().from_config(config, model)
+            raise UsageProblem(library.gold_refusal(row))
+        return super().from_values(given, model)
 
     @classmethod
     def row_choice(cls, options: RunOptions) -> RowChoice:
@@ -48,14 +47,6 @@ class GoldKind(BackendKind):
     @classmethod
     def describe(cls, options: RunOptions) -> str:
         return "gold (reference answers; no --model given)"
-
-
-BACKEND_KIND = GoldKind
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_toolbench_backend_kind(config: pytest.Config, name: str | None) -> type[BackendKind] | None:
-    return GoldKind.choose(config, name)
 
 
 class GoldBackend:

@@ -1,9 +1,12 @@
 """What the core knows of a backend before one is built: a *backend kind* (a class, never instantiated).
 
-A kind names the backend, declares and validates the backend's own command-line options (into a frozen, JSON-safe
-options dataclass of its own, shipped to xdist workers inside ``RunOptions.backend_options``), says whether it
-claims a run from those options, and states its capabilities as class attributes: xdist workers never build an
-engine, yet they must know whether answers were pre-generated. The core asks these instead of testing a name.
+A kind names the backend, declares its own command-line options as plain values (:class:`OptionSpec`: the plugin
+adds them to pytest's parser), validates their values (a mapping of option values by ``dest``) into a frozen,
+JSON-safe options dataclass of its own (shipped to xdist workers inside ``RunOptions.backend_options``), says
+whether it claims a run from those values, and states its capabilities as class attributes: xdist workers never
+build an engine, yet they must know whether answers were pre-generated. The core asks these instead of testing a
+name. A kind knows no pytest: a bad option value is a :class:`~pytest_toolbench.contract.errors.UsageProblem`,
+which the plugin reports as pytest's usage error (``plugin/backend_kinds.py``).
 
 Imports nothing heavy: ``build`` imports the implementation (and through it vllm or an HTTP client) only when the
 run's owner builds the backend.
@@ -14,9 +17,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, ClassVar, Iterable, Mapping, Protocol
 
-import pytest
-
 from ..contract.suite import Backend, Case
+
+#: The command line's option values by ``dest`` (``--toolbench-replay`` is ``given["toolbench_replay"]``), as
+#: pytest parsed them: what a kind reads to claim a run and to build its options.
+OptionValues = Mapping[str, Any]
 
 
 class RunOptions(Protocol):
@@ -46,6 +51,23 @@ class SuiteLookup(Protocol):
 
 
 @dataclasses.dataclass(frozen=True)
+class OptionSpec:
+    """One command-line option of a backend, as plain values: ``names`` (``"--toolbench-tp"``), the option group it
+    is listed in, and argparse's keyword arguments (``dest``, ``type``, ``default``, ``choices``, ``metavar``,
+    ``action``, ``help``), handed to pytest as they are."""
+
+    names: tuple[str, ...]
+    settings: Mapping[str, Any]
+    group: str = "toolbench-generation"
+
+
+def option(*names: str, group: str = "toolbench-generation", **settings: Any) -> OptionSpec:
+    """``option("--toolbench-tp", dest="toolbench_tp", type=int, default=1, help=...)``: written as an
+    ``addoption`` call."""
+    return OptionSpec(names, dict(settings), group)
+
+
+@dataclasses.dataclass(frozen=True)
 class NoOptions:
     """The options of a backend that has none of its own."""
 
@@ -69,32 +91,32 @@ class BackendKind:
     samples: ClassVar[bool] = True
     #: the backend's own options (a frozen dataclass of JSON values)
     options_type: ClassVar[type] = NoOptions
+    #: the backend's own command-line options (added to pytest's parser once, by the plugin's
+    #: ``pytest_addoption``), read back by dest in :meth:`from_values`
+    option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
 
     # -- options ----------------------------------------------------------------------------------------------
     @classmethod
-    def add_options(cls, parser: pytest.Parser) -> None:
-        """Declare the backend's own command-line options (called once, from the plugin's ``pytest_addoption``)."""
-
-    @classmethod
-    def claims(cls, config: pytest.Config) -> bool:
-        """Without ``--toolbench-backend``: whether the given options ask for this backend."""
+    def claims(cls, given: OptionValues) -> bool:
+        """Without ``--toolbench-backend``: whether the given option values ask for this backend."""
         return False
 
     @classmethod
-    def choose(cls, config: pytest.Config, name: str | None) -> "type[BackendKind] | None":
+    def choose(cls, given: OptionValues, name: str | None) -> "type[BackendKind] | None":
         """The body of a ``pytest_toolbench_backend_kind`` implementation: this kind when named, or when not named
         and its options claim the run."""
-        return cls if (name == cls.name if name else cls.claims(config)) else None
+        return cls if (name == cls.name if name else cls.claims(given)) else None
 
     @classmethod
-    def from_config(cls, config: pytest.Config, model: str | None) -> Any:
-        """The backend's options from the command line, validated: a bad value is a ``pytest.UsageError`` naming
-        the option. ``model`` is the run's ``--model``."""
+    def from_values(cls, given: OptionValues, model: str | None) -> Any:
+        """The backend's options from the command line's values, validated: a bad value is a ``UsageProblem``
+        naming the option. ``model`` is the run's ``--model``."""
         return cls.options_type()
 
     @classmethod
-    def check_unchosen(cls, config: pytest.Config) -> None:
-        """Another backend serves the run: raise a ``UsageError`` for an option of this one that would be ignored."""
+    def check_unchosen(cls, given: OptionValues) -> None:
+        """Another backend serves the run: raise a ``UsageProblem`` for an option of this one that would be
+        ignored."""
 
     @classmethod
     def options_from_json(cls, data: Mapping[str, Any]) -> Any:

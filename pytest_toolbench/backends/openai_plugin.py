@@ -1,15 +1,14 @@
-"""The ``openai`` backend as the plugin sees it: its options and capabilities (``OpenAIKind``); the HTTP client
-(``openai_endpoint.OpenAIEndpointBackend``) is built when the run's owner builds the backend. Chosen by name only
-(``--toolbench-backend=openai``)."""
+"""The ``openai`` backend as the core sees it before one is built: its options and capabilities (``OpenAIKind``); the
+HTTP client (``openai_endpoint.OpenAIEndpointBackend``) is built when the run's owner builds the backend. Chosen by
+name only (``--toolbench-backend=openai``; the hookimpl is in ``plugin/backend_kinds.py``)."""
 
 from __future__ import annotations
 
 import dataclasses
 
-import pytest
-
+from ..contract.errors import UsageProblem
 from ..contract.suite import Backend
-from .kind import BackendKind, RunOptions, SuiteLookup
+from .kind import BackendKind, OptionValues, RunOptions, SuiteLookup, option
 from .model_source import check_endpoint
 from .openai_endpoint import OpenAIEndpointBackend
 from ..prompting.suite_prompts import SuitePrompts
@@ -28,19 +27,15 @@ class OpenAIKind(BackendKind):
     name = "openai"
     pregenerates = True
     options_type = OpenAIOptions
+    option_specs = (option("--toolbench-base-url", dest="toolbench_base_url", default=None, metavar="URL",
+                           help="OpenAI-compatible endpoint for --toolbench-backend openai."),)
 
     @classmethod
-    def add_options(cls, parser: pytest.Parser) -> None:
-        gen = parser.getgroup("toolbench-generation")
-        gen.addoption("--toolbench-base-url", dest="toolbench_base_url", default=None, metavar="URL",
-                      help="OpenAI-compatible endpoint for --toolbench-backend openai.")
-
-    @classmethod
-    def from_config(cls, config: pytest.Config, model: str | None) -> OpenAIOptions:
-        base_url = config.getoption("toolbench_base_url")
+    def from_values(cls, given: OptionValues, model: str | None) -> OpenAIOptions:
+        base_url = given["toolbench_base_url"]
         if not (base_url and model):
-            raise pytest.UsageError("--toolbench-backend openai needs --toolbench-base-url URL and --model NAME")
-        return OpenAIOptions(base_url=base_url, prompt_format=config.getoption("toolbench_prompt_format", "auto"))
+            raise UsageProblem("--toolbench-backend openai needs --toolbench-base-url URL and --model NAME")
+        return OpenAIOptions(base_url=base_url, prompt_format=given.get("toolbench_prompt_format", "auto"))
 
     @classmethod
     def build(cls, options: RunOptions, suites: SuiteLookup) -> Backend:
@@ -51,11 +46,3 @@ class OpenAIKind(BackendKind):
         if not options.cache.offline:
             check_endpoint("--toolbench-base-url", options.backend_options.base_url)
         return None
-
-
-BACKEND_KIND = OpenAIKind
-
-
-@pytest.hookimpl
-def pytest_toolbench_backend_kind(config: pytest.Config, name: str | None) -> type[BackendKind] | None:
-    return OpenAIKind.choose(config, name)

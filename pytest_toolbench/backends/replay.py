@@ -30,16 +30,14 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-import pytest
-
-from ..contract.errors import MissingOutput
+from ..contract.errors import MissingOutput, UsageProblem
 from ..contract.replay_files import Problem, ReplayOutputs, plural
 from ..contract.safe_values import safe_text
 from ..contract.suite import Backend, BackendCapabilities, Case, Generation, Task
 from ..prompting import prompt_format, rows
 from ..prompting.rows import RowChoice, RowError
 from ..prompting.suite_prompts import SuitePrompts
-from .kind import BackendKind, RunOptions, SuiteLookup
+from .kind import BackendKind, OptionValues, RunOptions, SuiteLookup, option
 
 #: Unknown ids shown per file, as examples.
 UNKNOWN_EXAMPLES = 5
@@ -62,44 +60,49 @@ class ReplayOptions:
     row: dict | None = None
 
 
+def _replay_mode_help() -> str:
+    """The help of --toolbench-replay-mode, in the words of the handler library whose result files come in both
+    modes (read once, as the options are declared)."""
+    library = SuitePrompts.shipped().library()
+    return library.replay_mode_help if library is not None else REPLAY_MODE_HELP
+
+
 class ReplayKind(BackendKind):
     name = "replay"
     samples = False
     reports_selection = True
     options_type = ReplayOptions
+    option_specs = (
+        option("--toolbench-replay", group="toolbench", dest="toolbench_replay", default=None, metavar="PATH",
+               help="Score saved outputs: a file or folder of the benchmarks' own result files."),
+        option("--toolbench-replay-mode", group="toolbench", dest="toolbench_replay_mode", default=None,
+               choices=REPLAY_MODES,
+               help=_replay_mode_help()),
+    )
 
     @classmethod
-    def add_options(cls, parser: pytest.Parser) -> None:
-        group = parser.getgroup("toolbench")
-        group.addoption("--toolbench-replay", dest="toolbench_replay", default=None, metavar="PATH",
-                        help="Score saved outputs: a file or folder of the benchmarks' own result files.")
-        library = SuitePrompts.shipped().library()  # whose result files come in both modes (its words)
-        group.addoption("--toolbench-replay-mode", dest="toolbench_replay_mode", default=None, choices=REPLAY_MODES,
-                        help=library.replay_mode_help if library is not None else REPLAY_MODE_HELP)
+    def claims(cls, given: OptionValues) -> bool:
+        return bool(given["toolbench_replay"])
 
     @classmethod
-    def claims(cls, config: pytest.Config) -> bool:
-        return bool(config.getoption("toolbench_replay"))
-
-    @classmethod
-    def from_config(cls, config: pytest.Config, model: str | None) -> ReplayOptions:
-        replay = config.getoption("toolbench_replay")
+    def from_values(cls, given: OptionValues, model: str | None) -> ReplayOptions:
+        replay = given["toolbench_replay"]
         if not replay:
-            raise pytest.UsageError("--toolbench-backend replay needs --toolbench-replay PATH")
+            raise UsageProblem("--toolbench-backend replay needs --toolbench-replay PATH")
         _check_exists(replay)
-        mode = config.getoption("toolbench_replay_mode")
-        option = rows.row_option()
-        named = config.getoption(option.dest, None) if option is not None else None
+        mode = given["toolbench_replay_mode"]
+        row_option = rows.row_option()
+        named = given.get(row_option.dest) if row_option is not None else None
         return ReplayOptions(path=str(Path(replay).resolve()), mode=mode, row=replay_row(named, model, mode).to_json())
 
     @classmethod
-    def check_unchosen(cls, config: pytest.Config) -> None:
-        replay, mode = config.getoption("toolbench_replay"), config.getoption("toolbench_replay_mode")
+    def check_unchosen(cls, given: OptionValues) -> None:
+        replay, mode = given["toolbench_replay"], given["toolbench_replay_mode"]
         if replay:
             _check_exists(replay)
         if mode:
-            raise pytest.UsageError(f"--toolbench-replay-mode={mode} applies to replayed outputs only "
-                                    "(--toolbench-replay=PATH)")
+            raise UsageProblem(f"--toolbench-replay-mode={mode} applies to replayed outputs only "
+                               "(--toolbench-replay=PATH)")
 
     @classmethod
     def build(cls, options: RunOptions, suites: SuiteLookup) -> "ReplayBackend":
@@ -162,20 +165,12 @@ def replay_row(named: str | None, model: str | None, mode: str | None) -> RowCho
     try:
         return rows.replay_row(None, named, model, family, mode)
     except RowError as error:
-        raise pytest.UsageError(str(error)) from None
+        raise UsageProblem(str(error)) from None
 
 
 def _check_exists(replay: str) -> None:
     if not Path(replay).exists():
-        raise pytest.UsageError(f"--toolbench-replay {replay}: no such file or folder")
-
-
-BACKEND_KIND = ReplayKind
-
-
-@pytest.hookimpl(tryfirst=True)  # saved outputs given: they are scored, even beside --model
-def pytest_toolbench_backend_kind(config: pytest.Config, name: str | None) -> type[BackendKind] | None:
-    return ReplayKind.choose(config, name)
+        raise UsageProblem(f"--toolbench-replay {replay}: no such file or folder")
 
 
 class ReplayOutputError(MissingOutput):

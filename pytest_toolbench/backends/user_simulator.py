@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..contract.engine import ListeningBackend, StartableBackend, StatsBackend, offers
 from ..contract.suite import SIMULATED_USER, Backend, Generation, Task
 from .kind import RunOptions
 from .openai_endpoint import OpenAIEndpointBackend
 
 
-class UserSimulatorRouter:
+class UserSimulatorRouter(ListeningBackend, StartableBackend, StatsBackend):
+    """The model under test, with a simulated user's turns sent to ``user``; the engine's start, news and figures are
+    the model's (nothing, or {}, for a model without them). Not a :class:`StreamingBackend`: conversations run in
+    rounds."""
+
     def __init__(self, model: Any, user: Any):
         self.model = model
         self.user = user
@@ -41,18 +46,15 @@ class UserSimulatorRouter:
         return results  # type: ignore[return-value]
 
     def start(self) -> None:
-        start = getattr(self.model, "start", None)
-        if callable(start):
-            start()
+        if offers(self.model, StartableBackend):
+            self.model.start()
 
     def listen(self, write) -> None:
-        listen = getattr(self.model, "listen", None)
-        if callable(listen):
-            listen(write)
+        if offers(self.model, ListeningBackend):
+            self.model.listen(write)
 
     def stats(self) -> dict[str, Any]:
-        stats = getattr(self.model, "stats", None)
-        return stats() if callable(stats) else {}
+        return self.model.stats() if offers(self.model, StatsBackend) else {}
 
     def row_choice(self) -> Any:
         """The BFCL row the model under test is prompted as (the run header's ``bfcl_row``), or None."""

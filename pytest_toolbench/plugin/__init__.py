@@ -5,16 +5,15 @@ Importing this module must stay cheap: no vllm, torch or transformers (engine ba
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 import pytest
 
 from . import hookspecs, options, writers
-from .. import backends
 from ..backends.kind import BackendKind
 from ..contract.suite import Backend
 from ..run.catalog import Catalog
+from .backend_kinds import register_builtin_kinds
 from .report_options import place_html_report
 from .collection import run_case_protocol
 from .session import ToolbenchSession, backend_kinds, reject_moved_rootdir, toolbench_session
@@ -24,10 +23,7 @@ from .session import ToolbenchSession, backend_kinds, reject_moved_rootdir, tool
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspecs)
     # Each built-in backend is a small plugin: its kind (options, capabilities) and its pytest_toolbench_backend_kind.
-    for name in backends.BUILTIN_PLUGINS:
-        module = importlib.import_module(f"{backends.__name__}.{name}")
-        if not pluginmanager.is_registered(module):
-            pluginmanager.register(module, f"toolbench-backend-{name}")
+    register_builtin_kinds(pluginmanager)
     # The built-in writers are a plugin too: their pytest_toolbench_writers, as a user's own writer would be added.
     if not pluginmanager.is_registered(writers):
         pluginmanager.register(writers, "toolbench-writers")

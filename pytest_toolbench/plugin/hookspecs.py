@@ -43,9 +43,10 @@ def pytest_toolbench_summary(config: pytest.Config, summary: "RunSummary") -> No
 def pytest_toolbench_backend_kind(config: pytest.Config, name: "str | None") -> "type[BackendKind] | None":
     """Return the backend kind (a ``pytest_toolbench.backends.kind.BackendKind`` subclass) that serves the run, or
     None to leave it to the next implementation. ``name`` is ``--toolbench-backend`` (None when not given: return
-    your kind when the run's options ask for it). Each built-in backend module implements it (replay ``tryfirst``,
-    gold ``trylast``); a name no implementation claims is one usage error listing the choices. Called in every
-    process, xdist workers included (with the name the controller chose), before any backend is built."""
+    your kind when the run's options ask for it: ``kind.choose(vars(config.option), name)``). Each built-in kind
+    implements it (``plugin/backend_kinds.py``: replay ``tryfirst``, gold ``trylast``); a name no implementation
+    claims is one usage error listing the choices. Called in every process, xdist workers included (with the name
+    the controller chose), before any backend is built."""
 
 
 @hookspec(firstresult=True)

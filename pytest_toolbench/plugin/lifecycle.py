@@ -18,8 +18,9 @@ from ..contract.errors import ToolbenchError
 from .errors import stop_run
 from ..run.context import RunContext
 from ..run.cache_layout import CacheLayout
-from ..run.generation import COMMITTING, STOP_REQUESTED, earlier_generation_runs, pregenerate, remember_generation_run, \
-    unavailable
+from ..run.generation import pregenerate
+from ..run.progress import COMMITTING, STOP_REQUESTED, earlier_generation_runs, remember_generation_run
+from ..run.requests import unavailable
 from ..report import preflight
 
 
@@ -154,7 +155,7 @@ class TerminalLines:
 
 @contextlib.contextmanager
 def stop_on_interrupt():
-    """Ctrl-C during generation: KeyboardInterrupt at once, as Python does, and the stop flag of ``run.generation``
+    """Ctrl-C during generation: KeyboardInterrupt at once, as Python does, and the stop flag of ``run.progress``
     set, so that should an engine swallow the exception the next progress report raises it again (generation stops
     within one engine step). The previous handler comes back afterwards."""
     STOP_REQUESTED.clear()

@@ -12,6 +12,7 @@ from ..prompting.rows import RowError
 from ..prompting.suite_prompts import SuitePrompts
 from ..backends.common import MODES
 from ..run.sampling import DEFAULT_SEED, parse_sample
+from .backend_kinds import add_backend_options, backend_options as resolve_backend_options
 from .option_scope import refuse_unhonoured
 from ..run.options import DEFAULT_COMMIT_SECONDS, CacheOptions, DataOptions, GenerationOptions, RunOptions
 
@@ -74,7 +75,7 @@ PATH_OPTIONS = ("--toolbench-data", "--toolbench-replay", "--toolbench-cache", "
 
 
 def add_run_options(parser: pytest.Parser, backend_kinds: Sequence[type[BackendKind]] = ()) -> None:
-    """The core's options, then each backend kind's own (``BackendKind.add_options``) in its group."""
+    """The core's options, then each backend kind's own (``BackendKind.option_specs``) in its group."""
     group = parser.getgroup("toolbench", "pytest-toolbench: tool-use benchmarks")
     group.addoption("--toolbench-model", "--model", dest="toolbench_model", default=None, metavar="ID_OR_PATH",
                     help="HF model id or local path; runs the vLLM engine (implies --toolbench-backend vllm).")
@@ -85,7 +86,7 @@ def add_run_options(parser: pytest.Parser, backend_kinds: Sequence[type[BackendK
     gen = parser.getgroup("toolbench-generation", "pytest-toolbench: generation settings")
     for kind in backend_kinds:
         if kind.name == "replay":  # its options read best beside --toolbench-backend, as before
-            kind.add_options(parser)
+            add_backend_options(parser, kind)
     group.addoption("--toolbench-data", dest="toolbench_data", default=None, metavar="DIR",
                     help=f"Folder with the upstream data (DIR/<suite>/...); also ini toolbench_data, env {DATA_ENV}.")
     group.addoption("--toolbench-data-unverified", dest="toolbench_data_unverified", action="store_true",
@@ -154,7 +155,7 @@ def add_run_options(parser: pytest.Parser, backend_kinds: Sequence[type[BackendK
                        "case). Default 1.")
     for kind in backend_kinds:
         if kind.name != "replay":
-            kind.add_options(parser)
+            add_backend_options(parser, kind)
     gen.addoption("--toolbench-user-model", dest="toolbench_user_model", default=None, metavar="NAME",
                   help="Model that plays the simulated user in interactive suites (the user turns of a "
                        "conversation), served at --toolbench-user-base-url; default: the run's own model (not "
@@ -249,9 +250,7 @@ def resolve(config: pytest.Config, kind: type[BackendKind], unchosen: Sequence[t
     theirs that would be ignored."""
     get = config.getoption
     model = get("toolbench_model")
-    backend_options = kind.from_config(config, model)
-    for other in unchosen:
-        other.check_unchosen(config)
+    backend_options = resolve_backend_options(config, kind, unchosen, model)
     refuse_unhonoured(config, kind.name)  # no option accepted and ignored (option_scope.OPTION_SCOPE)
     limit = get("toolbench_limit")
     if limit is not None and limit < 1:

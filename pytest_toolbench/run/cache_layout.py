@@ -33,7 +33,7 @@ class CacheLayout:
     @property
     def generation_runs(self) -> Path:
         """The generation figures of the runs that filled the generation cache, by fingerprint: a later run that
-        reads their answers from the cache reports how they were produced (``run.generation``)."""
+        reads their answers from the cache reports how they were produced (``run.progress``)."""
         return self.root / "generation-runs.json"
 
     @property

@@ -1,6 +1,6 @@
 """The request a case was asked with, kept by the scoring for the HTML report's row (``--html`` only).
 
-Scoring builds each case's request to ask the backend (``run.generation.run_case``); :class:`RequestKeeper` sits
+Scoring builds each case's request to ask the backend (``run.requests.run_case``); :class:`RequestKeeper` sits
 between the scoring and the answerer and keeps the first request it is handed, so the report shows that very
 request instead of reloading the suite and building it again. A backend that answers by case (gold, replay) is
 handed no rendered request, and an interactive case's requests are the turns of its conversation: for those the
@@ -18,7 +18,7 @@ import json
 from typing import Any, Callable
 
 from ..contract.suite import Case, Generation, Task
-from .generation import UNRENDERED
+from .requests import UNRENDERED
 from .records import safe_value
 
 

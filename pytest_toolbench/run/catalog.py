@@ -13,9 +13,10 @@ from typing import Any, Callable, Iterable, Mapping
 
 from .. import data
 from . import sampling, suite_cache
-from ..contract.definition import OptionError, SuiteDefinition, find_definitions, load_definition, with_options
-from ..contract.errors import DataError, ToolbenchError, UsageProblem
+from ..contract.definition import SuiteDefinition, find_definitions, load_definition, with_options
+from ..contract.errors import DataError, ToolbenchError
 from ..contract.suite import Case, SuiteContext
+from .data_check import check_local_data
 from .suite_binding import load_suite_cases, loader_form, run_info_of, shown_signature, suite_context
 
 REQUIRED_FUNCTIONS = ("load_cases", "build_request", "gold_output", "score", "aggregate")
@@ -201,83 +202,9 @@ class Catalog:
             self.check_data(check_first)
 
     def check_data(self, paths: Iterable[Path | str]) -> None:
-        """Verify the local data of every suite defined under ``paths`` now; a difference is a ``UsageProblem``.
-
-        Definitions that do not load, and suites whose data are not a local folder, are left to collection (which
-        reports a broken definition, and verifies whatever folder a sub-folder conftest hook then names).
-        """
-        named = set()
-        try:
-            self._check_data_dir_level(find_definitions(paths))
-            for definition_path in find_definitions(paths):
-                try:
-                    definition = self._definition(definition_path)
-                except OptionError:
-                    raise  # a default or an override its schema refuses: one usage error, now
-                except (ToolbenchError, OSError):
-                    continue
-                named.add(definition.name)
-                if not definition.data_files:
-                    continue
-                override = self.data_dir_hook(definition.name) if self.data_dir_hook else None
-                folder = Path(override) if override is not None else \
-                    Path(self.data_dir) / definition.data_folder if self.data_dir else None
-                if folder is None or not folder.is_dir():
-                    continue
-                data.verify(data.DataSource(folder, "folder", str(folder)), definition, self.hashes,
-                            self.data_unverified)
-        except OptionError as error:
-            raise UsageProblem(error.usage_line()) from None
-        except DataError as error:
-            raise UsageProblem(f"pytest-toolbench: {error}") from None
-        finally:
-            self.hashes.save()
-        unknown = sorted(set(self.suite_options) - named)
-        if named and unknown:
-            raise UsageProblem(f"--toolbench-suite-option={unknown[0]}.…: no suite named {unknown[0]!r} in this run "
-                                    f"(suites: {', '.join(sorted(named))})")
-
-    def _check_data_dir_level(self, definition_paths: Iterable[Path]) -> None:
-        """A data folder given one level too high (or too low) holds none of the suites' folders: one usage error
-        saying so, where it looked and the folder that does hold them, instead of each suite in turn falling back
-        to its samples or blaming a file one suite reads from the root (TL-Training's ``bfcl/unused_datasets``)."""
-        if not self.data_dir:
-            return
-        root = Path(self.data_dir)
-        if not root.is_dir():
-            return  # the options' own check names a missing folder
-        wanted: set[str] = set()
-        for definition_path in definition_paths:
-            try:
-                definition = self._definition(definition_path)
-            except (ToolbenchError, OSError):
-                continue
-            if self.data_dir_hook is not None and self.data_dir_hook(definition.name) is not None:
-                continue  # a conftest names this suite's folder itself
-            folder = Path(definition.data_folder)
-            if folder.parts:
-                wanted.add(folder.parts[0])
-            elif definition.data_files:  # a suite reading the root itself: the folders its files are in
-                wanted.update(Path(rel).parts[0] for rel in definition.data_files if len(Path(rel).parts) > 1)
-        if not wanted or any((root / name).is_dir() for name in wanted):
-            return
-        shown = ", ".join(f"{name}/" for name in sorted(wanted)[:6]) + (", ..." if len(wanted) > 6 else "")
-        try:
-            children = sorted(child for child in root.iterdir() if child.is_dir())
-        except OSError:
-            children = []
-        holding = [child for child in children if any((child / name).is_dir() for name in wanted)]
-        parent = root.resolve().parent
-        if holding:
-            hint = f"; {holding[0]} holds {', '.join(sorted(f'{n}/' for n in wanted if (holding[0] / n).is_dir()))}" \
-                   f": did you mean --toolbench-data={holding[0]}?"
-        elif any((parent / name).is_dir() for name in wanted):
-            hint = f"; its parent {parent} holds them: did you mean --toolbench-data={parent}?"
-        else:
-            listing = ", ".join(f"{child.name}/" for child in children[:4]) + (", ..." if len(children) > 4 else "")
-            hint = f" (it holds {listing or 'no folders'}); point it at the folder that holds one folder per suite"
-        raise UsageProblem(f"pytest-toolbench: the data folder {root} (from {self.data_origin}) holds none of "
-                                f"the suites' data folders: looked for {shown} in {root}{hint}")
+        """Verify the local data of every suite defined under ``paths`` now (``run.data_check``); a difference is a
+        ``UsageProblem``."""
+        check_local_data(self, paths)
 
     @property
     def loaded(self) -> list[LoadedSuite]:

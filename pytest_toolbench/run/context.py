@@ -33,7 +33,7 @@ from .cache import GenerationCache
 from .cache_layout import CacheLayout
 from .case_request import RequestKeeper
 from .catalog import Catalog, Registry
-from .generation import Answerer
+from .requests import Answerer
 from .ledger import Ledger
 from .scoring import score_case
 from .summary import RunSummary, SuiteInput, summarize

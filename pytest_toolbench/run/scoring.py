@@ -3,7 +3,7 @@
 Never raises for anything the model or a scorer did: a missing output, an output that cannot be read and a scorer
 exception are each this case's failure, counted in the figures. The scorer returns a :class:`Verdict`; the record
 (:class:`CaseRecord`) is made here, once, safe for every channel. Imports the contract, ``run.records``,
-``run.ledger`` (the case's order) and ``run.generation``.
+``run.ledger`` (the case's order) and ``run.requests``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping, Protocol
 from ..contract.errors import MissingOutput
 from ..contract.suite import NOT_SCORED, Case, CaseRecord, Generation, Task, Verdict
 from . import records
-from .generation import Unavailable, run_case
+from .requests import Unavailable, run_case
 from .ledger import case_order
 
 #: Error categories the core gives (every other one is the benchmark's own).

@@ -16,7 +16,7 @@ The modules, each one concern (imports run down this list, never up):
 - ``ray_actor``: one engine replica as a Ray actor;
 - ``dispatch``: the Ray executor, one ``generate`` call across the replicas;
 - ``replicas``: ``ReplicatedVllmBackend``, the replicas' controller;
-- ``plugin``: the kind (``VllmKind``) and its ``pytest_toolbench_backend_kind`` hookimpl (``backends.BUILTIN_PLUGINS``).
+- ``plugin``: the kind (``VllmKind``; its hookimpl is in ``plugin/backend_kinds.py``).
 
 The model's identity (a local checkpoint's content hash, a Hub id's commit) is ``backends.model_source``'s. vllm,
 torch, transformers and ray are imported inside methods only, when an engine starts: importing any module here is

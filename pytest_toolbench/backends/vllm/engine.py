@@ -39,6 +39,7 @@ from pytest_toolbench.backends.vllm.options import VllmOptions, engine_log_file
 from pytest_toolbench.backends.vllm.shims import CPU_ENGINE_DEFAULTS, apply_cpu_environment, can_enqueue, \
     engine_versions, is_cpu_build
 from pytest_toolbench.backends.vllm.stream import EngineStream, InProcessExecutor
+from pytest_toolbench.contract.engine import StartableBackend, StreamingBackend
 from pytest_toolbench.contract.suite import Generation, Task
 from pytest_toolbench.parsing.tool_calls import get_parser
 
@@ -47,7 +48,7 @@ from pytest_toolbench.parsing.tool_calls import get_parser
 _MEMORY_ONLY_ENGINE_ARGS = frozenset({"gpu_memory_utilization", "kv_cache_memory_bytes", "swap_space", "disable_log_stats"})
 
 
-class VllmBackend(BatchPreparation, ModelBackend):
+class VllmBackend(BatchPreparation, ModelBackend, StartableBackend, StreamingBackend):
     """Generates every task with one in-process ``vllm.LLM``, created on the first :meth:`generate` call."""
 
     name = "vllm"

@@ -1,4 +1,4 @@
-"""The vLLM backend's own options, each declared and read once: the command-line options (:func:`add_options`), the
+"""The vLLM backend's own options, each declared and read once: the command-line options (:data:`OPTION_SPECS`), the
 frozen, JSON-safe :class:`VllmOptions` they become (shipped to xdist workers inside ``RunOptions.backend_options``),
 the one engine-arguments parser (:func:`parse_engine_args`, for ``--toolbench-vllm-arg`` and the benchmarks), the
 replica options' check (:func:`resolve_replicas`) and where vLLM's log goes (:func:`engine_log_file`).
@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from pytest_toolbench.backends.kind import option
 from pytest_toolbench.prompting.prompt_format import PROMPT_FORMATS
 from pytest_toolbench.prompting.suite_prompts import SuitePrompts
 from pytest_toolbench.backends.vllm.engine_log import LOG_NAME
@@ -51,38 +52,41 @@ class VllmOptions:
         return self.replicas > 1 or self.ray_address is not None
 
 
-def add_options(gen: Any) -> None:
-    """Declare the vLLM options in the generation option group (a ``pytest`` ``OptionGroup``)."""
-    library = SuitePrompts.shipped().library()  # the declared handler library names its renderers
-    renderers = f" ({library.renderers_words})" if library is not None else ""
-    gen.addoption("--toolbench-prompt-format", dest="toolbench_prompt_format", default="auto",
-                  choices=PROMPT_FORMATS,
-                  help="How prompts are written (vllm backend): auto (default): as the benchmark's official "
-                       f"harness writes them for the model's family where it has its own renderer{renderers}, else "
-                       "the chat template; handler: the harness's renderer, an error for an unrecognised family; "
-                       "chat-template: always the checkpoint's chat template.")
-    gen.addoption("--toolbench-tp", dest="toolbench_tp", type=int, default=1, metavar="N",
-                  help="vLLM tensor-parallel size.")
-    gen.addoption("--toolbench-replicas", dest="toolbench_replicas", type=int, default=1, metavar="N",
-                  help="Run N vLLM engine replicas (each with --toolbench-tp GPUs) as Ray actors and spread the "
-                       f"requests across them (needs {RAY_EXTRA}); default 1: one engine in this process, no Ray.")
-    gen.addoption("--toolbench-ray-address", dest="toolbench_ray_address", default=None, metavar="ADDR",
-                  help="Ray cluster for the engine replicas (also RAY_ADDRESS); default: a local Ray started for "
-                       "the run. Given with one replica, that engine runs on the cluster.")
-    gen.addoption("--toolbench-dtype", dest="toolbench_dtype", default="auto", help="vLLM dtype.")
-    gen.addoption("--toolbench-max-model-len", dest="toolbench_max_model_len", type=int, default=None,
-                  metavar="N", help="vLLM max model length.")
-    gen.addoption("--toolbench-gpu-memory-utilization", dest="toolbench_gpu_mem", type=float, default=None,
-                  metavar="FRACTION", help="vLLM GPU memory utilization.")
-    gen.addoption("--toolbench-vllm-arg", dest="toolbench_vllm_args", action="append", default=[],
-                  metavar="KEY=VALUE",
-                  help="Extra vllm.LLM argument (repeatable; VALUE parsed as JSON when it can be).")
-    gen.addoption("--toolbench-conversations", dest="toolbench_conversations", default="continuous",
-                  choices=CONVERSATIONS,
-                  help="How interactive cases run on one vLLM engine: continuous (default): each conversation's "
-                       "next request goes to the engine as soon as its previous answer has arrived and its "
-                       "tools have run; rounds: step k of every live conversation in one batch, then step k+1 "
-                       "(the same requests and answers; engine replicas always run in rounds).")
+def _renderers_words() -> str:
+    """The renderers the declared handler library names, for the help of --toolbench-prompt-format."""
+    library = SuitePrompts.shipped().library()
+    return f" ({library.renderers_words})" if library is not None else ""
+
+
+#: The vLLM options, listed in the generation option group (the plugin adds them to pytest's parser).
+OPTION_SPECS = (
+    option("--toolbench-prompt-format", dest="toolbench_prompt_format", default="auto", choices=PROMPT_FORMATS,
+           help="How prompts are written (vllm backend): auto (default): as the benchmark's official "
+                f"harness writes them for the model's family where it has its own renderer{_renderers_words()}, "
+                "else the chat template; handler: the harness's renderer, an error for an unrecognised family; "
+                "chat-template: always the checkpoint's chat template."),
+    option("--toolbench-tp", dest="toolbench_tp", type=int, default=1, metavar="N",
+           help="vLLM tensor-parallel size."),
+    option("--toolbench-replicas", dest="toolbench_replicas", type=int, default=1, metavar="N",
+           help="Run N vLLM engine replicas (each with --toolbench-tp GPUs) as Ray actors and spread the "
+                f"requests across them (needs {RAY_EXTRA}); default 1: one engine in this process, no Ray."),
+    option("--toolbench-ray-address", dest="toolbench_ray_address", default=None, metavar="ADDR",
+           help="Ray cluster for the engine replicas (also RAY_ADDRESS); default: a local Ray started for "
+                "the run. Given with one replica, that engine runs on the cluster."),
+    option("--toolbench-dtype", dest="toolbench_dtype", default="auto", help="vLLM dtype."),
+    option("--toolbench-max-model-len", dest="toolbench_max_model_len", type=int, default=None,
+           metavar="N", help="vLLM max model length."),
+    option("--toolbench-gpu-memory-utilization", dest="toolbench_gpu_mem", type=float, default=None,
+           metavar="FRACTION", help="vLLM GPU memory utilization."),
+    option("--toolbench-vllm-arg", dest="toolbench_vllm_args", action="append", default=[], metavar="KEY=VALUE",
+           help="Extra vllm.LLM argument (repeatable; VALUE parsed as JSON when it can be)."),
+    option("--toolbench-conversations", dest="toolbench_conversations", default="continuous",
+           choices=CONVERSATIONS,
+           help="How interactive cases run on one vLLM engine: continuous (default): each conversation's "
+                "next request goes to the engine as soon as its previous answer has arrived and its "
+                "tools have run; rounds: step k of every live conversation in one batch, then step k+1 "
+                "(the same requests and answers; engine replicas always run in rounds)."),
+)
 
 
 def parse_engine_args(items: Sequence[str]) -> dict[str, Any]:

@@ -1,19 +1,19 @@
-"""The ``vllm`` backend as the plugin sees it: its kind (``VllmKind``: options, capabilities, how it is built) and
-its ``pytest_toolbench_backend_kind`` hookimpl. Imports no vllm, torch, transformers or ray (the engine modules
-import them inside methods, when an engine starts), so ``pytest --help`` and xdist workers stay light.
+"""The ``vllm`` backend as the core sees it before one is built: its kind (``VllmKind``: options, capabilities, how
+it is built; its ``pytest_toolbench_backend_kind`` hookimpl is in ``plugin/backend_kinds.py``). Imports no vllm,
+torch, transformers or ray (the engine modules import them inside methods, when an engine starts), so
+``pytest --help`` and xdist workers stay light.
 """
 
 from __future__ import annotations
 
-import pytest
-
-from pytest_toolbench.backends.kind import BackendKind, RunOptions, SuiteLookup
+from pytest_toolbench.backends.kind import BackendKind, OptionValues, RunOptions, SuiteLookup
 from pytest_toolbench.backends.model_source import check_engine_installed, check_tokenizer_files, locate_model
 from pytest_toolbench.prompting.suite_prompts import SuitePrompts
 from pytest_toolbench.backends.vllm.engine import VllmBackend
-from pytest_toolbench.backends.vllm.options import VllmOptions, add_options, engine_log_file, parse_engine_args, \
+from pytest_toolbench.backends.vllm.options import OPTION_SPECS, VllmOptions, engine_log_file, parse_engine_args, \
     resolve_replicas
 from pytest_toolbench.backends.vllm.replicas import ReplicatedVllmBackend
+from pytest_toolbench.contract.errors import UsageProblem
 from pytest_toolbench.contract.suite import Backend
 
 
@@ -23,31 +23,28 @@ class VllmKind(BackendKind):
     name = "vllm"
     pregenerates = True
     options_type = VllmOptions
+    option_specs = OPTION_SPECS
 
     @classmethod
-    def add_options(cls, parser: pytest.Parser) -> None:
-        add_options(parser.getgroup("toolbench-generation"))
+    def claims(cls, given: OptionValues) -> bool:
+        return bool(given["toolbench_model"])
 
     @classmethod
-    def claims(cls, config: pytest.Config) -> bool:
-        return bool(config.getoption("toolbench_model"))
-
-    @classmethod
-    def from_config(cls, config: pytest.Config, model: str | None) -> VllmOptions:
+    def from_values(cls, given: OptionValues, model: str | None) -> VllmOptions:
         if not model:
-            raise pytest.UsageError("--toolbench-backend vllm needs --model <hf-id-or-path>")
-        get = config.getoption
-        replicas, ray_address = check_replicas(config, cls.name)
+            raise UsageProblem("--toolbench-backend vllm needs --model <hf-id-or-path>")
+        get = given.__getitem__
+        replicas, ray_address = check_replicas(given, cls.name)
         try:
             engine_args = parse_engine_args(get("toolbench_vllm_args"))
         except ValueError as error:
-            raise pytest.UsageError(str(error)) from None
+            raise UsageProblem(str(error)) from None
         return VllmOptions(prompt_format=get("toolbench_prompt_format"), tensor_parallel_size=get("toolbench_tp"),
                            dtype=get("toolbench_dtype"), max_model_len=get("toolbench_max_model_len"),
                            gpu_memory_utilization=get("toolbench_gpu_mem"), engine_args=engine_args,
                            replicas=replicas, ray_address=ray_address,
                            conversations=get("toolbench_conversations"),
-                           engine_log_to_file=(config.getoption("verbose", 0) or 0) <= 0)
+                           engine_log_to_file=(given.get("verbose", 0) or 0) <= 0)
 
     @classmethod
     def build(cls, options: RunOptions, suites: SuiteLookup) -> Backend:
@@ -71,8 +68,8 @@ class VllmKind(BackendKind):
         return what
 
     @classmethod
-    def check_unchosen(cls, config: pytest.Config) -> None:
-        check_replicas(config, None)
+    def check_unchosen(cls, given: OptionValues) -> None:
+        check_replicas(given, None)
 
     @classmethod
     def check_model(cls, options: RunOptions) -> str | None:
@@ -87,19 +84,10 @@ class VllmKind(BackendKind):
         return note
 
 
-def check_replicas(config: pytest.Config, backend: str | None) -> tuple[int, str | None]:
+def check_replicas(given: OptionValues, backend: str | None) -> tuple[int, str | None]:
     """``--toolbench-replicas`` and ``--toolbench-ray-address`` of the run, each checked (one usage error): the
     vllm backend's own options, also checked when another backend is chosen (they would be ignored there)."""
     try:
-        return resolve_replicas(config.getoption("toolbench_replicas", 1),
-                                config.getoption("toolbench_ray_address", None), backend)
+        return resolve_replicas(given.get("toolbench_replicas", 1), given.get("toolbench_ray_address"), backend)
     except ValueError as error:
-        raise pytest.UsageError(str(error)) from None
-
-
-BACKEND_KIND = VllmKind
-
-
-@pytest.hookimpl
-def pytest_toolbench_backend_kind(config: pytest.Config, name: str | None) -> type[BackendKind] | None:
-    return VllmKind.choose(config, name)
+        raise UsageProblem(str(error)) from None

@@ -44,6 +44,7 @@ from pytest_toolbench.backends.vllm.dispatch import DEAD, READY, STARTING, WAIT_
     reason
 from pytest_toolbench.backends.vllm.executor import generate_with
 from pytest_toolbench.backends.vllm.ray_actor import EngineReplica
+from pytest_toolbench.contract.engine import ListeningBackend, StartableBackend, StatsBackend
 from pytest_toolbench.contract.errors import ToolbenchError
 from pytest_toolbench.contract.suite import MODEL_BACKEND, Generation, Task
 
@@ -54,7 +55,7 @@ RESTARTS_PER_REPLICA = 1
 FORWARDED_ENVIRONMENT = ("VLLM_", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 
 
-class ReplicatedVllmBackend:
+class ReplicatedVllmBackend(ListeningBackend, StartableBackend, StatsBackend):
     """The vllm backend with ``--toolbench-replicas`` engines on Ray. ``engine``: the run's :class:`VllmBackend`,
     which renders, tokenizes, fingerprints and parses here but never starts an engine in this process."""
 

@@ -21,6 +21,7 @@ from pytest_toolbench.backends.vllm.batch import (
     with_recorded_answer,
 )
 from pytest_toolbench.backends.vllm.shims import abort, can_enqueue, enqueue, progress_factory
+from pytest_toolbench.contract.engine import GenerationStream
 from pytest_toolbench.contract.errors import ToolbenchError
 from pytest_toolbench.contract.suite import Generation, Task
 from pytest_toolbench.parsing.tool_calls import get_parser
@@ -149,10 +150,10 @@ class _GenerationRun:
         self._flush()
 
 
-class EngineStream:
+class EngineStream(GenerationStream):
     """Requests added whenever they exist, answers handed back as the engine finishes them: what lets each
     conversation send its next step as soon as its previous answer has arrived and its tools have run, instead of
-    waiting for a round of every live conversation (``run/generation.py``, ``converse``).
+    waiting for a round of every live conversation (``run/conversations.py``, ``converse``).
 
     ``add(tasks, tags)`` renders, tokenizes (a conversation's earlier turns reused: ``prompt_segments.py``) and
     enqueues; ``step()`` runs one engine step (or hands back over-long prompts answered without the engine) and
