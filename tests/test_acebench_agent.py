@@ -12,6 +12,7 @@ from pytest_toolbench.run.requests import run_case
 from pytest_toolbench.contract.suite import Case, Generation, SuiteContext
 
 from shipped import scorer
+from pytest_toolbench.suites.acebench.scorer import loop
 
 acebench = scorer("acebench")
 loop = scorer("acebench", "loop")
@@ -290,3 +291,13 @@ def test_gold_trajectory_on_the_samples():
 def test_non_agent_cases_are_single_requests():
     cases = [c for c in acebench.load_cases(SuiteContext(SAMPLES, {})) if not c.category.startswith("agent")]
     assert cases and not any(acebench.is_interactive(c) for c in cases)
+
+
+def test_an_int_too_long_to_print_is_an_undecodable_reply_not_a_crash():
+    """repr() of an int of over 4,300 digits raises ValueError (Python 3.11+), as upstream's rendering of the call
+    text would: the reply is one the execution role cannot decode, never an exception that stops the conversation
+    (found by tests/test_hostile_model.py when the hostile value 10**5000 reached a multi-step agent)."""
+    decoded = loop.decode_agent_message("[get_weather(city=10**5000)]")
+    with pytest.raises(loop.AgentDecodeError):
+        loop.prepare_calls(decoded)
+    assert loop.prepare_calls(loop.decode_agent_message("[get_weather(city=10**3)]"))[0].arguments == {"city": 1000}

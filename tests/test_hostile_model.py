@@ -95,7 +95,7 @@ def test_every_suite_gives_every_case_a_verdict_under_a_hostile_model(tmp_path):
     cases = serial["cases"]
     assert cases and all(case["passed"] in (True, False) for case in cases)
     assert not [case for case in cases if case["error_type"] in ("not_run", "scorer_error")], \
-        [(c["suite"], c["case_id"], c["explanation"][:200]) for c in cases if c["error_type"] in ("not_run",
+        [(c["suite"], c["case_id"], str(c.get("explanation") or c.get("message"))[:300]) for c in cases if c["error_type"] in ("not_run",
                                                                                                 "scorer_error")][:10]
     assert serial["cases"] == parallel["cases"]
     assert serial["suites"] == parallel["suites"]

@@ -15,7 +15,8 @@ import pytest
 
 from pytest_toolbench.contract.suite import MODEL_BACKEND, CaseRecord, Generation, SuiteContext
 from pytest_toolbench.run.cache import GenerationCache
-from pytest_toolbench.run.generation import Answerer, pregenerate, run_case
+from pytest_toolbench.run.generation import pregenerate
+from pytest_toolbench.run.requests import Answerer, run_case
 from shipped import scorer
 
 SUITE = Path(__file__).resolve().parents[1] / "suites" / "tau2bench"

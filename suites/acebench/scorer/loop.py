@@ -84,7 +84,10 @@ def _argument_text(value: Any) -> str:
         if not isinstance(inner, dict):
             raise AgentDecodeError("dict argument is not a call")  # upstream: AttributeError on .items()
         return f"{name}(" + ", ".join(f"{k}={_argument_text(v)}" for k, v in inner.items()) + ")"
-    return repr(value)
+    try:
+        return repr(value)
+    except ValueError as exc:  # an int of over 4,300 digits: upstream's repr raises the same on Python 3.11+
+        raise AgentDecodeError(str(exc)) from None
 
 
 def prepare_calls(decoded: Sequence[Mapping[str, Mapping[Any, Any]]]) -> list[PreparedCall]:
