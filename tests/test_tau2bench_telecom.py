@@ -1,0 +1,105 @@
+"""τ²-bench telecom: our environment (agent and user tools, the phone, ``sync_tools``) and grading against upstream
+1.0.1's own (frozen by scripts/make_tau2_domain_oracle.py): the tool schemas of both sides, the initial database
+hashes, and for every variant trajectory of every ``base`` task (gold, a write dropped, an argument changed, an
+extra write, a failing call, no communicate string, a premature end) each tool result text and error flag, the
+final agent and user database hashes, and the official reward and breakdown. Every fifth task runs by default; the
+whole corpus is ``slow``."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_toolbench.run.catalog import import_scorer
+
+ORACLE = Path(__file__).parent / "data" / "tau2_oracle_telecom.json.gz"
+SUITE = Path(__file__).resolve().parents[1] / "suites" / "tau2bench"
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tau2bench" / "upstream"
+
+pytestmark = pytest.mark.skipif(not (DATA / "domains" / "telecom" / "db.toml").is_file(),
+                                reason=f"the τ²-bench data folder {DATA} is not here")
+
+
+@pytest.fixture(scope="module")
+def oracle():
+    with gzip.open(ORACLE, "rb") as handle:
+        return json.loads(handle.read())
+
+
+@pytest.fixture(scope="module")
+def make_env():
+    registry = import_scorer(str(SUITE), "domains.registry")
+    return registry.environment_factory("telecom", DATA / "domains" / "telecom")
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    return {t["id"]: t for t in json.loads((DATA / "domains" / "telecom" / "tasks.json").read_text())}
+
+
+def test_tool_schemas_of_both_sides_equal_upstream(oracle, make_env):
+    env = make_env()
+    for kit, theirs in ((env.tools, oracle["tool_schemas"]), (env.user_tools, oracle["user_tool_schemas"])):
+        ours = [json.dumps(tool.openai_schema()) for tool in kit.tools().values()]
+        assert len(ours) == len(theirs)
+        for mine, official in zip(ours, theirs):
+            assert mine == official
+
+
+def test_initial_hashes(oracle, make_env):
+    env = make_env()
+    assert (env.db_hash(), env.user_db_hash()) == (oracle["initial_db_hash"], oracle["initial_user_db_hash"])
+
+
+def _compare(oracle, make_env, tasks, every: int) -> int:
+    evaluation = import_scorer(str(SUITE), "evaluation")
+    mismatches, total = [], 0
+    for number, (task_id, variants) in enumerate(oracle["tasks"].items()):
+        if number % every:
+            continue
+        task = tasks[task_id]
+        state = task.get("initial_state") or {}
+        for name, variant in variants.items():
+            total += 1
+            env = make_env()
+            env.set_state(state.get("initialization_data"), state.get("initialization_actions"),
+                          state.get("message_history") or [])
+            messages = [dict(m) for m in state.get("message_history") or []]
+            for index, call in enumerate(variant["calls"]):
+                content, error = env.get_response(call["name"], call["arguments"], call["requestor"])
+                expected = variant["results"][index]
+                if (content, error) != (expected["content"], expected["error"]):
+                    mismatches.append(f"{task_id}/{name} call {index} {call['name']}: {content[:300]!r} != "
+                                      f"{expected['content'][:300]!r}")
+                tool_call = dict(call, id=f"call_{index}")
+                messages.append({"role": call["requestor"], "content": None, "tool_calls": [tool_call]})
+                messages.append({"role": "tool", "id": tool_call["id"], "content": content, "error": error,
+                                 "requestor": call["requestor"]})
+            messages.append({"role": "assistant", "content": variant["say"]})
+            if variant["db_hash"] is not None and env.db_hash() != variant["db_hash"]:
+                mismatches.append(f"{task_id}/{name}: agent database hash differs")
+            if env.user_db_hash() != variant["user_db_hash"]:
+                mismatches.append(f"{task_id}/{name}: user database hash differs")
+            info = evaluation.evaluate(make_env, task, messages, variant["termination"])
+            if (info["reward"], info["reward_breakdown"]) != (variant["reward"], variant["reward_breakdown"]):
+                mismatches.append(f"{task_id}/{name}: reward {info['reward']} {info['reward_breakdown']} != "
+                                  f"official {variant['reward']} {variant['reward_breakdown']}")
+    assert not mismatches, f"{len(mismatches)} of {total} disagree:\n" + "\n".join(mismatches[:20])
+    return total
+
+
+def test_every_fifth_task_matches_the_official_environment_and_evaluator(oracle, make_env, tasks):
+    assert _compare(oracle, make_env, tasks, every=5) >= 4 * len(oracle["tasks"]) // 5
+
+
+@pytest.mark.slow
+def test_every_variant_matches_the_official_environment_and_evaluator(oracle, make_env, tasks):
+    assert _compare(oracle, make_env, tasks, every=1) == sum(len(v) for v in oracle["tasks"].values())
+
+
+def test_the_oracle_covers_the_base_split_and_every_reward_outcome(oracle):
+    rewards = {variant["reward"] for variants in oracle["tasks"].values() for variant in variants.values()}
+    assert len(oracle["tasks"]) == 114 and rewards == {0.0, 1.0}
