@@ -1,6 +1,7 @@
 """τ²-bench's tasks -> cases: ``domains/<domain>/tasks.json`` of the data folder (upstream ``data/tau2/``), the
-split of ``split_tasks.json`` named by the ``split`` option (upstream's default ``base``: every airline and mock
-task), one case per task, its category the domain."""
+split of ``split_tasks.json`` named by the ``split`` option (upstream's default ``base``: every airline, retail and
+mock task, telecom's 114 of 2,285; telecom also has ``small`` 20 and ``full`` 2,285, which the other domains do not
+have: a split a selected domain lacks is refused in one line), one case per task, its category the domain."""
 
 from __future__ import annotations
 
@@ -45,7 +46,8 @@ def load_cases(context: SuiteContext) -> list[Case]:
         if splits_file.is_file():
             splits = _read(splits_file)
             if split not in splits:
-                raise DataError(splits_file, f"no split {split!r} (splits: {', '.join(sorted(splits))})")
+                raise DataError(splits_file, f"the {domain} domain has no split {split!r} (its splits: "
+                                             f"{', '.join(sorted(splits))}); deselect it with the domains option")
             wanted = set(splits[split])
             tasks = [task for task in tasks if task["id"] in wanted]
         for task in tasks:
