@@ -13,7 +13,8 @@ For each task of the split, in a fresh official environment after the task's ini
 data and actions): the variants ``gold`` (the gold actions, the agent's and the user's, each by its requestor),
 ``drop_write`` (the first state-mutating call left out), ``changed_argument`` (the first write with a string
 argument, that argument altered), ``extra_write`` (the last write made twice), ``failing_call`` (a lookup of a
-customer that does not exist, then the gold actions), ``no_communicate`` (the agent says nothing of
+customer that does not exist, then the gold actions), ``solo`` (every gold action called by the agent, in solo
+mode: the agent calls the user's tools), ``no_communicate`` (the agent says nothing of
 communicate_info) and ``max_steps`` (gold, ended by max steps), and three probes beyond the gold actions that
 cover every tool's texts (``probe_reads``, ``probe_user``, ``probe_agent``: see :func:`probes`); of each the calls, every official result text and
 error flag, the final agent and user database hashes, and the official ``evaluate_simulation`` (type ``all``)
@@ -54,8 +55,8 @@ def reset_process_state() -> None:
                                                       server_performance=PerformanceLevel.EXCELLENT)
 
 
-def fresh_env(task: Task):
-    env = telecom_environment.get_environment()
+def fresh_env(task: Task, solo_mode: bool = False):
+    env = telecom_environment.get_environment(solo_mode=solo_mode)
     state = task.initial_state
     if state is not None:
         env.set_state(initialization_data=state.initialization_data,
@@ -71,7 +72,10 @@ def variants(task: dict, is_write) -> dict[str, dict]:
     out = {"gold": {"calls": actions, "say": say, "termination": "agent_stop"},
            "no_communicate": {"calls": actions, "say": "Done.", "termination": "agent_stop"},
            "max_steps": {"calls": actions, "say": say, "termination": "max_steps"},
-           "failing_call": {"calls": [FAILING["telecom"]] + actions, "say": say, "termination": "agent_stop"}}
+           "failing_call": {"calls": [FAILING["telecom"]] + actions, "say": say, "termination": "agent_stop"},
+           # solo mode: the agent alone, calling the user's tools too (the task's telecom solo policy)
+           "solo": {"calls": [dict(a, requestor="assistant") for a in actions], "say": say,
+                    "termination": "agent_stop", "solo_mode": True}}
     writes = [i for i, a in enumerate(actions) if is_write(a["name"])]
     if writes:
         first, last = writes[0], writes[-1]
@@ -162,7 +166,8 @@ def probes(raw: dict, env) -> dict[str, dict]:
 
 def run_variant(task: Task, variant: dict, domain: str) -> dict:
     reset_process_state()
-    env = fresh_env(task)
+    solo = variant.get("solo_mode", False)
+    env = fresh_env(task, solo)
     before = {bill.bill_id for bill in env.tools.db.bills}
     messages = list(task.initial_state.message_history or []) if task.initial_state else []
     results = []
@@ -182,7 +187,7 @@ def run_variant(task: Task, variant: dict, domain: str) -> dict:
                                termination_reason=TerminationReason(variant["termination"]), messages=messages,
                                timestamp="")
     reset_process_state()
-    info = evaluate_simulation(simulation, task, EvaluationType.ALL, solo_mode=False, domain=domain)
+    info = evaluate_simulation(simulation, task, EvaluationType.ALL, solo_mode=solo, domain=domain)
     breakdown = {str(k.value if hasattr(k, "value") else k): v for k, v in (info.reward_breakdown or {}).items()}
     return {**variant, "results": results, "db_hash": None if random_bill else db_hash, "user_db_hash": user_db_hash,
             "reward": info.reward, "reward_breakdown": breakdown if info.reward_breakdown is not None else None}

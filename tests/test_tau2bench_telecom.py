@@ -1,7 +1,8 @@
 """τ²-bench telecom: our environment (agent and user tools, the phone, ``sync_tools``) and grading against upstream
 1.0.1's own (frozen by scripts/make_tau2_domain_oracle.py): the tool schemas of both sides, the initial database
 hashes, and for every variant trajectory of every ``base`` task (gold, a write dropped, an argument changed, an
-extra write, a failing call, no communicate string, a premature end) each tool result text and error flag, the
+extra write, a failing call, no communicate string, a premature end, the agent alone in solo mode, and three probes
+of every tool) each tool result text and error flag, the
 final agent and user database hashes, and the official reward and breakdown. Every fifth task runs by default; the
 whole corpus is ``slow``."""
 
@@ -64,7 +65,8 @@ def _compare(oracle, make_env, tasks, every: int) -> int:
         state = task.get("initial_state") or {}
         for name, variant in variants.items():
             total += 1
-            env = make_env()
+            solo = variant.get("solo_mode", False)
+            env = make_env(solo_mode=solo)
             env.set_state(state.get("initialization_data"), state.get("initialization_actions"),
                           state.get("message_history") or [])
             messages = [dict(m) for m in state.get("message_history") or []]
@@ -83,7 +85,7 @@ def _compare(oracle, make_env, tasks, every: int) -> int:
                 mismatches.append(f"{task_id}/{name}: agent database hash differs")
             if env.user_db_hash() != variant["user_db_hash"]:
                 mismatches.append(f"{task_id}/{name}: user database hash differs")
-            info = evaluation.evaluate(make_env, task, messages, variant["termination"])
+            info = evaluation.evaluate(make_env, task, messages, variant["termination"], solo_mode=solo)
             if (info["reward"], info["reward_breakdown"]) != (variant["reward"], variant["reward_breakdown"]):
                 mismatches.append(f"{task_id}/{name}: reward {info['reward']} {info['reward_breakdown']} != "
                                   f"official {variant['reward']} {variant['reward_breakdown']}")
