@@ -105,3 +105,44 @@ def test_every_variant_matches_the_official_environment_and_evaluator(oracle, ma
 def test_the_oracle_covers_the_base_split_and_every_reward_outcome(oracle):
     rewards = {variant["reward"] for variants in oracle["tasks"].values() for variant in variants.values()}
     assert len(oracle["tasks"]) == 114 and rewards == {0.0, 1.0}
+
+
+def _cases(options: dict):
+    from pytest_toolbench.contract.suite import SuiteContext
+
+    suite = import_scorer(str(SUITE), "")
+    return suite, suite.load_cases(SuiteContext(DATA, {"options": options, "name": "tau2bench"}))
+
+
+@pytest.mark.parametrize("split, count", [("base", 114), ("small", 20), ("full", 2285)])
+def test_telecom_splits(split, count):
+    _, cases = _cases({"domains": ["telecom"], "split": split})
+    assert len(cases) == count and {case.category for case in cases} == {"telecom"}
+    assert all("reward_env_assertion" in case.keywords for case in cases)
+
+
+def test_a_split_a_selected_domain_lacks_is_refused_naming_the_domain():
+    from pytest_toolbench.contract.errors import DataError
+
+    with pytest.raises(DataError, match="the airline domain has no split 'small'"):
+        _cases({"domains": ["airline", "telecom"], "split": "small"})
+
+
+def test_a_failing_telecom_item_names_the_env_assertion_or_the_gold_action_not_met():
+    from pytest_toolbench.contract.suite import Generation
+
+    suite, cases = _cases({"domains": ["telecom"], "split": "base"})
+    broken = next(c for c in cases if any(a.get("requestor") == "user"
+                                          for a in c.payload["task"]["evaluation_criteria"]["actions"]))
+    gold = json.loads(suite.gold_output(broken))
+    assert suite.score(broken, Generation(text=json.dumps(gold))).passed
+    # the user's tool calls dropped: the phone stays broken
+    kept = [m for m in gold["messages"] if m.get("requestor", m.get("role")) != "user"]
+    verdict = suite.score(broken, Generation(text=json.dumps(dict(gold, messages=kept))))
+    assert not verdict.passed and verdict.error_type == "reward_env_assertion"
+    assert verdict.explanation.startswith("ENV_ASSERTION: not met: assert_")
+    transfer = next(c for c in cases if "ACTION" in c.payload["task"]["evaluation_criteria"]["reward_basis"])
+    gold = json.loads(suite.gold_output(transfer))
+    verdict = suite.score(transfer, Generation(text=json.dumps(dict(gold, messages=gold["messages"][-1:]))))
+    assert not verdict.passed and "reward_action" in verdict.error_type
+    assert "ACTION: gold actions not taken: transfer_to_human_agents(" in verdict.explanation
