@@ -12,6 +12,7 @@ from typing import Any
 from pytest_toolbench.contract.errors import DataError
 from pytest_toolbench.contract.suite import Case, SuiteContext
 
+from .domains.registry import unreadable
 from .evaluation import needs_judge, reward_basis
 
 DOMAIN_ORDER = ("airline", "retail", "telecom", "banking_knowledge", "mock")
@@ -41,6 +42,8 @@ def load_cases(context: SuiteContext) -> list[Case]:
         folder = domain_dir(context.data_dir, domain)
         if not folder.is_dir():
             continue  # the shipped samples hold the mock domain only
+        if unreadable(domain):
+            raise DataError(folder, unreadable(domain))
         tasks = _read(folder / "tasks.json")
         splits_file = folder / "split_tasks.json"
         if splits_file.is_file():

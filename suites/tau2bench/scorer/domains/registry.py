@@ -8,14 +8,23 @@ from __future__ import annotations
 
 import functools
 import json
-import tomllib
 from pathlib import Path
 from typing import Callable
+
+from pytest_toolbench.contract.errors import DataError
 
 from ..environment import Environment
 from ..models import DictOf, coerce
 from ..toolkit import Table, TableBase
 from . import airline, mock, retail, telecom, telecom_env, telecom_user
+
+try:  # Python 3.11+; on 3.10 the tomli package, when installed, is the same reader
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    try:
+        import tomli as tomllib
+    except ModuleNotFoundError:
+        tomllib = None
 
 #: domain -> (agent toolkit, its database file, user toolkit or None, the user's database file or None)
 DOMAINS = {
@@ -28,10 +37,20 @@ DOMAINS = {
 ENVIRONMENTS = {"telecom": telecom_env.TelecomEnvironment}
 
 
+def unreadable(domain: str) -> str | None:
+    """Why this Python cannot read the domain's databases (checked when the cases load), or None."""
+    if DOMAINS[domain][1].endswith(".toml") and tomllib is None:
+        return (f"the {domain} domain's databases are TOML, which needs Python 3.11+ (tomllib) or the tomli "
+                f"package; deselect {domain} with the domains option")
+    return None
+
+
 def _read_db(path: str) -> dict:
     """A database file: JSON, or TOML (telecom; upstream reads it with the ``toml`` package: the files hold only
     strings, numbers, booleans, tables and arrays of tables, which ``tomllib`` reads the same)."""
     if path.endswith(".toml"):
+        if tomllib is None:  # refused when the cases load (``unreadable``); here only if called directly
+            raise DataError(Path(path), "reading TOML needs Python 3.11+ (tomllib) or the tomli package")
         with open(path, "rb") as handle:
             return tomllib.load(handle)
     with open(path, encoding="utf-8") as handle:
