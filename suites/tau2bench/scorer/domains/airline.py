@@ -3,7 +3,7 @@
 import copy
 from typing import List
 
-from .. import arithmetic
+from ..arithmetic import calculate as arithmetic_calculate
 from ..models import ListOf, coerce
 from ..toolkit import ModelOrDict, Record, is_tool
 from .airline_records import (AIRPORTS, CABIN, CERTIFICATE, FLIGHT_INFO, FLIGHT_TYPE, INSURANCE, PASSENGER, PAYMENT,
@@ -100,7 +100,7 @@ class AirlineTools(AirlineLookups):
         Raises:
             ValueError: If the expression is invalid.
         """
-        return arithmetic.calculate(expression)
+        return arithmetic_calculate(expression)
 
     @is_tool("write")
     def cancel_reservation(self, reservation_id: str):

@@ -2,7 +2,7 @@
 
 import json
 
-from .. import arithmetic
+from ..arithmetic import calculate as arithmetic_calculate
 from ..models import ListOf, coerce
 from ..toolkit import Record, is_tool
 from .retail_records import ORDER_PAYMENT, _is_gift_card, RetailLookups
@@ -26,7 +26,7 @@ class RetailTools(RetailLookups):
         Raises:
             ValueError: If the expression is invalid.
         """
-        return arithmetic.calculate(expression)
+        return arithmetic_calculate(expression)
 
     @is_tool("write")
     def cancel_pending_order(self, order_id: str, reason: str):
