@@ -18,7 +18,9 @@ mode: the agent calls the user's tools), ``no_communicate`` (the agent says noth
 communicate_info) and ``max_steps`` (gold, ended by max steps), and three probes beyond the gold actions that
 cover every tool's texts (``probe_reads``, ``probe_user``, ``probe_agent``: see :func:`probes`); of each the calls, every official result text and
 error flag, the final agent and user database hashes, and the official ``evaluate_simulation`` (type ``all``)
-reward and breakdown. Also the tool schemas of both sides and the initial hashes. Only calls, results, hashes and
+reward and breakdown. Also the tool schemas of both sides, the initial hashes, and the sha256 of every domain's
+policy as upstream's environments hold it (airline, retail, mock and its solo policy, telecom manual and workflow,
+each also in solo mode). Only calls, results, hashes and
 rewards are stored, never upstream data.
 
 Two things upstream does not make reproducible are neutralised: ``TelecomUserTools.default_vpn_details`` is one
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import copy
 import gzip
+import hashlib
 import json
 import re
 import sys
@@ -39,6 +42,9 @@ from pathlib import Path
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from tau2.data_model.simulation import SimulationRun, TerminationReason
 from tau2.data_model.tasks import Task
+from tau2.domains.airline.environment import get_environment as airline_environment
+from tau2.domains.mock.environment import get_environment as mock_environment
+from tau2.domains.retail.environment import get_environment as retail_environment
 from tau2.domains.telecom import environment as telecom_environment
 from tau2.domains.telecom.user_data_model import PerformanceLevel, VpnDetails
 from tau2.domains.telecom.user_tools import TelecomUserTools
@@ -203,6 +209,14 @@ def main(data: Path, domain: str, split: str) -> None:
                 "tool_schemas": [json.dumps(tool.openai_schema) for tool in env.get_tools()],
                 "user_tool_schemas": [json.dumps(tool.openai_schema) for tool in env.get_user_tools()],
                 "tasks": {}}
+    # every domain's policy as upstream's environments hold it (its sha256 only: no upstream text is stored)
+    policies = {"airline": airline_environment().get_policy(), "retail": retail_environment().get_policy(),
+                "mock": mock_environment().get_policy(), "mock/solo": mock_environment(solo_mode=True).get_policy()}
+    for policy_type in ("manual", "workflow"):
+        for solo in (False, True):
+            policies[f"telecom/{policy_type}" + ("/solo" if solo else "")] = telecom_environment.get_environment(
+                solo_mode=solo, policy_type=policy_type).get_policy()
+    document["policy_sha256"] = {key: hashlib.sha256(text.encode()).hexdigest() for key, text in policies.items()}
     wanted = set(json.loads((folder / "split_tasks.json").read_text())[split])
     for raw in json.loads((folder / "tasks.json").read_text()):
         if raw["id"] not in wanted:

@@ -9,11 +9,14 @@ whole corpus is ``slow``."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from pathlib import Path
 
 import pytest
 
+from pytest_toolbench.contract.errors import DataError
+from pytest_toolbench.contract.suite import Generation, SuiteContext
 from pytest_toolbench.run.catalog import import_scorer
 
 ORACLE = Path(__file__).parent / "data" / "tau2_oracle_telecom.json.gz"
@@ -108,8 +111,6 @@ def test_the_oracle_covers_the_base_split_and_every_reward_outcome(oracle):
 
 
 def _cases(options: dict):
-    from pytest_toolbench.contract.suite import SuiteContext
-
     suite = import_scorer(str(SUITE), "")
     return suite, suite.load_cases(SuiteContext(DATA, {"options": options, "name": "tau2bench"}))
 
@@ -122,15 +123,11 @@ def test_telecom_splits(split, count):
 
 
 def test_a_split_a_selected_domain_lacks_is_refused_naming_the_domain():
-    from pytest_toolbench.contract.errors import DataError
-
     with pytest.raises(DataError, match="the airline domain has no split 'small'"):
         _cases({"domains": ["airline", "telecom"], "split": "small"})
 
 
 def test_a_failing_telecom_item_names_the_env_assertion_or_the_gold_action_not_met():
-    from pytest_toolbench.contract.suite import Generation
-
     suite, cases = _cases({"domains": ["telecom"], "split": "base"})
     broken = next(c for c in cases if any(a.get("requestor") == "user"
                                           for a in c.payload["task"]["evaluation_criteria"]["actions"]))
@@ -146,3 +143,14 @@ def test_a_failing_telecom_item_names_the_env_assertion_or_the_gold_action_not_m
     verdict = suite.score(transfer, Generation(text=json.dumps(dict(gold, messages=gold["messages"][-1:]))))
     assert not verdict.passed and "reward_action" in verdict.error_type
     assert "ACTION: gold actions not taken: transfer_to_human_agents(" in verdict.explanation
+
+
+@pytest.mark.parametrize("key", ["airline", "retail", "mock", "mock/solo", "telecom/manual", "telecom/workflow",
+                                 "telecom/manual/solo", "telecom/workflow/solo"])
+def test_each_domain_policy_is_the_text_upstreams_environment_holds(oracle, key):
+    policies = import_scorer(str(SUITE), "domains.policies")
+    domain, *rest = key.split("/")
+    policy_type = rest[0] if rest and rest[0] != "solo" else "manual"
+    text = policies.domain_policy(domain, DATA / "domains" / domain, solo_mode=key.endswith("/solo"),
+                                  policy_type=policy_type)
+    assert hashlib.sha256(text.encode()).hexdigest() == oracle["policy_sha256"][key]
