@@ -15,8 +15,9 @@ data and actions): the variants ``gold`` (the gold actions, the agent's and the 
 argument, that argument altered), ``extra_write`` (the last write made twice), ``failing_call`` (a lookup of a
 customer that does not exist, then the gold actions), ``solo`` (every gold action called by the agent, in solo
 mode: the agent calls the user's tools), ``no_communicate`` (the agent says nothing of
-communicate_info) and ``max_steps`` (gold, ended by max steps), and three probes beyond the gold actions that
-cover every tool's texts (``probe_reads``, ``probe_user``, ``probe_agent``: see :func:`probes`); of each the calls, every official result text and
+communicate_info) and ``max_steps`` (gold, ended by max steps), and four probes beyond the gold actions that
+cover every tool's texts and errors (``probe_reads``, ``probe_user``, ``probe_agent``, ``probe_errors``: see
+:func:`probes`); of each the calls, every official result text and
 error flag, the final agent and user database hashes, and the official ``evaluate_simulation`` (type ``all``)
 reward and breakdown. Also the tool schemas of both sides, the initial hashes, and the sha256 of every domain's
 policy as upstream's environments hold it (airline, retail, mock and its solo policy, telecom manual and workflow,
@@ -167,6 +168,21 @@ def probes(raw: dict, env) -> dict[str, dict]:
                   *[_agent("get_details_by_id", id=b) for b in bills],
                   _agent("transfer_to_human_agents", summary="probe")]
         out["probe_agent"] = {"calls": agent, "say": "Done.", "termination": "agent_stop"}
+        # the argument mistakes a model makes: wrong types, missing and unknown arguments, unknown tools
+        out["probe_errors"] = {"calls": [
+            _agent("refuel_data", customer_id=cid, line_id=line, gb_amount="2"),
+            _agent("refuel_data", customer_id=cid, line_id=line), _agent("get_details_by_id", id=123),
+            _agent("get_customer_by_id", customer_id=cid, extra=1), _agent("get_customer_by_name", full_name=7, dob=""),
+            _agent("fly_me_home"), _user("fly_me_home"), _agent("get_bills_for_customer", customer_id=cid, limit="2"),
+            _user("check_app_status", app_name=None), _user("grant_app_permission", app_name=["x"], permission="sms"),
+            _user("grant_app_permission", app_name="messaging", permission=3), _user("toggle_data", now=True),
+            _user("set_network_mode_preference", mode=3), _user("check_network_mode_preference"),
+            _user("check_status_bar"), _user("set_network_mode_preference", mode=["4g_only"]),
+            _user("set_network_mode_preference", mode="4g_only"), _user("check_network_mode_preference"),
+            _user("set_apn_settings", apn_settings="internet"), _user("check_apn_settings"), _user("can_send_mms"),
+            _user("reset_apn_settings"), _user("reboot_device"), _user("toggle_data"),
+            _user("set_apn_settings", apn_settings={"apn_name": "internet"}), _user("reboot_device"),
+            _user("check_apn_settings"), _user("run_speed_test")], "say": "Done.", "termination": "agent_stop"}
     return out
 
 

@@ -1,7 +1,7 @@
 """τ²-bench telecom: our environment (agent and user tools, the phone, ``sync_tools``) and grading against upstream
 1.0.1's own (frozen by scripts/make_tau2_domain_oracle.py): the tool schemas of both sides, the initial database
 hashes, and for every variant trajectory of every ``base`` task (gold, a write dropped, an argument changed, an
-extra write, a failing call, no communicate string, a premature end, the agent alone in solo mode, and three probes
+extra write, a failing call, no communicate string, a premature end, the agent alone in solo mode, and four probes
 of every tool) each tool result text and error flag, the
 final agent and user database hashes, and the official reward and breakdown. Every fifth task runs by default; the
 whole corpus is ``slow``."""

@@ -96,6 +96,21 @@ class PhoneSimulation(ToolKit):
             self._vpn = {"server_address": "192.168.1.1", "protocol": "OpenVPN", "server_performance": "excellent"}
         return self._vpn
 
+    def _apn(self, field: str):
+        """A field of the active APN settings; upstream's attribute access fails as Python words it when
+        ``set_apn_settings`` was given something other than a dict (upstream assigns it as it is)."""
+        return self._apn_settings(field)[field]
+
+    def _apn_settings(self, attribute: str) -> dict:
+        settings = self.device["active_apn_settings"]
+        if not isinstance(settings, dict):
+            raise AttributeError(f"'{type(settings).__name__}' object has no attribute '{attribute}'")
+        return settings
+
+    def _set_apn(self, field: str, value) -> None:
+        self._apn(field)
+        self.device["active_apn_settings"][field] = value
+
     def _check_status_bar(self) -> str:
         device = self.device
         indicators = []
@@ -169,7 +184,7 @@ class PhoneSimulation(ToolKit):
             return False
         if device["wifi_calling_enabled"] and device["wifi_calling_mms_over_wifi"]:
             return False
-        if device["active_apn_settings"]["mmsc_url"] is None:
+        if self._apn("mmsc_url") is None:
             return False
         app = device["app_statuses"].get("messaging")
         if app is None:
@@ -185,7 +200,7 @@ class PhoneSimulation(ToolKit):
         if self._check_sim_status() == "active":
             device["network_connection_status"] = "connected"
             preference = device["network_mode_preference"]
-            technology = _SEARCH_BY_PREFERENCE.get(preference, "4G")
+            technology = _SEARCH_BY_PREFERENCE.get(preference, "4G") if isinstance(preference, str) else "4G"
             if preference == "4g_5g_preferred":
                 technology = "4G" if strengths.get("5G", "none") == "none" else "5G"
             device["network_technology_connected"] = technology
@@ -194,7 +209,7 @@ class PhoneSimulation(ToolKit):
             self._no_service()
         if device["airplane_mode"]:
             self._no_service()
-        if device["active_apn_settings"]["apn_name"] == "broken":
+        if self._apn("apn_name") == "broken":
             self._no_service()
         if not self.surroundings["line_active"]:
             self._no_service()

@@ -65,7 +65,10 @@ class TelecomUserTools(PhoneSimulation):
     @is_tool("read")
     def check_network_mode_preference(self):
         """Shows the current network mode preference."""
-        return f"Network Mode Preference: {self.device['network_mode_preference']}"
+        mode = self.device["network_mode_preference"]
+        if not isinstance(mode, str):  # set_network_mode_preference assigns a non-string as it is, as upstream
+            raise AttributeError(f"'{type(mode).__name__}' object has no attribute 'value'")
+        return f"Network Mode Preference: {mode}"
 
     @is_tool("write")
     def set_network_mode_preference(self, mode: AnyOf((NETWORK_MODE, str))):
@@ -190,7 +193,7 @@ class TelecomUserTools(PhoneSimulation):
     @is_tool("read")
     def check_apn_settings(self):
         """Checks the technical APN settings your phone uses to connect to your carrier's mobile data network. Shows current APN name and MMSC URL for picture messaging."""
-        settings = self.device["active_apn_settings"]
+        settings = self._apn_settings("model_copy")
         return (f"Current APN Name: {settings['apn_name'] or 'Not Set'}\nMMSC URL (for picture messages): "
                 f"{settings['mmsc_url'] or 'Not Set'}\n(These are technical settings, usually best left unchanged.)")
 
@@ -208,17 +211,17 @@ class TelecomUserTools(PhoneSimulation):
     @is_tool("write")
     def reset_apn_settings(self):
         """Resets your APN settings to the default settings."""
-        self.device["active_apn_settings"]["reset_at_reboot"] = True
+        self._set_apn("reset_at_reboot", True)
         self.simulate_network_search()
         return self._with_status_bar("APN settings will reset at reboot.")
 
     def break_apn_settings(self):
-        self.device["active_apn_settings"]["apn_name"] = "broken"
+        self._set_apn("apn_name", "broken")
         self.simulate_network_search()
         return "APN settings broken. Please call reset_apn_settings() to fix."
 
     def break_apn_mms_setting(self):
-        self.device["active_apn_settings"]["mmsc_url"] = None
+        self._set_apn("mmsc_url", None)
         return "APN MMS setting broken. Please call reset_apn_settings() to fix."
 
     @is_tool("read")
@@ -372,7 +375,7 @@ class TelecomUserTools(PhoneSimulation):
     def reboot_device(self):
         """Restarts your phone completely. This can help resolve many temporary software glitches by refreshing all running services and connections."""
         lines = []
-        if self.device["active_apn_settings"]["reset_at_reboot"]:
+        if self._apn("reset_at_reboot"):
             lines.append("Resetting APN settings...")
             self.device["active_apn_settings"] = coerce(APN_SETTINGS, {})
         lines.append("Restarting network services...")
