@@ -120,6 +120,11 @@ def test_telecom_splits(split, count):
     _, cases = _cases({"domains": ["telecom"], "split": split})
     assert len(cases) == count and {case.category for case in cases} == {"telecom"}
     assert all("reward_env_assertion" in case.keywords for case in cases)
+    # every case is marked with the splits it belongs to, so one run of full selects base or small with -m
+    if split == "full":
+        assert [sum(f"split_{name}" in case.keywords for case in cases) for name in ("base", "small")] == [114, 20]
+    else:
+        assert all(f"split_{split}" in case.keywords for case in cases)
 
 
 def test_a_split_a_selected_domain_lacks_is_refused_naming_the_domain():

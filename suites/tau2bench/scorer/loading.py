@@ -16,6 +16,9 @@ from .domains.registry import unreadable
 from .evaluation import needs_judge, reward_basis
 
 DOMAIN_ORDER = ("airline", "retail", "telecom", "banking_knowledge", "mock")
+#: the splits a case is marked with (``split_<name>``) when it belongs to them, whichever split is loaded (so a run of
+#: telecom's ``full`` split selects its ``base`` tasks with ``-m split_base``); ``full`` is every task
+SPLIT_MARKERS = ("base", "small", "train", "test")
 
 
 def domain_dir(data_dir: Path, domain: str) -> Path:
@@ -46,6 +49,7 @@ def load_cases(context: SuiteContext) -> list[Case]:
             raise DataError(folder, unreadable(domain))
         tasks = _read(folder / "tasks.json")
         splits_file = folder / "split_tasks.json"
+        membership: dict[str, set] = {}
         if splits_file.is_file():
             splits = _read(splits_file)
             if split not in splits:
@@ -53,9 +57,11 @@ def load_cases(context: SuiteContext) -> list[Case]:
                                              f"{', '.join(sorted(splits))}); deselect it with the domains option")
             wanted = set(splits[split])
             tasks = [task for task in tasks if task["id"] in wanted]
+            membership = {name: set(ids) for name, ids in splits.items() if name in SPLIT_MARKERS}
         for task in tasks:
             basis = reward_basis(task)
-            keywords = tuple(f"reward_{b.lower()}" for b in basis) + (("needs_judge",) if needs_judge(task) else ())
+            keywords = tuple(f"reward_{b.lower()}" for b in basis) + (("needs_judge",) if needs_judge(task) else ()) \
+                + tuple(f"split_{name}" for name in SPLIT_MARKERS if task["id"] in membership.get(name, ()))
             cases.append(Case(case_id_for(domain, task["id"]), domain, {"domain": domain, "task": task},
                               keywords))
     return context.bind(cases)
