@@ -10,9 +10,9 @@ Upstream keeps every database as pydantic models and hashes ``model_dump()``; to
 - fields absent from the data taking their defaults (``None``), and keys a model does not declare dropped.
 
 A type is one of: ``str``, ``int``, ``float``, ``bool``, ``ANY``, :class:`Opt`, :class:`ListOf`, :class:`DictOf`,
-:class:`Lit`, :class:`Enum`, :class:`AnyOf`, ``DATE``, ``DATETIME``, :class:`Choice` (a union told apart by a literal field, as pydantic's smart union picks it) or a
-:class:`Model`. :func:`coerce` turns JSON into the canonical value, raising :class:`Invalid` where pydantic raises a
-``ValidationError`` (the message is ours: pydantic's text is not reproduced, see the suite README).
+:class:`Lit`, :class:`NamedEnum`, :class:`AnyOf`, ``DATE``, ``DATETIME``, :class:`Choice` (a union told apart by
+a literal field, as pydantic's smart union picks it) or a :class:`Model`. :func:`coerce` turns JSON into the
+canonical value, raising :class:`Invalid` where pydantic raises a ``ValidationError`` (the message is ours: pydantic's text is not reproduced, see the suite README).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class Lit:
 
 
 @dataclass(frozen=True)
-class Enum:
+class NamedEnum:
     """A ``str`` enum of upstream (``LineStatus``): its values, held as the plain strings; the schema refers to it by
     name under ``$defs``, as pydantic does."""
 
@@ -146,7 +146,7 @@ def coerce(kind: Any, value: Any, where: str = "") -> Any:
         return None if value is None else coerce(kind.inner, value, where)
     if kind is DATE or kind is DATETIME:
         return _coerce_date(kind, value, where)
-    if isinstance(kind, Enum):
+    if isinstance(kind, NamedEnum):
         if isinstance(value, str) and value in kind.values:
             return value
         raise Invalid(f"{where}: Input should be " + ", ".join(repr(v) for v in kind.values))

@@ -22,7 +22,8 @@ import re
 from collections.abc import MutableMapping
 from typing import Any, Callable, Mapping
 
-from .models import ANY, DATE, DATETIME, REQUIRED, AnyOf, Choice, DictOf, Enum, Lit, ListOf, Model, Opt, coerce
+from .models import (ANY, DATE, DATETIME, REQUIRED, AnyOf, Choice, DictOf, ListOf, Lit, Model, NamedEnum, Opt,
+                     coerce)
 
 TOOL_KINDS = ("read", "write", "generic", "think")
 
@@ -134,7 +135,7 @@ def kind_schema(kind: Any, defs: dict[str, Any]) -> dict[str, Any]:
         return {"additionalProperties": kind_schema(kind.inner, defs), "type": "object"}
     if kind is DATE or kind is DATETIME:
         return {"format": "date" if kind is DATE else "date-time", "type": "string"}
-    if isinstance(kind, Enum):
+    if isinstance(kind, NamedEnum):
         defs.setdefault(kind.name, {"enum": list(kind.values), "title": kind.name, "type": "string"})
         return {"$ref": f"#/$defs/{kind.name}"}
     if isinstance(kind, AnyOf):

@@ -2,16 +2,16 @@
 of ``user_tools.py``, 1.0.1): the device state, the status bar, the network search, whether mobile data works, the
 speed test and MMS. The user's tools over them are in :mod:`.telecom_user`."""
 
-from ..models import F, DictOf, Enum, Model, Opt, coerce
+from ..models import F, DictOf, Model, NamedEnum, Opt, coerce
 from ..toolkit import ToolKit
 
-SIM_STATUS = Enum("SimStatus", ("active", "missing", "locked_pin", "locked_puk"))
-NETWORK_TECHNOLOGY = Enum("NetworkTechnology", ("none", "2G", "3G", "4G", "5G"))
-NETWORK_MODE = Enum("NetworkModePreference", ("4g_5g_preferred", "4g_only", "3g_only", "2g_only"))
-SIGNAL = Enum("SignalStrength", ("none", "poor", "fair", "good", "excellent"))
-PERFORMANCE = Enum("PerformanceLevel", ("unknown", "poor", "fair", "good", "excellent"))
-NETWORK_STATUS = Enum("NetworkStatus", ("connected", "searching", "no_service", "emergency_only"))
-APN_NAMES = Enum("APNNames", ("internet", "broken"))
+SIM_STATUS = NamedEnum("SimStatus", ("active", "missing", "locked_pin", "locked_puk"))
+NETWORK_TECHNOLOGY = NamedEnum("NetworkTechnology", ("none", "2G", "3G", "4G", "5G"))
+NETWORK_MODE = NamedEnum("NetworkModePreference", ("4g_5g_preferred", "4g_only", "3g_only", "2g_only"))
+SIGNAL = NamedEnum("SignalStrength", ("none", "poor", "fair", "good", "excellent"))
+PERFORMANCE = NamedEnum("PerformanceLevel", ("unknown", "poor", "fair", "good", "excellent"))
+NETWORK_STATUS = NamedEnum("NetworkStatus", ("connected", "searching", "no_service", "emergency_only"))
+APN_NAMES = NamedEnum("APNNames", ("internet", "broken"))
 
 APN_SETTINGS = Model("APNSettings", (
     F("apn_name", APN_NAMES, "internet", "The name identifier for the APN connection."),
@@ -69,7 +69,7 @@ _SIGNAL_FACTOR = {"poor": 0.2, "fair": 0.5, "good": 0.8, "excellent": 1.0, "none
 _SEARCH_BY_PREFERENCE = {"4g_only": "4G", "3g_only": "3G", "2g_only": "2G"}
 
 
-def enum_repr(enum: Enum, value) -> str:
+def enum_repr(enum: NamedEnum, value) -> str:
     """``repr`` of upstream's enum member (``<PerformanceLevel.POOR: 'poor'>``), as a dict's ``repr`` shows it."""
     return f"<{enum.name}.{value.upper()}: {value!r}>" if isinstance(value, str) else repr(value)
 

@@ -9,17 +9,17 @@ are kept as assigned (upstream assigns without validation: ``set_data_usage(...,
 import datetime
 import uuid
 
-from ..models import DATE, DATETIME, F, Enum, ListOf, Model, Opt, coerce
+from ..models import DATE, DATETIME, F, ListOf, Model, NamedEnum, Opt, coerce
 from ..toolkit import ToolKit
 
 DEFAULT_START_DATE = "2025-01-01"  # upstream's default ``created_at`` (a date, not validated: dumped as such)
 TODAY = datetime.date(2025, 2, 25)  # upstream ``get_today``
 
-LINE_STATUS = Enum("LineStatus", ("Active", "Suspended", "Pending Activation", "Closed"))
-BILL_STATUS = Enum("BillStatus", ("Draft", "Issued", "Awaiting Payment", "Paid", "Overdue", "Disputed"))
-ACCOUNT_STATUS = Enum("AccountStatus", ("Active", "Suspended", "Pending Verification", "Closed"))
-DEVICE_TYPE = Enum("DeviceType", ("phone", "router", "tablet", "watch", "other"))
-PAYMENT_METHOD_TYPE = Enum("PaymentMethodType", ("Credit Card", "Debit Card", "PayPal"))
+LINE_STATUS = NamedEnum("LineStatus", ("Active", "Suspended", "Pending Activation", "Closed"))
+BILL_STATUS = NamedEnum("BillStatus", ("Draft", "Issued", "Awaiting Payment", "Paid", "Overdue", "Disputed"))
+ACCOUNT_STATUS = NamedEnum("AccountStatus", ("Active", "Suspended", "Pending Verification", "Closed"))
+DEVICE_TYPE = NamedEnum("DeviceType", ("phone", "router", "tablet", "watch", "other"))
+PAYMENT_METHOD_TYPE = NamedEnum("PaymentMethodType", ("Credit Card", "Debit Card", "PayPal"))
 
 ADDRESS = Model("Address", (F("street", str), F("city", str), F("state", str), F("zip_code", str)), forbid_extra=True)
 PLAN = Model("Plan", (F("plan_id", str), F("name", str), F("data_limit_gb", float), F("price_per_month", float),
