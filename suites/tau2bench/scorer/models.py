@@ -12,7 +12,8 @@ Upstream keeps every database as pydantic models and hashes ``model_dump()``; to
 A type is one of: ``str``, ``int``, ``float``, ``bool``, ``ANY``, :class:`Opt`, :class:`ListOf`, :class:`DictOf`,
 :class:`Lit`, :class:`NamedEnum`, :class:`AnyOf`, ``DATE``, ``DATETIME``, :class:`Choice` (a union told apart by
 a literal field, as pydantic's smart union picks it) or a :class:`Model`. :func:`coerce` turns JSON into the
-canonical value, raising :class:`Invalid` where pydantic raises a ``ValidationError`` (the message is ours: pydantic's text is not reproduced, see the suite README).
+canonical value, raising :class:`Invalid` where pydantic raises a ``ValidationError`` (the message is ours:
+pydantic's text is not reproduced, see the suite README).
 """
 
 from __future__ import annotations
