@@ -17,8 +17,8 @@ customer that does not exist, then the gold actions), ``solo`` (every gold actio
 mode: the agent calls the user's tools), ``no_communicate`` (the agent says nothing of
 communicate_info) and ``max_steps`` (gold, ended by max steps), and four probes beyond the gold actions that
 cover every tool's texts and errors (``probe_reads``, ``probe_user``, ``probe_agent``, ``probe_errors``: see
-:func:`probes`); of each the calls, every official result text and
-error flag, the final agent and user database hashes, and the official ``evaluate_simulation`` (type ``all``)
+:func:`probes`); of each the calls, every official result text and error flag (each distinct text stored once,
+in ``texts``), the final agent and user database hashes, and the official ``evaluate_simulation`` (type ``all``)
 reward and breakdown. Also the tool schemas of both sides, the initial hashes, and the sha256 of every domain's
 policy as upstream's environments hold it (airline, retail, mock and its solo policy, telecom manual and workflow,
 each also in solo mode). Only calls, results, hashes and
@@ -241,6 +241,13 @@ def main(data: Path, domain: str, split: str) -> None:
         reset_process_state()
         runs = {**variants(raw, env._is_mutating_tool), **probes(raw, fresh_env(task))}
         document["tasks"][raw["id"]] = {name: run_variant(task, variant, domain) for name, variant in runs.items()}
+    # the result texts repeat across tasks (418 distinct of ~22,000): stored once, each result naming its index
+    texts: dict[str, int] = {}
+    for runs in document["tasks"].values():
+        for run in runs.values():
+            for result in run["results"]:
+                result["text"] = texts.setdefault(result.pop("content"), len(texts))
+    document["texts"] = list(texts)
     out = Path(str(OUT).format(domain=domain))
     with gzip.GzipFile(out, "wb", mtime=0) as handle:
         handle.write(json.dumps(document, sort_keys=True).encode())

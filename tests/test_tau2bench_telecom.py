@@ -76,9 +76,10 @@ def _compare(oracle, make_env, tasks, every: int) -> int:
             for index, call in enumerate(variant["calls"]):
                 content, error = env.get_response(call["name"], call["arguments"], call["requestor"])
                 expected = variant["results"][index]
-                if (content, error) != (expected["content"], expected["error"]):
+                text = oracle["texts"][expected["text"]]
+                if (content, error) != (text, expected["error"]):
                     mismatches.append(f"{task_id}/{name} call {index} {call['name']}: {content[:300]!r} != "
-                                      f"{expected['content'][:300]!r}")
+                                      f"{text[:300]!r}")
                 tool_call = dict(call, id=f"call_{index}")
                 messages.append({"role": call["requestor"], "content": None, "tool_calls": [tool_call]})
                 messages.append({"role": "tool", "id": tool_call["id"], "content": content, "error": error,
