@@ -7,10 +7,11 @@ folder whose ``tau2/`` is the upstream data folder:
 
     mkdir -p /tmp/tau2data && ln -sfn $PWD/../shared/data/tau2bench/upstream /tmp/tau2data/tau2
     TAU2_DATA_DIR=/tmp/tau2data PYTHONPATH=/work/oracle-venvs/tau2-101-src/src \\
-        /work/oracle-venvs/tau2/bin/python scripts/make_tau2_domain_oracle.py telecom base
+        /work/oracle-venvs/tau2/bin/python scripts/make_tau2_domain_oracle.py telecom base,small
 
-For each task of the split, in a fresh official environment after the task's initial state (its initialization
-data and actions): the variants ``gold`` (the gold actions, the agent's and the user's, each by its requestor),
+For each task of the splits (comma-separated: ``base,small``, telecom's 114 and 20, which do not overlap), in a
+fresh official environment after the task's initial state (its initialization data and actions): the variants
+``gold`` (the gold actions, the agent's and the user's, each by its requestor),
 ``drop_write`` (the first state-mutating call left out), ``changed_argument`` (the first write with a string
 argument, that argument altered), ``extra_write`` (the last write made twice), ``failing_call`` (a lookup of a
 customer that does not exist, then the gold actions), ``solo`` (every gold action called by the agent, in solo
@@ -233,7 +234,8 @@ def main(data: Path, domain: str, split: str) -> None:
             policies[f"telecom/{policy_type}" + ("/solo" if solo else "")] = telecom_environment.get_environment(
                 solo_mode=solo, policy_type=policy_type).get_policy()
     document["policy_sha256"] = {key: hashlib.sha256(text.encode()).hexdigest() for key, text in policies.items()}
-    wanted = set(json.loads((folder / "split_tasks.json").read_text())[split])
+    splits = json.loads((folder / "split_tasks.json").read_text())
+    wanted = set().union(*(splits[name] for name in split.split(",")))
     for raw in json.loads((folder / "tasks.json").read_text()):
         if raw["id"] not in wanted:
             continue
@@ -257,4 +259,4 @@ def main(data: Path, domain: str, split: str) -> None:
 
 if __name__ == "__main__":
     main(Path(sys.argv[3] if len(sys.argv) > 3 else "../shared/data/tau2bench/upstream"),
-         sys.argv[1] if len(sys.argv) > 1 else "telecom", sys.argv[2] if len(sys.argv) > 2 else "base")
+         sys.argv[1] if len(sys.argv) > 1 else "telecom", sys.argv[2] if len(sys.argv) > 2 else "base,small")

@@ -1,10 +1,10 @@
 """τ²-bench telecom: our environment (agent and user tools, the phone, ``sync_tools``) and grading against upstream
 1.0.1's own (frozen by scripts/make_tau2_domain_oracle.py): the tool schemas of both sides, the initial database
-hashes, and for every variant trajectory of every ``base`` task (gold, a write dropped, an argument changed, an
-extra write, a failing call, no communicate string, a premature end, the agent alone in solo mode, and four probes
-of every tool) each tool result text and error flag, the
-final agent and user database hashes, and the official reward and breakdown. Every fifth task runs by default; the
-whole corpus is ``slow``."""
+hashes, each domain's policy, and for every variant trajectory of every task of the ``base`` and ``small`` splits
+(gold, a write dropped, an argument changed, an extra write, a failing call, no communicate string, a premature end,
+the agent alone in solo mode, and four probes of every tool) each tool result text and error flag, the final agent
+and user database hashes, and the official reward and breakdown. Every fifth task runs by default; the whole corpus
+is ``slow``."""
 
 from __future__ import annotations
 
@@ -106,9 +106,10 @@ def test_every_variant_matches_the_official_environment_and_evaluator(oracle, ma
     assert _compare(oracle, make_env, tasks, every=1) == sum(len(v) for v in oracle["tasks"].values())
 
 
-def test_the_oracle_covers_the_base_split_and_every_reward_outcome(oracle):
+def test_the_oracle_covers_the_base_and_small_splits_and_every_reward_outcome(oracle):
+    splits = json.loads((DATA / "domains" / "telecom" / "split_tasks.json").read_text())
     rewards = {variant["reward"] for variants in oracle["tasks"].values() for variant in variants.values()}
-    assert len(oracle["tasks"]) == 114 and rewards == {0.0, 1.0}
+    assert set(oracle["tasks"]) == set(splits["base"]) | set(splits["small"]) and rewards == {0.0, 1.0}
 
 
 def _cases(options: dict):
