@@ -10,13 +10,15 @@ Upstream keeps every database as pydantic models and hashes ``model_dump()``; to
 - fields absent from the data taking their defaults (``None``), and keys a model does not declare dropped.
 
 A type is one of: ``str``, ``int``, ``float``, ``bool``, ``ANY``, :class:`Opt`, :class:`ListOf`, :class:`DictOf`,
-:class:`Lit`, :class:`Choice` (a union told apart by a literal field, as pydantic's smart union picks it) or a
-:class:`Model`. :func:`coerce` turns JSON into the canonical value, raising :class:`Invalid` where pydantic raises a
-``ValidationError`` (the message is ours: pydantic's text is not reproduced, see the suite README).
+:class:`Lit`, :class:`NamedEnum`, :class:`AnyOf`, ``DATE``, ``DATETIME``, :class:`Choice` (a union told apart by
+a literal field, as pydantic's smart union picks it) or a :class:`Model`. :func:`coerce` turns JSON into the
+canonical value, raising :class:`Invalid` where pydantic raises a ``ValidationError`` (the message is ours:
+pydantic's text is not reproduced, see the suite README).
 """
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -46,6 +48,28 @@ class DictOf:
 @dataclass(frozen=True)
 class Lit:
     values: tuple
+
+
+@dataclass(frozen=True)
+class NamedEnum:
+    """A ``str`` enum of upstream (``LineStatus``): its values, held as the plain strings; the schema refers to it by
+    name under ``$defs``, as pydantic does."""
+
+    name: str
+    values: tuple
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    """``Union[A, B]`` of plain kinds (``Union[NetworkModePreference, str]``): the first that takes the value."""
+
+    kinds: tuple
+
+
+#: ``datetime.date`` and ``datetime.datetime`` fields, held as ``str()`` of the value upstream's model holds
+#: (``2025-02-25``, ``2025-01-20 14:30:00``): what its ``json.dumps(..., default=str)`` writes in hashes and results.
+DATE = "date"
+DATETIME = "datetime"
 
 
 @dataclass(frozen=True)
@@ -121,6 +145,19 @@ def coerce(kind: Any, value: Any, where: str = "") -> Any:
         raise Invalid(f"{where}: Input should be a valid number")
     if isinstance(kind, Opt):
         return None if value is None else coerce(kind.inner, value, where)
+    if kind is DATE or kind is DATETIME:
+        return _coerce_date(kind, value, where)
+    if isinstance(kind, NamedEnum):
+        if isinstance(value, str) and value in kind.values:
+            return value
+        raise Invalid(f"{where}: Input should be " + ", ".join(repr(v) for v in kind.values))
+    if isinstance(kind, AnyOf):
+        for inner in kind.kinds:
+            try:
+                return coerce(inner, value, where)
+            except Invalid:
+                continue
+        raise Invalid(f"{where}: Input matches none of the union's members")
     if isinstance(kind, Lit):
         if value in kind.values and type(value) is type(kind.values[0]):
             return value
@@ -157,6 +194,26 @@ def coerce(kind: Any, value: Any, where: str = "") -> Any:
                 out[name] = default() if callable(default) else default
         return out
     raise TypeError(f"unknown field type {kind!r}")
+
+
+def _coerce_date(kind: str, value: Any, where: str) -> str:
+    """pydantic's date / datetime parsing of an ISO text (or a ``date``/``datetime``), as ``str()`` of the result."""
+    if isinstance(value, datetime.datetime):
+        parsed: Any = value
+    elif isinstance(value, datetime.date):
+        parsed = datetime.datetime(value.year, value.month, value.day)
+    elif isinstance(value, str):
+        try:
+            parsed = datetime.datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise Invalid(f"{where}: Input should be a valid {kind}") from None
+    else:
+        raise Invalid(f"{where}: Input should be a valid {kind}")
+    if kind is DATE:
+        if parsed.time() != datetime.time(0) or parsed.tzinfo is not None:
+            raise Invalid(f"{where}: Datetimes provided to dates should have zero time")
+        return str(parsed.date())
+    return str(parsed)
 
 
 _BOOL_TEXT = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False, "on": True,

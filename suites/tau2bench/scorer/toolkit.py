@@ -22,7 +22,8 @@ import re
 from collections.abc import MutableMapping
 from typing import Any, Callable, Mapping
 
-from .models import ANY, REQUIRED, Choice, DictOf, Lit, ListOf, Model, Opt, coerce
+from .models import (ANY, DATE, DATETIME, REQUIRED, AnyOf, Choice, DictOf, ListOf, Lit, Model, NamedEnum, Opt,
+                     coerce)
 
 TOOL_KINDS = ("read", "write", "generic", "think")
 
@@ -132,6 +133,13 @@ def kind_schema(kind: Any, defs: dict[str, Any]) -> dict[str, Any]:
         return {"items": kind_schema(kind.inner, defs), "type": "array"}
     if isinstance(kind, DictOf):
         return {"additionalProperties": kind_schema(kind.inner, defs), "type": "object"}
+    if kind is DATE or kind is DATETIME:
+        return {"format": "date" if kind is DATE else "date-time", "type": "string"}
+    if isinstance(kind, NamedEnum):
+        defs.setdefault(kind.name, {"enum": list(kind.values), "title": kind.name, "type": "string"})
+        return {"$ref": f"#/$defs/{kind.name}"}
+    if isinstance(kind, AnyOf):
+        return {"anyOf": [kind_schema(inner, defs) for inner in kind.kinds]}
     if isinstance(kind, ModelOrDict):
         return {"anyOf": [kind_schema(kind.model, defs), {"additionalProperties": True, "type": "object"}]}
     if isinstance(kind, Choice):
@@ -164,6 +172,8 @@ def model_schema(model: Model, defs: dict) -> dict[str, Any]:
         schema["required"] = required
     if model.doc:
         schema["description"] = model.doc
+    if model.forbid_extra:
+        schema["additionalProperties"] = False  # upstream's BaseModelNoExtra (extra="forbid")
     return schema
 
 

@@ -11,24 +11,56 @@ import json
 from pathlib import Path
 from typing import Callable
 
+from pytest_toolbench.contract.errors import DataError
+
 from ..environment import Environment
 from ..models import DictOf, coerce
 from ..toolkit import Table, TableBase
-from . import airline, mock, retail
+from . import airline, mock, retail, telecom, telecom_env, telecom_user
+
+try:  # Python 3.11+; on 3.10 the tomli package, when installed, is the same reader
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    try:
+        import tomli as tomllib
+    except ModuleNotFoundError:
+        tomllib = None
 
 #: domain -> (agent toolkit, its database file, user toolkit or None, the user's database file or None)
 DOMAINS = {
     "airline": (airline.AirlineTools, "db.json", None, None),
     "retail": (retail.RetailTools, "db.json", None, None),
+    "telecom": (telecom.TelecomTools, "db.toml", telecom_user.TelecomUserTools, "user_db.toml"),
     "mock": (mock.MockTools, "db.json", mock.MockUserTools, "user_db.json"),
 }
+#: the domains whose environment is not the plain one
+ENVIRONMENTS = {"telecom": telecom_env.TelecomEnvironment}
+
+
+def unreadable(domain: str) -> str | None:
+    """Why this Python cannot read the domain's databases (checked when the cases load), or None."""
+    if DOMAINS[domain][1].endswith(".toml") and tomllib is None:
+        return (f"the {domain} domain's databases are TOML, which needs Python 3.11+ (tomllib) or the tomli "
+                f"package; deselect {domain} with the domains option")
+    return None
+
+
+def _read_db(path: str) -> dict:
+    """A database file: JSON, or TOML (telecom; upstream reads it with the ``toml`` package: the files hold only
+    strings, numbers, booleans, tables and arrays of tables, which ``tomllib`` reads the same)."""
+    if path.endswith(".toml"):
+        if tomllib is None:  # refused when the cases load (``unreadable``); here only if called directly
+            raise DataError(Path(path), "reading TOML needs Python 3.11+ (tomllib) or the tomli package")
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
 
 
 @functools.lru_cache(maxsize=8)
 def _canonical(path: str, kit: type) -> tuple[dict, str]:
     """The shared tables (``DictOf`` fields) and the JSON text of the other fields."""
-    with open(path, encoding="utf-8") as handle:
-        raw = json.load(handle)
+    raw = _read_db(path)
     db = coerce(kit.db_model, raw)
     kinds = {name: kind for name, kind, _, _ in kit.db_model.fields}
     tables = {name: TableBase(value) for name, value in db.items() if isinstance(kinds[name], DictOf)}
@@ -51,6 +83,7 @@ def environment_factory(domain: str, domain_dir: Path) -> Callable[..., Environm
 
     def make_env(solo_mode: bool = False) -> Environment:
         user = _fresh(user_tools, domain_dir / user_db_file) if user_tools is not None else None
-        return Environment(domain, _fresh(tools, domain_dir / db_file), user, solo_mode=solo_mode)
+        environment = ENVIRONMENTS.get(domain, Environment)
+        return environment(domain, _fresh(tools, domain_dir / db_file), user, solo_mode=solo_mode)
 
     return make_env

@@ -1,0 +1,37 @@
+"""Each domain's policy, the text upstream's environment holds (``Environment.get_policy()``, 1.0.1) and the agent's
+system prompt embeds: airline and retail ``policy.md``; mock ``policy.md`` (solo mode ``policy_solo.md``); telecom
+the main policy and the tech-support manual (``policy_type`` ``manual``, upstream's default, or ``workflow``), each
+in its tag, solo mode with ``main_policy_solo.md`` (and ``tech_support_workflow_solo.md`` for ``workflow``; the
+manual has no solo version)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_toolbench.contract.errors import DataError
+
+_TELECOM = {("manual", False): ("main_policy.md", "tech_support_manual.md"),
+            ("workflow", False): ("main_policy.md", "tech_support_workflow.md"),
+            ("manual", True): ("main_policy_solo.md", "tech_support_manual.md"),
+            ("workflow", True): ("main_policy_solo.md", "tech_support_workflow_solo.md")}
+
+
+def _read(path: Path) -> str:
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:  # upstream reads it as it is
+            return handle.read()
+    except OSError as error:
+        raise DataError(path, f"cannot read the domain's policy: {error}") from None
+
+
+def domain_policy(domain: str, domain_dir: Path, solo_mode: bool = False, policy_type: str = "manual") -> str:
+    domain_dir = Path(domain_dir)
+    if domain == "telecom":
+        if policy_type not in ("manual", "workflow"):
+            raise ValueError(f"Invalid policy type: {policy_type}")
+        main, tech = _TELECOM[(policy_type, solo_mode)]
+        return ("<main_policy>\n" + _read(domain_dir / main) + "\n</main_policy>\n<tech_support_policy>\n"
+                + _read(domain_dir / tech) + "\n</tech_support_policy>")
+    if domain == "mock" and solo_mode:
+        return _read(domain_dir / "policy_solo.md")
+    return _read(domain_dir / "policy.md")
