@@ -1,7 +1,7 @@
 """τ²-bench's conversation in the two modes: native (``native_messages`` with ``tools=``, upstream's protocol) and
 prompt, the default (``messages``: the tools, calls and results written as text in the Hermes format of the Qwen2.5
-chat template). For the Qwen2.5 and Qwen3 templates both give the same prompt text; a user with tools (mock) keeps them in
-prompt mode, also when ``--toolbench-user-model`` sends its turns to an endpoint in prompt mode."""
+chat template). For the Qwen2.5 and Qwen3 templates both give the same prompt text; a user with tools (mock)
+keeps them in prompt mode, also when ``--toolbench-user-model`` sends its turns to an endpoint in prompt mode."""
 
 from __future__ import annotations
 
