@@ -11,8 +11,9 @@ A reply in native mode comes with the backend's parsed ``tool_calls`` (``[]``: p
 marker (None when empty), or for a plain answer the text without trailing end-of-turn tokens. Tool calls the
 parser cannot read make the reply text, markup included, as vLLM's OpenAI server answers them (its tool parsers
 return the whole output as ``content`` when they fail): upstream reaches a local model through such a server. A
-backend that does not parse (``tool_calls`` None) is read as Hermes/Qwen ``<tool_call>`` blocks where tools were
-offered. Arguments given as JSON text that does not decode raise (upstream's ``json.loads`` of them does), and so
+reply with ``tool_calls`` None (prompt mode, where the request wrote the tools as Hermes text; the gold backend) is
+read as Hermes/Qwen ``<tool_call>`` blocks where tools were offered, with the same parser and the same rule: blocks
+that do not decode leave the whole reply as text, as vLLM's Hermes parser does. Arguments given as JSON text that does not decode raise (upstream's ``json.loads`` of them does), and so
 does an endpoint's parse error (no markup in the text: its arguments were not JSON). Model output is never
 evaluated.
 """
