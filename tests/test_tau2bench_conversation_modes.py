@@ -112,3 +112,36 @@ def test_a_hermes_block_that_does_not_decode_is_the_message_text_in_prompt_mode(
     transcript, _ = drive(case, [broken], [text("hi"), text("###STOP###")], "prompt")
     assert transcript["messages"][2] == {"role": "assistant", "content": broken.text[:-len("<|im_end|>")]}
     assert transcript["termination_reason"] == "user_stop"
+
+
+TEXT = object()  # the reply's whole text
+
+
+@pytest.mark.parametrize("reply, calls, content", [
+    # vLLM's Hermes parser (upstream's way to a local model): each block a JSON object with name and arguments
+    ('<tool_call>\n{"name": "get_users", "arguments": {}}\n</tool_call>', [("get_users", {})], None),
+    ('Sure. <tool_call>{"name": "a", "arguments": {"x": 1}}</tool_call>\n<tool_call>{"name": "b", "arguments": {}}',
+     [("a", {"x": 1}), ("b", {})], "Sure. "),  # an unclosed last block is read to the end
+    ('<tool_call>{"name": "get_users", "arguments": {}}<|im_end|>', [("get_users", {})], None),
+    # what the parser fails on: the whole reply is text
+    ('<tool_call>{"name": "get_users"}</tool_call>', None, TEXT),
+    ('<tool_call>{"name": "f", "parameters": {}}</tool_call>', None, TEXT),
+    ('<tool_call>{"name": 3, "arguments": {}}</tool_call>', None, TEXT),
+    ('<tool_call></tool_call>', None, TEXT),
+    ('<tool_call>["get_users"]</tool_call>', None, TEXT),
+])
+def test_prompt_mode_reads_hermes_blocks_as_vllms_server_does(reply, calls, content):
+    read = scorer("tau2bench", "conversation_messages").read_reply(Generation(text=reply + "<|im_end|>"), True)
+    assert [(c["name"], c["arguments"]) for c in read.calls] == (calls or [])
+    assert read.content == (reply if content is TEXT else content)
+
+
+@pytest.mark.parametrize("arguments", ['"{\\"x\\": 1}"', "null", "[1]"])
+def test_prompt_mode_arguments_that_are_not_an_object_end_as_infrastructure_error(arguments):
+    """The server sends ``json.dumps`` of the value; upstream's ``ToolCall(arguments: dict)`` refuses a string, null
+    or a list: it retries and records ``infrastructure_error``."""
+    case = _cases()["mock_create_task_1"]
+    reply = Generation(text='<tool_call>{"name": "get_users", "arguments": ' + arguments + "}</tool_call>")
+    transcript, _ = drive(case, [reply], [text("hi")], "prompt")
+    assert transcript["termination_reason"] == "infrastructure_error"
+    assert "arguments are not an object" in transcript["conversation"]["error"]

@@ -14,13 +14,21 @@ writes them itself, as the Qwen2.5 template writes them given ``tools=`` (the He
 
 Rendered by a Qwen2.5 chat template without tools, these messages give the same prompt text as the native
 messages with ``tools=`` (tests/test_tau2bench_conversation_modes.py checks it), so for that family the two modes
-send the same prompt. The reply is read as Hermes ``<tool_call>`` blocks (``conversation_messages.read_reply``;
-a block that does not decode leaves the whole text as the message, as vLLM's Hermes parser does).
+send the same prompt.
+
+The reply is read as vLLM's OpenAI server reads it with its Hermes parser (``Hermes2ProToolParser
+.extract_tool_calls``), the server upstream reaches a local model through (:func:`hermes_calls`): every
+``<tool_call>...</tool_call>`` block (or an unclosed last one) must be a JSON object with ``name`` and
+``arguments``, else the whole reply is text (no calls); the content is the text before the first block (None when
+empty). The arguments reach upstream as ``json.dumps`` of the value, which its ``ToolCall`` takes only when it is
+an object (``conversation_messages.read_reply`` raises otherwise: ``infrastructure_error``). Model output is never
+evaluated.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Mapping, Sequence
 
 TOOLS_HEADER = ("\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are "
@@ -28,6 +36,29 @@ TOOLS_HEADER = ("\n\n# Tools\n\nYou may call one or more functions to assist wit
 TOOLS_FOOTER = ("\n</tools>\n\nFor each function call, return a json object with function name and arguments within "
                 "<tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": "
                 "<args-json-object>}\n</tool_call>")
+
+
+#: ``Hermes2ProToolParser.tool_call_regex``
+HERMES_BLOCK = re.compile(r"<tool_call>(.*?)</tool_call>|<tool_call>(.*)", re.DOTALL)
+START = "<tool_call>"
+
+
+def hermes_calls(text: str) -> list[dict[str, Any]] | None:
+    """The calls of a reply text (``{"name", "arguments"}``, arguments as decoded from the server's JSON text), ``[]``
+    for a text without ``<tool_call>``, None when the parser fails on it (the reply is then text)."""
+    if START not in text:
+        return []
+    try:
+        raw = [json.loads(closed if closed else unclosed) for closed, unclosed in HERMES_BLOCK.findall(text)]
+        calls = []
+        for call in raw:
+            name, arguments = call["name"], call["arguments"]
+            if not isinstance(name, str):
+                return None  # the server's FunctionCall(name: str) refuses it: the parser's exception
+            calls.append({"name": name, "arguments": arguments})
+        return calls
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError):
+        return None
 
 
 def tools_block(tools: Sequence[Mapping[str, Any]]) -> str:
