@@ -12,9 +12,9 @@ writes them itself, as the Qwen2.5 template writes them given ``tools=`` (the He
   </tool_call>`` block per call, joined by newlines;
 - consecutive tool results: one user turn, each result in ``<tool_response>\\n...\\n</tool_response>``.
 
-Rendered by a Qwen2.5 chat template without tools, these messages give the same prompt text as the native
-messages with ``tools=`` (tests/test_tau2bench_conversation_modes.py checks it), so for that family the two modes
-send the same prompt.
+Rendered by the Qwen2.5 or Qwen3 chat templates without tools, these messages give the same prompt text as the
+native messages with ``tools=`` (tests/test_tau2bench_conversation_modes.py checks it), so for that family the two
+modes send the same prompt.
 
 The reply is read as vLLM's OpenAI server reads it with its Hermes parser (``Hermes2ProToolParser
 .extract_tool_calls``), the server upstream reaches a local model through (:func:`hermes_calls`): every
@@ -36,7 +36,6 @@ TOOLS_HEADER = ("\n\n# Tools\n\nYou may call one or more functions to assist wit
 TOOLS_FOOTER = ("\n</tools>\n\nFor each function call, return a json object with function name and arguments within "
                 "<tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": "
                 "<args-json-object>}\n</tool_call>")
-
 
 #: ``Hermes2ProToolParser.tool_call_regex``
 HERMES_BLOCK = re.compile(r"<tool_call>(.*?)</tool_call>|<tool_call>(.*)", re.DOTALL)
