@@ -11,6 +11,9 @@
            "--toolbench-suite-option=tau2bench.domains=[airline,retail]" \\
            --toolbench-suite-option=tau2bench.max_steps=16 --toolbench-json=run.json
 
+   (``--toolbench-mode native`` is upstream's protocol; without it, the default prompt mode writes the tools as
+   Hermes text, which the Qwen2.5 template renders to the same prompt: the same conversations for this model.)
+
 2. Grade them with upstream 1.0.1's evaluator, in its own venv (Python 3.12; the tau2 source on the path, never a
    dependency of this project), and write the test data:
 

@@ -1,5 +1,5 @@
 """τ²-bench suite: the mock domain from the shipped samples (no data folder needed), the grading's parts and its
-explanations, the ``calculate`` tool without ``eval``, and the refusal of model backends."""
+explanations, the ``calculate`` tool without ``eval``, replay."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from types import SimpleNamespace
 import yaml
 
 from pytest_toolbench.contract.suite import FORMAT_ERROR, BackendCapabilities, Generation, SuiteContext
-from pytest_toolbench.backends.gold import GoldBackend
 from shipped import scorer
 
 SUITE = Path(__file__).resolve().parents[1] / "suites" / "tau2bench"
@@ -82,19 +81,6 @@ def test_calculate_without_eval():
             raise AssertionError(bad)
 
 
-def test_a_model_in_prompt_mode_is_refused_per_item_and_native_mode_and_gold_are_not():
-    prompt = scorer("tau2bench", "prompt")
-    case = _cases()["mock_create_task_1"]
-    assert prompt.unavailable(case, GoldBackend(None)) is None
-    model = SimpleNamespace(name="vllm", capabilities=BackendCapabilities(), mode="prompt")
-    assert prompt.unavailable(case, model) == prompt.PROMPT_MODE_REFUSAL
-    assert prompt.unavailable(case, SimpleNamespace(model=model, capabilities=model.capabilities)) \
-        == prompt.PROMPT_MODE_REFUSAL  # the user-simulator router: the model under test's mode
-    assert prompt.unavailable(case, SimpleNamespace(name="vllm", capabilities=BackendCapabilities(),
-                                                    mode="native")) is None
-    assert prompt.unavailable(case, None) is None  # an xdist worker of an engine run: the controller decided
-
-
 def test_tool_schemas_come_from_signatures_and_docstrings():
     registry = scorer("tau2bench", "domains.registry")
     env = registry.environment_factory("mock", SAMPLES / "domains" / "mock")()
@@ -142,8 +128,7 @@ def test_the_average_reward_leaves_out_and_names_what_was_not_scored():
                CaseRecord("tau2bench", "retail_3", "retail", False, NOT_SCORED)]
     overall = scorer("tau2bench").aggregate(records)[0]
     assert (overall.value, overall.correct, overall.total) == (0.5, 1.0, 2)
-    assert overall.incomplete == ("1 task(s) not scored (NL assertions need a judge); 1 task(s) not generated "
-                                  "(a model converses in native mode only: --toolbench-mode native)")
+    assert overall.incomplete == "1 task(s) not scored (NL assertions need a judge); 1 task(s) not generated"
 
 
 def test_the_core_hands_the_backend_to_a_two_parameter_unavailable():

@@ -40,9 +40,19 @@ def call(name: str, **arguments) -> Generation:
                       tool_calls=[{"name": name, "arguments": arguments}])
 
 
-def drive(case, agent, user):
+MODES = ("native", "prompt")
+
+
+def as_answered(reply: Generation, mode: str) -> Generation:
+    """A reply as a backend in ``mode`` hands it over: native mode with the parser's calls, prompt mode the text
+    alone (no parser runs: the conversation reads the Hermes blocks itself)."""
+    return reply if mode == "native" else dataclasses.replace(reply, tool_calls=None, parse_error=None)
+
+
+def drive(case, agent, user, mode="native"):
     """Runs the conversation; ``agent``/``user`` are lists of replies (or callables of the request) taken in
-    order. Returns the transcript and the requests, each with its role."""
+    order, answered as a backend in ``mode`` answers. Returns the transcript and the requests, each with its
+    role (``sent(request)``: the messages upstream sends, native mode's)."""
     conversation = scorer("tau2bench").conversation(case)
     requests = []
     queues = {"agent": list(agent), "user": list(user)}
@@ -52,9 +62,13 @@ def drive(case, agent, user):
             role = "user" if request.simulates == "user" else "agent"
             requests.append((role, request))
             reply = queues[role].pop(0)
-            request = conversation.send(reply(request) if callable(reply) else reply)
+            request = conversation.send(as_answered(reply(request) if callable(reply) else reply, mode))
     except StopIteration as done:
         return done.value, requests
+
+
+def sent(request):
+    return request.messages_for(True)
 
 
 def test_the_user_answers_the_greeting_first_with_upstreams_system_prompt():
@@ -63,43 +77,44 @@ def test_the_user_answers_the_greeting_first_with_upstreams_system_prompt():
     role, request = requests[0]
     guidelines = (SAMPLES / "user_simulator" / "simulation_guidelines_tools.md").read_text()
     assert role == "user" and request.simulates == "user" and request.temperature == 0.0
-    assert request.messages[0] == {"role": "system", "content": guidelines + "\n\n<scenario>\nPersona:\n\tProfessional "
+    assert sent(request)[0] == {"role": "system", "content": guidelines + "\n\n<scenario>\nPersona:\n\tProfessional "
                                    "and direct communicator who writes in a clear and concise style\nInstructions:\n"
                                    "\tYou are a team member who needs to create a task for an upcoming meeting. Your "
                                    "goal is to create a task to track this important meeting. Create a new task "
                                    "called 'Important Meeting' for user_1.\n</scenario>"}
     # the agent's greeting, seen by the user simulator with the roles flipped
-    assert request.messages[1:] == [{"role": "user", "content": "Hi! How can I help you today?"}]
+    assert sent(request)[1:] == [{"role": "user", "content": "Hi! How can I help you today?"}]
     # mock's user has tools: their schemas go with the user's request (and the tools variant of the guidelines)
     assert [t["function"]["name"] for t in request.tools] == ["check_notifications", "dismiss_notification"]
     assert transcript["termination_reason"] == "user_stop"
     assert [m["role"] for m in transcript["messages"]] == ["assistant", "user"]
 
 
-def test_the_message_flow_tool_calls_and_results_and_the_agents_view():
+@pytest.mark.parametrize("mode", MODES)
+def test_the_message_flow_tool_calls_and_results_and_the_agents_view(mode):
     case = _cases()["mock_create_task_1"]
     agent = [call("create_task", user_id="user_1", title="Important Meeting"), text("Done: task_2 created.")]
     user = [text("Please create a task 'Important Meeting' for user_1."), text("Thanks! ###STOP###")]
-    transcript, requests = drive(case, agent, user)
+    transcript, requests = drive(case, agent, user, mode)
     assert [role for role, _ in requests] == ["user", "agent", "agent", "user"]
     policy = (SAMPLES / "domains" / "mock" / "policy.md").read_text()
     first_agent = requests[1][1]
     assert first_agent.simulates is None and first_agent.temperature is None  # the suite's sampling applies
-    assert first_agent.messages[0]["content"].startswith("<instructions>\nYou are a customer service agent that "
+    assert sent(first_agent)[0]["content"].startswith("<instructions>\nYou are a customer service agent that "
                                                          "helps the user according to the <policy> provided below.")
-    assert first_agent.messages[0]["content"].endswith(f"<policy>\n{policy}\n</policy>")
-    assert first_agent.messages[1:] == [{"role": "assistant", "content": "Hi! How can I help you today?"},
+    assert sent(first_agent)[0]["content"].endswith(f"<policy>\n{policy}\n</policy>")
+    assert sent(first_agent)[1:] == [{"role": "assistant", "content": "Hi! How can I help you today?"},
                                         {"role": "user", "content": "Please create a task 'Important Meeting' "
                                                                     "for user_1."}]
     assert "create_task" in [t["function"]["name"] for t in first_agent.tools]
     second_agent = requests[2][1]
-    assert second_agent.messages[-2] == {"role": "assistant", "content": None, "tool_calls": [
+    assert sent(second_agent)[-2] == {"role": "assistant", "content": None, "tool_calls": [
         {"id": "call_1_0", "name": "create_task", "type": "function",
          "function": {"name": "create_task", "arguments": '{"user_id": "user_1", "title": "Important Meeting"}'}}]}
-    assert second_agent.messages[-1]["role"] == "tool" and second_agent.messages[-1]["tool_call_id"] == "call_1_0"
-    assert json.loads(second_agent.messages[-1]["content"])["task_id"] == "task_2"
+    assert sent(second_agent)[-1]["role"] == "tool" and sent(second_agent)[-1]["tool_call_id"] == "call_1_0"
+    assert json.loads(sent(second_agent)[-1]["content"])["task_id"] == "task_2"
     # the user never sees the agent's tool call nor its result
-    assert [m["role"] for m in requests[3][1].messages] == ["system", "user", "assistant", "user"]
+    assert [m["role"] for m in sent(requests[3][1])] == ["system", "user", "assistant", "user"]
     messages = transcript["messages"]
     assert [m["role"] for m in messages] == ["assistant", "user", "assistant", "tool", "assistant", "user"]
     assert messages[2]["tool_calls"][0]["requestor"] == "assistant" and messages[3]["error"] is False
@@ -118,20 +133,22 @@ def test_each_user_stop_token_ends_with_user_stop(token):
     assert transcript["termination_reason"] == "user_stop" and len(requests) == 3
 
 
-def test_the_agents_transfer_tool_does_not_stop_the_conversation_the_users_transfer_token_does():
+@pytest.mark.parametrize("mode", MODES)
+def test_the_agents_transfer_tool_does_not_stop_the_conversation_the_users_transfer_token_does(mode):
     case = _cases()["mock_create_task_1"]
     agent = [call("transfer_to_human_agents", summary="user wants a task"), text("You are being transferred.")]
-    transcript, _ = drive(case, agent, [text("I need help"), text("###TRANSFER###")])
+    transcript, _ = drive(case, agent, [text("I need help"), text("###TRANSFER###")], mode)
     assert [m["role"] for m in transcript["messages"]] == ["assistant", "user", "assistant", "tool", "assistant",
                                                            "user"]
     assert transcript["messages"][3]["content"] == "Transfer successful"
     assert transcript["termination_reason"] == "user_stop"
 
 
-def test_max_steps_counts_every_step_and_is_checked_only_when_no_tool_result_is_pending():
+@pytest.mark.parametrize("mode", MODES)
+def test_max_steps_counts_every_step_and_is_checked_only_when_no_tool_result_is_pending(mode):
     case = _cases(max_steps=3)["mock_create_task_1"]
     # steps: user (1), agent calls (2: the environment is to answer, not checked), tools (3) -> max_steps
-    transcript, requests = drive(case, [call("get_users"), text("Here.")], [text("hi")])
+    transcript, requests = drive(case, [call("get_users"), text("Here.")], [text("hi")], mode)
     assert transcript["termination_reason"] == "max_steps" and transcript["conversation"]["steps"] == 3
     assert [role for role, _ in requests] == ["user", "agent"]
     assert transcript["messages"][-1]["role"] == "tool"
@@ -143,10 +160,11 @@ def test_a_stop_on_the_last_step_is_reported_as_max_steps_as_upstream_overrides_
     assert transcript["termination_reason"] == "max_steps"
 
 
-def test_too_many_errors_counts_every_failing_tool_call():
+@pytest.mark.parametrize("mode", MODES)
+def test_too_many_errors_counts_every_failing_tool_call(mode):
     case = _cases(max_errors=2)["mock_create_task_1"]
     agent = [call("no_such_tool"), call("create_task", user_id="nobody", title="x"), text("sorry")]
-    transcript, _ = drive(case, agent, [text("hi"), text("hmm")])
+    transcript, _ = drive(case, agent, [text("hi"), text("hmm")], mode)
     errors = [m for m in transcript["messages"] if m["role"] == "tool"]
     assert [m["error"] for m in errors] == [True, True]
     assert errors[0]["content"] == "Error: Tool 'no_such_tool' not found."
@@ -166,20 +184,21 @@ def test_a_reply_upstream_raises_on_ends_as_infrastructure_error(reply, why):
     assert not verdict.passed and verdict.counts["reward"] == 0.0
 
 
-def test_the_users_tool_calls_go_to_the_environment_and_back_to_the_user():
+@pytest.mark.parametrize("mode", MODES)
+def test_the_users_tool_calls_go_to_the_environment_and_back_to_the_user(mode):
     case = _cases()["mock_update_task_with_user_tools"]
     user = [call("check_notifications"), text("Please mark task_1 completed."),
             call("dismiss_notification", notification_id="notif_1"), text("###STOP###")]
     agent = [call("update_task_status", task_id="task_1", status="completed"), text("Done.")]
-    transcript, requests = drive(case, agent, user)
+    transcript, requests = drive(case, agent, user, mode)
     assert [role for role, _ in requests] == ["user", "user", "agent", "agent", "user", "user"]
     second_user = requests[1][1]
-    assert second_user.messages[-2]["role"] == "assistant" and second_user.messages[-2]["tool_calls"]
-    assert second_user.messages[-1]["role"] == "tool" and "notif_1" in second_user.messages[-1]["content"]
+    assert sent(second_user)[-2]["role"] == "assistant" and sent(second_user)[-2]["tool_calls"]
+    assert sent(second_user)[-1]["role"] == "tool" and "notif_1" in sent(second_user)[-1]["content"]
     user_calls = [m for m in transcript["messages"] if m["role"] == "user" and m.get("tool_calls")]
     assert all(c["requestor"] == "user" for m in user_calls for c in m["tool_calls"])
     # the agent never sees the user's tool calls nor their results
-    assert [m["role"] for m in requests[2][1].messages] == ["system", "assistant", "user"]
+    assert [m["role"] for m in sent(requests[2][1])] == ["system", "assistant", "user"]
     verdict = scorer("tau2bench").score(case, Generation(text=json.dumps(transcript)))
     # the user did what the scenario asks (env assertion met, gold action taken); the gold run does not dismiss
     # the notification (known_defects.yaml), so the user database differs from the gold one
@@ -192,7 +211,7 @@ def test_a_task_with_a_message_history_continues_it():
     transcript, requests = drive(case, [], [text("Now mark it completed. ###STOP###")])
     role, request = requests[0]
     # the history ends with the agent's text: the user answers it, seeing the texts only
-    assert role == "user" and [m["role"] for m in request.messages] == ["system", "assistant", "user"]
+    assert role == "user" and [m["role"] for m in sent(request)] == ["system", "assistant", "user"]
     assert transcript["messages"][:len(history)] == history and transcript["termination_reason"] == "user_stop"
 
 
@@ -218,10 +237,10 @@ def test_airline_agent_prompt_holds_its_policy_and_the_user_gets_the_plain_guide
     transcript, requests = drive(case, [text("Sure.")], [text("I want to cancel."), text("###STOP###")])
     user_request, agent_request = requests[0][1], requests[1][1]
     assert user_request.tools is None
-    assert user_request.messages[0]["content"].startswith(
+    assert sent(user_request)[0]["content"].startswith(
         (data / "user_simulator" / "simulation_guidelines.md").read_text() + "\n\n<scenario>\n")
-    assert "Instructions:\n\tDomain: airline\n\tReason for call:\n\t\t" in user_request.messages[0]["content"]
-    assert (data / "domains" / "airline" / "policy.md").read_text() in agent_request.messages[0]["content"]
+    assert "Instructions:\n\tDomain: airline\n\tReason for call:\n\t\t" in sent(user_request)[0]["content"]
+    assert (data / "domains" / "airline" / "policy.md").read_text() in sent(agent_request)[0]["content"]
     assert len(agent_request.tools) == 14 and transcript["termination_reason"] == "user_stop"
 
 
@@ -259,12 +278,13 @@ def test_the_run_header_says_who_plays_the_user_and_that_the_leaderboards_user_i
     assert "not comparable" in info["tau2bench user simulator"]
 
 
-def test_tool_calls_the_parser_cannot_read_are_text_to_the_user_as_vllms_server_returns_them():
+@pytest.mark.parametrize("mode", MODES)
+def test_tool_calls_the_parser_cannot_read_are_text_to_the_user_as_vllms_server_returns_them(mode):
     case = _cases()["mock_create_task_1"]
     broken = Generation(text="<tool_call>{oops</tool_call><|im_end|>", parse_error="invalid JSON")
-    transcript, requests = drive(case, [broken], [text("hi"), text("###STOP###")])
+    transcript, requests = drive(case, [broken], [text("hi"), text("###STOP###")], mode)
     assert transcript["messages"][2] == {"role": "assistant", "content": "<tool_call>{oops</tool_call>"}
-    assert requests[-1][1].messages[-1] == {"role": "user", "content": "<tool_call>{oops</tool_call>"}
+    assert sent(requests[-1][1])[-1] == {"role": "user", "content": "<tool_call>{oops</tool_call>"}
     assert transcript["termination_reason"] == "user_stop"
 
 
@@ -281,25 +301,32 @@ def test_a_history_already_ended_by_the_user_makes_no_request():
 # -- driven by the core, without rounds and in rounds -----------------------------------------------------------------
 
 class _Model:
-    """A cacheable model whose reply is a function of the request: the user asks for a task, then stops once the
-    agent has answered; the agent looks the users up, then answers. Its stream hands answers back out of order."""
+    """A cacheable model whose reply is a function of what a backend in ``mode`` sends: the user asks for a task,
+    then stops once the agent has answered; the agent looks the users up, then answers (prompt mode: it reads the
+    messages as text, the tool results in ``<tool_response>`` blocks, and answers in text). Its stream hands
+    answers back out of order."""
 
     capabilities = MODEL_BACKEND
     chunk_size = 1
     commit_seconds = 30.0
 
-    def __init__(self, continuous: bool):
+    def __init__(self, continuous: bool, mode: str = "native"):
         self.continuous = continuous
+        self.mode = mode
 
     def fingerprint(self):
-        return {"backend": "scripted-tau2"}
+        return {"backend": "scripted-tau2", "mode": self.mode}
 
-    @staticmethod
-    def answer(task):
-        messages = task.request.messages
+    def answer(self, task):
+        messages = task.request.messages_for(self.mode == "native")
         if task.request.simulates == "user":
-            return text("###STOP###") if len(messages) > 3 else text("Please create a task for user_1.")
-        return text("Here are the users.") if messages[-1]["role"] == "tool" else call("get_users")
+            reply = text("###STOP###") if len(messages) > 3 else text("Please create a task for user_1.")
+        else:
+            last = messages[-1]
+            result = last["role"] == "tool" if self.mode == "native" else last["content"].startswith(
+                "<tool_response>\n")
+            reply = text("Here are the users.") if result else call("get_users")
+        return as_answered(reply, self.mode)
 
     def generate(self, tasks, on_chunk=None, on_progress=None):
         answers = [self.answer(task) for task in tasks]
@@ -332,31 +359,34 @@ class _Model:
         return Stream() if self.continuous else None
 
 
-def test_the_core_drives_the_conversations_without_rounds_as_in_rounds(tmp_path):
+def test_the_core_drives_the_conversations_without_rounds_as_in_rounds_in_both_modes(tmp_path):
     cases = list(_cases().values())
     suite = SimpleNamespace(benchmark=scorer("tau2bench"), interactive=True,
                             definition=SimpleNamespace(generation={"max_tokens": 4096, "temperature": 0.0},
                                                        max_tokens=4096))
     outcomes = {}
-    for continuous in (True, False):
-        folder = tmp_path / str(continuous)
-        cache = GenerationCache(folder)
-        lines: list[str] = []
-        try:
-            stats = pregenerate([(suite, case) for case in cases], _Model(continuous), cache,
-                                _Model(continuous).fingerprint(), None, progress=lines.append)
-        finally:
+    for mode in MODES:
+        for continuous in (True, False):
+            folder = tmp_path / f"{mode}-{continuous}"
+            model = _Model(continuous, mode)
+            cache = GenerationCache(folder)
+            lines: list[str] = []
+            try:
+                stats = pregenerate([(suite, case) for case in cases], model, cache, model.fingerprint(), None,
+                                    progress=lines.append)
+            finally:
+                cache.close()
+            assert not continuous or any("ran without rounds" in line for line in lines), lines
+            cache = GenerationCache(folder, readonly=True)
+            answer = Answerer(None, cache, model.fingerprint())
+            transcripts = {case.case_id: json.loads(run_case(case, suite, answer, None).text) for case in cases}
             cache.close()
-        assert not continuous or any("ran without rounds" in line for line in lines), lines
-        cache = GenerationCache(folder, readonly=True)
-        answer = Answerer(None, cache, _Model(continuous).fingerprint())
-        transcripts = {case.case_id: json.loads(run_case(case, suite, answer, None).text) for case in cases}
-        cache.close()
-        for transcript in transcripts.values():
-            transcript["conversation"].pop("seconds")
-        outcomes[continuous] = (stats.requested, stats.generated, transcripts)
-    assert outcomes[True] == outcomes[False]
-    transcripts = outcomes[True][2]
+            for transcript in transcripts.values():
+                transcript["conversation"].pop("seconds")
+            outcomes[mode, continuous] = (stats.requested, stats.generated, transcripts)
+    assert outcomes["native", True] == outcomes["native", False] == outcomes["prompt", True] == \
+        outcomes["prompt", False]
+    transcripts = outcomes["prompt", True][2]
     assert transcripts["mock_create_task_1"]["termination_reason"] == "user_stop"
     assert [m["role"] for m in transcripts["mock_create_task_1"]["messages"]] == \
         ["assistant", "user", "assistant", "tool", "assistant", "user"]

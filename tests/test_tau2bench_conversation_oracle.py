@@ -4,7 +4,9 @@
 lists by sha256), the trajectory and the termination reason, for scripts reaching each stop condition (the user's
 three tokens, max steps, a stop on the last step, too many errors), two calls in one message, the user's own tools,
 a message history, text beside a call, and airline's and retail's prompts. Tool-call ids are compared by order of
-appearance (upstream keeps the model's ids; the suite numbers them)."""
+appearance (upstream keeps the model's ids; the suite numbers them). Each script is played in both modes: native
+(the replies' calls parsed by the backend) and prompt (the replies as text, Hermes ``<tool_call>`` blocks read by
+the suite); the requests compared are the ones a native-mode backend sends (upstream's)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ import pytest
 from pytest_toolbench.contract.suite import Generation, SuiteContext
 from conftest import shared_data_dir
 from shipped import scorer
+
+call_text = scorer("tau2bench", "conversation_text").call_text
 
 SUITE = Path(__file__).resolve().parents[1] / "suites" / "tau2bench"
 FROZEN = Path(__file__).resolve().parent / "data" / "tau2_conversation_oracle.json.gz"
@@ -45,12 +49,15 @@ def _case(scenario):
     return cases[f"{scenario['domain']}_{scenario['task_id']}"]
 
 
-def _reply(entry) -> Generation:
-    return Generation(text=entry.get("content") or "", finish_reason="stop",
-                      tool_calls=[dict(call) for call in entry.get("calls") or ()])
+def _reply(entry, mode) -> Generation:
+    calls = [dict(call) for call in entry.get("calls") or ()]
+    if mode == "native":
+        return Generation(text=entry.get("content") or "", finish_reason="stop", tool_calls=calls)
+    blocks = "".join(call_text(call["name"], call["arguments"]) for call in calls)
+    return Generation(text=(entry.get("content") or "") + blocks, finish_reason="stop")
 
 
-def _play(scenario):
+def _play(scenario, mode="native"):
     """The suite's conversation on the scenario's scripts: its requests (upstream's shape) and transcript."""
     conversation = scorer("tau2bench").conversation(_case(scenario))
     scripts = {"agent": list(scenario["agent_script"]), "user": list(scenario["user_script"])}
@@ -59,12 +66,12 @@ def _play(scenario):
         request = next(conversation)
         while True:
             role = "user" if request.simulates == "user" else "agent"
-            requests.append({"role": role, "messages": [dict(m) for m in request.messages],
+            requests.append({"role": role, "messages": [dict(m) for m in request.messages_for(True)],
                              "tools": None if request.tools is None else list(request.tools)})
             script = scripts[role]
             reply = script.pop(0) if script else (
                 {"content": "###STOP###"} if role == "user" else {"content": "(script ended)"})
-            request = conversation.send(_reply(reply))
+            request = conversation.send(_reply(reply, mode))
     except StopIteration as done:
         return requests, done.value
 
@@ -99,9 +106,10 @@ def _sent(message, rename) -> dict:
     return out
 
 
+@pytest.mark.parametrize("mode", ["native", "prompt"])
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda scenario: scenario["name"])
-def test_the_conversation_is_upstreams_simulation(scenario):
-    requests, transcript = _play(scenario)
+def test_the_conversation_is_upstreams_simulation(scenario, mode):
+    requests, transcript = _play(scenario, mode)
     ours = _ids(transcript["messages"])
     rename = dict(zip(ours, _ids(scenario["trajectory"])))
     assert len(ours) == len(rename)

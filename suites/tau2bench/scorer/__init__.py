@@ -5,16 +5,17 @@ signatures and docstrings, result texts, hashing), ``environment`` (tool calls, 
 (airline, mock; the registry says which are implemented), ``arithmetic`` (the ``calculate`` tool without ``eval``),
 ``evaluation`` (upstream's reward), ``loading``, ``gold``, ``checker``, ``aggregation``, ``replay``, ``prompt``
 (the conversation: which backend holds it, the gold path, the run header's note), ``conversation`` (upstream's
-half-duplex orchestrator with its agent and user simulator), ``conversation_prompts``, ``conversation_messages``
-and ``conversation_cost`` (requests, tokens and time of agent and user, in the counts and the cost figures).
+half-duplex orchestrator with its agent and user simulator), ``conversation_prompts``, ``conversation_messages``,
+``conversation_text`` (prompt mode: the tools and calls as Hermes text) and ``conversation_cost`` (requests,
+tokens and time of agent and user, in the counts and the cost figures).
 """
 
 from .aggregation import aggregate
 from .checker import score
 from .gold import gold_output
 from .loading import load_cases
-from .prompt import build_request, conversation, gold_reply, run_info, unavailable
+from .prompt import build_request, conversation, gold_reply, run_info
 from .replay import replay_outputs
 
 __all__ = ["load_cases", "build_request", "gold_output", "score", "aggregate", "replay_outputs", "run_info",
-           "conversation", "gold_reply", "unavailable"]
+           "conversation", "gold_reply"]

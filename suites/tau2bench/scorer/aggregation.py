@@ -19,8 +19,7 @@ def _mean(results, name, group) -> Metric:
     if judged:
         notes.append(f"{judged} task(s) not scored (NL assertions need a judge)")
     if len(skipped) > judged:
-        notes.append(f"{len(skipped) - judged} task(s) not generated (a model converses in native mode only: "
-                     "--toolbench-mode native)")
+        notes.append(f"{len(skipped) - judged} task(s) not generated")
     note = "; ".join(notes)
     return Metric(name, reward / total if total else None, reward, total, group=group,
                   formula="mean of the task rewards (upstream's average reward, pass^1)", incomplete=note)

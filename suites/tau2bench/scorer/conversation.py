@@ -11,7 +11,10 @@ answers (the agent: the model under test; the user: ``simulates="user"``, the sa
 - **Steps** (``step``): the user answers the agent's text (or its own tool results); the agent answers the user's
   text or its own tool results; tool calls of either go to the environment, one tool message per call (an error
   result counts one error). The agent's messages carry the domain's tool schemas; the user's its own tools' schemas
-  (mock: the task's ``user_tools``, or all), none for airline and retail.
+  (mock: the task's ``user_tools``, or all), none for airline and retail. A request with tools holds both modes:
+  ``native_messages`` with ``tools=`` (upstream's protocol, native mode) and ``messages`` with the tools, calls and
+  results written as text (prompt mode, :mod:`.conversation_text`); the reply is read by :func:`read_reply` in
+  either (native: the backend's parsed calls; prompt: Hermes ``<tool_call>`` blocks of the text).
 - **Stops**: the user's text holding ``###STOP###``, ``###TRANSFER###`` or ``###OUT-OF-SCOPE###`` ends with
   ``user_stop`` (the agent's ``transfer_to_human_agents`` is a tool like any other: upstream's ``LLMAgent`` never
   stops by itself, so it is the user's ``###TRANSFER###`` that ends a transferred call). After every step not
@@ -39,6 +42,7 @@ from pytest_toolbench.contract.suite import Case, Generation, Request
 from .conversation_messages import (ReplyError, agent_view, has_content, is_agent_history, is_user_history, read_reply,
                                     trajectory_message, user_view)
 from .conversation_prompts import GREETING, USER_STOP_TOKENS, agent_system_prompt, user_system_prompt
+from .conversation_text import text_messages
 from .environment import Environment
 from .gold import make_env_for
 
@@ -133,11 +137,16 @@ class Simulation:
     # -- requests
     def agent_request(self) -> Request:
         messages = [{"role": "system", "content": self.agent_system}] + agent_view(self.agent_state)
-        return Request(messages=messages, tools=self.agent_tools)
+        return Request(messages=text_messages(messages, self.agent_tools), tools=self.agent_tools,
+                       native_messages=messages)
 
     def user_request(self) -> Request:
+        """A user without tools (airline, retail) sends the same messages in both modes."""
         messages = [{"role": "system", "content": self.user_system}] + user_view(self.user_state)
-        return Request(messages=messages, tools=self.user_tools, simulates="user", temperature=USER_TEMPERATURE)
+        if self.user_tools is None:
+            return Request(messages=messages, simulates="user", temperature=USER_TEMPERATURE)
+        return Request(messages=text_messages(messages, self.user_tools), tools=self.user_tools,
+                       native_messages=messages, simulates="user", temperature=USER_TEMPERATURE)
 
     def _count(self, role: str, generation: Generation) -> None:
         cost = self.cost[role]

@@ -11,9 +11,11 @@ A reply in native mode comes with the backend's parsed ``tool_calls`` (``[]``: p
 marker (None when empty), or for a plain answer the text without trailing end-of-turn tokens. Tool calls the
 parser cannot read make the reply text, markup included, as vLLM's OpenAI server answers them (its tool parsers
 return the whole output as ``content`` when they fail): upstream reaches a local model through such a server. A
-backend that does not parse (``tool_calls`` None) is read as Hermes/Qwen ``<tool_call>`` blocks where tools were
-offered. Arguments given as JSON text that does not decode raise (upstream's ``json.loads`` of them does), and so
-does an endpoint's parse error (no markup in the text: its arguments were not JSON). Model output is never
+reply with ``tool_calls`` None (prompt mode, where the request wrote the tools as Hermes text) is read, where tools
+were offered, as vLLM's server reads Hermes/Qwen ``<tool_call>`` blocks (``conversation_text.hermes_calls``):
+blocks its parser fails on leave the whole reply as text. Arguments given as JSON text that does not decode raise
+(upstream's ``json.loads`` of them does), and so does an endpoint's parse error (no markup in the text: its
+arguments were not JSON) and arguments that are not an object (upstream's ``ToolCall``). Model output is never
 evaluated.
 """
 
@@ -25,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from pytest_toolbench.contract.suite import Generation
-from pytest_toolbench.parsing.tool_calls import ParseError, parse_hermes
+
+from .conversation_text import START, hermes_calls
 
 _MARKERS = ("<tool_call>", "[TOOL_CALLS]", "<|python_tag|>", "<|python_start|>")
 _TRAILING_SPECIAL = re.compile(r"(?:<\|[A-Za-z0-9_]+\|>|</s>|<eos>|<end_of_turn>)+\s*$")
@@ -67,9 +70,11 @@ def read_reply(generation: Generation, tools_offered: bool) -> Reply:
             raise ReplyError(f"the tool calls cannot be decoded: {generation.parse_error}")
         # vLLM's OpenAI server (upstream's way to a local model) answers tool calls its parser cannot read as text
         return Reply(_clean(text))
+    if generation.tool_calls is None:
+        return _text_reply(_clean(text))
     try:
-        raw = list(generation.tool_calls) if generation.tool_calls is not None else parse_hermes(text)
-    except (ParseError, TypeError):
+        raw = list(generation.tool_calls)
+    except TypeError:
         return Reply(_clean(text) if text else None)
     calls = []
     for index, call in enumerate(raw):
@@ -86,6 +91,17 @@ def read_reply(generation: Generation, tools_offered: bool) -> Reply:
     if calls:
         return Reply(_content_before_calls(text), calls)
     return Reply(_clean(text) if text else None)
+
+
+def _text_reply(text: str) -> Reply:
+    """A reply whose calls were not parsed (prompt mode): read as vLLM's server reads Hermes blocks."""
+    calls = hermes_calls(text)
+    if not calls:  # no block, or blocks the parser fails on: the whole text
+        return Reply(text or None)
+    for index, call in enumerate(calls):
+        if not isinstance(call["arguments"], dict):  # upstream's ToolCall(arguments: dict) raises
+            raise ReplyError(f"tool call #{index}: arguments are not an object")
+    return Reply(text[:text.find(START)] or None, calls)
 
 
 def trajectory_message(role: str, reply: Reply, call_ids: Sequence[str]) -> dict[str, Any]:

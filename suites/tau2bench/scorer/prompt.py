@@ -1,9 +1,10 @@
-"""The conversation of a case (the core drives it: ``InteractiveBenchmark``), and which backends can hold it.
+"""The conversation of a case (the core drives it: ``InteractiveBenchmark``), the gold path, the run header's note.
 
 A model backend holds upstream's simulation (:mod:`.conversation`): the agent is the model under test, the user
 simulator the same engine (or ``--toolbench-user-model``). Upstream's agent and user call tools natively (OpenAI
-``tools=``), so a model backend must answer in native mode (``--toolbench-mode native``); in prompt mode the item
-is skipped before anything is generated, with :data:`PROMPT_MODE_REFUSAL` (``unavailable``).
+``tools=``): in native mode (``--toolbench-mode native``) the requests go as upstream sends them; in prompt mode (the
+default) the same conversation is written as text, the tools in the system prompt and the calls as Hermes
+``<tool_call>`` blocks (:mod:`.conversation_text`), and the replies are read from the text.
 
 The gold backend answers the conversation's first request with the task's gold trajectory (``gold_reply``), which
 then ends the conversation: the conversation tells it from a model's reply by the text itself, registered by
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any, Iterator
+from typing import Iterator
 
 from pytest_toolbench.contract.errors import UsageProblem
 from pytest_toolbench.contract.suite import Case, Generation, Request, SuiteContext
@@ -23,8 +24,6 @@ from pytest_toolbench.contract.suite import Case, Generation, Request, SuiteCont
 from .conversation import MAX_ERRORS, MAX_STEPS, USER_TEMPERATURE, simulate
 from .gold import gold_output
 
-PROMPT_MODE_REFUSAL = ("tau2bench: upstream's agent and user simulator call tools natively (OpenAI tools=); run "
-                       "a model with --toolbench-mode native (prompt mode has no tools to offer)")
 #: upstream's leaderboard: the user simulator every published figure was made with (``config.py``'s
 #: ``DEFAULT_LLM_USER`` at ``DEFAULT_LLM_TEMPERATURE_USER``)
 LEADERBOARD_USER = "gpt-4.1-2025-04-14 at temperature 0.0"
@@ -32,24 +31,6 @@ SINGLE_SHOT_REFUSAL = "tau2bench: every case is a conversation (agent and simula
 
 _GOLD_TEXTS: dict[str, int] = {}  # gold trajectories handed out and not yet received (text -> how many)
 _GOLD_LOCK = threading.Lock()
-
-
-def _mode(backend: Any) -> str | None:
-    for candidate in (backend, getattr(backend, "model", None)):
-        mode = getattr(candidate, "mode", None)
-        if isinstance(mode, str):
-            return mode
-    return None
-
-
-def unavailable(case: Case, backend: Any = None) -> str | None:
-    """None for the gold backend, an xdist worker of an engine run (None: the controller decided) and a model
-    backend in native mode; the refusal for a model backend in prompt mode."""
-    capabilities = getattr(backend, "capabilities", None)
-    if capabilities is None or not capabilities.reads_requests:
-        return None
-    mode = _mode(backend)
-    return PROMPT_MODE_REFUSAL if mode is not None and mode != "native" else None
 
 
 def conversation(case: Case) -> Iterator[Request]:
