@@ -318,6 +318,9 @@ def summarize(records: Iterable[CaseRecord], suites: Mapping[str, SuiteInput], h
         repeat = None
         if by_sample:
             metrics = mean_over_samples([figures(by_sample[k]) for k in sorted(by_sample)])
+            over_samples = getattr(benchmark, "aggregate_samples", None)  # figures over all samples (τ²'s pass^k)
+            if callable(over_samples):
+                metrics += [no_value_without_cases(m) for m in over_samples(results)]
             repeat = repeat_figures(results, int(header.get("repeat") or max(by_sample) + 1))
         else:
             metrics = figures(results)

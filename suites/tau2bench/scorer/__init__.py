@@ -3,16 +3,17 @@
 Modules: ``models`` (records as upstream's pydantic models shape them), ``toolkit`` (tools, schemas from
 signatures and docstrings, result texts, hashing), ``environment`` (tool calls, replay, hashes), ``domains``
 (airline, mock; the registry says which are implemented), ``arithmetic`` (the ``calculate`` tool without ``eval``),
-``evaluation`` (upstream's reward), ``loading``, ``gold``, ``checker``, ``aggregation``, ``replay`` and ``prompt``
+``evaluation`` (upstream's reward), ``judge`` (the NL-assertion judge), ``loading``, ``gold``, ``checker``, ``aggregation``, ``replay`` and ``prompt``
 (the conversation: held by the gold backend only; any other conversing backend is refused per item).
 """
 
-from .aggregation import aggregate
+from .aggregation import aggregate, aggregate_samples
 from .checker import score
 from .gold import gold_output
 from .loading import load_cases, run_info
 from .prompt import build_request, conversation, gold_reply, unavailable
 from .replay import replay_outputs
 
-__all__ = ["load_cases", "build_request", "gold_output", "score", "aggregate", "replay_outputs", "run_info",
+__all__ = ["load_cases", "build_request", "gold_output", "score", "aggregate", "aggregate_samples", "replay_outputs",
+           "run_info",
            "conversation", "gold_reply", "unavailable"]
