@@ -1,8 +1,11 @@
-"""τ²-bench: our airline and retail environments and grading against the official ones (frozen by
-scripts/make_tau2_oracle.py in the oracle venv): the tool schemas the agent is shown, every tool result text and
-database hash of each variant trajectory (gold, a write dropped, an argument changed, an extra write, a failing
-call, a missing communicate string, a premature end), and the official reward and breakdown of each. Every tenth
-task runs by default; the whole corpus is ``slow``."""
+"""τ²-bench: our airline and retail environments and grading against the official ones (upstream 1.0.1's own code,
+frozen by scripts/make_tau2_oracle.py in the oracle venv): the tool schemas the agent is shown, every tool result
+text and database hash of each variant trajectory (gold, a write dropped, an argument changed, an extra write, a
+failing call, a missing communicate string, a transfer to a human agent, the gold actions ended by the user, by max
+steps, by too many errors, by an agent error), and the official reward and breakdown of each, the trajectories
+replayed through the suite as a ``tau2 run`` results file; for retail's tasks graded on NL assertions, the judge's
+messages text for text and the reward for canned judge replies. Every tenth task runs by default; the whole corpus
+is ``slow``."""
 
 from __future__ import annotations
 
@@ -52,44 +55,139 @@ def test_initial_hash(oracle, make_env):
     assert make_env().db_hash() == oracle["initial_db_hash"]
 
 
-def _compare(oracle, make_env, domain, every: int) -> None:
-    evaluation = import_scorer(str(SUITE), "evaluation")
+def _messages(variant: dict, make_env, mismatches: list, where: str) -> list[dict]:
+    """The variant's trajectory in upstream's message shapes, each call run through our environment (its result
+    compared with the official one), as the oracle script builds it."""
+    env = make_env()
+    messages = []
+    for index, call in enumerate(variant["calls"]):
+        content, error = env.get_response(call["name"], call["arguments"], call["requestor"])
+        expected = variant["results"][index]
+        if (content, error) != (expected["content"], expected["error"]):
+            mismatches.append(f"{where} call {index} {call['name']}: {content[:200]!r} != "
+                              f"{expected['content'][:200]!r}")
+        tool_call = dict(call, id=f"call_{index}")
+        messages.append({"role": "assistant", "content": None, "tool_calls": [tool_call]})
+        messages.append({"role": "tool", "id": tool_call["id"], "content": content, "error": error,
+                         "requestor": call["requestor"]})
+    messages.append({"role": "assistant", "content": variant["say"]})
+    if variant["termination"] == "user_stop":
+        messages.append({"role": "user", "content": "###STOP###"})
+    if env.db_hash() != variant["db_hash"]:
+        mismatches.append(f"{where}: database hash differs")
+    return messages
+
+
+def _replayed(tmp_path, domain: str, simulations: list[dict]) -> dict:
+    """The simulations written as one ``tau2 run`` results file and read back by the suite's replay reader."""
+    suite = import_scorer(str(SUITE), "")
+    path = tmp_path / f"{domain}.json"
+    path.write_text(json.dumps({"info": {"environment_info": {"domain_name": domain}}, "simulations": simulations}))
+    outputs = suite.replay_outputs(path)
+    assert not outputs.problems, outputs.problems
+    return outputs
+
+
+def _cases(domain: str) -> dict:
+    from pytest_toolbench.contract.suite import SuiteContext
+
+    suite = import_scorer(str(SUITE), "")
+    context = SuiteContext(DATA, {"options": {"domains": [domain], "split": "base"}, "name": "tau2bench"})
     tasks = {t["id"]: t for t in json.loads((DATA / "domains" / domain / "tasks.json").read_text())}
-    mismatches, total = [], 0
+    cases = {}
+    for case in suite.load_cases(context):
+        cases[case.payload["task"]["id"]] = case
+    # every task of the corpus, those outside the base split too
+    for task_id, task in tasks.items():
+        if task_id not in cases:
+            base = next(iter(cases.values()))
+            cases[task_id] = type(base)(f"{domain}_{task_id}", domain, {"domain": domain, "task": task}, (),
+                                        base.suite, base.context)
+    return cases
+
+
+def _official(counts: dict) -> tuple:
+    parts = {k[len("reward_"):].upper(): v for k, v in counts.items() if k.startswith("reward_")}
+    return counts.get("reward"), parts or None
+
+
+def _compare(oracle, make_env, domain, every: int, tmp_path) -> None:
+    from pytest_toolbench.contract.suite import Generation
+
+    suite = import_scorer(str(SUITE), "")
+    cases = _cases(domain)
+    mismatches, simulations, expected = [], [], {}
     for index, (task_id, variants) in enumerate(oracle["tasks"].items()):
         if index % every:
             continue
+        for trial, (name, variant) in enumerate(sorted(variants.items())):
+            messages = _messages(variant, make_env, mismatches, f"{task_id}/{name}")
+            simulations.append({"task_id": task_id, "trial": trial, "termination_reason": variant["termination"],
+                                "messages": messages})
+            expected[(task_id, trial)] = (name, variant)
+    outputs = _replayed(tmp_path, domain, simulations)
+    for (task_id, trial), (name, variant) in expected.items():
+        key = f"{domain}_{task_id}" + (f"[r{trial}]" if trial else "")
+        verdict = suite.score(cases[task_id], Generation(text=outputs[key]))
+        ours = _official(verdict.counts)
+        if ours != (variant["reward"], variant["reward_breakdown"]):
+            mismatches.append(f"{task_id}/{name}: reward {ours} != official {variant['reward']} "
+                              f"{variant['reward_breakdown']} ({verdict.error_type}: {verdict.explanation[:200]})")
+    assert len(expected) >= 4 * len(oracle["tasks"]) // every
+    assert not mismatches, f"{len(mismatches)} of {len(expected)} disagree:\n" + "\n".join(mismatches[:20])
+
+
+def _compare_judged(oracle, make_env, domain, every: int) -> int:
+    """The judged tasks: the judge's messages text for text, and the reward of each canned reply (or, where
+    upstream raises on the reply, not scored here)."""
+    from pytest_toolbench.contract.suite import NOT_SCORED, Generation
+
+    suite = import_scorer(str(SUITE), "")
+    judge = import_scorer(str(SUITE), "judge")
+    cases = _cases(domain)
+    mismatches, total = [], 0
+    for index, (task_id, variants) in enumerate(oracle.get("judged", {}).items()):
+        if index % every:
+            continue
+        assertions = cases[task_id].payload["task"]["evaluation_criteria"]["nl_assertions"]
         for name, variant in variants.items():
             total += 1
-            env = make_env()
-            messages = []
-            for index, call in enumerate(variant["calls"]):
-                content, error = env.get_response(call["name"], call["arguments"], call["requestor"])
-                expected = variant["results"][index]
-                if (content, error) != (expected["content"], expected["error"]):
-                    mismatches.append(f"{task_id}/{name} call {index} {call['name']}: {content[:200]!r} != "
-                                      f"{expected['content'][:200]!r}")
-                tool_call = dict(call, id=f"call_{index}")
-                messages.append({"role": "assistant", "content": None, "tool_calls": [tool_call]})
-                messages.append({"role": "tool", "id": tool_call["id"], "content": content, "error": error})
-            messages.append({"role": "assistant", "content": variant["say"]})
-            if env.db_hash() != variant["db_hash"]:
-                mismatches.append(f"{task_id}/{name}: database hash differs")
-            info = evaluation.evaluate(make_env, tasks[task_id], messages, variant["termination"])
-            if (info["reward"], info["reward_breakdown"]) != (variant["reward"], variant["reward_breakdown"]):
-                mismatches.append(f"{task_id}/{name}: reward {info['reward']} {info['reward_breakdown']} != "
-                                  f"official {variant['reward']} {variant['reward_breakdown']}")
-    assert total >= 4 * len(oracle["tasks"]) // every
+            messages = _messages(variant, make_env, mismatches, f"{task_id}/{name}")
+            graded = variant["termination"] in ("agent_stop", "user_stop")
+            ours = [judge.judge_messages(messages, assertions)] if graded else []
+            if ours != variant["judge_messages"]:
+                mismatches.append(f"{task_id}/{name}: the judge's messages differ from upstream's")
+            trajectory = {"task_id": task_id, "termination_reason": variant["termination"], "messages": messages,
+                          "nl_judgments": {"judge": "canned", "reply": variant["judge_reply"]}}
+            verdict = suite.score(cases[task_id], Generation(text=json.dumps(trajectory)))
+            if "raises" in variant:
+                if verdict.error_type != NOT_SCORED:
+                    mismatches.append(f"{task_id}/{name}: upstream raises ({variant['raises']}), ours "
+                                      f"{verdict.error_type}")
+            elif _official(verdict.counts) != (variant["reward"], variant["reward_breakdown"]):
+                mismatches.append(f"{task_id}/{name}: reward {_official(verdict.counts)} != official "
+                                  f"{variant['reward']} {variant['reward_breakdown']}")
     assert not mismatches, f"{len(mismatches)} of {total} disagree:\n" + "\n".join(mismatches[:20])
+    return total
 
 
-def test_every_tenth_task_matches_the_official_environment_and_evaluator(oracle, make_env, domain):
-    _compare(oracle, make_env, domain, every=10)
+def test_every_tenth_task_matches_the_official_environment_and_evaluator(oracle, make_env, domain, tmp_path):
+    _compare(oracle, make_env, domain, 10, tmp_path)
 
 
 @pytest.mark.slow
-def test_every_variant_matches_the_official_environment_and_evaluator(oracle, make_env, domain):
-    _compare(oracle, make_env, domain, every=1)
+def test_every_variant_matches_the_official_environment_and_evaluator(oracle, make_env, domain, tmp_path):
+    _compare(oracle, make_env, domain, 1, tmp_path)
+
+
+def test_every_tenth_judged_task_asks_and_grades_as_the_official_judge(oracle, make_env, domain):
+    total = _compare_judged(oracle, make_env, domain, 10)
+    assert total >= (4 if domain == "retail" else 0)
+
+
+@pytest.mark.slow
+def test_every_judged_task_asks_and_grades_as_the_official_judge(oracle, make_env, domain):
+    assert _compare_judged(oracle, make_env, domain, 1) == 8 * len(oracle["judged"])
 
 
 def test_the_tasks_left_out_of_the_oracle_are_those_graded_by_the_judge(oracle, domain):

@@ -3,8 +3,9 @@
 Modules: ``models`` (records as upstream's pydantic models shape them), ``toolkit`` (tools, schemas from
 signatures and docstrings, result texts, hashing), ``environment`` (tool calls, replay, hashes), ``domains``
 (airline, mock; the registry says which are implemented), ``arithmetic`` (the ``calculate`` tool without ``eval``),
-``evaluation`` (upstream's reward), ``judge`` (the NL-assertion judge), ``loading``, ``gold``, ``checker``, ``aggregation``, ``replay`` and ``prompt``
-(the conversation: held by the gold backend only; any other conversing backend is refused per item).
+``evaluation`` (upstream's reward), ``judge`` (the NL-assertion judge), ``loading``, ``gold``, ``checker``,
+``aggregation`` (average reward, pass^k), ``replay`` (tau2 results files, every trial) and ``prompt`` (the
+conversation: held by the gold backend only; any other conversing backend is refused per item).
 """
 
 from .aggregation import aggregate, aggregate_samples
