@@ -30,7 +30,13 @@ Tasks graded on NL assertions (retail's 40) are graded with the official evaluat
 canned replies (``JUDGE_REPLIES``: every assertion met, one not met, no results, a reply that is not JSON): for each
 the judge's messages exactly as upstream sends them, and the reward and breakdown it gives (or that it raises).
 
-Only calls, results, hashes, prompts and rewards are stored, never upstream data.
+With ``--run`` it writes instead ``tests/data/tau2_run_<domain>.json.gz``: a ``tau2 run`` results file as upstream's
+own ``Results`` model serialises it (``model_dump_json``, the monolithic format), for every fifth task (and every
+fifth judged one) four trials (gold, no communicate string, a write dropped where there is one, ``max_steps``),
+each simulation with its official ``reward_info`` (a judged task's canned judge reply alternates between all met and
+one not met). The tests replay it through the suite, in both storage formats, and compare each simulation's reward.
+
+Only calls, results, hashes, prompts and rewards are stored, never upstream data (the run file holds no tasks).
 """
 
 from __future__ import annotations
@@ -41,16 +47,17 @@ import json
 import sys
 from pathlib import Path
 
+from loguru import logger
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
-from tau2.data_model.simulation import SimulationRun, TerminationReason
+from tau2.data_model.simulation import AgentInfo, Info, Results, SimulationRun, TerminationReason, UserInfo
 from tau2.data_model.tasks import Task
 from tau2.domains.airline.data_model import FlightDB
 from tau2.domains.airline.environment import get_environment as airline_environment
 from tau2.domains.retail.data_model import RetailDB
 from tau2.domains.retail.environment import get_environment as retail_environment
+from tau2.environment.environment import EnvironmentInfo
 from tau2.evaluator import evaluator as official_evaluator
 from tau2.evaluator import evaluator_nl_assertions
-from loguru import logger
 from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "tau2_oracle_{domain}.json.gz"
@@ -121,6 +128,26 @@ class Oracle:
         self.judge_calls.append([{"role": m.role, "content": m.content} for m in messages])
         return AssistantMessage(role="assistant", content=self.judge_reply)
 
+    def simulation(self, task: Task, variant: dict, trial: int) -> SimulationRun:
+        """The variant as a simulation of a ``tau2 run`` results file, graded by the official evaluator."""
+        env = self.environment()
+        messages = []
+        for index, call in enumerate(variant["calls"]):
+            tool_call = ToolCall(id=f"call_{index}", name=call["name"], arguments=call["arguments"],
+                                 requestor=call["requestor"])
+            response = env.get_response(tool_call)
+            messages.append(AssistantMessage(role="assistant", content=None, tool_calls=[tool_call]))
+            messages.append(ToolMessage(id=tool_call.id, role="tool", content=response.content,
+                                        requestor=call["requestor"], error=response.error))
+        messages.append(AssistantMessage(role="assistant", content=variant["say"]))
+        simulation = SimulationRun(id=f"{task.id}-{trial}", task_id=task.id, trial=trial, start_time="",
+                                   end_time="", duration=0.0,
+                                   termination_reason=TerminationReason(variant["termination"]),
+                                   messages=messages, timestamp="")
+        simulation.reward_info = evaluate_simulation(simulation, task, EvaluationType.ALL, solo_mode=False,
+                                                     domain=self.domain)
+        return simulation
+
     def run(self, task: Task, variant: dict, judged: bool = False) -> dict:
         env = self.environment()
         messages, results = [], []
@@ -153,11 +180,41 @@ class Oracle:
         return out
 
 
-def main(data: Path, domain: str) -> None:
+def write_run(oracle: Oracle, tasks: list[dict], domain: str) -> None:
+    simulations = []
+    for index, raw in enumerate(tasks):
+        criteria = raw["evaluation_criteria"]
+        judged = bool(criteria.get("nl_assertions")) and "NL_ASSERTION" in (criteria.get("reward_basis") or [])
+        if index % 5:
+            continue
+        task = Task.model_validate(raw)
+        found = variants(raw)
+        chosen = [found["gold"], found["no_communicate"], found.get("drop_write", found["failing_call"]),
+                  found["max_steps"]]
+        for trial, variant in enumerate(chosen):
+            if judged:
+                reply = JUDGE_REPLIES["judge_all_met" if trial % 2 == 0 else "judge_one_not_met"]
+                oracle.judge_reply = reply(criteria["nl_assertions"])
+            simulations.append(oracle.simulation(task, variant, trial))
+    info = Info(git_commit="v1.0.1", num_trials=4, max_steps=200, max_errors=10,
+                user_info=UserInfo(implementation="user_simulator", llm="gpt-4.1-2025-04-14"),
+                agent_info=AgentInfo(implementation="llm_agent", llm="oracle"),
+                environment_info=EnvironmentInfo(domain_name=domain, policy=""))
+    results = Results(timestamp="", info=info, tasks=[], simulations=simulations)
+    out = OUT.parent / f"tau2_run_{domain}.json.gz"
+    with gzip.GzipFile(out, "wb", mtime=0) as handle:
+        handle.write(results.model_dump_json(indent=2).encode())
+    print(f"{out}: {len(simulations)} simulations")
+
+
+def main(data: Path, domain: str, run_file: bool = False) -> None:
     logger.remove()  # tau2 logs every tool call at DEBUG
     logger.add(sys.stderr, level="WARNING")
     folder = data / "domains" / domain
     oracle = Oracle(domain, (folder / "db.json").read_text())
+    if run_file:
+        write_run(oracle, json.loads((folder / "tasks.json").read_text()), domain)
+        return
     # as JSON text: the document is written with sorted keys, and the schemas' own key order is what the agent sees
     schemas = [json.dumps(tool.openai_schema) for tool in oracle.environment().get_tools()]
     tasks = json.loads((folder / "tasks.json").read_text())
@@ -191,5 +248,6 @@ def main(data: Path, domain: str) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/data/tau2bench/upstream"),
-         sys.argv[2] if len(sys.argv) > 2 else "airline")
+    arguments = [a for a in sys.argv[1:] if a != "--run"]
+    main(Path(arguments[0] if arguments else "../shared/data/tau2bench/upstream"),
+         arguments[1] if len(arguments) > 1 else "airline", "--run" in sys.argv)

@@ -18,6 +18,7 @@ import pytest
 from pytest_toolbench.run.catalog import import_scorer
 
 ORACLE = Path(__file__).parent / "data" / "tau2_oracle_{domain}.json.gz"
+RUN = Path(__file__).parent / "data" / "tau2_run_{domain}.json.gz"
 DOMAINS = ("airline", "retail")
 SUITE = Path(__file__).resolve().parents[1] / "suites" / "tau2bench"
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tau2bench" / "upstream"
@@ -188,6 +189,40 @@ def test_every_tenth_judged_task_asks_and_grades_as_the_official_judge(oracle, m
 @pytest.mark.slow
 def test_every_judged_task_asks_and_grades_as_the_official_judge(oracle, make_env, domain):
     assert _compare_judged(oracle, make_env, domain, 1) == 8 * len(oracle["judged"])
+
+
+@pytest.mark.parametrize("layout", ["json", "dir"])
+def test_a_tau2_run_results_file_replays_to_the_rewards_it_recorded(domain, layout, tmp_path):
+    """A results file as upstream's own ``Results`` model writes it (scripts/make_tau2_oracle.py --run: four trials
+    of every fifth task, each simulation graded by the official evaluator), in the monolithic and the ``dir``
+    storage format: every simulation, mapped to its task and trial, gets the reward and breakdown it recorded."""
+    from pytest_toolbench.contract.suite import Generation
+
+    with gzip.open(str(RUN).format(domain=domain), "rb") as handle:
+        document = json.loads(handle.read())
+    if layout == "json":
+        (tmp_path / "run.json").write_text(json.dumps(document))
+    else:
+        (tmp_path / "simulations").mkdir()
+        for simulation in document["simulations"]:
+            (tmp_path / "simulations" / f"{simulation['id']}.json").write_text(json.dumps(simulation))
+        (tmp_path / "results.json").write_text(json.dumps(dict(document, simulations=[])))
+    suite = import_scorer(str(SUITE), "")
+    outputs = suite.replay_outputs(tmp_path)
+    assert not outputs.problems, outputs.problems
+    cases = _cases(domain)
+    assert len(outputs) == len(document["simulations"]) >= 40
+    judged = 0
+    for simulation in document["simulations"]:
+        key = f"{domain}_{simulation['task_id']}" + (f"[r{simulation['trial']}]" if simulation["trial"] else "")
+        verdict = suite.score(cases[simulation["task_id"]], Generation(text=outputs[key]))
+        recorded = simulation["reward_info"]
+        breakdown = recorded["reward_breakdown"]
+        assert _official(verdict.counts) == (recorded["reward"], breakdown or None), key
+        if "needs_judge" in cases[simulation["task_id"]].keywords and simulation["termination_reason"] == "agent_stop":
+            assert verdict.labels["nl_judge"] == "recorded in the tau2 results file", key
+            judged += 1
+    assert judged >= (0 if domain == "airline" else 12)  # retail: every fifth judged task, three graded trials
 
 
 def test_the_tasks_left_out_of_the_oracle_are_those_graded_by_the_judge(oracle, domain):

@@ -2,7 +2,9 @@
 ``simulations`` (each with ``task_id``, ``trial``, ``messages`` and ``termination_reason``). Each simulation is
 mapped to its task (the case ``<domain>_<task_id>``) and its trial: trial 0 is the case's output, trial K its
 ``--toolbench-repeat`` sample K (``sample_key``), so ``--toolbench-repeat=K`` scores the first K trials of every
-task, one item each. The output keeps ``task_id`` and ``trial``, and the NL-assertion judgments the file recorded
+task, one item each. Both of upstream's storage formats are read: one JSON document holding the ``simulations``, and
+the ``dir`` format (``results.json`` without them, and one file per simulation in the ``simulations/`` folder beside
+it). The output keeps ``task_id`` and ``trial``, and the NL-assertion judgments the file recorded
 (``reward_info.nl_assertions``: upstream's judge's, gpt-4.1 by default) for the tasks graded on them. Read
 tolerantly: a file or simulation that cannot be used is a problem of the run, never a crash."""
 
@@ -46,10 +48,32 @@ def _trajectory(simulation: dict) -> str:
     return json.dumps(trajectory)
 
 
+SIMULATIONS_DIR = "simulations"
+
+
+def _is_simulation_file(file: Path) -> bool:
+    """A file of a ``dir``-format run's ``simulations/`` folder (read with its ``results.json``)."""
+    return file.parent.name == SIMULATIONS_DIR and any(file.parent.parent.glob("*.json"))
+
+
+def _simulations(document: dict, file: Path, outputs: ReplayOutputs) -> list:
+    simulations = document.get("simulations") or []
+    folder = file.parent / SIMULATIONS_DIR
+    if simulations or not folder.is_dir():
+        return simulations
+    for sim_file in sorted(folder.glob("*.json")):
+        try:
+            simulations.append(json.loads(sim_file.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as error:
+            outputs.error(f"not a simulation file ({type(error).__name__}: {error})", sim_file)
+    return simulations
+
+
 def replay_outputs(path: Path) -> ReplayOutputs:
     root = Path(path)
     outputs = ReplayOutputs()
-    files = [root] if root.is_file() else sorted(root.rglob("*.json")) if root.is_dir() else []
+    files = [root] if root.is_file() else sorted(f for f in root.rglob("*.json") if not _is_simulation_file(f)) \
+        if root.is_dir() else []
     if not files:
         outputs.error("no tau2 results file here", root)
         return outputs
@@ -57,8 +81,8 @@ def replay_outputs(path: Path) -> ReplayOutputs:
         try:
             document = json.loads(file.read_text(encoding="utf-8"))
             domain = document["info"]["environment_info"]["domain_name"]
-            simulations = document["simulations"]
-        except (OSError, ValueError, KeyError, TypeError) as error:
+            simulations = _simulations(document, file, outputs)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
             outputs.error(f"not a tau2 results file ({type(error).__name__}: {error})", file)
             continue
         for index, simulation in enumerate(simulations):
