@@ -4,6 +4,7 @@ pass^k per domain with upstream's formula."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -161,3 +162,21 @@ def test_pass_hat_k_stops_at_the_fewest_trials_and_leaves_not_scored_items_out()
     assert sorted(metrics) == ["all pass^1", "all pass^2", "mock pass^1", "mock pass^2"]
     assert math.isclose(metrics["mock pass^2"].value, (1 / 3 + 1) / 2)
     assert metrics["mock pass^2"].incomplete.startswith("1 task(s) not scored")
+
+
+def test_the_summary_adds_the_figures_over_all_samples_with_the_runs_notes():
+    """The core calls a suite's optional ``aggregate_samples`` once over every sample's record (the per-sample
+    figures of ``aggregate`` are averaged), and marks its figures as the others (here: cases without a verdict)."""
+    from pytest_toolbench.contract.suite import NOT_RUN
+    from pytest_toolbench.run.summary import SuiteInput, summarize
+
+    records = [dataclasses.replace(r, order=order)
+               for order, r in enumerate(_records({"a": [1.0, 0.0, 1.0], "b": [1.0, 1.0, 1.0]}))]
+    records += [CaseRecord("tau2bench", "c", "mock", False, NOT_RUN, sample=k, order=99) for k in range(3)]
+    benchmark = scorer("tau2bench")
+    summary = summarize(records, {"tau2bench": SuiteInput(benchmark, "t", {})}, {"repeat": 3})
+    metrics = {m.name: m for m in summary.suites[0].metrics}
+    assert math.isclose(metrics["mock pass^3"].value, 1 / 3) and metrics["mock pass^3"].group == "pass^k"
+    assert math.isclose(metrics["mock pass^2"].value, (1 / 3 + 1 + 0) / 3)
+    assert "not_run" in metrics["mock pass^3"].incomplete
+    assert summary.suites[0].repeat["samples"] == 3
