@@ -34,7 +34,9 @@ With ``--run`` it writes instead ``tests/data/tau2_run_<domain>.json.gz``: a ``t
 own ``Results`` model serialises it (``model_dump_json``, the monolithic format), for every fifth task (and every
 fifth judged one) four trials (gold, no communicate string, a write dropped where there is one, ``max_steps``),
 each simulation with its official ``reward_info`` (a judged task's canned judge reply alternates between all met and
-one not met). The tests replay it through the suite, in both storage formats, and compare each simulation's reward.
+one not met), and beside it ``tau2_run_<domain>_metrics.json``, upstream's ``compute_metrics`` of that run (average
+reward, pass^k). The tests replay it through the suite, in both storage formats, and compare each simulation's
+reward, and the suite's figures with upstream's.
 
 Only calls, results, hashes, prompts and rewards are stored, never upstream data (the run file holds no tasks).
 """
@@ -59,6 +61,7 @@ from tau2.environment.environment import EnvironmentInfo
 from tau2.evaluator import evaluator as official_evaluator
 from tau2.evaluator import evaluator_nl_assertions
 from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
+from tau2.metrics.agent_metrics import compute_metrics
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "tau2_oracle_{domain}.json.gz"
 WRITES = {"book_reservation", "cancel_reservation", "send_certificate", "update_reservation_baggages",
@@ -204,7 +207,13 @@ def write_run(oracle: Oracle, tasks: list[dict], domain: str) -> None:
     out = OUT.parent / f"tau2_run_{domain}.json.gz"
     with gzip.GzipFile(out, "wb", mtime=0) as handle:
         handle.write(results.model_dump_json(indent=2).encode())
-    print(f"{out}: {len(simulations)} simulations")
+    # upstream's figures of the run (metrics/agent_metrics.py), which need the tasks (kept out of the file)
+    results.tasks = [Task.model_validate(raw) for raw in tasks]
+    metrics = compute_metrics(results)
+    figures = {"avg_reward": metrics.avg_reward, "pass_hat_ks": {str(k): v for k, v in metrics.pass_hat_ks.items()},
+               "total_simulations": metrics.total_simulations, "total_tasks": metrics.total_tasks}
+    (OUT.parent / f"tau2_run_{domain}_metrics.json").write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n")
+    print(f"{out}: {len(simulations)} simulations; upstream's metrics {figures}")
 
 
 def main(data: Path, domain: str, run_file: bool = False) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -196,7 +197,7 @@ def test_a_tau2_run_results_file_replays_to_the_rewards_it_recorded(domain, layo
     """A results file as upstream's own ``Results`` model writes it (scripts/make_tau2_oracle.py --run: four trials
     of every fifth task, each simulation graded by the official evaluator), in the monolithic and the ``dir``
     storage format: every simulation, mapped to its task and trial, gets the reward and breakdown it recorded."""
-    from pytest_toolbench.contract.suite import Generation
+    from pytest_toolbench.contract.suite import CaseRecord, Generation
 
     with gzip.open(str(RUN).format(domain=domain), "rb") as handle:
         document = json.loads(handle.read())
@@ -212,7 +213,7 @@ def test_a_tau2_run_results_file_replays_to_the_rewards_it_recorded(domain, layo
     assert not outputs.problems, outputs.problems
     cases = _cases(domain)
     assert len(outputs) == len(document["simulations"]) >= 40
-    judged = 0
+    judged, records = 0, []
     for simulation in document["simulations"]:
         key = f"{domain}_{simulation['task_id']}" + (f"[r{simulation['trial']}]" if simulation["trial"] else "")
         verdict = suite.score(cases[simulation["task_id"]], Generation(text=outputs[key]))
@@ -222,7 +223,19 @@ def test_a_tau2_run_results_file_replays_to_the_rewards_it_recorded(domain, layo
         if "needs_judge" in cases[simulation["task_id"]].keywords and simulation["termination_reason"] == "agent_stop":
             assert verdict.labels["nl_judge"] == "recorded in the tau2 results file", key
             judged += 1
+        records.append(CaseRecord("tau2bench", key.split("[")[0], domain, verdict.passed, verdict.error_type,
+                                  counts=verdict.counts, sample=simulation["trial"]))
     assert judged >= (0 if domain == "airline" else 12)  # retail: every fifth judged task, three graded trials
+    # the suite's figures of the run are upstream's compute_metrics of it (average reward, pass^k)
+    official = json.loads(Path(str(RUN).replace(".json.gz", "_metrics.json").format(domain=domain)).read_text())
+    aggregation = import_scorer(str(SUITE), "aggregation")
+    ours = {m.name: m.value for m in aggregation.aggregate_samples(records)}
+    per_trial = [aggregation.aggregate([r for r in records if r.sample == k])[0] for k in range(4)]
+    assert {m.name for m in per_trial} == {"average reward"}  # the core averages each trial's figure
+    assert math.isclose(sum(m.value for m in per_trial) / 4, official["avg_reward"])
+    assert math.isclose(ours[f"{domain} pass^1"], official["avg_reward"])
+    assert {k: ours[f"{domain} pass^{k}"] for k in official["pass_hat_ks"]} == \
+        pytest.approx(official["pass_hat_ks"], abs=1e-12)
 
 
 def test_the_tasks_left_out_of_the_oracle_are_those_graded_by_the_judge(oracle, domain):

@@ -321,9 +321,10 @@ def summarize(records: Iterable[CaseRecord], suites: Mapping[str, SuiteInput], h
             metrics = mean_over_samples([figures(by_sample[k]) for k in sorted(by_sample)])
             over_samples = getattr(benchmark, "aggregate_samples", None)  # figures over all samples (τ²'s pass^k)
             if callable(over_samples):
+                first = by_sample[min(by_sample)]  # the scope counts cases, not samples
                 extra = with_not_scored_reason(with_scope(with_not_run(
                     [no_value_without_cases(m) for m in over_samples(results)], results),
-                    results, available_cases, available_by_category), results)
+                    first, available_cases, available_by_category), results)
             repeat = repeat_figures(results, int(header.get("repeat") or max(by_sample) + 1))
         else:
             metrics = figures(results)
