@@ -180,3 +180,28 @@ def test_the_summary_adds_the_figures_over_all_samples_with_the_runs_notes():
     assert math.isclose(metrics["mock pass^2"].value, (1 / 3 + 1 + 0) / 3)
     assert "not_run" in metrics["mock pass^3"].incomplete
     assert summary.suites[0].repeat["samples"] == 3
+
+
+def test_the_judges_request_goes_where_the_simulated_users_turns_go():
+    """With --toolbench-user-model the judge's request reaches that model (upstream's judge is its user's model);
+    the agent's requests stay with the model under test."""
+    from types import SimpleNamespace
+
+    from pytest_toolbench.backends.user_simulator import UserSimulatorRouter
+
+    class Fake:
+        def __init__(self, name):
+            self.name, self.seen = name, []
+            self.capabilities = SimpleNamespace(cacheable=True)
+
+        def generate(self, tasks, on_chunk=None, on_progress=None):
+            self.seen += [task.request.simulates for task in tasks]
+            return [Generation(text=self.name) for _ in tasks]
+
+    judge = scorer("tau2bench", "judge")
+    case = _judged_case()
+    model, user = Fake("model"), Fake("user")
+    router = UserSimulatorRouter(model, user)
+    tasks = [Task(case, judge.judge_request(case.payload["task"], [])), Task(case, Request(messages=()))]
+    assert [g.text for g in router.generate(tasks)] == ["user", "model"]
+    assert (user.seen, model.seen) == (["judge"], [None])
