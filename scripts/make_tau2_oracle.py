@@ -139,10 +139,10 @@ class Oracle:
             tool_call = ToolCall(id=f"call_{index}", name=call["name"], arguments=call["arguments"],
                                  requestor=call["requestor"])
             response = env.get_response(tool_call)
-            messages.append(AssistantMessage(role="assistant", content=None, tool_calls=[tool_call]))
+            messages.append(AssistantMessage(role="assistant", content=None, tool_calls=[tool_call], timestamp=""))
             messages.append(ToolMessage(id=tool_call.id, role="tool", content=response.content,
-                                        requestor=call["requestor"], error=response.error))
-        messages.append(AssistantMessage(role="assistant", content=variant["say"]))
+                                        requestor=call["requestor"], error=response.error, timestamp=""))
+        messages.append(AssistantMessage(role="assistant", content=variant["say"], timestamp=""))  # reproducible
         simulation = SimulationRun(id=f"{task.id}-{trial}", task_id=task.id, trial=trial, start_time="",
                                    end_time="", duration=0.0,
                                    termination_reason=TerminationReason(variant["termination"]),
