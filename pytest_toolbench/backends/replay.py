@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from ..contract.errors import MissingOutput, UsageProblem
-from ..contract.replay_files import Problem, ReplayOutputs, plural
+from ..contract.replay_files import Problem, ReplayOutputs, case_of_key, plural, sample_key
 from ..contract.safe_values import safe_text
 from ..contract.suite import Backend, BackendCapabilities, Case, Generation, Task
 from ..prompting import prompt_format, rows
@@ -69,7 +69,9 @@ def _replay_mode_help() -> str:
 
 class ReplayKind(BackendKind):
     name = "replay"
-    samples = False
+    # a results file may hold several trials per case (τ²-bench's ``tau2 run``): --toolbench-repeat=K scores the
+    # first K (``sample_key``); a sample the files do not hold is a missing output, never a copy of sample 0
+    samples = True
     reports_selection = True
     options_type = ReplayOptions
     option_specs = (
@@ -252,7 +254,7 @@ class ReplayBackend:
             return []
         by_file: dict[str, list[str]] = defaultdict(list)
         for case_id in list(outputs) + list(outputs.unreadable):
-            if case_id not in known:
+            if case_of_key(case_id) not in known:
                 by_file[outputs.origins.get(case_id, (str(self.path), None))[0]].append(case_id)
         problems = []
         for file, ids in sorted(by_file.items()):
@@ -296,7 +298,8 @@ class ReplayBackend:
         answers = []
         for task in tasks:
             outputs = self.load(task.case.suite)
-            case_id = task.case.case_id
+            sample = getattr(task.request, "sample", 0) or 0
+            case_id = sample_key(task.case.case_id, sample)
             if case_id in outputs:
                 saved = outputs[case_id]
                 # a reader keeps structured calls (a native-mode result file) as a Generation, else the text
@@ -308,7 +311,9 @@ class ReplayBackend:
                 raise MissingOutput(f"no saved output for {task.case.suite} case {case_id!r}: "
                                     f"{outputs.left_out[case_id]}", in_denominators=False)
             else:
-                raise MissingOutput(f"no saved output for {task.case.suite} case {case_id!r} in {self.path}")
+                which = f" (sample {sample})" if sample else ""
+                raise MissingOutput(f"no saved output for {task.case.suite} case {task.case.case_id!r}{which} in "
+                                    f"{self.path}")
         return answers
 
     def close(self) -> None:

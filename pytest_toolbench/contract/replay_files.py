@@ -33,6 +33,23 @@ WARNING = "warning"
 #: Bad lines reported one by one per file; the rest are counted in one closing line.
 MAX_LINE_PROBLEMS = 20
 
+#: The key of a case's ``--toolbench-repeat`` sample ``K`` (K >= 1) in :class:`ReplayOutputs`: the case id and ``[rK]``,
+#: as the sample's item is named; sample 0 is the case id itself (a results file that holds several trials per case,
+#: τ²-bench's, maps trial K to it).
+SAMPLE_KEY = re.compile(r"^(?P<case_id>.*)\[r(?P<sample>[1-9][0-9]*)\]$")
+
+
+def sample_key(case_id: str, sample: int | None) -> str:
+    """The key of ``case_id``'s ``sample``-th saved output (its plain id for sample 0 or None)."""
+    return case_id if not sample else f"{case_id}[r{sample}]"
+
+
+def case_of_key(key: str) -> str:
+    """The case id a key of :class:`ReplayOutputs` belongs to (``sample_key``'s inverse)."""
+    match = SAMPLE_KEY.match(key)
+    return match.group("case_id") if match else key
+
+
 #: ``case_of(position, raw text)``: the case a bad record belongs to, when it can be told (else None).
 CaseOf = Callable[[int, str], "str | None"]
 

@@ -123,8 +123,8 @@ class Request:
     messages: Sequence[Mapping[str, Any]]
     tools: Sequence[Mapping[str, Any]] | None = None
     max_tokens: int | None = None
-    #: None when the model under test answers; "user" for a simulated user's turn in an interactive benchmark,
-    #: which ``--toolbench-user-model`` routes to a separate endpoint (else the run's own model plays the user).
+    #: None when the model under test answers; "user" for a simulated user's turn ("judge": an LLM judge's request),
+    #: which ``--toolbench-user-model`` routes to a separate endpoint (else the run's own model plays the role).
     simulates: str | None = None
     #: What a model answering natively (``--toolbench-mode native``, ``tools=``) is sent instead of ``messages``, for
     #: a benchmark whose native protocol differs from its prompting one (BFCL's FC handlers send no prompting system

@@ -127,7 +127,7 @@ def run_case(case: Case, suite: Any, answer: Callable[[Task], Generation], max_t
         if backend is not None and not backend.capabilities.reads_requests:
             # gold and replay answer by case; rendering the prompt for them would be wasted work (it is most of
             # the time of a replay run)
-            return answer(Task(case, UNRENDERED, 0))
+            return answer(Task(case, dataclasses.replace(UNRENDERED, sample=sample) if sample else UNRENDERED, 0))
         request = finalize_request(benchmark.build_request(case), limit, max_tokens, sample)
         return answer(Task(case, request, 0))
     conversation = benchmark.conversation(case)

@@ -302,14 +302,24 @@ def summarize(records: Iterable[CaseRecord], suites: Mapping[str, SuiteInput], h
             if r.sample is not None:
                 by_sample[r.sample].append(r)
         repeat = None
+        extra: list[Metric] = []  # the suite's figures over all samples at once, never per-sample estimates
         if by_sample:
             metrics = mean_over_samples([figures(by_sample[k]) for k in sorted(by_sample)])
+            over_samples = getattr(benchmark, "aggregate_samples", None)  # figures over all samples (τ²'s pass^k)
+            if callable(over_samples):
+                first = by_sample[min(by_sample)]  # the scope counts cases, not samples
+                extra = with_not_scored_reason(with_scope(with_not_run(
+                    [no_value_without_cases(m) for m in over_samples(results)], results),
+                    first, available_cases, available_by_category), results)
             repeat = repeat_figures(results, int(header.get("repeat") or max(by_sample) + 1))
         else:
             metrics = figures(results)
         design = ran_design(available.design, results) if available is not None and available.design else None
         if design is not None:
             metrics = with_estimates(metrics, results, design, benchmark.aggregate, bool(by_sample))
+            extra = [dataclasses.replace(m, scope=f"over the {design.note().replace('estimated from ', '')}: "
+                                                  "not an estimate of the full benchmark") for m in extra]
+        metrics = metrics + extra
         if header.get("limit"):  # --toolbench-limit: say on every figure that it estimates nothing
             note = (f"first {header['limit']} per category (--toolbench-limit): does NOT estimate the full "
                     "benchmark")

@@ -14,8 +14,9 @@ from pytest_toolbench.contract.suite import FORMAT_ERROR, NOT_SCORED, Case, Gene
 
 from .conversation_cost import transcript_cost
 from .decoding import NotATrajectory, decode_trajectory
-from .evaluation import NeedsJudge, evaluate
+from .evaluation import GRADED_TERMINATIONS, NeedsJudge, evaluate, needs_judge
 from .gold import make_env_for
+from .judge import JudgeError, recorded_checks
 from .toolkit import Table
 
 
@@ -50,11 +51,20 @@ def score(case: Case, generation: Generation) -> Verdict:
         messages, termination = decode_trajectory(generation.recorded())
     except NotATrajectory as error:
         return Verdict(False, FORMAT_ERROR, f"not a τ²-bench trajectory: {error}", counts={"reward": 0.0})
+    judgments = _judgments(generation.recorded())
+    labels = {"termination_reason": termination}
     try:
-        info = evaluate(make_env_for(case), task, messages, termination)
+        checks = None
+        if judgments is not None and needs_judge(task) and termination in GRADED_TERMINATIONS:
+            checks = recorded_checks(judgments)
+            labels["nl_judge"] = str(judgments.get("judge"))
+        info = evaluate(make_env_for(case), task, messages, termination, nl_checks=checks)
     except NeedsJudge as error:
-        return Verdict(False, NOT_SCORED, f"{error}: not scored without a judge",
+        return Verdict(False, NOT_SCORED, f"{error}: not scored without a judge", labels=labels,
                        counts=transcript_cost(generation.recorded()))
+    except JudgeError as error:
+        return Verdict(False, NOT_SCORED, f"the NL-assertion judge's reply cannot be read ({error}): not scored",
+                       labels=labels, counts=transcript_cost(generation.recorded()))
     except (ValueError, AssertionError, TypeError, KeyError, AttributeError) as error:
         # the trajectory cannot be replayed (upstream raises too): malformed calls, results that differ
         return Verdict(False, "replay_error", f"the trajectory cannot be replayed: {error}", counts={"reward": 0.0})
@@ -67,8 +77,10 @@ def score(case: Case, generation: Generation) -> Verdict:
     counts = {"reward": reward, **transcript_cost(generation.recorded())}
     for part, value in breakdown.items():
         counts[f"reward_{part.lower()}"] = value
+    if info.get("nl_assertions") is not None:
+        details["nl_assertions"] = info["nl_assertions"]
     if reward == 1.0:
-        return Verdict(True, counts=counts, details=details)
+        return Verdict(True, counts=counts, labels=labels, details=details)
     why = []
     if info.get("reward_breakdown") is None:
         why.append(info.get("note", "reward 0"))
@@ -83,9 +95,21 @@ def score(case: Case, generation: Generation) -> Verdict:
         why.append("ACTION: gold actions not taken: " + "; ".join(
             f"{c['action']['name']}({json.dumps(c['action'].get('arguments'))})"
             for c in info["action_checks"] if not c["action_match"]))
+    if breakdown.get("NL_ASSERTION") == 0.0:
+        why.append("NL_ASSERTION: not met, as the judge says: " + "; ".join(
+            f"{c['nl_assertion']!r} ({c.get('justification')})" for c in info["nl_assertions"] if not c["met"]))
     if breakdown.get("COMMUNICATE") == 0.0:
         why.append("COMMUNICATE: not said by the agent: " + "; ".join(
             repr(c["info"]) for c in info["communicate_checks"] if not c["met"]))
     failed = [part for part, value in breakdown.items() if value != 1.0] or ["termination"]
     return Verdict(False, "reward_" + "_".join(p.lower() for p in failed), "\n".join(why), counts=counts,
-                   details=details)
+                   labels=labels, details=details)
+
+
+def _judgments(text: str) -> Mapping[str, Any] | None:
+    """The trajectory's ``nl_judgments`` (the judge's reply, or checks a results file recorded), or None."""
+    try:
+        found = json.loads(text).get("nl_judgments")
+    except (ValueError, AttributeError):
+        return None
+    return found if isinstance(found, Mapping) else None

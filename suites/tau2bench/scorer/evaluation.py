@@ -8,9 +8,9 @@ environment, action and communicate evaluators compute it (1.0.1; read there, wr
   the task run on the predicted environment. ACTION: every gold action matched by some tool call of the trajectory
   (name, and the arguments in ``compare_args``, or all of the call's). COMMUNICATE: every string found,
   case-insensitively, in an assistant message with commas removed.
-- The reward is the product over the task's ``reward_basis``. NL_ASSERTION needs an LLM judge: a task whose
-  ``nl_assertions`` are empty gets 1 for it (as upstream); one with assertions cannot be graded here
-  (:class:`NeedsJudge`).
+- The reward is the product over the task's ``reward_basis``. NL_ASSERTION needs an LLM judge (``judge``): a task
+  whose ``nl_assertions`` are empty gets 1 for it (as upstream, which calls no judge then); one with assertions is
+  graded on the judge's checks handed in (``nl_checks``), and without them cannot be graded (:class:`NeedsJudge`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 from .environment import Environment
+from .judge import nl_reward
 
 GRADED_TERMINATIONS = ("agent_stop", "user_stop")
 #: ``EvaluationCriteria.reward_basis`` when a task leaves it out (upstream's default, the original τ-bench's).
@@ -125,9 +126,11 @@ def communicate_reward(task: Mapping[str, Any], messages: Sequence[Mapping]) -> 
 
 
 def evaluate(make_env: Callable[..., Environment], task: Mapping[str, Any], messages: Sequence[Mapping],
-             termination_reason: str, solo_mode: bool = False) -> dict[str, Any]:
+             termination_reason: str, solo_mode: bool = False,
+             nl_checks: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """Upstream's ``RewardInfo`` for one simulation, as a dict: ``reward``, ``reward_basis``, ``reward_breakdown``
-    and each part's checks. Raises :class:`NeedsJudge` for a task graded on NL assertions it has."""
+    and each part's checks. ``nl_checks``: the judge's checks (``judge.parse_reply``); raises :class:`NeedsJudge`
+    for a task graded on NL assertions it has when none are given."""
     if termination_reason not in GRADED_TERMINATIONS:
         return {"reward": 0.0, "reward_basis": None, "reward_breakdown": None,
                 "note": f"Simulation terminated prematurely. Termination reason: {termination_reason}"}
@@ -135,8 +138,9 @@ def evaluate(make_env: Callable[..., Environment], task: Mapping[str, Any], mess
     if criteria is None:
         return {"reward": 1.0, "reward_basis": None, "reward_breakdown": None, "note": "No evaluation criteria"}
     basis = reward_basis(task)
-    if needs_judge(task):
+    if needs_judge(task) and nl_checks is None:
         raise NeedsJudge(f"task {task.get('id')} is graded on NL assertions, which need an LLM judge")
+    nl = nl_reward(nl_checks if needs_judge(task) else [])  # no assertions: upstream calls no judge, 1
     env = env_reward(make_env, task, messages, solo_mode)
     action = action_reward(task, messages)
     communicate = communicate_reward(task, messages)
@@ -148,12 +152,14 @@ def evaluate(make_env: Callable[..., Environment], task: Mapping[str, Any], mess
         breakdown.update(action["breakdown"])
         reward *= action["reward"]
     if "NL_ASSERTION" in basis:
-        breakdown["NL_ASSERTION"] = 1.0  # no assertions: upstream's judge is not called and gives 1
+        breakdown.update(nl["breakdown"])
+        reward *= nl["reward"]
     if "COMMUNICATE" in basis:
         breakdown.update(communicate["breakdown"])
         reward *= communicate["reward"]
     return {"reward": reward, "reward_basis": basis, "reward_breakdown": breakdown,
             "db_check": env.get("db_check"), "env_assertions": env.get("env_assertions", []),
             "action_checks": action["action_checks"], "communicate_checks": communicate["communicate_checks"],
+            "nl_assertions": nl["nl_assertions"] if "NL_ASSERTION" in basis else None,
             "skipped_gold_actions": env.get("skipped_gold_actions", []),
             "gold_env": env.get("gold_env"), "predicted_env": env.get("predicted_env")}

@@ -1,13 +1,19 @@
 """Reading ``tau2 run`` results files: a JSON document with ``info.environment_info.domain_name`` and
-``simulations`` (each with ``task_id``, ``trial``, ``messages`` and ``termination_reason``). The first trial of each
-task is scored (one item per task until trials are supported); read tolerantly."""
+``simulations`` (each with ``task_id``, ``trial``, ``messages`` and ``termination_reason``). Each simulation is
+mapped to its task (the case ``<domain>_<task_id>``) and its trial: trial 0 is the case's output, trial K its
+``--toolbench-repeat`` sample K (``sample_key``), so ``--toolbench-repeat=K`` scores the first K trials of every
+task, one item each. Both of upstream's storage formats are read: one JSON document holding the ``simulations``, and
+the ``dir`` format (``results.json`` without them, and one file per simulation in the ``simulations/`` folder beside
+it). The output keeps ``task_id`` and ``trial``, and the NL-assertion judgments the file recorded
+(``reward_info.nl_assertions``: upstream's judge's, gpt-4.1 by default) for the tasks graded on them. Read
+tolerantly: a file or simulation that cannot be used is a problem of the run, never a crash."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from pytest_toolbench.contract.replay_files import ReplayOutputs
+from pytest_toolbench.contract.replay_files import ReplayOutputs, sample_key
 
 from .loading import case_id_for
 
@@ -23,10 +29,51 @@ def _message(message: dict) -> dict:
     return out
 
 
+def _recorded_judgments(simulation: dict) -> list[dict] | None:
+    """The NL-assertion checks of the simulation's ``reward_info`` (None when it recorded none)."""
+    checks = (simulation.get("reward_info") or {}).get("nl_assertions")
+    if not isinstance(checks, list):
+        return None
+    return [{"nl_assertion": c.get("nl_assertion"), "met": c.get("met"), "justification": c.get("justification")}
+            for c in checks if isinstance(c, dict)]
+
+
+def _trajectory(simulation: dict) -> str:
+    trajectory = {"task_id": simulation["task_id"], "trial": simulation.get("trial") or 0,
+                  "termination_reason": simulation.get("termination_reason"),
+                  "messages": [_message(m) for m in simulation.get("messages") or []]}
+    judgments = _recorded_judgments(simulation)
+    if judgments is not None:
+        trajectory["nl_judgments"] = {"judge": "recorded in the tau2 results file", "checks": judgments}
+    return json.dumps(trajectory)
+
+
+SIMULATIONS_DIR = "simulations"
+
+
+def _is_simulation_file(file: Path) -> bool:
+    """A file of a ``dir``-format run's ``simulations/`` folder (read with its ``results.json``)."""
+    return file.parent.name == SIMULATIONS_DIR and any(file.parent.parent.glob("*.json"))
+
+
+def _simulations(document: dict, file: Path, outputs: ReplayOutputs) -> list:
+    simulations = document.get("simulations") or []
+    folder = file.parent / SIMULATIONS_DIR
+    if simulations or not folder.is_dir():
+        return simulations
+    for sim_file in sorted(folder.glob("*.json")):
+        try:
+            simulations.append(json.loads(sim_file.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as error:
+            outputs.error(f"not a simulation file ({type(error).__name__}: {error})", sim_file)
+    return simulations
+
+
 def replay_outputs(path: Path) -> ReplayOutputs:
     root = Path(path)
     outputs = ReplayOutputs()
-    files = [root] if root.is_file() else sorted(root.rglob("*.json")) if root.is_dir() else []
+    files = [root] if root.is_file() else sorted(f for f in root.rglob("*.json") if not _is_simulation_file(f)) \
+        if root.is_dir() else []
     if not files:
         outputs.error("no tau2 results file here", root)
         return outputs
@@ -34,19 +81,18 @@ def replay_outputs(path: Path) -> ReplayOutputs:
         try:
             document = json.loads(file.read_text(encoding="utf-8"))
             domain = document["info"]["environment_info"]["domain_name"]
-            simulations = document["simulations"]
-        except (OSError, ValueError, KeyError, TypeError) as error:
+            simulations = _simulations(document, file, outputs)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
             outputs.error(f"not a tau2 results file ({type(error).__name__}: {error})", file)
             continue
-        for simulation in simulations:
+        for index, simulation in enumerate(simulations):
             try:
+                trial = simulation.get("trial") or 0
+                if not isinstance(trial, int) or trial < 0:
+                    raise TypeError(f"trial {trial!r} is not a whole number")
                 case_id = case_id_for(domain, str(simulation["task_id"]))
-                if simulation.get("trial", 0) not in (0, None) or case_id in outputs:
-                    continue
-                outputs[case_id] = json.dumps({
-                    "task_id": simulation["task_id"], "trial": simulation.get("trial", 0),
-                    "termination_reason": simulation.get("termination_reason"),
-                    "messages": [_message(m) for m in simulation.get("messages") or []]})
+                outputs.add(sample_key(case_id, trial), _trajectory(simulation), file, None)
             except (KeyError, TypeError, AttributeError) as error:
-                outputs.error(f"unusable simulation ({type(error).__name__}: {error})", file)
+                outputs.error(f"simulation {index}: unusable ({type(error).__name__}: {error})", file)
+        outputs.finish_file(file)
     return outputs
