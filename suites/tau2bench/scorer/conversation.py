@@ -28,13 +28,12 @@ answers (the agent: the model under test; the user: ``simulates="user"``, the sa
   has none).
 
 The transcript is the trajectory the grading reads (``{"task_id", "termination_reason", "messages"}``) with
-``conversation``: the cost (requests and tokens per role, the steps, the errors, the wall seconds the conversation
-was live). Tool-call ids are ``call_<step>_<n>`` (deterministic, so a conversation's requests hit the cache).
+``conversation``: the cost (requests and tokens per role, the steps, the errors; no clock time, so the same answers
+give the same transcript byte for byte, serial or ``-n 2``, fresh or from the cache). Tool-call ids are ``call_<step>_<n>`` (deterministic, so a conversation's requests hit the cache).
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any, Iterator, Mapping
 
 from pytest_toolbench.contract.suite import Case, Generation, Request
@@ -221,9 +220,9 @@ class Simulation:
         if self.errors >= self.max_errors:
             self.done, self.termination = True, "too_many_errors"
 
-    def transcript(self, seconds: float) -> dict[str, Any]:
+    def transcript(self) -> dict[str, Any]:
         conversation = {"agent": self.cost[AGENT], "user": self.cost[USER], "steps": self.steps,
-                        "tool_errors": self.errors, "seconds": round(seconds, 3),
+                        "tool_errors": self.errors,
                         "max_steps": self.max_steps, "max_errors": self.max_errors}
         if self.error:
             conversation["error"] = self.error
@@ -233,7 +232,6 @@ class Simulation:
 
 def simulate(case: Case, env: Environment | None = None) -> Iterator[Request]:
     """The conversation generator of one task: yields each turn's request, returns the transcript."""
-    started = time.perf_counter()
     simulation = Simulation(case, env)
     simulation.initialize()
     while not simulation.done:
@@ -244,4 +242,4 @@ def simulate(case: Case, env: Environment | None = None) -> Iterator[Request]:
             simulation.error = str(error)
             break
         simulation.check_termination()
-    return simulation.transcript(time.perf_counter() - started)
+    return simulation.transcript()
