@@ -103,3 +103,9 @@ def test_no_judge_for_an_ungraded_termination_nor_for_a_task_without_assertions(
     transcript, requests = _created(empty, [])
     assert "nl_judgments" not in transcript
     assert scorer("tau2bench").score(empty, Generation(text=json.dumps(transcript))).passed
+
+
+def test_the_run_header_says_which_tasks_ask_the_judge_and_that_upstreams_is_gpt_4_1():
+    context = _cases()["mock_create_task_1"].context
+    note = scorer("tau2bench").run_info(context)["tau2bench judge"]
+    assert "retail: 40" in note and "gpt-4.1-2025-04-14 at temperature 0.0" in note and "user_stop" in note
