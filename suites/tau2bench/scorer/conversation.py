@@ -36,7 +36,8 @@ answers (the agent: the model under test; the user: ``simulates="user"``, the sa
 
 The transcript is the trajectory the grading reads (``{"task_id", "termination_reason", "messages"}``) with
 ``conversation``: the cost (requests and tokens per role, the steps, the errors; no clock time, so the same answers
-give the same transcript byte for byte, serial or ``-n 2``, fresh or from the cache). Tool-call ids are ``call_<step>_<n>`` (deterministic, so a conversation's requests hit the cache).
+give the same transcript byte for byte, serial or ``-n 2``, fresh or from the cache). Tool-call ids are
+``call_<step>_<n>`` (deterministic, so a conversation's requests hit the cache).
 """
 
 from __future__ import annotations
