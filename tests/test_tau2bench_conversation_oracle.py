@@ -8,7 +8,8 @@ phone with their results back to the user and the device synced after each call,
 user calls in one message, a transfer; the agent's policy is the main policy and the tech-support manual).
 Tool-call ids are compared by order of appearance (upstream keeps the model's ids; the suite numbers them). Each
 script is played in both modes: native (the replies' calls parsed by the backend) and prompt (the replies as text,
-Hermes ``<tool_call>`` blocks read by the suite); the requests compared are the ones a native-mode backend sends (upstream's)."""
+Hermes ``<tool_call>`` blocks read by the suite); the requests compared are the ones a native-mode backend sends
+(upstream's)."""
 
 from __future__ import annotations
 
