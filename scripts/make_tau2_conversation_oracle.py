@@ -1,6 +1,6 @@
 """Freeze upstream tau2-bench 1.0.1's own simulation of scripted conversations as test data
 (tests/data/tau2_conversation_oracle.json.gz): the requests its agent and user simulator send, the trajectory and the
-termination reason, for scripts that reach every stop condition.
+termination reason, for scripts that reach every stop condition, and telecom's user tools over the phone.
 
 Run in the oracle venv (Python 3.12, the tau2 1.0.1 source on the path; never a dependency of this project):
 
@@ -52,6 +52,7 @@ def call(name, **arguments):
     return {"calls": [{"name": name, "arguments": arguments}]}
 
 
+TELECOM_TASK = "[mobile_data_issue]airplane_mode_on|user_abroad_roaming_enabled_off[PERSONA:None]"
 #: (name, domain, task id, max_steps, max_errors, agent replies, user replies)
 SCENARIOS = [
     ("stop", "mock", "create_task_1", 200, 10,
@@ -90,6 +91,21 @@ SCENARIOS = [
     ("retail", "retail", "0", 200, 10,
      [call("find_user_id_by_name_zip", first_name="Yusuf", last_name="Rossi", zip="19122"), text("Found you.")],
      [text("I'm Yusuf Rossi, zip 19122."), text("Bye ###STOP###")]),
+    # telecom: the user's tools over the phone (results back to the user, the device synced after each call), the
+    # agent's tools over the customer database, initialization actions on both sides, the manual policy
+    ("telecom_user_and_agent_tools", "telecom", TELECOM_TASK, 200, 10,
+     [call("get_customer_by_phone", phone_number="555-123-2002"), text("Please turn roaming on on your phone."),
+      text("Anything else?")],
+     [call("check_status_bar"), text("My mobile data does not work. I am John Smith, 555-123-2002."),
+      call("toggle_roaming"), call("run_speed_test"), text("It works now, thanks. ###STOP###")]),
+    ("telecom_two_user_calls_and_an_error", "telecom", TELECOM_TASK, 200, 10,
+     [call("enable_roaming", customer_id="C9999", line_id="L1002"), text("Could you check your SIM?")],
+     [text("No data abroad."), {"calls": [{"name": "check_sim_status", "arguments": {}},
+                                          {"name": "set_network_mode_preference", "arguments": {"mode": "bad"}}]},
+      text("Bye ###STOP###")]),
+    ("telecom_transfer", "telecom", TELECOM_TASK, 200, 10,
+     [call("transfer_to_human_agents", summary="roaming issue abroad"), text("YOU ARE BEING TRANSFERRED.")],
+     [text("Help me with data abroad."), text("###TRANSFER###")]),
 ]
 
 

@@ -3,10 +3,13 @@
 ``tests/data/tau2_conversation_oracle.json.gz``): every request each role sends (messages; system prompts and tool
 lists by sha256), the trajectory and the termination reason, for scripts reaching each stop condition (the user's
 three tokens, max steps, a stop on the last step, too many errors), two calls in one message, the user's own tools,
-a message history, text beside a call, and airline's and retail's prompts. Tool-call ids are compared by order of
-appearance (upstream keeps the model's ids; the suite numbers them). Each script is played in both modes: native
-(the replies' calls parsed by the backend) and prompt (the replies as text, Hermes ``<tool_call>`` blocks read by
-the suite); the requests compared are the ones a native-mode backend sends (upstream's)."""
+a message history, text beside a call, airline's and retail's prompts, and telecom (the user's tools over the
+phone with their results back to the user and the device synced after each call, the agent's tools, an error, two
+user calls in one message, a transfer; the agent's policy is the main policy and the tech-support manual).
+Tool-call ids are compared by order of appearance (upstream keeps the model's ids; the suite numbers them). Each
+script is played in both modes: native (the replies' calls parsed by the backend) and prompt (the replies as text,
+Hermes ``<tool_call>`` blocks read by the suite); the requests compared are the ones a native-mode backend sends
+(upstream's)."""
 
 from __future__ import annotations
 

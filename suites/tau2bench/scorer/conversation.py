@@ -27,14 +27,21 @@ answers (the agent: the model under test; the user: ``simulates="user"``, the sa
   same, so it ends here at once with that reason (reward 0), keeping the messages so far (upstream's record then
   has none).
 
+- **The judge** (:mod:`.judge`): a simulation that ended ``user_stop`` (or ``agent_stop``) for a task graded on NL
+  assertions (NL_ASSERTION in its reward basis, assertions not empty: the 40 retail tasks) gets one more request, the
+  judge's (upstream's prompt over the whole trajectory; ``simulates="judge"``, routed as the user's turns), as
+  upstream's ``evaluate_simulation`` calls it at the simulation's end; its reply goes into the transcript as
+  ``nl_judgments`` and the scorer reads it (met, not met, or not scored when it cannot be read). Other terminations
+  get no judge: upstream rewards them 0 without evaluating.
+
 The transcript is the trajectory the grading reads (``{"task_id", "termination_reason", "messages"}``) with
-``conversation``: the cost (requests and tokens per role, the steps, the errors, the wall seconds the conversation
-was live). Tool-call ids are ``call_<step>_<n>`` (deterministic, so a conversation's requests hit the cache).
+``conversation``: the cost (requests and tokens per role, the steps, the errors; no clock time, so the same answers
+give the same transcript byte for byte, serial or ``-n 2``, fresh or from the cache). Tool-call ids are
+``call_<step>_<n>`` (deterministic, so a conversation's requests hit the cache).
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any, Iterator, Mapping
 
 from pytest_toolbench.contract.suite import Case, Generation, Request
@@ -44,7 +51,9 @@ from .conversation_messages import (ReplyError, agent_view, has_content, is_agen
 from .conversation_prompts import GREETING, USER_STOP_TOKENS, agent_system_prompt, user_system_prompt
 from .conversation_text import text_messages
 from .environment import Environment
+from .evaluation import GRADED_TERMINATIONS, needs_judge
 from .gold import make_env_for
+from .judge import judge_step
 
 AGENT, USER, ENV = "agent", "user", "env"
 #: upstream's ``tau2 run`` defaults (``config.py``): ``DEFAULT_MAX_STEPS``, ``DEFAULT_MAX_ERRORS``
@@ -221,9 +230,9 @@ class Simulation:
         if self.errors >= self.max_errors:
             self.done, self.termination = True, "too_many_errors"
 
-    def transcript(self, seconds: float) -> dict[str, Any]:
+    def transcript(self) -> dict[str, Any]:
         conversation = {"agent": self.cost[AGENT], "user": self.cost[USER], "steps": self.steps,
-                        "tool_errors": self.errors, "seconds": round(seconds, 3),
+                        "tool_errors": self.errors,
                         "max_steps": self.max_steps, "max_errors": self.max_errors}
         if self.error:
             conversation["error"] = self.error
@@ -233,7 +242,6 @@ class Simulation:
 
 def simulate(case: Case, env: Environment | None = None) -> Iterator[Request]:
     """The conversation generator of one task: yields each turn's request, returns the transcript."""
-    started = time.perf_counter()
     simulation = Simulation(case, env)
     simulation.initialize()
     while not simulation.done:
@@ -244,4 +252,9 @@ def simulate(case: Case, env: Environment | None = None) -> Iterator[Request]:
             simulation.error = str(error)
             break
         simulation.check_termination()
-    return simulation.transcript(time.perf_counter() - started)
+    transcript = simulation.transcript()
+    judgments = yield from judge_step(simulation.task, simulation.trajectory,
+                                      needs_judge(simulation.task) and simulation.termination in GRADED_TERMINATIONS)
+    if judgments is not None:
+        transcript["nl_judgments"] = judgments
+    return transcript

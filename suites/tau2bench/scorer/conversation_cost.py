@@ -1,13 +1,13 @@
 """What the conversations cost: per case the counts of its transcript's ``conversation`` record (requests and
-tokens of the agent and of the user simulator apart, steps, tool errors, the wall seconds the conversation was
-live), and per domain the figures over its conversations (group ``cost``: the conversations, and per conversation
-each role's requests, prompt tokens and generated tokens, and the seconds; plain numbers, no direction of
-improvement; a total is the mean times the conversations).
+tokens of the agent and of the user simulator apart, steps, tool errors), and per domain the figures over its
+conversations (group ``cost``: the conversations, and per conversation each role's requests, prompt tokens and
+generated tokens; plain numbers, no direction of improvement; a total is the mean times the conversations).
 
 A transcript without a ``conversation`` record (the gold backend's, a replayed ``tau2 run`` file) adds no counts,
-and a domain none of whose cases conversed gets no cost figures. The seconds are wall time from the conversation's
-first request to its end, waiting in the engine's queue included (conversations overlap: their sum is not the
-run's time); a conversation answered from the cache takes almost none.
+and a domain none of whose cases conversed gets no cost figures. No clock time enters a case's record (records are
+the same byte for byte for the same answers, serial or ``-n 2``, fresh or cached): conversations overlap in the
+engine's batch, so a per-conversation time would not add up anyway; the run's generation time is the run header's
+``timing.generation_s``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ ROLES = ("agent", "user")
 #: the per-role counts a case carries, ``<role>_<name>``
 ROLE_COUNTS = ("requests", "prompt_tokens", "output_tokens", "truncated")
 CASE_COUNTS = tuple(f"{role}_{name}" for role in ROLES for name in ROLE_COUNTS) + (
-    "conversation_steps", "conversation_tool_errors", "conversation_seconds")
+    "conversation_steps", "conversation_tool_errors")
 
 
 def cost_counts(transcript: Any) -> dict[str, float]:
@@ -36,7 +36,6 @@ def cost_counts(transcript: Any) -> dict[str, float]:
             counts[f"{role}_{name}"] = float(_number(side.get(name)))
     counts["conversation_steps"] = float(_number(record.get("steps")))
     counts["conversation_tool_errors"] = float(_number(record.get("tool_errors")))
-    counts["conversation_seconds"] = float(_number(record.get("seconds")))
     return counts
 
 
@@ -64,8 +63,6 @@ def domain_cost(domain: str, results: Sequence[CaseResult]) -> list[Metric]:
                           ("output_tokens", "generated tokens")):
             metrics.append(_figure(f"{domain} {role} {what} per conversation", total(f"{role}_{key}") / n, n,
                                    f"the {role}'s {what} over all conversations / conversations"))
-    metrics.append(_figure(f"{domain} seconds per conversation", total("conversation_seconds") / n, n,
-                           "mean wall seconds from a conversation's first request to its end (queueing included)"))
     return metrics
 
 

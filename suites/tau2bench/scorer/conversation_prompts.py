@@ -14,6 +14,8 @@ from typing import Any, Mapping
 
 from pytest_toolbench.contract.errors import DataError
 
+from .domains.policies import domain_policy
+
 AGENT_INSTRUCTION = """
 You are a customer service agent that helps the user according to the <policy> provided below.
 In each turn you can either:
@@ -63,7 +65,9 @@ def _read(path: str) -> str:
 
 
 def agent_system_prompt(data_dir: Path, domain: str) -> str:
-    policy = _read(str(Path(data_dir) / "domains" / domain / "policy.md"))
+    """The policy is the environment's (``get_policy()``: telecom's main policy and tech-support manual, in tags;
+    no solo mode: the conversation is upstream's ``LLMAgent`` with a user)."""
+    policy = domain_policy(domain, Path(data_dir) / "domains" / domain)
     return AGENT_SYSTEM_PROMPT.format(domain_policy=policy, agent_instruction=AGENT_INSTRUCTION)
 
 

@@ -23,6 +23,7 @@ from pytest_toolbench.contract.suite import Case, Generation, Request, SuiteCont
 
 from .conversation import MAX_ERRORS, MAX_STEPS, USER_TEMPERATURE, simulate
 from .gold import gold_output
+from .judge import JUDGE_MODEL, JUDGE_TEMPERATURE
 
 #: upstream's leaderboard: the user simulator every published figure was made with (``config.py``'s
 #: ``DEFAULT_LLM_USER`` at ``DEFAULT_LLM_TEMPERATURE_USER``)
@@ -82,4 +83,9 @@ def run_info(context: SuiteContext) -> dict[str, str]:
             f"--toolbench-temperature, when given, applies to both); upstream's leaderboard "
             f"user is {LEADERBOARD_USER}: with any other user model the figures are not comparable with published "
             f"ones"),
+        "tau2bench judge": (
+            f"a task graded on NL assertions (retail: 40) asks one more request once its simulation ends with "
+            f"user_stop or agent_stop: the NL-assertion judge, routed as the user simulator's turns (the run's model "
+            f"unless --toolbench-user-model); upstream's judge is {JUDGE_MODEL} at temperature {JUDGE_TEMPERATURE}: "
+            f"with any other, the figures say so"),
     }
