@@ -50,7 +50,7 @@ OPTION_SCOPE: Mapping[str, tuple[frozenset, str]] = {
     "toolbench_cache": (ALL, ""),  # also the loaded-suite cache, which every backend uses
     # recorded in the header and compared across runs (protocol); gold and replay answers do not depend on it
     "toolbench_mode": (ALL, ""),
-    "toolbench_repeat": (ALL, ""),  # gold and replay refuse K > 1 themselves (one answer per case)
+    "toolbench_repeat": (ALL, ""),  # gold refuses K > 1 itself (one answer per case); replay: the k-th trial
     # the model: its own backends; replay matches the leaderboard row by it
     "toolbench_model": (frozenset({"replay", "vllm", "openai"}),
                         "the gold backend answers with the reference answers, not a model"),

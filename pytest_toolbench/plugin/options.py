@@ -151,8 +151,8 @@ def add_run_options(parser: pytest.Parser, backend_kinds: Sequence[type[BackendK
     gen.addoption("--toolbench-repeat", dest="toolbench_repeat", default="1", metavar="K",
                   help="Answer every case K times (sample k with seed --toolbench-seed + k; use a temperature above "
                        "0): the summary gives pass@1 (each figure's mean over the K samples), pass^K (cases whose K "
-                       "samples all pass) and the flaky cases. Not with the gold or replay backend (one answer per "
-                       "case). Default 1.")
+                       "samples all pass) and the flaky cases. Not with the gold backend (one answer per case); replay: "
+                       "sample k is the files' k-th trial where they hold several. Default 1.")
     for kind in backend_kinds:
         if kind.name != "replay":
             add_backend_options(parser, kind)
