@@ -213,8 +213,9 @@ def main(data: Path, out: Path = OUT) -> None:
     os.environ["TAU2_DATA_DIR"] = str(scratch)
     results = [run(scenario) for scenario in SCENARIOS] + [run(scenario, solo=True) for scenario in SOLO_SCENARIOS]
     for result in results:
+        raised = f" (raised {result['raised']})" if "raised" in result else ""
         print(f"{result['name']}: {result['termination_reason']}, {len(result['requests'])} requests, "
-              f"{len(result['trajectory'] or ())} messages{' (raised ' + result['raised'] + ')' if 'raised' in result else ''}")
+              f"{len(result['trajectory'] or ())} messages{raised}")
     document = {"about": "upstream tau2-bench 1.0.1's Orchestrator + LLMAgent + UserSimulator on scripted replies "
                          "(scripts/make_tau2_conversation_oracle.py); system prompts and tool lists as sha256",
                 "scenarios": results}
