@@ -1,6 +1,8 @@
 """Freeze upstream tau2-bench 1.0.1's own simulation of scripted conversations as test data
 (tests/data/tau2_conversation_oracle.json.gz): the requests its agent and user simulator send, the trajectory and the
-termination reason, for scripts that reach every stop condition, and telecom's user tools over the phone.
+termination reason, for scripts that reach every stop condition, and telecom's user tools over the phone; and solo
+mode (``LLMSoloAgent`` with ``DummyUser``, ``Orchestrator(solo_mode=True)``, as ``tau2 run --agent llm_agent_solo
+--user dummy_user`` builds them: the environment in solo mode, the agent given the user's tools) on telecom and mock.
 
 Run in the oracle venv (Python 3.12, the tau2 1.0.1 source on the path; never a dependency of this project):
 
@@ -40,8 +42,11 @@ def compact(request: dict) -> dict:
     messages = [dict(m) for m in request["messages"]]
     if messages and messages[0]["role"] == "system":
         messages[0] = {"role": "system", "sha256": digest(messages[0]["content"])}
-    return {"role": request["role"], "messages": messages,
-            "tools": None if request["tools"] is None else digest(request["tools"])}
+    out = {"role": request["role"], "messages": messages,
+           "tools": None if request["tools"] is None else digest(request["tools"])}
+    if "tool_choice" in request:
+        out["tool_choice"] = request["tool_choice"]
+    return out
 
 
 def text(content):
@@ -107,27 +112,43 @@ SCENARIOS = [
      [call("transfer_to_human_agents", summary="roaming issue abroad"), text("YOU ARE BEING TRANSFERRED.")],
      [text("Help me with data abroad."), text("###TRANSFER###")]),
 ]
+#: solo mode (``tau2 run --agent llm_agent_solo --user dummy_user``): the agent alone on the ticket, with the user's
+#: tools and ``done``; no user script. The last one's text reply is what upstream's solo agent raises on.
+SOLO_SCENARIOS = [
+    ("solo_tools_then_done", "telecom", TELECOM_TASK, 200, 10,
+     [call("get_customer_by_phone", phone_number="555-123-2002"),
+      {"calls": [{"name": "toggle_airplane_mode", "arguments": {}}, {"name": "toggle_roaming", "arguments": {}}]},
+      call("run_speed_test"), call("done")], []),
+    ("solo_tool_errors_and_done_beside_a_call", "telecom", TELECOM_TASK, 200, 10,
+     [call("enable_roaming", customer_id="C9999", line_id="L1002"), call("set_network_mode_preference", mode="bad"),
+      {"calls": [{"name": "check_sim_status", "arguments": {}}, {"name": "done", "arguments": {}}]}], []),
+    ("solo_max_steps", "mock", "create_task_1", 4, 10,
+     [call("get_users"), call("create_task", user_id="user_1", title="Important Meeting"), call("get_users")], []),
+    ("solo_text_reply", "mock", "create_task_1", 200, 10, [call("get_users"), text("All done.")], []),
+]
 
 
-def run(scenario) -> dict:
+def run(scenario, solo: bool = False) -> dict:
     from tau2.agent import llm_agent
-    from tau2.agent.llm_agent import LLMAgent
+    from tau2.agent.llm_agent import LLMAgent, LLMSoloAgent
     from tau2.data_model.message import AssistantMessage, ToolCall
     from tau2.orchestrator.orchestrator import Orchestrator
     from tau2.registry import registry
     from tau2.user import user_simulator
-    from tau2.user.user_simulator import UserSimulator
+    from tau2.user.user_simulator import DummyUser, UserSimulator
     from tau2.utils.llm_utils import to_litellm_messages
 
     name, domain, task_id, max_steps, max_errors, agent_script, user_script = scenario
     task = {t.id: t for t in registry.get_tasks_loader(domain)(None)}[task_id]
-    environment = registry.get_env_constructor(domain)()
+    environment = registry.get_env_constructor(domain)(**({"solo_mode": True} if solo else {}))
     requests, counters, next_id = [], {"agent": 0, "user": 0}, [0]
 
     def scripted(role, script):
         def generate(model, messages, tools=None, tool_choice=None, call_name=None, **kwargs):
             requests.append({"role": role, "messages": to_litellm_messages(messages),
                              "tools": [tool.openai_schema for tool in tools] if tools else None})
+            if tool_choice is not None:  # the solo agent's "required" (LLMAgent sends none)
+                requests[-1]["tool_choice"] = tool_choice
             index = counters[role]
             counters[role] += 1
             reply = script[index] if index < len(script) else (
@@ -146,10 +167,28 @@ def run(scenario) -> dict:
         user_tools = environment.get_user_tools(include=task.user_tools) or None
     except Exception:  # noqa: BLE001 - runner/build.py: a domain without user tools
         user_tools = None
-    agent = LLMAgent(tools=environment.get_tools(), domain_policy=environment.get_policy(), llm="scripted")
-    user = UserSimulator(llm="scripted", instructions=str(task.user_scenario), tools=user_tools)
-    simulation = Orchestrator(domain=domain, agent=agent, user=user, environment=environment, task=task,
-                              max_steps=max_steps, max_errors=max_errors).run()
+    if solo:  # runner/build.py for llm_agent_solo: every user tool beside the agent's; the dummy user
+        try:
+            tools = environment.get_tools() + (environment.get_user_tools() or [])
+        except Exception:  # noqa: BLE001 - runner/build.py: a domain without user tools
+            tools = environment.get_tools()
+        agent = LLMSoloAgent(tools=tools, domain_policy=environment.get_policy(), task=task, llm="scripted")
+        user = DummyUser()
+    else:
+        agent = LLMAgent(tools=environment.get_tools(), domain_policy=environment.get_policy(), llm="scripted")
+        user = UserSimulator(llm="scripted", instructions=str(task.user_scenario), tools=user_tools)
+    orchestrator = Orchestrator(domain=domain, agent=agent, user=user, environment=environment, task=task,
+                                max_steps=max_steps, max_errors=max_errors, **({"solo_mode": True} if solo else {}))
+    try:
+        simulation = orchestrator.run()
+    except Exception as error:  # noqa: BLE001 - solo: a reply upstream raises on (tau2 run retries, then records
+        # infrastructure_error without messages)
+        if not solo:
+            raise
+        return {"name": name, "domain": domain, "task_id": task_id, "max_steps": max_steps,
+                "max_errors": max_errors, "agent": "llm_agent_solo", "agent_script": agent_script,
+                "user_script": user_script, "requests": [compact(r) for r in requests], "trajectory": None,
+                "raised": f"{type(error).__name__}: {error}", "termination_reason": "infrastructure_error"}
     trajectory = []
     for message in simulation.messages:
         entry = {"role": message.role, "content": message.content}
@@ -159,19 +198,24 @@ def run(scenario) -> dict:
         if message.role == "tool":
             entry.update(id=message.id, requestor=message.requestor, error=message.error)
         trajectory.append(entry)
-    return {"name": name, "domain": domain, "task_id": task_id, "max_steps": max_steps, "max_errors": max_errors,
-            "agent_script": agent_script, "user_script": user_script, "requests": [compact(r) for r in requests],
-            "trajectory": trajectory, "termination_reason": simulation.termination_reason.value}
+    result = {"name": name, "domain": domain, "task_id": task_id, "max_steps": max_steps, "max_errors": max_errors}
+    if solo:
+        result["agent"] = "llm_agent_solo"
+    result.update({"agent_script": agent_script, "user_script": user_script,
+                   "requests": [compact(r) for r in requests], "trajectory": trajectory,
+                   "termination_reason": simulation.termination_reason.value})
+    return result
 
 
 def main(data: Path, out: Path = OUT) -> None:
     scratch = Path(tempfile.mkdtemp(prefix="tau2-data-"))
     (scratch / "tau2").symlink_to(Path(data).resolve(), target_is_directory=True)
     os.environ["TAU2_DATA_DIR"] = str(scratch)
-    results = [run(scenario) for scenario in SCENARIOS]
+    results = [run(scenario) for scenario in SCENARIOS] + [run(scenario, solo=True) for scenario in SOLO_SCENARIOS]
     for result in results:
+        raised = f" (raised {result['raised']})" if "raised" in result else ""
         print(f"{result['name']}: {result['termination_reason']}, {len(result['requests'])} requests, "
-              f"{len(result['trajectory'])} messages")
+              f"{len(result['trajectory'] or ())} messages{raised}")
     document = {"about": "upstream tau2-bench 1.0.1's Orchestrator + LLMAgent + UserSimulator on scripted replies "
                          "(scripts/make_tau2_conversation_oracle.py); system prompts and tool lists as sha256",
                 "scenarios": results}

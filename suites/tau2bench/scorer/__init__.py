@@ -6,9 +6,11 @@ signatures and docstrings, result texts, hashing), ``environment`` (tool calls, 
 ``evaluation`` (upstream's reward), ``judge`` (the NL-assertion judge), ``loading``, ``gold``, ``checker``,
 ``aggregation`` (average reward, pass^k), ``replay`` (tau2 results files, every trial), ``prompt`` (the
 conversation: which backend holds it, the gold path, the run header's note), ``conversation`` (upstream's
-half-duplex orchestrator with its agent and user simulator), ``conversation_prompts``, ``conversation_messages``,
-``conversation_text`` (prompt mode: the tools and calls as Hermes text) and ``conversation_cost`` (requests,
-tokens and time of agent and user, in the counts and the cost figures).
+half-duplex orchestrator with its agent and user simulator), ``conversation_solo`` (solo mode: upstream's
+``LLMSoloAgent`` alone on the ticket; ``solo``: the ``agent`` option, its refusal and task filter),
+``conversation_prompts``, ``conversation_messages``, ``conversation_text`` (prompt mode: the tools and calls as
+Hermes text) and ``conversation_cost`` (requests, tokens and time of agent and user, in the counts and the cost
+figures).
 """
 
 from .aggregation import aggregate, aggregate_samples

@@ -17,6 +17,7 @@ from .decoding import NotATrajectory, decode_trajectory
 from .evaluation import GRADED_TERMINATIONS, NeedsJudge, evaluate, needs_judge
 from .gold import make_env_for
 from .judge import JudgeError, recorded_checks
+from .solo import is_solo
 from .toolkit import Table
 
 
@@ -58,7 +59,7 @@ def score(case: Case, generation: Generation) -> Verdict:
         if judgments is not None and needs_judge(task) and termination in GRADED_TERMINATIONS:
             checks = recorded_checks(judgments)
             labels["nl_judge"] = str(judgments.get("judge"))
-        info = evaluate(make_env_for(case), task, messages, termination, nl_checks=checks)
+        info = evaluate(make_env_for(case), task, messages, termination, is_solo(case), nl_checks=checks)
     except NeedsJudge as error:
         return Verdict(False, NOT_SCORED, f"{error}: not scored without a judge", labels=labels,
                        counts=transcript_cost(generation.recorded()))

@@ -143,6 +143,11 @@ class Simulation:
             raise ValueError(f"Last message should be an assistant, user or tool message, got {role!r}")
         self.message, self.trajectory = last, history
 
+    def start(self) -> Iterator[Request]:
+        """``initialize`` as a step generator (upstream's ``LLMAgent`` asks for nothing there)."""
+        self.initialize()
+        yield from ()
+
     # -- requests
     def agent_request(self) -> Request:
         messages = [{"role": "system", "content": self.agent_system}] + agent_view(self.agent_state)
@@ -242,16 +247,20 @@ class Simulation:
 
 def simulate(case: Case, env: Environment | None = None) -> Iterator[Request]:
     """The conversation generator of one task: yields each turn's request, returns the transcript."""
-    simulation = Simulation(case, env)
-    simulation.initialize()
-    while not simulation.done:
-        try:
+    return (yield from drive(Simulation(case, env)))
+
+
+def drive(simulation: Simulation) -> Iterator[Request]:
+    """Upstream's ``run``: initialize, then step until done, checking the limits after each step; then the judge.
+    (``start`` may itself ask for a request: the solo agent's first message, :mod:`.conversation_solo`.)"""
+    try:
+        yield from simulation.start()
+        while not simulation.done:
             yield from simulation.step()
-        except ReplyError as error:
-            simulation.done, simulation.termination = True, "infrastructure_error"
-            simulation.error = str(error)
-            break
-        simulation.check_termination()
+            simulation.check_termination()
+    except ReplyError as error:
+        simulation.done, simulation.termination = True, "infrastructure_error"
+        simulation.error = str(error)
     transcript = simulation.transcript()
     judgments = yield from judge_step(simulation.task, simulation.trajectory,
                                       needs_judge(simulation.task) and simulation.termination in GRADED_TERMINATIONS)

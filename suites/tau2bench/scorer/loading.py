@@ -1,7 +1,9 @@
 """τ²-bench's tasks -> cases: ``domains/<domain>/tasks.json`` of the data folder (upstream ``data/tau2/``), the
 split of ``split_tasks.json`` named by the ``split`` option (upstream's default ``base``: every airline, retail and
 mock task, telecom's 114 of 2,285; telecom also has ``small`` 20 and ``full`` 2,285, which the other domains do not
-have: a split a selected domain lacks is refused in one line), one case per task, its category the domain."""
+have: a split a selected domain lacks is refused in one line), one case per task, its category the domain. With the
+option ``agent: llm_agent_solo`` (:mod:`.solo`) only telecom and mock may be selected (others are refused in one
+line), and only the tasks upstream's solo agent accepts are loaded."""
 
 from __future__ import annotations
 
@@ -9,11 +11,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pytest_toolbench.contract.errors import DataError
+from pytest_toolbench.contract.errors import DataError, UsageProblem
 from pytest_toolbench.contract.suite import Case, SuiteContext
 
 from .domains.registry import unreadable
 from .evaluation import needs_judge, reward_basis
+from .solo import SOLO_AGENT, agent_name, solo_refusal, valid_solo_task
 
 DOMAIN_ORDER = ("airline", "retail", "telecom", "banking_knowledge", "mock")
 #: the splits a case is marked with (``split_<name>``) when it belongs to them, whichever split is loaded (so a run of
@@ -40,6 +43,10 @@ def _read(path: Path) -> Any:
 def load_cases(context: SuiteContext) -> list[Case]:
     options = context.options
     split = options.get("split", "base")
+    refusal = solo_refusal(options)
+    if refusal:
+        raise UsageProblem(refusal)
+    solo = agent_name(options) == SOLO_AGENT
     cases = []
     for domain in [d for d in DOMAIN_ORDER if d in (options.get("domains") or ())]:
         folder = domain_dir(context.data_dir, domain)
@@ -58,6 +65,8 @@ def load_cases(context: SuiteContext) -> list[Case]:
             wanted = set(splits[split])
             tasks = [task for task in tasks if task["id"] in wanted]
             membership = {name: set(ids) for name, ids in splits.items() if name in SPLIT_MARKERS}
+        if solo:  # upstream's task filter for llm_agent_solo (the tasks it cannot run are not run)
+            tasks = [task for task in tasks if valid_solo_task(task)]
         for task in tasks:
             basis = reward_basis(task)
             keywords = tuple(f"reward_{b.lower()}" for b in basis) + (("needs_judge",) if needs_judge(task) else ()) \

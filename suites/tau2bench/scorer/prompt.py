@@ -1,6 +1,7 @@
 """The conversation of a case (the core drives it: ``InteractiveBenchmark``), the gold path, the run header's note.
 
-A model backend holds upstream's simulation (:mod:`.conversation`): the agent is the model under test, the user
+A model backend holds upstream's simulation (:mod:`.conversation`; solo mode, the suite option ``agent:
+llm_agent_solo``: :mod:`.conversation_solo`): the agent is the model under test, the user
 simulator the same engine (or ``--toolbench-user-model``). Upstream's agent and user call tools natively (OpenAI
 ``tools=``): in native mode (``--toolbench-mode native``) the requests go as upstream sends them; in prompt mode (the
 default) the same conversation is written as text, the tools in the system prompt and the calls as Hermes
@@ -22,8 +23,10 @@ from pytest_toolbench.contract.errors import UsageProblem
 from pytest_toolbench.contract.suite import Case, Generation, Request, SuiteContext
 
 from .conversation import MAX_ERRORS, MAX_STEPS, USER_TEMPERATURE, simulate
+from .conversation_solo import simulate_solo
 from .gold import gold_output
 from .judge import JUDGE_MODEL, JUDGE_TEMPERATURE
+from .solo import SOLO_AGENT, agent_name, is_solo
 
 #: upstream's leaderboard: the user simulator every published figure was made with (``config.py``'s
 #: ``DEFAULT_LLM_USER`` at ``DEFAULT_LLM_TEMPERATURE_USER``)
@@ -36,7 +39,7 @@ _GOLD_LOCK = threading.Lock()
 
 def conversation(case: Case) -> Iterator[Request]:
     """Upstream's simulation of the task; under the gold backend its first reply is the gold trajectory."""
-    simulation = simulate(case)
+    simulation = simulate_solo(case) if is_solo(case) else simulate(case)
     try:
         request = next(simulation)
     except StopIteration as done:  # a history that already ends the simulation: no request at all
@@ -73,8 +76,10 @@ def build_request(case: Case) -> Request:
 def run_info(context: SuiteContext) -> dict[str, str]:
     """The run header's note: the selection, the conversation's limits, and who plays the user."""
     options = context.options
+    solo = (f"agent {SOLO_AGENT} (solo mode: the agent alone on each task's ticket, with the user's tools and "
+            f"`done`; no user simulator), " if agent_name(options) == SOLO_AGENT else "")
     return {
-        "tau2bench": f"domains {', '.join(options.get('domains') or ())}, split {options.get('split', 'base')}; "
+        "tau2bench": f"domains {', '.join(options.get('domains') or ())}, split {options.get('split', 'base')}; {solo}"
                      f"conversations: max_steps {options.get('max_steps', MAX_STEPS)}, max_errors "
                      f"{options.get('max_errors', MAX_ERRORS)} (upstream's defaults {MAX_STEPS}, {MAX_ERRORS})",
         "tau2bench user simulator": (
