@@ -45,7 +45,7 @@ def retrieval():
 def kit(retrieval):
     toolkit = import_scorer(str(SUITE), "toolkit")
 
-    class Kit(retrieval.KBSearchMixin, retrieval.GrepMixin, retrieval.KBSearchBm25Mixin, toolkit.ToolKit):
+    class Kit(retrieval.KBSearchMixin, retrieval.GrepMixin, retrieval.KBSearchBm25AllToolsMixin, toolkit.ToolKit):
         db_model = None
 
         def __init__(self):

@@ -207,7 +207,7 @@ class GrepMixin:
         return self.knowledge.grep_text(pattern)
 
 
-class KBSearchBm25Mixin:
+class KBSearchBm25AllToolsMixin:
     """``KB_search_bm25`` (upstream's ``KBSearchBm25AllToolsMixin``, variant ``alltools``)."""
 
     @is_tool("read")
