@@ -2,7 +2,7 @@
 ``retrieval_toolkits.py``; read there, written here).
 
 - The agent is shown the retrieval tools of the configuration (first, as upstream's toolkit classes put their
-  mixins first) and the 14 banking tools; the 43 discoverable tools are not in its list: it finds their names in the
+  mixins first) and the 14 banking tools; the 44 discoverable tools are not in its list: it finds their names in the
   knowledge base, unlocks one (``unlock_discoverable_agent_tool`` shows its docstring) and calls it through
   ``call_discoverable_agent_tool`` (arguments as JSON text, every number read as a float), which logs the call in
   ``agent_discoverable_tools`` when the tool writes, or when it reads and the task's gold actions call it (the
@@ -14,9 +14,10 @@
 import inspect
 import json
 
+from ..models import Lit
 from ..toolkit import is_tool
 from .banking_accounts import AccountTools
-from .banking_atm import AtmImageTools
+from .banking_atm import AtmTools
 from .banking_credit import CreditCardTools
 from .banking_credit_limit import CreditLimitTools
 from .banking_debit import DebitCardTools
@@ -44,7 +45,7 @@ BASE_TOOLS = ("transfer_to_human_agents", "get_current_time", "get_user_informat
 
 
 class BankingTools(KBSearchMixin, GrepMixin, KBSearchBm25AllToolsMixin, CreditCardTools, CreditLimitTools, AccountTools,
-                   DebitCardTools, DebitCardUseTools, AtmImageTools, DiscoverableKit):
+                   DebitCardTools, DebitCardUseTools, AtmTools, DiscoverableKit):
     """Tools for the knowledge domain (Agent tools)."""
 
     db_model = BANKING_DB
@@ -74,7 +75,7 @@ class BankingTools(KBSearchMixin, GrepMixin, KBSearchBm25AllToolsMixin, CreditCa
             + sorted(self.discoverable_names())
 
     @is_tool("generic")
-    def transfer_to_human_agents(self, summary: str, reason: str = "other") -> str:
+    def transfer_to_human_agents(self, summary: str, reason: Lit(TRANSFER_REASONS) = "other") -> str:
         """Transfer the user to a human agent.
 
         The proper transfer reason enum can be found in the knowledge base: search it before calling this tool to select the proper applicable reason.

@@ -1,17 +1,11 @@
 """banking_knowledge's discoverable agent tools for debit cards in use: disputes (Regulation E), recurring blocks,
 freezing, fraud alerts, PINs, listing, temporary limits (upstream 1.0.1 ``tools.py`` ``KnowledgeTools``; read there,
-written here). The ATM deposit images are in :mod:`.banking_atm`."""
+written here). The ATM tools (deposit images, temporary limits) are in :mod:`.banking_atm`."""
 
-import datetime
 import json
 
 from .banking_debit import pin_problem
 from .banking_records import TODAY_STR, add_to_db, discoverable_tool, history, lookup, prefixed_id, title_words
-
-_DEFAULT_ATM = {"blue account": 500, "green account": 600, "light blue account": 400, "green fee-free account": 500,
-                "evergreen account": 750, "bluest account": 1500, "dark green account": 300,
-                "gold years account": 600, "purple account": 1000}
-
 
 class DebitCardUseTools:
     """Debit cards in use (a part of the agent's toolkit)."""
@@ -359,93 +353,3 @@ class DebitCardUseTools:
             return f"No debit cards found for account '{account_id}'."
         listed.sort(key=lambda info: info.get("date_issued") or "", reverse=True)
         return json.dumps(listed, indent=2)
-
-    @discoverable_tool("write")
-    def request_temporary_debit_card_limit_increase_8374(self, card_id: str, limit_type: str, new_limit: int) -> str:
-        """Request a temporary 24-hour increase to a debit card's daily ATM or purchase limit.
-
-        Args:
-            card_id (string): The debit card ID to increase limits for
-            limit_type (string): Type of limit to increase: 'atm' for daily ATM withdrawal limit, 'purchase' for daily purchase limit
-            new_limit (integer): The requested new temporary limit amount in dollars
-
-        Returns:
-            Temporary limit increase granted successfully.
-        """
-        if not card_id:
-            return "Error: Missing required parameter: card_id."
-        if not limit_type:
-            return "Error: Missing required parameter: limit_type."
-        if limit_type not in ["atm", "purchase"]:
-            return f"Error: Invalid limit_type '{limit_type}'. Must be 'atm' or 'purchase'."
-        if new_limit is None:
-            return "Error: Missing required parameter: new_limit."
-        try:
-            new_limit = float(new_limit)
-        except (ValueError, TypeError):
-            return f"Error: new_limit must be an integer, got '{new_limit}'."
-        if not new_limit.is_integer():
-            return f"Error: new_limit must be an integer, got '{new_limit}'."
-        new_limit = int(new_limit)
-        if new_limit <= 0:
-            return "Error: new_limit must be a positive amount."
-        card = self._card(card_id)
-        if card is None:
-            return f"Error: Debit card '{card_id}' not found."
-        if card.get("status") != "ACTIVE":
-            return (f"Error: Debit card '{card_id}' is not active. Current status: {card.get('status')}. Only ACTIVE "
-                    f"cards can have limit increases.")
-        account_id = card.get("account_id")
-        if not account_id or account_id not in self.db["accounts"]["data"]:
-            return f"Error: Could not find linked account for debit card '{card_id}'."
-        account = self.db["accounts"]["data"][account_id]
-        if account.get("status") != "OPEN":
-            return (f"Error: The linked account '{account_id}' is not in good standing. Account status: "
-                    f"{account.get('status')}.")
-        opened = account.get("date_opened")
-        if opened:
-            try:
-                age = (datetime.datetime.strptime(TODAY_STR, "%m/%d/%Y")
-                       - datetime.datetime.strptime(opened, "%m/%d/%Y")).days
-                if age < 60:
-                    return (f"Error: Account must be at least 60 days old for a temporary limit increase. Account "
-                            f"age: {age} days.")
-            except ValueError:
-                pass
-        if limit_type == "atm":
-            current, field, name = card.get("daily_atm_limit"), "daily_atm_limit", "Daily ATM Withdrawal Limit"
-            if current is None:
-                level = account.get("level", "").lower()
-                if "light green" in level:
-                    return ("Error: Light Green Account (teen checking) cards have policy-based limits that cannot be "
-                            "modified. The daily ATM withdrawal limit of $150 is fixed by account policy for safety "
-                            "reasons. The customer may request the parent/guardian to withdraw cash from their own "
-                            "account if needed.")
-                current = _DEFAULT_ATM.get(level)
-                if current is None:
-                    return (f"Error: Could not determine the default ATM limit for account type "
-                            f"'{account.get('level')}'. Please verify the account type.")
-        else:
-            current, field, name = card.get("daily_purchase_limit"), "daily_purchase_limit", "Daily Purchase Limit"
-        if current is None:
-            return (f"Error: The card does not have a {name.lower()} configured. This may be a restricted account type "
-                    f"where limits are set by account policy and cannot be modified.")
-        most = int(current * 1.5)
-        if new_limit > most:
-            return (f"Error: Requested limit ${new_limit} exceeds the maximum allowed temporary increase. Maximum "
-                    f"temporary limit is ${most} (150% of current ${current} limit).")
-        if new_limit <= current:
-            return f"Error: Requested limit ${new_limit} is not higher than the current limit of ${current}."
-        card[field] = new_limit
-        card[f"temporary_{limit_type}_limit_increase"] = True
-        card[f"original_{limit_type}_limit"] = current
-        card[f"temporary_{limit_type}_limit_expires"] = TODAY_STR
-        return "\n".join([f"Temporary {name} Increase Granted Successfully", f"Card ID: {card_id}",
-                          f"Previous Limit: ${current}", f"New Temporary Limit: ${new_limit}",
-                          f"Increase Amount: ${new_limit - current}", "", "Important Information:",
-                          "- This temporary increase expires in 24 hours",
-                          f"- After expiration, the limit will revert to ${current}",
-                          "- Only one temporary increase is allowed per 24-hour period", "",
-                          "Note: If the customer is at a third-party (non-Rho-Bank) ATM, that ATM may have its own",
-                          "per-transaction or daily limits that Rho-Bank cannot override. The customer may need to",
-                          "use a Rho-Bank ATM or make multiple smaller withdrawals at third-party ATMs."])

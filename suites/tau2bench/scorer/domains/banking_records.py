@@ -248,11 +248,13 @@ class DiscoverableKit(ToolKit):
 
 
 def name_methods_as(cls: type, upstream: str) -> None:
-    """Give the tools of ``cls`` upstream's qualified names (``KnowledgeTools.freeze_debit_card_3892``), which
-    Python's own errors print (a missing or unexpected argument), so those texts come out as upstream's."""
+    """Give the tools of ``cls`` upstream's qualified names (``KnowledgeTools.freeze_debit_card_3892`` in
+    ``tau2.domains.banking_knowledge.tools``), which Python's own errors print (a missing or unexpected argument,
+    arguments that are not a mapping), so those texts come out as upstream's."""
     for klass in cls.__mro__:
         if klass.__name__ in ("KBSearchMixin", "GrepMixin", "KBSearchBm25AllToolsMixin"):
             continue
         for name, member in vars(klass).items():
             if callable(member) and hasattr(member, "__tau2_tool__"):
                 member.__qualname__ = f"{upstream}.{name}"
+                member.__module__ = "tau2.domains.banking_knowledge.tools"
