@@ -142,3 +142,20 @@ def test_the_agent_is_shown_the_retrieval_configurations_tools_first():
     assert names[:3] == ["KB_search", "grep", "transfer_to_human_agents"] and len(names) == 16
     assert "Debit Card Dispute" in env.tools.use_tool("KB_search", query="debit card dispute")
     assert list(_factory(None, "no_knowledge")().tools.tools())[0] == "transfer_to_human_agents"
+
+
+def test_a_banking_conversation_holds_the_configurations_policy_tools_and_the_tasks_user_tools():
+    conversation = import_scorer(str(SUITE), "conversation")
+    policy = import_scorer(str(SUITE), "domains.banking_policy")
+    retrieval = import_scorer(str(SUITE), "domains.banking_retrieval")
+    knowledge = retrieval.knowledge_base(str(DOMAIN / "documents"))
+    for option in ("bm25_grep", "golden_retrieval"):
+        _, cases = _cases({"domains": ["banking_knowledge"], "split": "base", "retrieval": option})
+        case = next(c for c in cases if c.case_id == "banking_knowledge_task_001")
+        simulation = conversation.Simulation(case)
+        task = case.payload["task"]
+        assert policy.banking_policy(option, DOMAIN, knowledge, task["required_documents"]) in simulation.agent_system
+        names = [tool["function"]["name"] for tool in simulation.agent_tools]
+        assert names[:2] == (["KB_search", "grep"] if option == "bm25_grep" else ["transfer_to_human_agents",
+                                                                                  "get_current_time"])
+        assert [tool["function"]["name"] for tool in simulation.user_tools] == task["user_tools"]
