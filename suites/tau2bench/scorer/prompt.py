@@ -73,7 +73,13 @@ def build_request(case: Case) -> Request:
 def run_info(context: SuiteContext) -> dict[str, str]:
     """The run header's note: the selection, the conversation's limits, and who plays the user."""
     options = context.options
-    return {
+    banking = {}
+    if "banking_knowledge" in (options.get("domains") or ()):
+        banking["tau2bench banking_knowledge"] = (
+            f"retrieval configuration {options.get('retrieval', 'bm25_grep')} (offline); upstream's default is "
+            f"alltools (BM25, OpenAI dense embeddings and a shell over the documents), which is not offered here: "
+            f"figures are not comparable with leaderboard runs made with alltools")
+    return banking | {
         "tau2bench": f"domains {', '.join(options.get('domains') or ())}, split {options.get('split', 'base')}; "
                      f"conversations: max_steps {options.get('max_steps', MAX_STEPS)}, max_errors "
                      f"{options.get('max_errors', MAX_ERRORS)} (upstream's defaults {MAX_STEPS}, {MAX_ERRORS})",
