@@ -22,8 +22,8 @@ from .banking_credit import CreditCardTools
 from .banking_credit_limit import CreditLimitTools
 from .banking_debit import DebitCardTools
 from .banking_debit_more import DebitCardUseTools
-from .banking_records import (BANKING_DB, NOW, DiscoverableKit, add_to_db, agent_tool_id, discoverable_info, format_discoverable,
-                              name_methods_as, query_database_tool, update_record, user_tool_id,
+from .banking_records import (BANKING_DB, NOW, DiscoverableKit, add_to_db, agent_tool_id, discoverable_info,
+                              format_discoverable, name_methods_as, query_database_tool, update_record, user_tool_id,
                               verification_id)
 from .banking_retrieval import GrepMixin, KBSearchBm25AllToolsMixin, KBSearchMixin
 from .banking_user import BankingUserTools

@@ -151,7 +151,8 @@ class AccountTools:
             return "Error: Missing required parameter: user_id"
         banks = lookup(self.db, "accounts", "user_id", user_id)
         cards = lookup(self.db, "credit_card_accounts", "user_id", user_id)
-        return "\n".join(["User accounts retrieved successfully.", "", "Executed: get_all_user_accounts_by_user_id_3847",
+        return "\n".join(["User accounts retrieved successfully.", "",
+                          "Executed: get_all_user_accounts_by_user_id_3847",
                           f"Accounts for user {user_id}:", "", "Bank Accounts:",
                           banks if found(banks) else "  No bank accounts found.", "\nCredit Card Accounts:",
                           cards if found(cards) else "  No credit card accounts found."])

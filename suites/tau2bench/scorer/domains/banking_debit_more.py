@@ -233,8 +233,8 @@ class DebitCardUseTools:
                 return f"Error: Debit card '{card_id}' does not have an active velocity block."
             card["velocity_blocked"] = False
             card["velocity_cleared_date"] = TODAY_STR
-            return "\n".join(["Velocity Block Cleared Successfully", f"Card ID: {card_id}", f"Cleared Date: {TODAY_STR}",
-                              "", "The card is now unblocked and ready for normal use.",
+            return "\n".join(["Velocity Block Cleared Successfully", f"Card ID: {card_id}",
+                              f"Cleared Date: {TODAY_STR}", "", "The card is now unblocked and ready for normal use.",
                               "The velocity monitoring will continue - if the same unusual patterns recur,",
                               "the card may be blocked again automatically."])
         if not card.get("fraud_alert_active", False):

@@ -9,9 +9,9 @@ import json
 
 from ..toolkit import is_tool
 from .banking_credit import transaction_id
-from .banking_records import (BANKING_DB, TODAY_STR, DiscoverableKit, add_to_db, application_id, deterministic_id, discoverable_tool,
-                              found, lookup, name_methods_as, parse_balance, prefixed_id, query_database_tool,
-                              user_tool_call_id)
+from .banking_records import (BANKING_DB, TODAY_STR, DiscoverableKit, add_to_db, application_id, deterministic_id,
+                              discoverable_tool, found, lookup, name_methods_as, parse_balance, prefixed_id,
+                              query_database_tool, user_tool_call_id)
 
 CARD_TYPES = ["Bronze Rewards Card", "Business Bronze Rewards Card", "Business Gold Rewards Card",
               "Business Platinum Rewards Card", "Business Silver Rewards Card", "Crypto-Cash Back",
