@@ -87,7 +87,8 @@ class Simulation:
         self.max_steps, self.max_errors = limits(case)
         self.agent_tools = [tool.openai_schema() for tool in self.env.tools.tools().values()]
         self.user_tools = self._user_tools()
-        self.agent_system = agent_system_prompt(data_dir, case.payload["domain"])
+        self.agent_system = agent_system_prompt(data_dir, case.payload["domain"], task,
+                                                case.context.options.get("retrieval"))
         self.user_system = user_system_prompt(data_dir, task, has_tools=self.user_tools is not None)
         self.trajectory: list[dict[str, Any]] = []
         self.agent_state: list[dict[str, Any]] = []

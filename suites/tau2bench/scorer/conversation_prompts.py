@@ -64,10 +64,12 @@ def _read(path: str) -> str:
         raise DataError(Path(path), f"cannot read: {error}") from None
 
 
-def agent_system_prompt(data_dir: Path, domain: str) -> str:
+def agent_system_prompt(data_dir: Path, domain: str, task: Mapping[str, Any] | None = None,
+                        retrieval: str | None = None) -> str:
     """The policy is the environment's (``get_policy()``: telecom's main policy and tech-support manual, in tags;
-    no solo mode: the conversation is upstream's ``LLMAgent`` with a user)."""
-    policy = domain_policy(domain, Path(data_dir) / "domains" / domain)
+    banking_knowledge the retrieval configuration's prompt, for the task; no solo mode: the conversation is
+    upstream's ``LLMAgent`` with a user)."""
+    policy = domain_policy(domain, Path(data_dir) / "domains" / domain, task=task, retrieval=retrieval)
     return AGENT_SYSTEM_PROMPT.format(domain_policy=policy, agent_instruction=AGENT_INSTRUCTION)
 
 

@@ -16,7 +16,9 @@ from .solo import is_solo
 
 
 def make_env_for(case: Case):
-    return environment_factory(case.payload["domain"], domain_dir(case.context.data_dir, case.payload["domain"]))
+    domain = case.payload["domain"]
+    return environment_factory(domain, domain_dir(case.context.data_dir, domain), task=case.payload["task"],
+                               retrieval=case.context.options.get("retrieval"))
 
 
 def gold_messages(task: Mapping[str, Any], make_env, solo_mode: bool = False) -> list[dict[str, Any]]:

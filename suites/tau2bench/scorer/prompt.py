@@ -78,7 +78,13 @@ def run_info(context: SuiteContext) -> dict[str, str]:
     options = context.options
     solo = (f"agent {SOLO_AGENT} (solo mode: the agent alone on each task's ticket, with the user's tools and "
             f"`done`; no user simulator), " if agent_name(options) == SOLO_AGENT else "")
-    return {
+    banking = {}
+    if "banking_knowledge" in (options.get("domains") or ()):
+        banking["tau2bench banking_knowledge"] = (
+            f"retrieval configuration {options.get('retrieval', 'bm25_grep')} (offline); upstream's default is "
+            f"alltools (BM25, OpenAI dense embeddings and a shell over the documents), which is not offered here: "
+            f"figures are not comparable with leaderboard runs made with alltools")
+    return banking | {
         "tau2bench": f"domains {', '.join(options.get('domains') or ())}, split {options.get('split', 'base')}; {solo}"
                      f"conversations: max_steps {options.get('max_steps', MAX_STEPS)}, max_errors "
                      f"{options.get('max_errors', MAX_ERRORS)} (upstream's defaults {MAX_STEPS}, {MAX_ERRORS})",

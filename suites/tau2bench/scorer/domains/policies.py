@@ -10,6 +10,10 @@ from pathlib import Path
 
 from pytest_toolbench.contract.errors import DataError
 
+from .banking_policy import DEFAULT as BANKING_DEFAULT
+from .banking_policy import banking_policy
+from .banking_retrieval import knowledge_base
+
 _TELECOM = {("manual", False): ("main_policy.md", "tech_support_manual.md"),
             ("workflow", False): ("main_policy.md", "tech_support_workflow.md"),
             ("manual", True): ("main_policy_solo.md", "tech_support_manual.md"),
@@ -24,8 +28,16 @@ def _read(path: Path) -> str:
         raise DataError(path, f"cannot read the domain's policy: {error}") from None
 
 
-def domain_policy(domain: str, domain_dir: Path, solo_mode: bool = False, policy_type: str = "manual") -> str:
+def domain_policy(domain: str, domain_dir: Path, solo_mode: bool = False, policy_type: str = "manual",
+                  task: dict | None = None, retrieval: str | None = None) -> str:
+    """banking_knowledge: the ``retrieval`` configuration's prompt (``golden_retrieval``: with ``task``'s required
+    documents; upstream's solo mode is refused there)."""
     domain_dir = Path(domain_dir)
+    if domain == "banking_knowledge":
+        if solo_mode:
+            raise ValueError("banking_knowledge domain does not support solo mode")
+        return banking_policy(retrieval or BANKING_DEFAULT, domain_dir, knowledge_base(str(domain_dir / "documents")),
+                              (task or {}).get("required_documents"))
     if domain == "telecom":
         if policy_type not in ("manual", "workflow"):
             raise ValueError(f"Invalid policy type: {policy_type}")

@@ -16,7 +16,8 @@ from pytest_toolbench.contract.errors import DataError
 from ..environment import Environment
 from ..models import DictOf, coerce
 from ..toolkit import Table, TableBase
-from . import airline, mock, retail, telecom, telecom_env, telecom_user
+from . import airline, banking, banking_env, banking_user, mock, retail, telecom, telecom_env, telecom_user
+from .banking_policy import DEFAULT as BANKING_DEFAULT_RETRIEVAL
 
 try:  # Python 3.11+; on 3.10 the tomli package, when installed, is the same reader
     import tomllib
@@ -32,6 +33,8 @@ DOMAINS = {
     "retail": (retail.RetailTools, "db.json", None, None),
     "telecom": (telecom.TelecomTools, "db.toml", telecom_user.TelecomUserTools, "user_db.toml"),
     "mock": (mock.MockTools, "db.json", mock.MockUserTools, "user_db.json"),
+    # the user's toolkit works on the agent's database (banking_env)
+    "banking_knowledge": (banking.BankingTools, "db.json", banking_user.BankingUserTools, None),
 }
 #: the domains whose environment is not the plain one
 ENVIRONMENTS = {"telecom": telecom_env.TelecomEnvironment}
@@ -77,9 +80,18 @@ def _fresh(kit: type, path: Path):
     return instance
 
 
-def environment_factory(domain: str, domain_dir: Path) -> Callable[..., Environment]:
-    """``make_env(solo_mode=False)``: a fresh environment of ``domain`` over the files in ``domain_dir``."""
+def environment_factory(domain: str, domain_dir: Path, task: dict | None = None,
+                        retrieval: str | None = None) -> Callable[..., Environment]:
+    """``make_env(solo_mode=False)``: a fresh environment of ``domain`` over the files in ``domain_dir``
+    (banking_knowledge: for ``task``, whose gold actions decide which reads are logged, with the ``retrieval``
+    configuration's tools)."""
     tools, db_file, user_tools, user_db_file = DOMAINS[domain]
+    if domain == "banking_knowledge":
+        def make_banking(solo_mode: bool = False) -> Environment:
+            return banking_env.make_banking_env(_fresh(tools, domain_dir / db_file), user_tools.__new__(user_tools),
+                                                domain_dir, task, retrieval or BANKING_DEFAULT_RETRIEVAL, solo_mode)
+
+        return make_banking
 
     def make_env(solo_mode: bool = False) -> Environment:
         user = _fresh(user_tools, domain_dir / user_db_file) if user_tools is not None else None
