@@ -21,6 +21,8 @@ from shipped import scorer
 
 SUITE = Path(__file__).resolve().parents[1] / "suites" / "tau2bench"
 SAMPLES = SUITE / "samples"
+#: upstream's texts the samples hold re-serialised (never byte copies): path under the data folder -> text
+SAMPLE_TEXTS = json.loads((SAMPLES / "upstream_texts.json").read_text(encoding="utf-8"))
 
 
 def _cases(data=SAMPLES, kind="samples", domains=("mock",), **options):
@@ -75,7 +77,7 @@ def test_the_user_answers_the_greeting_first_with_upstreams_system_prompt():
     case = _cases()["mock_create_task_1"]
     transcript, requests = drive(case, [], [text("###STOP###")])
     role, request = requests[0]
-    guidelines = (SAMPLES / "user_simulator" / "simulation_guidelines_tools.md").read_text()
+    guidelines = SAMPLE_TEXTS["user_simulator/simulation_guidelines_tools.md"]
     assert role == "user" and request.simulates == "user" and request.temperature == 0.0
     assert sent(request)[0] == {"role": "system", "content": guidelines + "\n\n<scenario>\nPersona:\n\tProfessional "
                                    "and direct communicator who writes in a clear and concise style\nInstructions:\n"
@@ -97,7 +99,7 @@ def test_the_message_flow_tool_calls_and_results_and_the_agents_view(mode):
     user = [text("Please create a task 'Important Meeting' for user_1."), text("Thanks! ###STOP###")]
     transcript, requests = drive(case, agent, user, mode)
     assert [role for role, _ in requests] == ["user", "agent", "agent", "user"]
-    policy = (SAMPLES / "domains" / "mock" / "policy.md").read_text()
+    policy = SAMPLE_TEXTS["domains/mock/policy.md"]
     first_agent = requests[1][1]
     assert first_agent.simulates is None and first_agent.temperature is None  # the suite's sampling applies
     assert sent(first_agent)[0]["content"].startswith("<instructions>\nYou are a customer service agent that "

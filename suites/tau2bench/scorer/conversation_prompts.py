@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 from typing import Any, Mapping
 
-from pytest_toolbench.contract.errors import DataError
+from .upstream_texts import read_upstream_text
 
 from .domains.policies import domain_policy
 
@@ -57,11 +57,8 @@ GUIDELINES_TOOLS = "user_simulator/simulation_guidelines_tools.md"
 
 
 @functools.lru_cache(maxsize=32)
-def _read(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise DataError(Path(path), f"cannot read: {error}") from None
+def _guidelines(data_dir: str, relative: str) -> str:
+    return read_upstream_text(Path(data_dir), relative)
 
 
 def agent_system_prompt(data_dir: Path, domain: str, task: Mapping[str, Any] | None = None,
@@ -103,7 +100,7 @@ def _instructions_text(instructions: Any) -> str:
 def user_system_prompt(data_dir: Path, task: Mapping[str, Any], has_tools: bool) -> str:
     """The guidelines (the tools variant when the user has tools) with the default persona config, which adds no
     guidelines (``<PERSONA_GUIDELINES>`` replaced by nothing), then the scenario."""
-    guidelines = _read(str(Path(data_dir) / (GUIDELINES_TOOLS if has_tools else GUIDELINES)))
+    guidelines = _guidelines(str(data_dir), GUIDELINES_TOOLS if has_tools else GUIDELINES)
     guidelines = guidelines.replace("<PERSONA_GUIDELINES>", "")
     return USER_SYSTEM_PROMPT.format(global_user_sim_guidelines_with_persona=guidelines,
                                      instructions=user_instructions(task))

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_toolbench.contract.errors import DataError
 
 from .banking_policy import DEFAULT as BANKING_DEFAULT
 from .banking_policy import banking_policy
 from .banking_retrieval import knowledge_base
+from ..upstream_texts import read_upstream_text
 
 _TELECOM = {("manual", False): ("main_policy.md", "tech_support_manual.md"),
             ("workflow", False): ("main_policy.md", "tech_support_workflow.md"),
@@ -21,11 +21,8 @@ _TELECOM = {("manual", False): ("main_policy.md", "tech_support_manual.md"),
 
 
 def _read(path: Path) -> str:
-    try:
-        with open(path, encoding="utf-8", newline="") as handle:  # upstream reads it as it is
-            return handle.read()
-    except OSError as error:
-        raise DataError(path, f"cannot read the domain's policy: {error}") from None
+    """The policy file as it is (upstream reads it so), from the data folder or the samples' re-serialised texts."""
+    return read_upstream_text(path.parents[2], "/".join(path.parts[-3:]), newline="")
 
 
 def domain_policy(domain: str, domain_dir: Path, solo_mode: bool = False, policy_type: str = "manual",
